@@ -1,0 +1,29 @@
+# Entry points: `make demo` (the main job) and `make test` (every test).
+# Both install missing Debian dependencies first (scripts/install-deps.sh).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build test demo bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+bench: build
+	@bash bench/run-all.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

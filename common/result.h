@@ -1,0 +1,96 @@
+// Errors as values: every fallible call at a component boundary returns
+// Result<T>. An Error carries a one-line message and, when it came from a
+// syscall, that syscall's errno so callers can branch on it.
+#pragma once
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace slsdbg {
+
+struct Error {
+  std::string message;
+  int errno_value = 0;  // 0 when not from a syscall
+
+  // "what: strerror(errno)" for a failed syscall.
+  static Error from_errno(std::string what, int err = errno) {
+    return Error{what + ": " + std::strerror(err), err};
+  }
+  static Error msg(std::string text) { return Error{std::move(text), 0}; }
+
+  // Prefix context: "reading checkpoint 4: <inner>".
+  Error context(const std::string& where) const {
+    return Error{where + ": " + message, errno_value};
+  }
+};
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error error) : v_(std::move(error)) {}
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  const Error& error() const { return std::get<1>(v_); }
+  Error take_error() { return std::get<1>(std::move(v_)); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : err_(std::move(error)) {}
+
+  bool ok() const { return !err_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  void value() const {}
+  const Error& error() const { return *err_; }
+  Error take_error() { return std::move(*err_); }
+
+ private:
+  std::optional<Error> err_;
+};
+
+using Status = Result<void>;
+
+inline Status ok_status() { return Status(); }
+
+}  // namespace slsdbg
+
+// TRY(expr): evaluate a Result; on error return it from the enclosing
+// function, otherwise yield the value (GCC/Clang statement expression).
+#define SLSDBG_CONCAT_INNER(a, b) a##b
+#define SLSDBG_CONCAT(a, b) SLSDBG_CONCAT_INNER(a, b)
+#define TRY(expr)                                          \
+  ({                                                       \
+    auto SLSDBG_CONCAT(_try_, __LINE__) = (expr);          \
+    if (!SLSDBG_CONCAT(_try_, __LINE__).ok())              \
+      return SLSDBG_CONCAT(_try_, __LINE__).take_error();  \
+    std::move(SLSDBG_CONCAT(_try_, __LINE__)).value();     \
+  })
+
+// TRY_CTX(expr, "context"): like TRY, prefixing the error with context.
+#define TRY_CTX(expr, ctx)                                            \
+  ({                                                                  \
+    auto SLSDBG_CONCAT(_try_, __LINE__) = (expr);                     \
+    if (!SLSDBG_CONCAT(_try_, __LINE__).ok())                         \
+      return SLSDBG_CONCAT(_try_, __LINE__).error().context(ctx);     \
+    std::move(SLSDBG_CONCAT(_try_, __LINE__)).value();                \
+  })

@@ -1,0 +1,50 @@
+// Checkpoint capture of a ptrace-stopped tracee: registers and signal state of
+// every thread, memory map, fd table, and the pages written since the previous
+// capture (userfaultfd async write-protect + PAGEMAP_SCAN, or page hashes where
+// the kernel lacks it). Produces a store::CheckpointInput; knows nothing of the
+// recording loop that calls it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "store/recording.h"
+
+namespace slsdbg::recorder {
+
+enum class TrackerChoice { Auto, UffdWp, PageHash };
+
+class CheckpointCapture {
+ public:
+  virtual ~CheckpointCapture() = default;
+
+  // `pid` is ptrace-stopped (PTRACE_SEIZE'd) right after its execve. Sets up
+  // dirty tracking (may inject syscalls into the tracee).
+  static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice);
+
+  // "uffd-wp-async" or "page-hash".
+  virtual const char* tracker_name() const = 0;
+
+  // Every thread in `tids` is ptrace-stopped. Captures the full state and the
+  // pages written since the previous capture (every populated page the first
+  // time), then re-arms tracking. DirtyPage::data points into a buffer owned
+  // by this object, valid until the next capture().
+  virtual Result<store::CheckpointInput> capture(const std::vector<pid_t>& tids) = 0;
+
+  // Called with the tracee stopped after an address-space syscall returned
+  // (mmap, munmap, mremap, brk, madvise, mprotect, shmat ...): registers new
+  // mappings for tracking and remembers ranges whose contents were discarded
+  // (they go to CheckpointInput::cleared at the next capture).
+  virtual Status note_address_space_change() = 0;
+
+  // --verify: compares every readable page of the live (stopped) tracee with
+  // `reader`'s image at checkpoint k; error names the checkpoint and page.
+  virtual Status verify(const store::RecordingReader& reader, CheckpointId k) = 0;
+};
+
+}  // namespace slsdbg::recorder

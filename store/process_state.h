@@ -1,0 +1,86 @@
+// The non-memory part of a checkpoint: what the recorder captures while the
+// tracee is stopped and what restore and core dumps read back. Plain data;
+// the store serializes it (process_state_codec.h) but knows nothing of ptrace.
+#pragma once
+
+#include <sys/user.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+
+namespace slsdbg::store {
+
+struct ThreadState {
+  Tid tid;
+  user_regs_struct regs{};        // general registers incl. fs_base/gs_base, orig_rax
+  user_fpregs_struct fpregs{};    // legacy FXSAVE area (NT_FPREGSET)
+  std::vector<uint8_t> xsave;     // full XSAVE area as PTRACE_GETREGSET NT_X86_XSTATE returns it
+  uint64_t sigmask = 0;           // blocked signals, bit (signo-1)
+  uint64_t sigpending = 0;        // thread-directed pending signals
+  // A thread stopped inside a blocking syscall is checkpointed as if just
+  // before it: regs.rip points at the `syscall` instruction and
+  // regs.rax == syscall number. restarted_syscall records that it happened.
+  bool restarted_syscall = false;
+};
+
+enum class MappingFlags : uint32_t {
+  None = 0,
+  Shared = 1u << 0,     // MAP_SHARED (else private)
+  Anonymous = 1u << 1,  // no backing file
+  Stack = 1u << 2,      // [stack]
+  Heap = 1u << 3,       // [heap]
+  Vdso = 1u << 4,       // [vdso] / [vvar] / [vsyscall]
+};
+inline constexpr uint32_t flag(MappingFlags f) { return static_cast<uint32_t>(f); }
+
+struct Mapping {
+  uint64_t start = 0;   // page aligned
+  uint64_t end = 0;     // exclusive, page aligned
+  uint32_t prot = 0;    // PROT_READ | PROT_WRITE | PROT_EXEC
+  uint32_t flags = 0;   // MappingFlags bits
+  uint64_t file_offset = 0;
+  uint64_t dev = 0;
+  uint64_t inode = 0;
+  std::string path;     // file path, or "[heap]", "[stack]", "[vdso]", "" for anonymous
+};
+
+struct FdEntry {
+  int32_t fd = -1;
+  int32_t flags = 0;     // open flags (O_ACCMODE, O_APPEND, O_NONBLOCK, ...) from /proc/PID/fdinfo
+  int32_t fd_flags = 0;  // FD_CLOEXEC
+  uint64_t offset = 0;
+  std::string path;      // readlink of /proc/PID/fd/N ("pipe:[123]", "/dev/null", ...)
+};
+
+struct SignalAction {
+  uint64_t handler = 0;  // SIG_DFL = 0, SIG_IGN = 1, or an address
+  uint64_t flags = 0;    // SA_*
+  uint64_t restorer = 0;
+  uint64_t mask = 0;
+};
+
+struct ProcessState {
+  int32_t pid = 0;
+  std::vector<ThreadState> threads;   // threads[0] is the thread group leader
+  std::vector<Mapping> mappings;      // sorted by start, non-overlapping
+  std::vector<FdEntry> fds;
+  std::array<SignalAction, 64> sigactions{};  // index signo-1
+  uint64_t shared_sigpending = 0;     // process-directed pending signals
+  uint64_t brk_start = 0;
+  uint64_t brk_current = 0;
+  std::vector<uint8_t> auxv;          // raw /proc/PID/auxv
+  std::string exe;                    // /proc/PID/exe at capture
+  std::string cwd;
+  std::vector<std::string> cmdline;
+};
+
+// Versioned binary encoding of ProcessState (documented in docs/formats/).
+std::vector<uint8_t> encode_process_state(const ProcessState& state);
+Result<ProcessState> decode_process_state(const uint8_t* data, size_t size);
+
+}  // namespace slsdbg::store

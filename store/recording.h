@@ -1,0 +1,126 @@
+// The public face of store/: a recording directory written by one writer
+// (the recorder) and read by many readers (replay, dump, bisect, info).
+//
+//   REC/
+//     catalog.db        SQLite (WAL): metadata, checkpoints, segments, bookmarks
+//     pages/NNNNNN.ext  preallocated extent files of 4 KiB blocks (io_uring)
+//     tree/             copy-on-write radix tree nodes (or inside extents)
+//     events/NNNNNN.log per-segment event logs
+//
+// Crash safety: a checkpoint is visible only once its blocks, tree nodes and
+// the preceding segment's event log are durable and its catalog row is
+// committed. Formats: docs/formats/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "store/event.h"
+#include "store/process_state.h"
+
+namespace slsdbg::store {
+
+struct RecordingMeta {
+  std::string program;                 // path as given
+  std::vector<std::string> args;       // argv including argv[0]
+  std::vector<std::string> env;        // KEY=VALUE
+  std::string cwd;
+  std::vector<uint8_t> cpuid;          // recorded CPUID leaves (opaque to the store)
+  std::string tracker;                 // "uffd-wp-async" | "page-hash" | ...
+  uint64_t interval_ns = 10'000'000;
+  int64_t created_unix_ns = 0;
+};
+
+// A 4 KiB page of tracee memory written since the previous checkpoint.
+struct DirtyPage {
+  uint64_t vaddr = 0;                  // page aligned
+  const uint8_t* data = nullptr;       // kPageSize bytes, valid during add_checkpoint
+};
+
+struct CheckpointInput {
+  uint64_t time_ns = 0;                // since recording start
+  uint64_t stop_ns = 0;                // how long the tracee was stopped for it
+  ProcessState state;
+  // Page ranges [start,end) whose previous contents are gone (munmap, new
+  // mmap over them, MADV_DONTNEED): reset to zero before applying `dirty`.
+  std::vector<std::pair<uint64_t, uint64_t>> cleared;
+  std::vector<DirtyPage> dirty;        // for checkpoint 0: every populated page
+};
+
+struct CheckpointInfo {
+  CheckpointId id;
+  uint64_t time_ns = 0;
+  uint64_t stop_ns = 0;
+  uint64_t dirty_pages = 0;            // pages in `dirty` (including zero pages)
+  uint64_t segment_events = 0;         // events in the segment that starts here
+  std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exit"
+};
+
+class RecordingWriter {
+ public:
+  virtual ~RecordingWriter() = default;
+
+  // Creates REC (0700; files 0600). Fails if REC exists and is non-empty.
+  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta);
+
+  // Appends an event to the segment that follows the latest checkpoint.
+  virtual Status append_event(const Event& event) = 0;
+
+  // Writes checkpoint k (k = 0, 1, ...): first the pending segment k-1's
+  // events, then pages, tree, state; commits. Returns k once durable.
+  virtual Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) = 0;
+
+  // Marks the recording complete (exit status etc. in events); no more writes.
+  virtual Status finish() = 0;
+};
+
+struct OpenReport {
+  uint64_t complete_checkpoints = 0;
+  std::optional<std::string> torn_tail;  // what was ignored after a crash, if anything
+  bool finished = false;                 // finish() was reached
+};
+
+class RecordingReader {
+ public:
+  virtual ~RecordingReader() = default;
+
+  // Errors name the problem: "not a recording (no catalog.db)", version mismatch
+  // naming both versions, truncated catalog, missing extent file.
+  static Result<std::unique_ptr<RecordingReader>> open(const std::string& dir);
+
+  virtual const RecordingMeta& meta() const = 0;
+  virtual const OpenReport& open_report() const = 0;
+  virtual std::vector<CheckpointInfo> checkpoints() const = 0;
+
+  virtual Result<ProcessState> process_state(CheckpointId k) const = 0;
+
+  // Reads [addr, addr+out.size()) as of checkpoint k. Pages never written read
+  // as zero. A checksum failure is an error naming checkpoint and address.
+  virtual Status read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out) const = 0;
+
+  // The pages checkpoint k captured (its dirty set), in address order.
+  virtual Status for_each_dirty_page(CheckpointId k,
+                                     const std::function<Status(uint64_t vaddr, std::span<const uint8_t> data)>& fn) const = 0;
+
+  // Events of segment k, in order; and one by index.
+  virtual Result<std::vector<Event>> segment_events(SegmentId k) const = 0;
+  virtual Result<Event> segment_event(SegmentId k, uint64_t index) const = 0;
+
+  // Bookmarks: named moments (free text, e.g. "12:3:0x401000:1").
+  virtual Status set_bookmark(const std::string& name, const std::string& moment) = 0;
+  virtual Result<std::vector<std::pair<std::string, std::string>>> bookmarks() const = 0;
+};
+
+// Retention: drop every checkpoint older than `keep_from` (and the segments
+// before it); keep_from and later stay fully readable; blocks no longer
+// referenced by any remaining checkpoint are reused by later writes.
+Status drop_checkpoints_before(const std::string& dir, CheckpointId keep_from);
+
+}  // namespace slsdbg::store

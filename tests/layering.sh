@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Checks the dependency direction of docs/architecture.md on #include lines:
+# store/ knows nothing of ptrace or the layers above it; the gdbserver protocol
+# layer includes nothing of engine/; recorder/ does not reach up into engine/.
+set -u
+root=${1:?source dir}
+bad=0
+check() {  # check DIR PATTERN WHY
+  local hits
+  hits=$(grep -rnE --include='*.h' --include='*.cc' --include='*.c' "$2" "$root/$1" 2>/dev/null || true)
+  if [ -n "$hits" ]; then
+    echo "layering violation: $3"; echo "$hits"; bad=1
+  fi
+}
+check store '#include *[<"](sys/ptrace\.h|recorder/|engine/|gdbserver/|cli/)' "store/ must not use ptrace or upper layers"
+check common '#include *"(store|recorder|engine|gdbserver|cli)/' "common/ depends on nothing"
+check recorder '#include *"(engine|gdbserver|cli)/' "recorder/ must not include engine/, gdbserver/ or cli/"
+check engine '#include *"(gdbserver|cli)/' "engine/ must not include gdbserver/ or cli/"
+check gdbserver/protocol '#include *"(engine|recorder|store)/|sys/ptrace\.h' "gdbserver/protocol speaks only to the Target interface"
+if [ "$bad" -ne 0 ]; then exit 1; fi
+echo "layering: OK"
