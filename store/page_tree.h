@@ -7,7 +7,7 @@
 //   catalog row:   ckpt 0          ckpt 1           ckpt 2
 //                    |               |                |
 //   level 0        [R0]            [R1]             [R2]          root: VPN bits 35..32
-//                  /    \          /   \            /   \
+//                  /    \          /   \            /   \     children
 //   level 1     [A0]    [B0]<---+ [A1]  |         [A1]   [B2]     VPN bits 31..24
 //                |        |     |  |    |          ...    |
 //   ...         ...      ...    | ...   +-- shared        ...

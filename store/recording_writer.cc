@@ -6,6 +6,7 @@
 //   3. one SQLite transaction (WAL, synchronous=FULL) adds the checkpoint row
 // A checkpoint row therefore only ever points at durable blocks and logs.
 #include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <xxhash.h>
 
@@ -15,6 +16,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/log.h"
 #include "store/catalog.h"
 #include "store/dirty_list.h"
 #include "store/event_log.h"
@@ -27,6 +29,11 @@
 namespace slsdbg::store {
 
 namespace {
+double now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
 
 struct Hash128 {
   uint64_t lo, hi;
@@ -169,7 +176,7 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   bool took_free = TRY(absorb_retention());
 
   auto sealed = TRY(seal_segment());
-
+  double t_pages = now_ms();
   for (const auto& [lo, hi] : input.cleared) tree_.clear(lo / kPageSize, hi / kPageSize);
 
   // Address order: neighbouring pages share tree paths; a repeated address keeps its last data.
@@ -201,10 +208,13 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
     dedup_.emplace(key, e);
     tree_.set(vpn, e);
   }
+  double t_tree = now_ms();
   uint64_t before_tree = extents_->blocks_appended() + extents_->blocks_reused();
   TreeEntry root = TRY(tree_.commit(*extents_));
   stats_.tree_nodes_written += extents_->blocks_appended() + extents_->blocks_reused() - before_tree;
+  double t_sync = now_ms();
   TRY(extents_->sync());
+  double t_commit = now_ms();
 
   CheckpointRow row;
   row.info.id = CheckpointId(next_id_);
@@ -215,6 +225,9 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.root = root;
   row.extents = extents_->extent_count();
   TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  double t_done = now_ms();
+  SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
+               t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);
   stats_.checkpoints++;
   return CheckpointId(next_id_++);
 }
