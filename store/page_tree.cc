@@ -8,7 +8,7 @@
 namespace slsdbg::store {
 
 namespace {
-constexpr size_t kNodeCacheLimit = 32768;  // 128 MiB of nodes, then start over
+constexpr size_t kVerifiedLimit = 1 << 20;  // remembered verified nodes, then start over
 }
 
 // In-memory node: the persisted entries plus, for inner nodes, the children.
@@ -109,21 +109,20 @@ Result<TreeEntry> PageTreeBuilder::commit_node(Node& node, int level, ExtentWrit
   return node.self;
 }
 
-Result<std::shared_ptr<const NodeEntries>> PageTreeReader::node(TreeEntry entry, int level) const {
+Result<const NodeEntries*> PageTreeReader::node(TreeEntry entry, int level) const {
+  const uint8_t* block = TRY(extents_.block(entry.ref));
+  auto* entries = reinterpret_cast<const NodeEntries*>(block);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(entry.ref);
-    if (it != cache_.end() && it->second.checksum == entry.checksum && it->second.level == level) return it->second.entries;
+    auto it = verified_.find(entry.ref);
+    if (it != verified_.end() && it->second.checksum == entry.checksum && it->second.level == level) return entries;
   }
-  auto entries = std::make_shared<NodeEntries>();
-  auto* block = reinterpret_cast<uint8_t*>(entries->data());
-  TRY(extents_.read_block(entry.ref, block));
   if (node_checksum(block, level) != entry.checksum)
     return Error::msg("tree node (level " + std::to_string(level) + ") checksum mismatch in " + describe_ref(entry.ref));
   std::lock_guard<std::mutex> lock(mu_);
-  if (cache_.size() >= kNodeCacheLimit) cache_.clear();
-  cache_[entry.ref] = Cached{entry.checksum, level, entries};
-  return std::shared_ptr<const NodeEntries>(entries);
+  if (verified_.size() >= kVerifiedLimit) verified_.clear();
+  verified_[entry.ref] = Verified{entry.checksum, level};
+  return entries;
 }
 
 Result<TreeEntry> PageTreeReader::lookup(TreeEntry root, uint64_t vpn) const {
@@ -137,7 +136,9 @@ Result<TreeEntry> PageTreeReader::lookup(TreeEntry root, uint64_t vpn) const {
 }
 
 Status PageTreeReader::read_data(TreeEntry entry, uint8_t* out) const {
-  TRY(extents_.read_block(entry.ref, out));
+  const uint8_t* block = TRY(extents_.block(entry.ref));
+  std::memcpy(out, block, kBlockSize);
+  // Verify the copy: the mapping may change under us (retention reuse).
   if (data_checksum(out) != entry.checksum) return Error::msg("page data checksum mismatch in " + describe_ref(entry.ref));
   return ok_status();
 }
