@@ -129,7 +129,9 @@ class RecordingReader {
   virtual Status for_each_dirty_page(CheckpointId k,
                                      const std::function<Status(uint64_t vaddr, std::span<const uint8_t> data)>& fn) const = 0;
 
-  // Events of segment k, in order; and one by index.
+  // Events of segment k, in order; and one by index. For the segment after
+  // the last checkpoint of a live or crashed recording (no catalog row yet):
+  // the valid prefix of its log as far as it reached the disk.
   virtual Result<std::vector<Event>> segment_events(SegmentId k) const = 0;
   virtual Result<Event> segment_event(SegmentId k, uint64_t index) const = 0;
 
