@@ -230,7 +230,9 @@ Status serve_connection(int fd, Target& target, const SessionOptions& options) {
     std::string out;
     switch (event.kind) {
       case InputEvent::Kind::Packet: {
-        if (!session.no_ack()) out += '+';
+        // Ack before handling: a resume may run for long, and an unacked
+        // client would retransmit meanwhile.
+        if (!session.no_ack()) TRY(send_all(fd, "+"));
         stop.reset();
         std::vector<std::string> replies;
         session.handle_packet(event.payload, stop, replies);
