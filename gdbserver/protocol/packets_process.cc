@@ -1,0 +1,28 @@
+// Ending the session: k (no reply), vKill;PID and D[;PID] (OK). All three
+// close the connection once the reply is out.
+#include "gdbserver/protocol/packets.h"
+
+namespace slsdbg::gdbserver {
+
+Reply handle_kill(PacketContext& ctx, std::string_view) {
+  (void)ctx.target.kill();  // 'k' has no reply, so a failure has nowhere to go
+  ctx.session.closed = true;
+  return std::nullopt;
+}
+
+Reply handle_vkill(PacketContext& ctx, std::string_view) {
+  auto status = ctx.target.kill();
+  ctx.session.closed = true;
+  if (!status.ok()) return error_reply(status.error());
+  return std::string("OK");
+}
+
+Reply handle_detach(PacketContext& ctx, std::string_view args) {
+  if (!args.empty() && args[0] != ';') return std::string(kErrorMalformed);
+  auto status = ctx.target.detach();
+  if (!status.ok()) return error_reply(status.error());
+  ctx.session.closed = true;
+  return std::string("OK");
+}
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,57 @@
+// Thread selection and listing: H, T, qC, qfThreadInfo/qsThreadInfo.
+#include <algorithm>
+
+#include "gdbserver/protocol/hex.h"
+#include "gdbserver/protocol/packets.h"
+
+namespace slsdbg::gdbserver {
+namespace {
+
+bool thread_exists(PacketContext& ctx, Tid tid) {
+  auto threads = ctx.target.threads();
+  if (!threads.ok()) return false;
+  return std::any_of(threads->begin(), threads->end(), [&](const ThreadInfo& t) { return t.tid == tid; });
+}
+
+}  // namespace
+
+// "Hg1f", "Hc-1", "Hgp1f.1f".
+Reply handle_set_thread(PacketContext& ctx, std::string_view args) {
+  if (args.size() < 2 || (args[0] != 'g' && args[0] != 'c')) return std::string(kErrorMalformed);
+  auto selector = parse_thread_selector(args.substr(1));
+  if (!selector) return std::string(kErrorMalformed);
+  if (selector->kind == ThreadSelector::Kind::One && !thread_exists(ctx, selector->tid)) {
+    return std::string(kErrorNoThread);
+  }
+  (args[0] == 'g' ? ctx.session.general_thread : ctx.session.continue_thread) = *selector;
+  return std::string("OK");
+}
+
+Reply handle_thread_alive(PacketContext& ctx, std::string_view args) {
+  auto selector = parse_thread_selector(args);
+  if (!selector || selector->kind != ThreadSelector::Kind::One) return std::string(kErrorMalformed);
+  return std::string(thread_exists(ctx, selector->tid) ? "OK" : kErrorNoThread);
+}
+
+Reply handle_q_current_thread(PacketContext& ctx, std::string_view) {
+  auto tid = resolve_thread(ctx, ctx.session.general_thread);
+  if (!tid.ok()) return error_reply(tid.error());
+  return "QC" + hex_number(static_cast<uint64_t>(tid->value));
+}
+
+// The whole list in the first reply; qsThreadInfo ends it.
+Reply handle_q_first_thread_info(PacketContext& ctx, std::string_view) {
+  auto threads = ctx.target.threads();
+  if (!threads.ok()) return error_reply(threads.error());
+  if (threads->empty()) return std::string("l");
+  std::string out = "m";
+  for (size_t i = 0; i < threads->size(); ++i) {
+    if (i) out += ',';
+    out += hex_number(static_cast<uint64_t>((*threads)[i].tid.value));
+  }
+  return out;
+}
+
+Reply handle_q_subsequent_thread_info(PacketContext&, std::string_view) { return std::string("l"); }
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,144 @@
+#include "gdbserver/protocol/session.h"
+
+#include <algorithm>
+
+#include "gdbserver/protocol/hex.h"
+#include "gdbserver/protocol/packets.h"
+
+namespace slsdbg::gdbserver {
+namespace {
+
+enum class Match { Exact, Prefix };
+
+struct Route {
+  std::string_view name;
+  Match match;
+  PacketHandler handler;
+};
+
+// The one table. First match wins, so an exact name precedes a prefix it
+// shares ("vCont?" before "vCont;"). A packet that matches nothing gets the
+// empty reply, which tells GDB and LLDB "not supported".
+constexpr Route kRoutes[] = {
+    // packets_query.cc
+    {"qSupported", Match::Prefix, handle_q_supported},
+    {"QStartNoAckMode", Match::Exact, handle_start_no_ack_mode},
+    {"vMustReplyEmpty", Match::Exact, handle_must_reply_empty},
+    {"qAttached", Match::Prefix, handle_q_attached},
+    {"qOffsets", Match::Exact, handle_q_offsets},
+    {"qSymbol:", Match::Prefix, handle_q_symbol},
+    {"qTStatus", Match::Exact, handle_q_tstatus},
+    // packets_threads.cc
+    {"H", Match::Prefix, handle_set_thread},
+    {"T", Match::Prefix, handle_thread_alive},
+    {"qC", Match::Exact, handle_q_current_thread},
+    {"qfThreadInfo", Match::Exact, handle_q_first_thread_info},
+    {"qsThreadInfo", Match::Exact, handle_q_subsequent_thread_info},
+    // packets_registers.cc
+    {"g", Match::Exact, handle_read_registers},
+    {"G", Match::Prefix, handle_write_registers},
+    {"p", Match::Prefix, handle_read_register},
+    {"P", Match::Prefix, handle_write_register},
+    // packets_memory.cc
+    {"m", Match::Prefix, handle_read_memory_hex},
+    {"M", Match::Prefix, handle_write_memory_hex},
+    {"x", Match::Prefix, handle_read_memory_binary},
+    {"X", Match::Prefix, handle_write_memory_binary},
+    // packets_breakpoints.cc
+    {"Z", Match::Prefix, handle_insert_point},
+    {"z", Match::Prefix, handle_remove_point},
+    // packets_resume.cc
+    {"?", Match::Exact, handle_stop_reason},
+    {"c", Match::Prefix, handle_continue},
+    {"C", Match::Prefix, handle_continue_signal},
+    {"s", Match::Prefix, handle_step},
+    {"S", Match::Prefix, handle_step_signal},
+    {"vCont?", Match::Exact, handle_vcont_query},
+    {"vCont;", Match::Prefix, handle_vcont},
+    {"bc", Match::Exact, handle_reverse_continue},
+    {"bs", Match::Exact, handle_reverse_step},
+    // packets_xfer.cc
+    {"qXfer:", Match::Prefix, handle_qxfer},
+    // packets_monitor.cc
+    {"qRcmd,", Match::Prefix, handle_monitor},
+    // packets_rr.cc
+    {"vRun", Match::Prefix, handle_vrun},
+    {"qRRCmd:", Match::Prefix, handle_rr_command},
+    // packets_process.cc
+    {"k", Match::Exact, handle_kill},
+    {"vKill", Match::Prefix, handle_vkill},
+    {"D", Match::Prefix, handle_detach},
+};
+
+}  // namespace
+
+std::optional<ThreadSelector> parse_thread_selector(std::string_view text) {
+  if (text == "-1") return ThreadSelector{ThreadSelector::Kind::All, Tid{}};
+  if (!text.empty() && text[0] == 'p') {
+    auto parts = split_once(text.substr(1), '.');
+    if (!parts) return ThreadSelector{ThreadSelector::Kind::All, Tid{}};  // "pPID": every thread of it
+    text = parts->second;
+    if (text == "-1") return ThreadSelector{ThreadSelector::Kind::All, Tid{}};
+  }
+  auto value = parse_hex_u64(text);
+  if (!value || *value > 0x7fffffff) return std::nullopt;
+  if (*value == 0) return ThreadSelector{ThreadSelector::Kind::Any, Tid{}};
+  return ThreadSelector{ThreadSelector::Kind::One, Tid(static_cast<int32_t>(*value))};
+}
+
+std::string error_reply(const Error& error) {
+  int code = error.errno_value > 0 && error.errno_value < 256 ? error.errno_value : 1;
+  std::string out = "E";
+  uint8_t byte = static_cast<uint8_t>(code);
+  append_hex(out, std::span<const uint8_t>(&byte, 1));
+  return out;
+}
+
+void emit_console(PacketContext& ctx, std::string_view text) {
+  // Chunks small enough that "O" plus the hex stays inside the packet size.
+  size_t chunk = std::max<size_t>(1, (ctx.session.options.packet_size - 8) / 2);
+  for (size_t at = 0; at < text.size(); at += chunk) {
+    ctx.console.push_back("O" + to_hex(text.substr(at, chunk)));
+  }
+}
+
+Result<Tid> resolve_thread(PacketContext& ctx, const ThreadSelector& selector) {
+  if (selector.kind == ThreadSelector::Kind::One) return selector.tid;
+  if (ctx.session.last_stop_thread) return *ctx.session.last_stop_thread;
+  auto threads = TRY(ctx.target.threads());
+  if (threads.empty()) return Error::msg("the target has no threads");
+  return threads.front().tid;
+}
+
+Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
+  if (!stop.ok()) {
+    emit_console(ctx, "slsdbg: " + stop.error().message + "\n");
+    return error_reply(stop.error());
+  }
+  if (stop->thread.value > 0) {
+    ctx.session.last_stop_thread = stop->thread;
+    // The client's next queries are about the thread that stopped.
+    ctx.session.general_thread = ThreadSelector{ThreadSelector::Kind::One, stop->thread};
+    ctx.session.continue_thread = ThreadSelector{ThreadSelector::Kind::Any, Tid{}};
+  }
+  return encode_stop_reply(*stop, ctx.session.client);
+}
+
+Session::Session(Target& target, SessionOptions options) : target_(target) { data_.options = options; }
+
+void Session::handle_packet(std::string_view payload, StopRequest& stop, std::vector<std::string>& replies) {
+  std::vector<std::string> console;
+  PacketContext ctx{target_, data_, stop, console};
+  Reply reply = std::string();
+  for (const Route& route : kRoutes) {
+    bool hit = route.match == Match::Exact ? payload == route.name : payload.starts_with(route.name);
+    if (hit) {
+      reply = route.handler(ctx, payload.substr(route.name.size()));
+      break;
+    }
+  }
+  for (auto& c : console) replies.push_back(std::move(c));
+  if (reply) replies.push_back(std::move(*reply));
+}
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,64 @@
+// One client's conversation with a Target: the state the protocol keeps
+// between packets (ack mode, selected threads, what the client supports) and
+// the dispatcher that hands each packet to its family's handler. Transport
+// free: the server feeds it payloads and sends back what it returns, so tests
+// drive it directly with golden packets.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gdbserver/protocol/stop_reason.h"
+#include "gdbserver/protocol/target.h"
+
+namespace slsdbg::gdbserver {
+
+// Advertised as PacketSize and used as the limit on input payloads.
+inline constexpr size_t kDefaultPacketSize = 0x4000;
+
+struct SessionOptions {
+  size_t packet_size = kDefaultPacketSize;
+};
+
+// A thread named in H, vCont or T: -1 all, 0 any, or one tid.
+struct ThreadSelector {
+  enum class Kind { All, Any, One };
+  Kind kind = Kind::Any;
+  Tid tid{};
+};
+
+// Parses "-1", "0", "1f" and the multiprocess form "p1f.20" (pid ignored).
+std::optional<ThreadSelector> parse_thread_selector(std::string_view text);
+
+struct SessionData {
+  SessionOptions options;
+  bool no_ack = false;
+  bool closed = false;  // after k, vKill or D: end the connection
+  ClientFeatures client;
+  ThreadSelector general_thread;   // Hg: registers and memory
+  ThreadSelector continue_thread;  // Hc: legacy c/s, bc/bs
+  std::optional<Tid> last_stop_thread;
+};
+
+class Session {
+ public:
+  explicit Session(Target& target, SessionOptions options = {});
+
+  // Handles one packet payload (as received, escapes intact) and appends the
+  // payloads to send, in order (console output first, then the reply). A
+  // packet that gets no reply (k) appends nothing.
+  void handle_packet(std::string_view payload, StopRequest& stop, std::vector<std::string>& replies);
+
+  bool no_ack() const { return data_.no_ack; }
+  bool closed() const { return data_.closed; }
+  const SessionData& data() const { return data_; }
+
+ private:
+  Target& target_;
+  SessionData data_;
+};
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,58 @@
+#include "gdbserver/protocol/stop_reason.h"
+
+#include <cstdio>
+
+#include "gdbserver/protocol/hex.h"
+#include "gdbserver/protocol/signals.h"
+
+namespace slsdbg::gdbserver {
+namespace {
+
+std::string two_hex(int v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%02x", v & 0xff);
+  return buf;
+}
+
+}  // namespace
+
+std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& client) {
+  switch (stop.kind) {
+    case StopKind::Exited:
+      return "W" + two_hex(stop.exit_status);
+    case StopKind::Killed:
+      return "X" + two_hex(gdb_signal_from_host(stop.signal));
+    default:
+      break;
+  }
+  std::string out = "T" + two_hex(gdb_signal_from_host(stop.signal));
+  if (stop.thread.value > 0) out += "thread:" + hex_number(static_cast<uint64_t>(stop.thread.value)) + ";";
+  switch (stop.kind) {
+    case StopKind::SwBreakpoint:
+      if (client.swbreak) out += "swbreak:;";
+      break;
+    case StopKind::HwBreakpoint:
+      if (client.hwbreak) out += "hwbreak:;";
+      break;
+    case StopKind::Watch:
+      out += "watch:" + hex_number(stop.data_addr.value) + ";";
+      break;
+    case StopKind::ReadWatch:
+      out += "rwatch:" + hex_number(stop.data_addr.value) + ";";
+      break;
+    case StopKind::AccessWatch:
+      out += "awatch:" + hex_number(stop.data_addr.value) + ";";
+      break;
+    case StopKind::HistoryBegin:
+      out += "replaylog:begin;";
+      break;
+    case StopKind::HistoryEnd:
+      out += "replaylog:end;";
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,52 @@
+// Why a target stopped, in the target's terms (Linux signal numbers), and
+// its encoding as a stop reply packet (T/W/X).
+#pragma once
+
+#include <csignal>
+#include <string>
+
+#include "common/ids.h"
+
+namespace slsdbg::gdbserver {
+
+enum class StopKind {
+  Signal,        // stopped with `signal` (SIGTRAP after a step, SIGINT after an interrupt)
+  SwBreakpoint,  // a software breakpoint; pc is at the breakpoint address
+  HwBreakpoint,
+  Watch,         // write watchpoint hit at `data_addr`
+  ReadWatch,
+  AccessWatch,
+  HistoryBegin,  // reverse execution reached the start of the recording
+  HistoryEnd,    // forward execution reached the end of the recording
+  Exited,        // process exited with `exit_status`
+  Killed,        // process died of `signal`
+};
+
+struct StopReason {
+  StopKind kind = StopKind::Signal;
+  Tid thread{};
+  int signal = SIGTRAP;
+  RemoteAddr data_addr{};
+  int exit_status = 0;
+
+  static StopReason with_signal(Tid t, int sig) { return {StopKind::Signal, t, sig, {}, 0}; }
+  static StopReason breakpoint(Tid t, StopKind k = StopKind::SwBreakpoint) { return {k, t, SIGTRAP, {}, 0}; }
+  static StopReason watch(Tid t, StopKind k, RemoteAddr a) { return {k, t, SIGTRAP, a, 0}; }
+  static StopReason history_begin(Tid t) { return {StopKind::HistoryBegin, t, SIGTRAP, {}, 0}; }
+  static StopReason history_end(Tid t) { return {StopKind::HistoryEnd, t, SIGTRAP, {}, 0}; }
+  static StopReason exited(Tid t, int status) { return {StopKind::Exited, t, 0, {}, status}; }
+  static StopReason killed(Tid t, int sig) { return {StopKind::Killed, t, sig, {}, 0}; }
+};
+
+// What the client said it understands in qSupported; a stop reason it did not
+// announce (swbreak/hwbreak) is left out and the stop is a plain SIGTRAP.
+struct ClientFeatures {
+  bool swbreak = false;
+  bool hwbreak = false;
+};
+
+// "T05thread:1f;swbreak:;", "T05thread:1f;watch:601040;",
+// "T05thread:1f;replaylog:begin;", "W00", "X09".
+std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& client);
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,343 @@
+// Golden packets in and out for every packet family, against the in-memory
+// test target: what each packet answers, that an absent capability or an
+// unknown packet gets the empty reply, and that malformed packets get an
+// error reply.
+#include <gtest/gtest.h>
+
+#include "gdbserver/protocol/hex.h"
+#include "gdbserver/protocol/session.h"
+#include "gdbserver/protocol/signals.h"
+#include "gdbserver/protocol/target_description.h"
+#include "gdbserver/protocol/tests/memory_test_target.h"
+
+namespace slsdbg::gdbserver {
+namespace {
+
+using testing::kCodeBase;
+using testing::kMainTid;
+using testing::kWorkerTid;
+using testing::MemoryTestTarget;
+
+class Packets : public ::testing::Test {
+ protected:
+  explicit Packets(unsigned caps = testing::kAllCapabilities) : target(caps), session(target) {}
+
+  std::vector<std::string> exchange(std::string_view packet) {
+    std::vector<std::string> replies;
+    session.handle_packet(packet, never, replies);
+    return replies;
+  }
+  // The single reply to a packet.
+  std::string ask(std::string_view packet) {
+    auto r = exchange(packet);
+    EXPECT_EQ(r.size(), 1u) << "packet " << packet;
+    return r.empty() ? "<none>" : r.back();
+  }
+
+  MemoryTestTarget target;
+  Session session;
+  NeverStop never;
+};
+
+class BarePackets : public Packets {
+ protected:
+  BarePackets() : Packets(0) {}
+};
+
+TEST_F(Packets, QSupportedAdvertisesEveryCapabilityTheTargetHas) {
+  EXPECT_EQ(ask("qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;vContSupported+"),
+            "PacketSize=4000;QStartNoAckMode+;qXfer:features:read+;vContSupported+;swbreak+;hwbreak+;"
+            "qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:libraries-svr4:read+;qXfer:threads:read+;"
+            "ReverseContinue+;ReverseStep+");
+}
+
+TEST_F(BarePackets, QSupportedAdvertisesOnlyTheCore) {
+  EXPECT_EQ(ask("qSupported"), "PacketSize=4000;QStartNoAckMode+;qXfer:features:read+;vContSupported+;"
+                               "qXfer:threads:read+");
+}
+
+TEST_F(Packets, UnknownPacketsGetTheEmptyReply) {
+  for (const char* p : {"qHostInfo", "qProcessInfo", "qRegisterInfo0", "jThreadsInfo", "vFile:open:2f,0,0",
+                        "qFoo", "QThreadSuffixSupported", "!", "i", "R00", "A", "vCtrlC", "qGetTLSAddr:1,2,3",
+                        "qXfer:siginfo:read::0,10", "qXfer:auxv:write::0:00", "vMustReplyEmpty"}) {
+    EXPECT_EQ(ask(p), "") << p;
+  }
+}
+
+TEST_F(BarePackets, AbsentCapabilitiesGetTheEmptyReply) {
+  for (const char* p : {"bc", "bs", "Z0,401000,1", "z0,401000,1", "Z1,401000,1", "Z2,601000,4", "Z3,601000,4",
+                        "Z4,601000,4", "qRcmd,68656c70", "vRun;;6331", "qRRCmd:when:-1",
+                        "qXfer:auxv:read::0,100", "qXfer:exec-file:read:65:0,100",
+                        "qXfer:libraries-svr4:read::0,100"}) {
+    EXPECT_EQ(ask(p), "") << p;
+  }
+}
+
+TEST_F(Packets, MalformedPacketsGetAnErrorReply) {
+  for (const char* p : {"m", "m401000", "mzz,4", "m401000,", "M601000,2:abc", "M601000,3:abcd", "Mx", "p", "pzz",
+                        "p4c", "P10", "P10=zz", "P10=00", "G0", "Gzz", "x", "X601000,2:a", "X601000,1:}",
+                        "Z9,401000,1", "Z0", "Z0,401000", "Z2,601000,0", "Hx1", "Hg", "Hgzz", "T", "Tzz", "C",
+                        "Czz", "C1ff", "S", "vCont;", "vCont;x", "vCont;c;c", "vCont;c:zz", "vCont;Czz",
+                        "qXfer:features:read:target.xml:zz,1", "qXfer:features:read:target.xml", "qXfer:x",
+                        "qXfer:features:read:nope.xml:0,10", "qRcmd,zz", "qRcmd,123", "vRun;exe", "vRun;;zz",
+                        "vRun;;6378", "qRRCmd:", "Dx"}) {
+    std::string r = ask(p);
+    EXPECT_TRUE(!r.empty() && r[0] == 'E') << p << " -> '" << r << "'";
+  }
+}
+
+TEST_F(Packets, StopReasonNamesTheThread) { EXPECT_EQ(ask("?"), "T05thread:65;"); }
+
+TEST_F(Packets, ReadsAllRegistersInNumberOrder) {
+  std::string g = ask("g");
+  EXPECT_EQ(g.size(), 2 * x86_64_register_file_size());
+  EXPECT_EQ(g.substr(0, 16), "8877665544332211");           // rax, little endian
+  EXPECT_EQ(g.substr(16 * 16, 16), "0010400000000000");     // rip at 16*8 bytes
+  EXPECT_EQ(g.substr(17 * 16, 8), "46020000");              // eflags, 4 bytes
+}
+
+TEST_F(Packets, ReadsAndWritesOneRegister) {
+  EXPECT_EQ(ask("p10"), "0010400000000000");
+  EXPECT_EQ(ask("p11"), "46020000");
+  EXPECT_EQ(ask("P10=0810400000000000"), "OK");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 8);
+  EXPECT_EQ(ask("p10"), "0810400000000000");
+  EXPECT_EQ(ask("p3c").size(), 32u);  // ymm0h
+}
+
+TEST_F(Packets, WritesAllRegisters) {
+  std::string g = ask("g");
+  g.replace(0, 16, "0100000000000000");
+  EXPECT_EQ(ask("G" + g), "OK");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRax), 1u);
+}
+
+TEST_F(Packets, ThreadSelectionChangesWhoseRegistersAreRead) {
+  EXPECT_EQ(ask("Hg66"), "OK");
+  EXPECT_EQ(ask("p7"), "6600fe7f00000000");  // worker's rsp
+  EXPECT_EQ(ask("Hgp1.65"), "OK");
+  EXPECT_EQ(ask("p7"), "6500fe7f00000000");
+  EXPECT_EQ(ask("Hg99"), "E03");
+  EXPECT_EQ(ask("Hc-1"), "OK");
+  EXPECT_EQ(ask("Hg0"), "OK");
+}
+
+TEST_F(Packets, ThreadQueries) {
+  EXPECT_EQ(ask("qC"), "QC65");
+  EXPECT_EQ(ask("qfThreadInfo"), "m65,66");
+  EXPECT_EQ(ask("qsThreadInfo"), "l");
+  EXPECT_EQ(ask("T66"), "OK");
+  EXPECT_EQ(ask("T99"), "E03");
+  EXPECT_EQ(ask("qAttached"), "1");
+  EXPECT_EQ(ask("qAttached:1"), "1");
+  EXPECT_EQ(ask("qOffsets"), "");
+  EXPECT_EQ(ask("qSymbol::"), "OK");
+  EXPECT_EQ(ask("qTStatus"), "");
+}
+
+TEST_F(Packets, ReadsMemoryInHexAndBinary) {
+  EXPECT_EQ(ask("m401000,4"), "554889e5");
+  EXPECT_EQ(ask("m0,4"), "E0e");
+  EXPECT_EQ(ask("m601000,0"), "");
+  // Past the end of the region: the readable prefix only.
+  EXPECT_EQ(ask("m60103e,10"), "3e3f");
+  EXPECT_EQ(ask("x601001,3"), std::string("b\x01\x02\x03", 4));
+  target.data()[0] = '#';
+  target.data()[1] = '}';
+  EXPECT_EQ(ask("x601000,2"), "b}\x03}]");
+  EXPECT_EQ(ask("x0,4"), "E0e");
+}
+
+TEST_F(Packets, HugeReadsAreCappedByThePacketSize) {
+  std::string r = ask("m401000,ffffffffffff");
+  EXPECT_LE(r.size(), kDefaultPacketSize);
+  EXPECT_EQ(r.substr(0, 8), "554889e5");
+}
+
+TEST_F(Packets, WritesMemoryInHexAndBinary) {
+  EXPECT_EQ(ask("M601000,2:abcd"), "OK");
+  EXPECT_EQ(target.data()[0], 0xab);
+  EXPECT_EQ(target.data()[1], 0xcd);
+  EXPECT_EQ(ask("X601002,3:}\x03}]z"), "OK");
+  EXPECT_EQ(target.data()[2], '#');
+  EXPECT_EQ(target.data()[3], '}');
+  EXPECT_EQ(target.data()[4], 'z');
+  EXPECT_EQ(ask("X601000,0:"), "OK");  // GDB's probe
+  EXPECT_EQ(ask("M0,1:00"), "E0e");
+}
+
+TEST_F(Packets, SoftwareBreakpointStopsWithSwbreakWhenTheClientAsked) {
+  EXPECT_EQ(ask("Z0,401010,1"), "OK");
+  EXPECT_EQ(ask("c"), "T05thread:65;");  // client did not announce swbreak+
+  ask("qSupported:swbreak+;hwbreak+");
+  EXPECT_EQ(ask("Z0,401020,1"), "OK");
+  EXPECT_EQ(ask("c"), "T05thread:65;swbreak:;");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 0x20);
+  EXPECT_EQ(ask("z0,401020,1"), "OK");
+  EXPECT_EQ(ask("z0,401020,1")[0], 'E');  // already gone
+  EXPECT_EQ(ask("Z1,401030,1"), "OK");
+  EXPECT_EQ(ask("vCont;c"), "T05thread:65;hwbreak:;");
+}
+
+TEST_F(Packets, WatchpointsReportTheirKindAndAddress) {
+  EXPECT_EQ(ask("Z2,601008,4"), "OK");
+  EXPECT_EQ(ask("c"), "T05thread:65;watch:601008;");
+  EXPECT_EQ(ask("z2,601008,4"), "OK");
+  EXPECT_EQ(ask("Z3,601010,8"), "OK");
+  EXPECT_EQ(ask("c"), "T05thread:65;rwatch:601010;");
+  EXPECT_EQ(ask("z3,601010,8"), "OK");
+  EXPECT_EQ(ask("Z4,601018,1"), "OK");
+  EXPECT_EQ(ask("c"), "T05thread:65;awatch:601018;");
+  EXPECT_EQ(target.watchpoint_count(), 1u);
+}
+
+TEST_F(Packets, ForwardExecutionStopsAtTheEndOfHistory) {
+  EXPECT_EQ(ask("c"), "T05thread:65;replaylog:end;");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), testing::kEndPc);
+}
+
+TEST_F(Packets, ReverseExecutionStopsAtBreakpointsAndAtTheStartOfHistory) {
+  ask("qSupported:swbreak+");
+  ask("c");  // to the end
+  EXPECT_EQ(ask("Z0,401010,1"), "OK");
+  EXPECT_EQ(ask("bc"), "T05thread:65;swbreak:;");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 0x10);
+  EXPECT_EQ(ask("bs"), "T05thread:65;");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 0x0f);
+  EXPECT_EQ(ask("bc"), "T05thread:65;replaylog:begin;");
+  EXPECT_EQ(ask("bs"), "T05thread:65;replaylog:begin;");
+  EXPECT_EQ(target.reverse_count, 3 + 1);
+}
+
+TEST_F(Packets, VContResolvesAnActionForEveryThread) {
+  EXPECT_EQ(ask("vCont?"), "vCont;c;C;s;S");
+  EXPECT_EQ(ask("vCont;s:66;c"), "T05thread:66;");
+  ASSERT_EQ(target.last_request.threads.size(), 2u);
+  EXPECT_EQ(target.last_request.threads[0].tid, kMainTid);
+  EXPECT_EQ(target.last_request.threads[0].mode, ResumeMode::Continue);
+  EXPECT_EQ(target.last_request.threads[1].mode, ResumeMode::Step);
+  // The default action comes last even when written first; GDB's signal 0x0a is Linux SIGBUS.
+  EXPECT_EQ(ask("vCont;c;S0a:p1.65"), "T05thread:65;");
+  EXPECT_EQ(target.last_request.threads[0].mode, ResumeMode::Step);
+  EXPECT_EQ(target.last_request.threads[0].signal, SIGBUS);
+  EXPECT_EQ(target.last_request.threads[1].mode, ResumeMode::Continue);
+  // A thread no action names stays stopped.
+  ask("vCont;s:65");
+  EXPECT_EQ(target.last_request.threads[1].mode, ResumeMode::Stay);
+}
+
+TEST_F(Packets, LegacyResumePackets) {
+  EXPECT_EQ(ask("s"), "T05thread:65;");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 1);
+  EXPECT_EQ(ask("S0b"), "T05thread:65;");
+  EXPECT_EQ(target.last_request.threads[0].signal, SIGSEGV);
+  EXPECT_EQ(ask("s401030"), "T05thread:65;");  // resume at an address
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 0x31);
+  EXPECT_EQ(ask("C0b;401000"), "T05thread:65;replaylog:end;");
+}
+
+TEST_F(Packets, TargetDescriptionReadsWholeAndInSlices) {
+  const std::string& xml = x86_64_target_xml();
+  std::string whole = ask("qXfer:features:read:target.xml:0,ffff");
+  EXPECT_EQ(whole, "l" + xml);
+  std::string assembled;
+  for (size_t off = 0;; off += 100) {
+    std::string r = ask("qXfer:features:read:target.xml:" + hex_number(off) + ",64");
+    ASSERT_TRUE(r[0] == 'm' || r[0] == 'l');
+    assembled += r.substr(1);
+    if (r[0] == 'l') break;
+  }
+  EXPECT_EQ(assembled, xml);
+  EXPECT_EQ(ask("qXfer:features:read:target.xml:ffffff,10"), "l");
+}
+
+TEST_F(Packets, XferObjectsFromTheTarget) {
+  std::string auxv = ask("qXfer:auxv:read::0,1000");
+  ASSERT_EQ(auxv[0], 'l');
+  auto bytes = unescape_binary(auxv.substr(1));
+  ASSERT_TRUE(bytes);
+  ASSERT_EQ(bytes->size(), 48u);
+  EXPECT_EQ((*bytes)[0], 6);
+  EXPECT_EQ((*bytes)[16], '#');
+  EXPECT_EQ(auxv.find('#'), std::string::npos);
+  EXPECT_EQ(ask("qXfer:exec-file:read:65:0,1000"), "l/usr/bin/slsdbg-test-program");
+  EXPECT_EQ(ask("qXfer:exec-file:read:65:0,4"), "m/usr");
+  EXPECT_EQ(ask("qXfer:libraries-svr4:read::0,1000"), "l<library-list-svr4 version=\"1.0\"/>");
+  std::string threads = ask("qXfer:threads:read::0,1000");
+  EXPECT_NE(threads.find("<thread id=\"65\" name=\"main\"/>"), std::string::npos) << threads;
+  EXPECT_NE(threads.find("<thread id=\"66\" name=\"worker\"/>"), std::string::npos);
+}
+
+TEST_F(Packets, MonitorCommandsPrintThroughConsolePackets) {
+  auto r = exchange("qRcmd," + to_hex(std::string_view("help")));
+  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(r[0][0], 'O');
+  EXPECT_EQ(*text_from_hex(r[0].substr(1)),
+            "test target monitor commands:\n  help   this text\n  when   the current position\n");
+  EXPECT_EQ(r[1], "OK");
+  r = exchange("qRcmd," + to_hex(std::string_view("frob")));
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(*text_from_hex(r[0].substr(1)), "unknown monitor command 'frob'\n");
+  EXPECT_EQ(r[1], "E01");
+}
+
+TEST_F(Packets, RrDialectSeeksAndAnswersWhen) {
+  EXPECT_EQ(ask("vRun;;" + to_hex(std::string_view("c3"))), "T05thread:65;");
+  EXPECT_EQ(target.last_seek.kind, HistorySeek::SeekKind::Checkpoint);
+  EXPECT_EQ(target.last_seek.value, 3u);
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase + 12);
+  EXPECT_EQ(ask("qRRCmd:when:-1"), "Current event: 12");
+  EXPECT_EQ(ask("vRun;;" + to_hex(std::string_view("t99"))), "T05thread:65;");
+  EXPECT_EQ(target.last_seek.kind, HistorySeek::SeekKind::Ticks);
+  EXPECT_EQ(ask("vRun;;" + to_hex(std::string_view("42"))), "T05thread:65;");
+  EXPECT_EQ(target.last_seek.kind, HistorySeek::SeekKind::Event);
+  EXPECT_EQ(target.last_seek.value, 42u);
+  EXPECT_EQ(ask("vRun;"), "T05thread:65;");
+  EXPECT_EQ(target.last_seek.kind, HistorySeek::SeekKind::Previous);
+  // No such checkpoint: the engine's message is printed, then the error reply.
+  auto r = exchange("vRun;;" + to_hex(std::string_view("c99")));
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(*text_from_hex(r[0].substr(1)), "slsdbg: no checkpoint 99\n");
+  EXPECT_EQ(r[1][0], 'E');
+  EXPECT_EQ(ask("qRRCmd:frob:-1")[0], 'E');
+}
+
+TEST_F(Packets, NoAckModeIsRemembered) {
+  EXPECT_FALSE(session.no_ack());
+  EXPECT_EQ(ask("QStartNoAckMode"), "OK");
+  EXPECT_TRUE(session.no_ack());
+}
+
+TEST_F(Packets, DetachAndKillEndTheSession) {
+  EXPECT_EQ(ask("D"), "OK");
+  EXPECT_TRUE(session.closed());
+  EXPECT_EQ(target.detach_count, 1);
+  EXPECT_EQ(ask("D;1"), "OK");
+  EXPECT_EQ(ask("vKill;1"), "OK");
+  EXPECT_EQ(target.kill_count, 1);
+  EXPECT_TRUE(exchange("k").empty());  // 'k' has no reply
+  EXPECT_EQ(target.kill_count, 2);
+}
+
+TEST(StopReply, ExitAndDeathUseGdbNumbers) {
+  ClientFeatures client;
+  EXPECT_EQ(encode_stop_reply(StopReason::exited(kMainTid, 3), client), "W03");
+  EXPECT_EQ(encode_stop_reply(StopReason::killed(kMainTid, SIGKILL), client), "X09");
+  EXPECT_EQ(encode_stop_reply(StopReason::with_signal(kMainTid, SIGUSR1), client), "T1ethread:65;");
+  EXPECT_EQ(encode_stop_reply(StopReason::history_end(kWorkerTid), client), "T05thread:66;replaylog:end;");
+}
+
+TEST(Signals, LinuxAndGdbNumbersRoundTrip) {
+  EXPECT_EQ(gdb_signal_from_host(SIGBUS), 10);
+  EXPECT_EQ(gdb_signal_from_host(SIGUSR1), 30);
+  EXPECT_EQ(gdb_signal_from_host(SIGCHLD), 20);
+  EXPECT_EQ(gdb_signal_from_host(34), 46);  // SIGRTMIN+2
+  EXPECT_EQ(gdb_signal_from_host(SIGSTKFLT), kGdbSignalUnknown);
+  for (int sig = 1; sig <= 64; ++sig) {
+    if (sig == SIGSTKFLT) continue;
+    EXPECT_EQ(host_signal_from_gdb(gdb_signal_from_host(sig)), sig) << sig;
+  }
+}
+
+}  // namespace
+}  // namespace slsdbg::gdbserver
