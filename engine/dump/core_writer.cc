@@ -1,0 +1,165 @@
+#include "engine/dump/core_writer.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "common/ids.h"
+#include "engine/dump/core_notes.h"
+
+namespace slsdbg::dump {
+
+namespace {
+
+constexpr size_t kChunk = 8u << 20;  // large enough for full-speed reads and writes
+
+Elf64_Word phdr_flags(uint32_t prot) {
+  Elf64_Word f = 0;
+  if (prot & PROT_READ) f |= PF_R;
+  if (prot & PROT_WRITE) f |= PF_W;
+  if (prot & PROT_EXEC) f |= PF_X;
+  return f;
+}
+
+Elf64_Ehdr make_ehdr(size_t phnum) {
+  Elf64_Ehdr e{};
+  std::memcpy(e.e_ident, ELFMAG, SELFMAG);
+  e.e_ident[EI_CLASS] = ELFCLASS64;
+  e.e_ident[EI_DATA] = ELFDATA2LSB;
+  e.e_ident[EI_VERSION] = EV_CURRENT;
+  e.e_ident[EI_OSABI] = ELFOSABI_NONE;
+  e.e_type = ET_CORE;
+  e.e_machine = EM_X86_64;
+  e.e_version = EV_CURRENT;
+  e.e_phoff = sizeof(Elf64_Ehdr);
+  e.e_ehsize = sizeof(Elf64_Ehdr);
+  e.e_phentsize = sizeof(Elf64_Phdr);
+  e.e_phnum = static_cast<Elf64_Half>(phnum);
+  return e;
+}
+
+bool all_zero(const uint8_t* p, size_t n) {
+  // Word-at-a-time test; chunks are page multiples.
+  const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
+  for (size_t i = 0; i < n / 8; i++)
+    if (w[i]) return false;
+  for (size_t i = n / 8 * 8; i < n; i++)
+    if (p[i]) return false;
+  return true;
+}
+
+Status pwrite_all(int fd, const uint8_t* data, size_t size, uint64_t offset, const std::string& path) {
+  while (size > 0) {
+    ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error::from_errno("pwrite " + path);
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return ok_status();
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, MemorySource& memory,
+                                     const std::string& path, const CoreOptions& options) {
+  auto mappings = core_mappings(state);
+  auto notes = build_core_notes(state, NoteOptions{options.signal});
+
+  const size_t phnum = 1 + mappings.size();
+  const uint64_t notes_offset = sizeof(Elf64_Ehdr) + phnum * sizeof(Elf64_Phdr);
+  uint64_t offset = page_ceil(notes_offset + notes.size());
+
+  std::vector<Elf64_Phdr> phdrs;
+  phdrs.reserve(phnum);
+  Elf64_Phdr note{};
+  note.p_type = PT_NOTE;
+  note.p_offset = notes_offset;
+  note.p_filesz = notes.size();
+  note.p_align = 4;
+  phdrs.push_back(note);
+
+  CoreSummary summary;
+  summary.threads = static_cast<uint32_t>(state.threads.size());
+  CoreProgress progress;
+  for (const auto& m : mappings) {
+    Elf64_Phdr ph{};
+    ph.p_type = PT_LOAD;
+    ph.p_flags = phdr_flags(m.prot);
+    ph.p_vaddr = m.start;
+    ph.p_memsz = m.end - m.start;
+    ph.p_filesz = mapping_has_contents(m) ? ph.p_memsz : 0;
+    ph.p_offset = offset;
+    ph.p_align = kPageSize;
+    offset += ph.p_filesz;
+    progress.bytes_total += ph.p_filesz;
+    phdrs.push_back(ph);
+  }
+  summary.load_segments = static_cast<uint32_t>(mappings.size());
+  summary.file_size = offset;
+
+  // Header, program headers and notes first: small, in one write.
+  std::vector<uint8_t> head(notes_offset + notes.size());
+  auto ehdr = make_ehdr(phnum);
+  std::memcpy(head.data(), &ehdr, sizeof ehdr);
+  std::memcpy(head.data() + sizeof ehdr, phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr));
+  std::memcpy(head.data() + notes_offset, notes.data(), notes.size());
+  TRY(pwrite_all(fd, head.data(), head.size(), 0, path));
+
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[kChunk]);
+  for (size_t i = 1; i < phdrs.size(); i++) {
+    const auto& ph = phdrs[i];
+    for (uint64_t done = 0; done < ph.p_filesz;) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, ph.p_filesz - done));
+      std::span<uint8_t> chunk(buf.get(), n);
+      auto st = memory.read(ph.p_vaddr + done, chunk);
+      if (!st.ok()) return st.error().context("reading memory at " + hex(ph.p_vaddr + done));
+      if (all_zero(chunk.data(), n)) {
+        summary.zero_bytes += n;  // a hole: the file reads back zeros there
+      } else {
+        TRY(pwrite_all(fd, chunk.data(), n, ph.p_offset + done, path));
+      }
+      done += n;
+      summary.memory_bytes += n;
+      progress.bytes_done += n;
+      if (options.progress) options.progress(progress);
+    }
+  }
+  if (::ftruncate(fd, static_cast<off_t>(summary.file_size)) != 0) return Error::from_errno("ftruncate " + path);
+  return summary;
+}
+
+}  // namespace
+
+Result<CoreSummary> write_core(const store::ProcessState& state, MemorySource& memory, const std::string& path,
+                               const CoreOptions& options) {
+  if (state.threads.empty()) return Error::msg("process state has no threads");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Error::from_errno("cannot create " + path);
+  // An existing file keeps its mode through O_TRUNC; a core holds process memory.
+  if (::fchmod(fd, 0600) != 0) {
+    auto err = Error::from_errno("fchmod " + path);
+    ::close(fd);
+    return err;
+  }
+  auto result = write_core_to_fd(fd, state, memory, path, options);
+  if (::close(fd) != 0 && result.ok()) result = Error::from_errno("close " + path);
+  if (!result.ok()) ::unlink(path.c_str());
+  return result;
+}
+
+}  // namespace slsdbg::dump

@@ -1,0 +1,20 @@
+// Adapter: the memory image of checkpoint k of a recording as a MemorySource.
+#pragma once
+
+#include "common/ids.h"
+#include "engine/dump/memory_source.h"
+#include "store/recording.h"
+
+namespace slsdbg::dump {
+
+class RecordingMemory final : public MemorySource {
+ public:
+  RecordingMemory(const store::RecordingReader& reader, CheckpointId k) : reader_(reader), k_(k) {}
+  Status read(uint64_t addr, std::span<uint8_t> out) override { return reader_.read_memory(k_, addr, out); }
+
+ private:
+  const store::RecordingReader& reader_;
+  CheckpointId k_;
+};
+
+}  // namespace slsdbg::dump
