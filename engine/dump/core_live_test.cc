@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/dump/backtrace.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/disassembler.h"
 #include "engine/dump/module_cache.h"
@@ -243,6 +244,22 @@ TEST_F(LiveCore, DisassemblyMarksThePcAfterACall) {
   ASSERT_LT(at, insns->size());
   ASSERT_GT(at, 0u);
   EXPECT_EQ((*insns)[at - 1].text.rfind("call", 0), 0u) << (*insns)[at - 1].text;  // a return address follows a call
+}
+
+TEST_F(LiveCore, BacktraceTextAndJsonNameFramesFilesAndThePc) {
+  auto threads = backtrace_threads(*state_, *memory_, Disasm::Yes);
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0].error, "");
+  std::string text = format_text(threads);
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(#\d+  0x[0-9a-f]{16} in dump_gamma\+0x[0-9a-f]+ at \S*dump_chain\.c:35 \(\S*dump_chain\))")))
+      << text;
+  // libc's own frames are named from its separate debug file (libc6-dbg).
+  EXPECT_NE(text.find("in __pthread_kill_implementation"), std::string::npos) << text;
+  EXPECT_NE(text.find("=> "), std::string::npos) << text;
+  std::string json = format_json(threads, R"({"checkpoint":3})");
+  EXPECT_NE(json.find("\"checkpoint\": 3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"function\": \"dump_alpha\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"at_pc\": true"), std::string::npos) << json;
 }
 
 TEST(CoreWriter, UnwritableOutputPathIsAnError) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace slsdbg::dump {
@@ -30,13 +31,23 @@ class Module {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  static std::unique_ptr<Module> from_file(const std::string& path) {
+  enum class DebugLookup { No, Yes };
+
+  static std::unique_ptr<Module> from_file(const std::string& path, DebugLookup lookup = DebugLookup::Yes) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return nullptr;
     auto m = std::make_unique<Module>();
     m->fd_ = fd;
     m->elf_ = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-    return m->init() ? std::move(m) : nullptr;
+    if (!m->init()) return nullptr;
+    // Stripped files (Debian's libc): symbols and lines from the separate
+    // debug file named by the build id, where installed (libc6-dbg).
+    std::string id = lookup == DebugLookup::Yes && !m->has_symtab_ ? m->build_id() : "";
+    if (!id.empty()) {
+      std::string debug = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+      if (::access(debug.c_str(), R_OK) == 0) m->debug_ = from_file(debug, DebugLookup::No);
+    }
+    return m;
   }
 
   static std::unique_ptr<Module> from_bytes(std::vector<uint8_t> bytes) {
@@ -55,6 +66,7 @@ class Module {
   }
 
   const Symbol* find_symbol(uint64_t vaddr) const {
+    if (debug_ && !debug_->symbols_.empty()) return debug_->find_symbol(vaddr);
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
                                [](uint64_t v, const Symbol& s) { return v < s.value; });
     if (it == symbols_.begin()) return nullptr;
@@ -65,6 +77,7 @@ class Module {
   }
 
   bool source_line(uint64_t vaddr, std::string* file, int* line) {
+    if (debug_ && debug_->source_line(vaddr, file, line)) return true;
     if (!dwarf_tried_) {
       dwarf_tried_ = true;
       dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
@@ -117,11 +130,37 @@ class Module {
       }
     }
     read_symbols(SHT_SYMTAB);
-    if (symbols_.empty()) read_symbols(SHT_DYNSYM);
+    has_symtab_ = !symbols_.empty();
+    if (!has_symtab_) read_symbols(SHT_DYNSYM);
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
       return a.value != b.value ? a.value < b.value : a.size > b.size;
     });
     return true;
+  }
+
+  std::string build_id() const {
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf_, scn)) != nullptr) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      if (!data) continue;
+      GElf_Nhdr nh;
+      size_t off = 0, name_off = 0, desc_off = 0;
+      while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+            std::memcmp(static_cast<char*>(data->d_buf) + name_off, "GNU", 4) != 0)
+          continue;
+        std::string hex;
+        char b[3];
+        for (size_t i = 0; i < nh.n_descsz; i++) {
+          std::snprintf(b, sizeof b, "%02x", static_cast<unsigned char*>(data->d_buf)[desc_off + i]);
+          hex += b;
+        }
+        return hex;
+      }
+    }
+    return "";
   }
 
   void read_symbols(Elf64_Word type) {
@@ -153,6 +192,8 @@ class Module {
   GElf_Phdr eh_frame_hdr_{};
   bool has_eh_frame_hdr_ = false;
   std::vector<Symbol> symbols_;
+  bool has_symtab_ = false;
+  std::unique_ptr<Module> debug_;  // separate debug file, if any
 };
 
 ModuleCache::ModuleCache(const store::ProcessState& state, MemorySource& memory) : state_(state), memory_(memory) {
