@@ -128,10 +128,20 @@ Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, M
       std::span<uint8_t> chunk(buf.get(), n);
       auto st = memory.read(ph.p_vaddr + done, chunk);
       if (!st.ok()) return st.error().context("reading memory at " + hex(ph.p_vaddr + done));
-      if (all_zero(chunk.data(), n)) {
-        summary.zero_bytes += n;  // a hole: the file reads back zeros there
-      } else {
-        TRY(pwrite_all(fd, chunk.data(), n, ph.p_offset + done, path));
+      // Runs of non-zero pages are written; zero pages stay holes (they read
+      // back as zeros), which keeps cores of sparse heaps small and fast.
+      for (size_t run = 0; run < n;) {
+        size_t len = std::min<size_t>(kPageSize, n - run);
+        if (all_zero(chunk.data() + run, len)) {
+          summary.zero_bytes += len;
+          run += len;
+          continue;
+        }
+        size_t end = run + len;
+        while (end < n && !all_zero(chunk.data() + end, std::min<size_t>(kPageSize, n - end)))
+          end += std::min<size_t>(kPageSize, n - end);
+        TRY(pwrite_all(fd, chunk.data() + run, end - run, ph.p_offset + done + run, path));
+        run = end;
       }
       done += n;
       summary.memory_bytes += n;
