@@ -2,6 +2,9 @@
 // main -> dump_alpha -> dump_beta -> dump_gamma with known values on the
 // stack, in the heap and in globals at its deepest point.
 //   dump_chain stop     : raises SIGSTOP inside dump_gamma (live-process tests)
+//   dump_chain steps    : raises SIGSTOP three times: in main before dump_alpha
+//                         (counter 7), in dump_beta before dump_gamma (node
+//                         allocated, counter 7), in dump_gamma (counter 49), then exits 0
 //   dump_chain sleep MS : sleeps MS milliseconds inside dump_gamma, then exits 0
 //                         (recorded: every checkpoint in the sleep is inside the chain)
 #include <signal.h>
@@ -18,7 +21,7 @@ long dump_global_counter = 7;
 struct dump_node* dump_heap_node;
 
 static void pause_here(const char* mode, long ms) {
-  if (strcmp(mode, "stop") == 0) {
+  if (strcmp(mode, "stop") == 0 || strcmp(mode, "steps") == 0) {
     raise(SIGSTOP);
     return;
   }
@@ -38,6 +41,7 @@ __attribute__((noinline)) int dump_gamma(const char* mode, long ms, int depth) {
 
 __attribute__((noinline)) int dump_beta(const char* mode, long ms, int depth) {
   int beta_local = 1000 + depth;    // 1001
+  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
   return dump_gamma(mode, ms, depth + 1) + beta_local;
 }
 
@@ -51,6 +55,7 @@ __attribute__((noinline)) int dump_alpha(const char* mode, long ms) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "sleep";
   long ms = argc > 2 ? atol(argv[2]) : 500;
+  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
   int r = dump_alpha(mode, ms);
   free(dump_heap_node);
   return r == 0;  // never 0: exit status 0
