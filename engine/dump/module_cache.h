@@ -43,6 +43,7 @@ class ModuleCache {
 
   Symbolized symbolize(uint64_t pc);
   std::optional<EhFrameHdr> eh_frame_hdr(uint64_t pc);
+  const std::vector<store::Mapping>& mappings() const { return state_.mappings; }
 
  private:
   // The module mapped at pc and its load bias (runtime = ELF vaddr + bias).

@@ -3,6 +3,7 @@
 #include <libunwind.h>
 
 #include <cstring>
+#include <optional>
 
 // libunwind's DWARF table search; exported by libunwind-x86_64 (the ptrace
 // and coredump accessors use it) but not declared in its public header.
@@ -17,7 +18,15 @@ struct Context {
   const store::ThreadState& thread;
   MemorySource& memory;
   ModuleCache& modules;
+  const std::vector<store::Mapping>& mappings;
+  std::optional<Error> damage;  // first failed read inside a mapping
 };
+
+bool mapped(const std::vector<store::Mapping>& mappings, uint64_t addr) {
+  for (const auto& m : mappings)
+    if (addr >= m.start && addr < m.end) return true;
+  return false;
+}
 
 Context& ctx(void* arg) { return *static_cast<Context*>(arg); }
 
@@ -42,7 +51,13 @@ int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t*, void*) { return -UNW_E
 int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t* val, int write, void* arg) {
   if (write) return -UNW_EINVAL;  // the image is read-only
   uint64_t v = 0;
-  if (!ctx(arg).memory.read(addr, {reinterpret_cast<uint8_t*>(&v), sizeof v}).ok()) return -UNW_EINVAL;
+  auto st = ctx(arg).memory.read(addr, {reinterpret_cast<uint8_t*>(&v), sizeof v});
+  if (!st.ok()) {
+    // Outside every mapping is how a garbage frame chain ends; inside one it
+    // means the image is damaged, and a backtrace built on it would lie.
+    if (mapped(ctx(arg).mappings, addr) && !ctx(arg).damage) ctx(arg).damage = st.error();
+    return -UNW_EINVAL;
+  }
   *val = v;
   return 0;
 }
@@ -102,7 +117,7 @@ struct AddressSpace {
 
 Result<std::vector<Frame>> unwind_thread(const store::ThreadState& thread, MemorySource& memory, ModuleCache& modules,
                                          const UnwindOptions& options) {
-  Context c{thread, memory, modules};
+  Context c{thread, memory, modules, modules.mappings(), std::nullopt};
   auto acc = accessors();
   AddressSpace space(&acc);
   if (!space.as) return Error::msg("unw_create_addr_space failed");
@@ -134,6 +149,7 @@ Result<std::vector<Frame>> unwind_thread(const store::ThreadState& thread, Memor
     unw_get_reg(&cursor, UNW_REG_SP, &next_sp);
     if (next_sp < sp && f.kind == FrameKind::Normal) break;  // a caller's frame lies above: corrupt stack
   }
+  if (c.damage) return *c.damage;
   if (frames.empty()) return Error::msg("cannot unwind: no valid pc in thread " + std::to_string(thread.tid.value));
   return frames;
 }
