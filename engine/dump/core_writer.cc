@@ -7,6 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -19,6 +24,7 @@ namespace slsdbg::dump {
 namespace {
 
 constexpr size_t kChunk = 8u << 20;  // large enough for full-speed reads and writes
+constexpr size_t kBuffers = 3;       // 24 MiB in flight at most
 
 Elf64_Word phdr_flags(uint32_t prot) {
   Elf64_Word f = 0;
@@ -75,8 +81,93 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// Writes runs of non-zero pages; zero pages stay holes (they read back as
+// zeros), which keeps cores of sparse heaps small and fast.
+Status write_chunk(int fd, const uint8_t* data, size_t n, uint64_t file_offset, const std::string& path,
+                   CoreSummary* summary) {
+  summary->memory_bytes += n;
+  for (size_t run = 0; run < n;) {
+    size_t len = std::min<size_t>(kPageSize, n - run);
+    if (all_zero(data + run, len)) {
+      summary->zero_bytes += len;
+      run += len;
+      continue;
+    }
+    size_t end = run + len;
+    while (end < n && !all_zero(data + end, std::min<size_t>(kPageSize, n - end)))
+      end += std::min<size_t>(kPageSize, n - end);
+    TRY(pwrite_all(fd, data + run, end - run, file_offset + run, path));
+    run = end;
+  }
+  return ok_status();
+}
+
+enum class Truncate { No, Yes };
+
+// A bounded hand-over of chunk buffers between one reader and one writer.
+template <typename Chunk>
+class ChunkPipeline {
+ public:
+  explicit ChunkPipeline(size_t buffers) : chunks_(buffers) {
+    for (auto& c : chunks_) free_.push_back(&c);
+  }
+  Chunk* acquire_free() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !free_.empty() || aborted_; });
+    if (aborted_) return nullptr;
+    Chunk* c = free_.front();
+    free_.pop_front();
+    return c;
+  }
+  void submit(Chunk* c) { push(full_, c); }
+  void release(Chunk* c) { push(free_, c); }
+  void finish() {
+    std::lock_guard lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  void fail(Error e) {
+    std::lock_guard lock(mu_);
+    error_ = std::move(e);
+    done_ = true;
+    cv_.notify_all();
+  }
+  void abort() {
+    std::lock_guard lock(mu_);
+    aborted_ = true;
+    cv_.notify_all();
+  }
+  // The next chunk to write, or null when the reader finished or failed.
+  Chunk* next_full() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !full_.empty() || done_; });
+    if (full_.empty()) return nullptr;
+    Chunk* c = full_.front();
+    full_.pop_front();
+    return c;
+  }
+  Status status() {
+    std::lock_guard lock(mu_);
+    if (error_) return *error_;
+    return ok_status();
+  }
+
+ private:
+  void push(std::deque<Chunk*>& q, Chunk* c) {
+    std::lock_guard lock(mu_);
+    q.push_back(c);
+    cv_.notify_all();
+  }
+  std::vector<Chunk> chunks_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Chunk*> free_, full_;
+  bool done_ = false, aborted_ = false;
+  std::optional<Error> error_;
+};
+
 Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, MemorySource& memory,
-                                     const std::string& path, const CoreOptions& options) {
+                                     const std::string& path, const CoreOptions& options, Truncate truncate) {
   auto mappings = core_mappings(state);
   auto notes = build_core_notes(state, NoteOptions{options.signal});
 
@@ -120,36 +211,50 @@ Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, M
   std::memcpy(head.data() + notes_offset, notes.data(), notes.size());
   TRY(pwrite_all(fd, head.data(), head.size(), 0, path));
 
-  std::unique_ptr<uint8_t[]> buf(new uint8_t[kChunk]);
-  for (size_t i = 1; i < phdrs.size(); i++) {
-    const auto& ph = phdrs[i];
-    for (uint64_t done = 0; done < ph.p_filesz;) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, ph.p_filesz - done));
-      std::span<uint8_t> chunk(buf.get(), n);
-      auto st = memory.read(ph.p_vaddr + done, chunk);
-      if (!st.ok()) return st.error().context("reading memory at " + hex(ph.p_vaddr + done));
-      // Runs of non-zero pages are written; zero pages stay holes (they read
-      // back as zeros), which keeps cores of sparse heaps small and fast.
-      for (size_t run = 0; run < n;) {
-        size_t len = std::min<size_t>(kPageSize, n - run);
-        if (all_zero(chunk.data() + run, len)) {
-          summary.zero_bytes += len;
-          run += len;
-          continue;
+  // Reading the image (store or process) and writing the file overlap: a
+  // reader thread fills chunk buffers while this thread writes the previous
+  // ones. Only the reader thread touches `memory`.
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> data{new uint8_t[kChunk]};
+    uint64_t vaddr = 0, file_offset = 0;
+    size_t size = 0;
+  };
+  ChunkPipeline<Chunk> pipe(kBuffers);
+  std::thread reader([&] {
+    for (size_t i = 1; i < phdrs.size(); i++) {
+      const auto& ph = phdrs[i];
+      for (uint64_t done = 0; done < ph.p_filesz;) {
+        Chunk* c = pipe.acquire_free();
+        if (!c) return;  // the writer gave up
+        c->size = static_cast<size_t>(std::min<uint64_t>(kChunk, ph.p_filesz - done));
+        c->vaddr = ph.p_vaddr + done;
+        c->file_offset = ph.p_offset + done;
+        auto st = memory.read(c->vaddr, std::span<uint8_t>(c->data.get(), c->size));
+        if (!st.ok()) {
+          pipe.fail(st.error().context("reading memory at " + hex(c->vaddr)));
+          return;
         }
-        size_t end = run + len;
-        while (end < n && !all_zero(chunk.data() + end, std::min<size_t>(kPageSize, n - end)))
-          end += std::min<size_t>(kPageSize, n - end);
-        TRY(pwrite_all(fd, chunk.data() + run, end - run, ph.p_offset + done + run, path));
-        run = end;
+        pipe.submit(c);
+        done += c->size;
       }
-      done += n;
-      summary.memory_bytes += n;
-      progress.bytes_done += n;
-      if (options.progress) options.progress(progress);
     }
+    pipe.finish();
+  });
+  Status written = ok_status();
+  while (Chunk* c = pipe.next_full()) {
+    written = write_chunk(fd, c->data.get(), c->size, c->file_offset, path, &summary);
+    if (!written.ok()) break;
+    progress.bytes_done += c->size;
+    if (options.progress) options.progress(progress);
+    pipe.release(c);
   }
-  if (::ftruncate(fd, static_cast<off_t>(summary.file_size)) != 0) return Error::from_errno("ftruncate " + path);
+  if (!written.ok()) pipe.abort();
+  reader.join();
+  if (!written.ok()) return written.take_error();
+  TRY(pipe.status());
+  // Trailing holes need the size set explicitly.
+  if (truncate == Truncate::Yes && ::ftruncate(fd, static_cast<off_t>(summary.file_size)) != 0)
+    return Error::from_errno("ftruncate " + path);
   return summary;
 }
 
@@ -160,15 +265,22 @@ Result<CoreSummary> write_core(const store::ProcessState& state, MemorySource& m
   if (state.threads.empty()) return Error::msg("process state has no threads");
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Error::from_errno("cannot create " + path);
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    auto err = Error::from_errno("fstat " + path);
+    ::close(fd);
+    return err;
+  }
+  const bool regular = S_ISREG(st.st_mode);  // never chmod or truncate a device (-o /dev/null)
   // An existing file keeps its mode through O_TRUNC; a core holds process memory.
-  if (::fchmod(fd, 0600) != 0) {
+  if (regular && ::fchmod(fd, 0600) != 0) {
     auto err = Error::from_errno("fchmod " + path);
     ::close(fd);
     return err;
   }
-  auto result = write_core_to_fd(fd, state, memory, path, options);
+  auto result = write_core_to_fd(fd, state, memory, path, options, regular ? Truncate::Yes : Truncate::No);
   if (::close(fd) != 0 && result.ok()) result = Error::from_errno("close " + path);
-  if (!result.ok()) ::unlink(path.c_str());
+  if (!result.ok() && regular) ::unlink(path.c_str());
   return result;
 }
 
