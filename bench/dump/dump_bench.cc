@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
   dump::CoreSummary summary;
   for (int r = 0; r < runs; r++) {
     ::unlink(core.c_str());
+    ::sync();  // the previous run's writeback is not this run's cost
     double t0 = now_s();
     auto s = dump::write_core(*state, memory, core, dump::CoreOptions{});
     double t1 = now_s();
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
   std::string gcore_file = gcore_prefix + "." + std::to_string(*pid);
   for (int r = 0; r < gcore_runs; r++) {
     ::unlink(gcore_file.c_str());
+    ::sync();
     std::string cmd = "gcore -o " + gcore_prefix + " " + std::to_string(*pid) + " >/dev/null 2>&1";
     double t0 = now_s();
     int rc = std::system(cmd.c_str());

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -24,7 +25,7 @@ namespace slsdbg::dump {
 namespace {
 
 constexpr size_t kChunk = 8u << 20;  // large enough for full-speed reads and writes
-constexpr size_t kBuffers = 3;       // 24 MiB in flight at most
+constexpr size_t kBuffers = 3;       // plus one per reader thread: at most 56 MiB in flight
 
 Elf64_Word phdr_flags(uint32_t prot) {
   Elf64_Word f = 0;
@@ -108,7 +109,7 @@ enum class Truncate { No, Yes };
 template <typename Chunk>
 class ChunkPipeline {
  public:
-  explicit ChunkPipeline(size_t buffers) : chunks_(buffers) {
+  ChunkPipeline(size_t buffers, unsigned producers) : chunks_(buffers), producers_left_(producers) {
     for (auto& c : chunks_) free_.push_back(&c);
   }
   Chunk* acquire_free() {
@@ -121,15 +122,19 @@ class ChunkPipeline {
   }
   void submit(Chunk* c) { push(full_, c); }
   void release(Chunk* c) { push(free_, c); }
+  // Each producer calls finish() once when it has no more tasks.
   void finish() {
     std::lock_guard lock(mu_);
-    done_ = true;
+    if (--producers_left_ == 0) done_ = true;
     cv_.notify_all();
   }
+  // A read failed: the writer stops at once; other producers stop at their
+  // next acquire_free().
   void fail(Error e) {
     std::lock_guard lock(mu_);
-    error_ = std::move(e);
+    if (!error_) error_ = std::move(e);
     done_ = true;
+    aborted_ = true;
     cv_.notify_all();
   }
   void abort() {
@@ -141,7 +146,7 @@ class ChunkPipeline {
   Chunk* next_full() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return !full_.empty() || done_; });
-    if (full_.empty()) return nullptr;
+    if (full_.empty() || error_) return nullptr;
     Chunk* c = full_.front();
     full_.pop_front();
     return c;
@@ -162,6 +167,7 @@ class ChunkPipeline {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Chunk*> free_, full_;
+  unsigned producers_left_;
   bool done_ = false, aborted_ = false;
   std::optional<Error> error_;
 };
@@ -219,27 +225,41 @@ Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, M
     uint64_t vaddr = 0, file_offset = 0;
     size_t size = 0;
   };
-  ChunkPipeline<Chunk> pipe(kBuffers);
-  std::thread reader([&] {
-    for (size_t i = 1; i < phdrs.size(); i++) {
-      const auto& ph = phdrs[i];
-      for (uint64_t done = 0; done < ph.p_filesz;) {
-        Chunk* c = pipe.acquire_free();
-        if (!c) return;  // the writer gave up
-        c->size = static_cast<size_t>(std::min<uint64_t>(kChunk, ph.p_filesz - done));
-        c->vaddr = ph.p_vaddr + done;
-        c->file_offset = ph.p_offset + done;
-        auto st = memory.read(c->vaddr, std::span<uint8_t>(c->data.get(), c->size));
-        if (!st.ok()) {
-          pipe.fail(st.error().context("reading memory at " + hex(c->vaddr)));
-          return;
-        }
-        pipe.submit(c);
-        done += c->size;
+  // The image is cut into chunk tasks up front; reader threads take the
+  // next task and a free buffer; the order of writes does not matter (pwrite).
+  struct Task {
+    uint64_t vaddr, file_offset;
+    size_t size;
+  };
+  std::vector<Task> tasks;
+  for (size_t i = 1; i < phdrs.size(); i++)
+    for (uint64_t done = 0; done < phdrs[i].p_filesz; done += kChunk)
+      tasks.push_back(Task{phdrs[i].p_vaddr + done, phdrs[i].p_offset + done,
+                           static_cast<size_t>(std::min<uint64_t>(kChunk, phdrs[i].p_filesz - done))});
+  const unsigned readers =
+      std::max(1u, std::min({memory.concurrent_reads(), std::max(1u, std::thread::hardware_concurrency()), 4u}));
+  ChunkPipeline<Chunk> pipe(kBuffers + readers, readers);
+  std::atomic<size_t> next_task{0};
+  auto read_tasks = [&] {
+    for (;;) {
+      size_t t = next_task.fetch_add(1);
+      if (t >= tasks.size()) break;
+      Chunk* c = pipe.acquire_free();
+      if (!c) return;  // the writer gave up
+      c->vaddr = tasks[t].vaddr;
+      c->file_offset = tasks[t].file_offset;
+      c->size = tasks[t].size;
+      auto st = memory.read(c->vaddr, std::span<uint8_t>(c->data.get(), c->size));
+      if (!st.ok()) {
+        pipe.fail(st.error().context("reading memory at " + hex(c->vaddr)));
+        return;
       }
+      pipe.submit(c);
     }
     pipe.finish();
-  });
+  };
+  std::vector<std::thread> reader_threads;
+  for (unsigned i = 0; i < readers; i++) reader_threads.emplace_back(read_tasks);
   Status written = ok_status();
   while (Chunk* c = pipe.next_full()) {
     written = write_chunk(fd, c->data.get(), c->size, c->file_offset, path, &summary);
@@ -249,7 +269,7 @@ Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, M
     pipe.release(c);
   }
   if (!written.ok()) pipe.abort();
-  reader.join();
+  for (auto& t : reader_threads) t.join();
   if (!written.ok()) return written.take_error();
   TRY(pipe.status());
   // Trailing holes need the size set explicitly.

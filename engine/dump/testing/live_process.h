@@ -25,6 +25,7 @@ class LiveMemory final : public MemorySource {
  public:
   explicit LiveMemory(pid_t pid) : pid_(pid) {}
   Status read(uint64_t addr, std::span<uint8_t> out) override;
+  unsigned concurrent_reads() const override { return 2; }  // process_vm_readv is reentrant
 
  private:
   pid_t pid_;
