@@ -12,6 +12,7 @@ PACKAGES=(
   libcapstone-dev libunwind-dev libelf-dev libdw-dev
   nlohmann-json3-dev
   gdb lldb binutils python3 util-linux
+  libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
 )
 
 missing=()

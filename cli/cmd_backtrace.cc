@@ -1,0 +1,84 @@
+// slsdbg backtrace: unwind every thread at one checkpoint straight from the
+// store (libunwind over the recorded memory), symbolize from the mapped ELF
+// files, and optionally disassemble around the pc (Capstone).
+#if SLSDBG_HAVE_STORE
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli/command.h"
+#include "engine/dump/backtrace.h"
+#include "engine/dump/checkpoint_pick.h"
+#include "engine/dump/recording_memory.h"
+#include "store/recording.h"
+
+namespace slsdbg::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: slsdbg backtrace REC --at K [--disasm] [--json]\n\n"
+    "Prints the call stack of every thread at checkpoint K, unwound from the\n"
+    "recording itself (no process runs), with FILE:LINE where debug info exists.\n\n"
+    "  --at K     checkpoint K (see `slsdbg info REC`)\n"
+    "  --disasm   also disassemble around each thread's pc\n"
+    "  --json     one JSON object: checkpoint, time_ns, threads[].frames[] (and disasm[])\n"
+    "Inlined frames are not shown (one frame per physical call).\n";
+
+int run_backtrace(const std::vector<std::string>& args) {
+  std::string rec;
+  bool have_at = false, json = false;
+  dump::Disasm disasm = dump::Disasm::No;
+  dump::CheckpointPick pick{dump::PickKind::At, 0, 0};
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& s = args[i];
+    if (s == "--at") {
+      if (i + 1 >= args.size()) return fail("backtrace: --at needs a checkpoint id", 2);
+      std::string v = args[++i];
+      char* end = nullptr;
+      pick.at = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || v[0] == '-') return fail("backtrace: --at needs a checkpoint id, got '" + v + "'", 2);
+      have_at = true;
+    } else if (s == "--disasm") {
+      disasm = dump::Disasm::Yes;
+    } else if (s == "--json") {
+      json = true;
+    } else if (!s.empty() && s[0] == '-') {
+      return fail("backtrace: unknown option '" + s + "' (see slsdbg backtrace --help)", 2);
+    } else if (rec.empty()) {
+      rec = s;
+    } else {
+      return fail("backtrace: unexpected argument '" + s + "'", 2);
+    }
+  }
+  if (rec.empty()) return fail("backtrace: missing recording directory (see slsdbg backtrace --help)", 2);
+  if (!have_at) return fail("backtrace: missing --at K", 2);
+
+  auto reader = store::RecordingReader::open(rec);
+  if (!reader.ok()) return fail("backtrace: " + rec + ": " + reader.error().message);
+  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), pick);
+  if (!cp.ok()) return fail("backtrace: " + cp.error().message);
+  auto state = (*reader)->process_state(cp->id);
+  if (!state.ok()) return fail("backtrace: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);
+  dump::RecordingMemory memory(**reader, cp->id);
+  auto threads = dump::backtrace_threads(*state, memory, disasm);
+  if (json) {
+    std::string header = "{\"checkpoint\":" + std::to_string(cp->id.value) +
+                         ",\"time_ns\":" + std::to_string(cp->time_ns) + "}";
+    std::fputs(dump::format_json(threads, header).c_str(), stdout);
+  } else {
+    std::printf("checkpoint %llu at %.3f s\n", static_cast<unsigned long long>(cp->id.value),
+                static_cast<double>(cp->time_ns) / 1e9);
+    std::fputs(dump::format_text(threads).c_str(), stdout);
+  }
+  for (const auto& t : threads)
+    if (t.frames.empty()) return fail("backtrace: thread " + std::to_string(t.tid.value) + ": " + t.error);
+  return 0;
+}
+
+Registrar reg({"backtrace", "call stacks of any checkpoint, from the recording", kUsage, run_backtrace, 61});
+
+}  // namespace
+}  // namespace slsdbg::cli
+
+#endif  // SLSDBG_HAVE_STORE

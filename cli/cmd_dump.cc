@@ -1,0 +1,144 @@
+// slsdbg dump: an ELF core of the process as it was at one checkpoint,
+// written straight from the store (engine/dump). Nothing is executed.
+#if SLSDBG_HAVE_STORE
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli/command.h"
+#include "engine/dump/checkpoint_pick.h"
+#include "engine/dump/core_writer.h"
+#include "engine/dump/recording_memory.h"
+#include "store/recording.h"
+
+namespace slsdbg::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: slsdbg dump REC (--at K | --time SECONDS | --last) [-o FILE]\n\n"
+    "Writes an ELF core of the recorded process as it was at one checkpoint,\n"
+    "read straight from the recording (nothing is run). Open it with\n"
+    "`gdb PROGRAM FILE` or `lldb -c FILE PROGRAM`.\n\n"
+    "  --at K          checkpoint K (see `slsdbg info REC`)\n"
+    "  --time SECONDS  the last checkpoint at or before SECONDS into the recording\n"
+    "  --last          the last checkpoint\n"
+    "  -o FILE         output file (default: PROGRAM.K.core in the current directory);\n"
+    "                  created with mode 0600 since it holds process memory\n"
+    "  --quiet         no progress or summary\n";
+
+struct Args {
+  std::string rec, out;
+  dump::CheckpointPick pick;
+  int picks = 0;
+  bool quiet = false;
+};
+
+Result<Args> parse(const std::vector<std::string>& args) {
+  Args a;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& s = args[i];
+    auto value = [&](const char* what) -> Result<std::string> {
+      if (i + 1 >= args.size()) return Error::msg(s + " needs " + what);
+      return args[++i];
+    };
+    if (s == "--at") {
+      std::string v = TRY(value("a checkpoint id"));
+      char* end = nullptr;
+      a.pick.at = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || v[0] == '-') return Error::msg("--at needs a checkpoint id, got '" + v + "'");
+      a.pick.kind = dump::PickKind::At;
+      a.picks++;
+    } else if (s == "--time") {
+      std::string v = TRY(value("seconds"));
+      char* end = nullptr;
+      a.pick.seconds = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end) return Error::msg("--time needs seconds, got '" + v + "'");
+      a.pick.kind = dump::PickKind::Time;
+      a.picks++;
+    } else if (s == "--last") {
+      a.pick.kind = dump::PickKind::Last;
+      a.picks++;
+    } else if (s == "-o" || s == "--output") {
+      a.out = TRY(value("a file name"));
+    } else if (s == "--quiet" || s == "-q") {
+      a.quiet = true;
+    } else if (!s.empty() && s[0] == '-') {
+      return Error::msg("dump: unknown option '" + s + "' (see slsdbg dump --help)");
+    } else if (a.rec.empty()) {
+      a.rec = s;
+    } else {
+      return Error::msg("dump: unexpected argument '" + s + "'");
+    }
+  }
+  if (a.rec.empty()) return Error::msg("dump: missing recording directory (see slsdbg dump --help)");
+  if (a.picks != 1) return Error::msg("dump: give exactly one of --at K, --time SECONDS, --last");
+  return a;
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A progress line on a terminal, at most ten times a second.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
+  void update(const dump::CoreProgress& p) {
+    if (!enabled_ || p.bytes_total < (64u << 20)) return;
+    auto now = std::chrono::steady_clock::now();
+    if (p.bytes_done != p.bytes_total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    std::fprintf(stderr, "\rdump: %llu / %llu MiB", static_cast<unsigned long long>(p.bytes_done >> 20),
+                 static_cast<unsigned long long>(p.bytes_total >> 20));
+    shown_ = true;
+  }
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+int run_dump(const std::vector<std::string>& argv) {
+  auto args = parse(argv);
+  if (!args.ok()) return fail(args.error().message, 2);
+  auto reader = store::RecordingReader::open(args->rec);
+  if (!reader.ok()) return fail("dump: " + args->rec + ": " + reader.error().message);
+  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), args->pick);
+  if (!cp.ok()) return fail("dump: " + cp.error().message);
+  auto state = (*reader)->process_state(cp->id);
+  if (!state.ok()) return fail("dump: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);
+
+  std::string out = args->out;
+  if (out.empty()) {
+    std::string prog = base_name(state->exe.empty() ? (*reader)->meta().program : state->exe);
+    out = (prog.empty() ? std::string("slsdbg") : prog) + "." + std::to_string(cp->id.value) + ".core";
+  }
+  dump::RecordingMemory memory(**reader, cp->id);
+  dump::CoreOptions options;
+  Progress progress(!args->quiet);
+  options.progress = [&](const dump::CoreProgress& p) { progress.update(p); };
+  auto summary = dump::write_core(*state, memory, out, options);
+  if (!summary.ok())
+    return fail("dump: checkpoint " + std::to_string(cp->id.value) + ": " + summary.error().message);
+  if (!args->quiet)
+    std::printf("wrote %s: checkpoint %llu at %.3f s, %u threads, %u mappings, %.1f MiB\n", out.c_str(),
+                static_cast<unsigned long long>(cp->id.value), static_cast<double>(cp->time_ns) / 1e9,
+                summary->threads, summary->load_segments, static_cast<double>(summary->file_size) / (1 << 20));
+  return 0;
+}
+
+Registrar reg({"dump", "write an ELF core of any checkpoint (gdb/lldb can open it)", kUsage, run_dump, 60});
+
+}  // namespace
+}  // namespace slsdbg::cli
+
+#endif  // SLSDBG_HAVE_STORE

@@ -1,0 +1,62 @@
+// Fixture for core dumps and backtraces: a known call chain
+// main -> dump_alpha -> dump_beta -> dump_gamma with known values on the
+// stack, in the heap and in globals at its deepest point.
+//   dump_chain stop     : raises SIGSTOP inside dump_gamma (live-process tests)
+//   dump_chain steps    : raises SIGSTOP three times: in main before dump_alpha
+//                         (counter 7), in dump_beta before dump_gamma (node
+//                         allocated, counter 7), in dump_gamma (counter 49), then exits 0
+//   dump_chain sleep MS : sleeps MS milliseconds inside dump_gamma, then exits 0
+//                         (recorded: every checkpoint in the sleep is inside the chain)
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct dump_node {
+  long id;
+  char name[16];
+};
+
+long dump_global_counter = 7;
+struct dump_node* dump_heap_node;
+
+static void pause_here(const char* mode, long ms) {
+  if (strcmp(mode, "stop") == 0 || strcmp(mode, "steps") == 0) {
+    raise(SIGSTOP);
+    return;
+  }
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+__attribute__((noinline)) int dump_gamma(const char* mode, long ms, int depth) {
+  int answer = 40 + depth;          // 42: called at depth 2
+  double ratio = 2.5;
+  char word[16] = "checkpoint";
+  dump_global_counter += answer;    // 49
+  pause_here(mode, ms);
+  return answer + (int)ratio + word[0];
+}
+
+__attribute__((noinline)) int dump_beta(const char* mode, long ms, int depth) {
+  int beta_local = 1000 + depth;    // 1001
+  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
+  return dump_gamma(mode, ms, depth + 1) + beta_local;
+}
+
+__attribute__((noinline)) int dump_alpha(const char* mode, long ms) {
+  dump_heap_node = malloc(sizeof *dump_heap_node);
+  dump_heap_node->id = 123456789;
+  strcpy(dump_heap_node->name, "heap-node");
+  return dump_beta(mode, ms, 1);
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "sleep";
+  long ms = argc > 2 ? atol(argv[2]) : 500;
+  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
+  int r = dump_alpha(mode, ms);
+  free(dump_heap_node);
+  return r == 0;  // never 0: exit status 0
+}
