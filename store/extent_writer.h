@@ -35,7 +35,7 @@ class ExtentWriter {
   ExtentWriter& operator=(const ExtentWriter&) = delete;
 
   // Creates pages/000000.ext in DIR (which must contain pages/).
-  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir);
+  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent);
 
   // Stages one kBlockSize block; the data is copied.
   Result<BlockRef> put(const uint8_t* block);
@@ -69,6 +69,7 @@ class ExtentWriter {
   Result<Buffer*> free_buffer();
 
   std::string dir_;
+  uint32_t blocks_per_extent_ = 0;
   IoMode mode_ = IoMode::Direct;
   std::vector<File> files_;
   uint32_t head_slot_ = 1;  // next new slot in the last extent

@@ -74,6 +74,13 @@ struct WriterStats {
   uint64_t blocks_written = 0;    // data blocks + tree nodes written
   uint64_t blocks_reused = 0;     // ... of which into blocks freed by retention
   uint64_t tree_nodes_written = 0;
+  bool direct_io = false;         // extents opened O_DIRECT (false on e.g. tmpfs)
+};
+
+struct WriterOptions {
+  // Blocks per extent file (0: kBlocksPerExtent, 1 GiB). Smaller values
+  // exist so tests can cross extent boundaries cheaply.
+  uint32_t blocks_per_extent = 0;
 };
 
 class RecordingWriter {
@@ -81,7 +88,8 @@ class RecordingWriter {
   virtual ~RecordingWriter() = default;
 
   // Creates REC (0700; files 0600). Fails if REC exists and is non-empty.
-  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta);
+  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta,
+                                                         const WriterOptions& options = {});
 
   // Appends an event to the segment that follows the latest checkpoint.
   virtual Status append_event(const Event& event) = 0;

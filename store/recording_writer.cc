@@ -67,7 +67,7 @@ Status dir_is_empty_or_missing(const std::string& dir) {
 
 class Writer final : public RecordingWriter {
  public:
-  Status init(const std::string& dir, const RecordingMeta& meta);
+  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status finish() override;
@@ -75,6 +75,7 @@ class Writer final : public RecordingWriter {
     WriterStats s = stats_;
     s.blocks_written = extents_ ? extents_->blocks_appended() + extents_->blocks_reused() : 0;
     s.blocks_reused = extents_ ? extents_->blocks_reused() : 0;
+    s.direct_io = extents_ && extents_->io_mode() == IoMode::Direct;
     return s;
   }
 
@@ -99,7 +100,7 @@ class Writer final : public RecordingWriter {
   std::vector<uint64_t> vaddrs_;
 };
 
-Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
+Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent) {
   dir_ = dir;
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
@@ -108,7 +109,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   catalog_ = TRY(Catalog::create(dir, meta));
-  extents_ = TRY(ExtentWriter::create(dir));
+  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent));
   TRY(fsync_dir(dir));
   return ok_status();
 }
@@ -243,9 +244,14 @@ Status Writer::finish() {
 
 }  // namespace
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta) {
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta,
+                                                                 const WriterOptions& options) {
+  uint64_t blocks = options.blocks_per_extent ? options.blocks_per_extent : kBlocksPerExtent;
+  if (blocks < kMinBlocksPerExtent || blocks > kBlocksPerExtent)
+    return Error::msg("creating recording " + dir + ": blocks_per_extent must be between " + std::to_string(kMinBlocksPerExtent) +
+                      " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
-  TRY_CTX(w->init(dir, meta), "creating recording " + dir);
+  TRY_CTX(w->init(dir, meta, uint32_t(blocks)), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
 }
 
