@@ -27,8 +27,9 @@ ExtentWriter::~ExtentWriter() {
   for (auto& b : buffers_) std::free(b.data);
 }
 
-Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent) {
+Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode) {
   std::unique_ptr<ExtentWriter> w(new ExtentWriter());
+  w->mode_ = mode;
   w->dir_ = dir;
   w->blocks_per_extent_ = blocks_per_extent;
   int r = io_uring_queue_init(kQueueDepth, &w->ring_, 0);

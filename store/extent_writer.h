@@ -35,7 +35,8 @@ class ExtentWriter {
   ExtentWriter& operator=(const ExtentWriter&) = delete;
 
   // Creates pages/000000.ext in DIR (which must contain pages/).
-  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent);
+  // mode Direct: try O_DIRECT, fall back to buffered where it is refused.
+  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode);
 
   // Stages one kBlockSize block; the data is copied.
   Result<BlockRef> put(const uint8_t* block);

@@ -81,6 +81,9 @@ struct WriterOptions {
   // Blocks per extent file (0: kBlocksPerExtent, 1 GiB). Smaller values
   // exist so tests can cross extent boundaries cheaply.
   uint32_t blocks_per_extent = 0;
+  // Auto: O_DIRECT where the filesystem takes it, else buffered. Buffered:
+  // always buffered (the fallback path, selectable for tests).
+  enum class Io { Auto, Buffered } io = Io::Auto;
 };
 
 class RecordingWriter {

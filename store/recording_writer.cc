@@ -67,7 +67,7 @@ Status dir_is_empty_or_missing(const std::string& dir) {
 
 class Writer final : public RecordingWriter {
  public:
-  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent);
+  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status finish() override;
@@ -100,7 +100,7 @@ class Writer final : public RecordingWriter {
   std::vector<uint64_t> vaddrs_;
 };
 
-Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent) {
+Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io) {
   dir_ = dir;
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
@@ -109,7 +109,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   catalog_ = TRY(Catalog::create(dir, meta));
-  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent));
+  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
   TRY(fsync_dir(dir));
   return ok_status();
 }
@@ -251,7 +251,8 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::stri
     return Error::msg("creating recording " + dir + ": blocks_per_extent must be between " + std::to_string(kMinBlocksPerExtent) +
                       " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
-  TRY_CTX(w->init(dir, meta, uint32_t(blocks)), "creating recording " + dir);
+  IoMode io = options.io == WriterOptions::Io::Buffered ? IoMode::Buffered : IoMode::Direct;
+  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
 }
 
