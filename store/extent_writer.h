@@ -9,7 +9,8 @@
 // whenever blocks are appended) while the caller keeps hashing. sync() waits
 // for every write and fdatasyncs the files: only then may the catalog point
 // at the blocks. Files are opened O_DIRECT where the filesystem allows it
-// (tmpfs does not; then buffered writes, still through io_uring). Blocks freed
+// (else, e.g. tmpfs before Linux 6.6, buffered writes, still through
+// io_uring). Blocks freed
 // by retention (drop_checkpoints_before) are reused before the file grows.
 #pragma once
 
