@@ -64,6 +64,7 @@ class Reader final : public RecordingReader {
   void describe_torn_tail();
 
   std::string dir_;
+  UniqueFd readers_lock_;  // shared: holds off block reuse (recording_files.h)
   mutable std::optional<Catalog> catalog_;
   ExtentReader extents_;
   PageTreeReader tree_;
@@ -75,6 +76,8 @@ class Reader final : public RecordingReader {
 
 Status Reader::init() {
   catalog_ = TRY(Catalog::open(dir_));
+  if (path_exists(dir_ + "/" + kReadersLockFile))
+    readers_lock_ = TRY(lock_file(dir_ + "/" + kReadersLockFile, LockWait::Block, LockKind::Shared));
   meta_ = TRY(catalog_->meta());
   return refresh();
 }

@@ -108,6 +108,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   TRY(make_dir(dir + "/pages"));
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
+  { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
   catalog_ = TRY(Catalog::create(dir, meta));
   extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
   TRY(fsync_dir(dir));
@@ -139,6 +140,13 @@ Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
 Result<bool> Writer::absorb_retention() {
   uint64_t gen = TRY(catalog_->retention_generation());
   if (gen == retention_gen_) return false;
+  // Readers may still be reading dropped checkpoints: reuse nothing until
+  // none is open (the freed blocks stay listed; retry at the next checkpoint).
+  auto readers = lock_file(dir_ + "/" + kReadersLockFile, LockWait::NoWait);
+  if (!readers.ok()) {
+    if (readers.error().errno_value == EWOULDBLOCK) return false;
+    return readers.take_error();
+  }
   retention_gen_ = gen;
   std::vector<BlockRef> freed = TRY(catalog_->free_blocks());
   if (freed.empty()) return false;
