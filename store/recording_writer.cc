@@ -80,7 +80,7 @@ class Writer final : public RecordingWriter {
   }
 
  private:
-  Result<bool> absorb_retention();  // true: took over freed blocks
+  Result<bool> absorb_retention();  // true: took over freed blocks (the commit forgets their rows)
   Result<std::optional<std::pair<uint64_t, SegmentRow>>> seal_segment();
   Status validate(const CheckpointInput& input) const;
   Result<CheckpointId> write_checkpoint(const CheckpointInput& input, const std::string& reason);
@@ -94,6 +94,7 @@ class Writer final : public RecordingWriter {
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
   uint64_t retention_gen_ = 0;
+  std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
   enum class State { Open, Broken, Finished } state_ = State::Open;
   WriterStats stats_;
   std::vector<uint32_t> order_;  // scratch: dirty page order
@@ -139,20 +140,24 @@ Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
 
 Result<bool> Writer::absorb_retention() {
   uint64_t gen = TRY(catalog_->retention_generation());
-  if (gen == retention_gen_) return false;
+  if (gen != retention_gen_) {
+    // New frees: stop deduplicating against them at once, so no new
+    // checkpoint can reference a block that is about to be reused.
+    retention_gen_ = gen;
+    pending_free_ = TRY(catalog_->free_blocks());  // every freed block not yet taken over
+    std::unordered_set<BlockRef> set(pending_free_.begin(), pending_free_.end());
+    std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
+  }
+  if (pending_free_.empty()) return false;
   // Readers may still be reading dropped checkpoints: reuse nothing until
-  // none is open (the freed blocks stay listed; retry at the next checkpoint).
+  // none is open (retry at the next checkpoint).
   auto readers = lock_file(dir_ + "/" + kReadersLockFile, LockWait::NoWait);
   if (!readers.ok()) {
     if (readers.error().errno_value == EWOULDBLOCK) return false;
     return readers.take_error();
   }
-  retention_gen_ = gen;
-  std::vector<BlockRef> freed = TRY(catalog_->free_blocks());
-  if (freed.empty()) return false;
-  std::unordered_set<BlockRef> set(freed.begin(), freed.end());
-  std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
-  extents_->add_free_blocks(freed);
+  extents_->add_free_blocks(pending_free_);
+  pending_free_.clear();
   return true;
 }
 

@@ -68,5 +68,51 @@ TEST(StoreRetention, DropWhileRecordingThenReuseFreedBlocks) {
   EXPECT_TRUE(drop_checkpoints_before(tmp.rec(), CheckpointId(50)).ok()) << "dropping an already dropped prefix is a no-op";
 }
 
+// A page whose only copy was dropped comes back while a reader holds off
+// reuse: the writer must store it anew, not point at the freed block that is
+// overwritten once the reader closes.
+TEST(StoreRetention, DedupNeverPointsAtFreedBlocks) {
+  testing::TempDir tmp;
+  auto w = RecordingWriter::create(tmp.rec(), testing::test_meta());
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  std::vector<uint8_t> x(kPageSize), y(kPageSize);
+  testing::fill_page(111, x.data());
+  testing::fill_page(222, y.data());
+  auto one = [&](const std::vector<uint8_t>& page) {
+    CheckpointInput in;
+    in.dirty.push_back(DirtyPage{0x5000, page.data()});
+    auto id = (*w)->add_checkpoint(in, "tick");
+    ASSERT_TRUE(id.ok()) << id.error().message;
+  };
+  one(x);  // 0: only checkpoint with X
+  one(y);  // 1
+  ASSERT_TRUE(drop_checkpoints_before(tmp.rec(), CheckpointId(1)).ok());
+  {
+    auto reader = RecordingReader::open(tmp.rec());
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    one(x);  // 2: X again, while reuse is held off
+  }
+  // Reader gone: the next checkpoint reuses the freed blocks for new pages.
+  std::vector<uint8_t> many(64 * kPageSize);
+  CheckpointInput in;
+  for (int i = 0; i < 64; i++) {
+    testing::fill_page(5000 + i, many.data() + i * kPageSize);
+    in.dirty.push_back(DirtyPage{0x100000 + uint64_t(i) * kPageSize, many.data() + i * kPageSize});
+  }
+  ASSERT_TRUE((*w)->add_checkpoint(in, "tick").ok());
+  EXPECT_GT((*w)->stats().blocks_reused, 0u);
+  ASSERT_TRUE((*w)->finish().ok());
+  auto r = RecordingReader::open(tmp.rec());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::vector<uint8_t> got(kPageSize);
+  for (uint64_t k : {2, 3}) {
+    Status st = (*r)->read_memory(CheckpointId(k), 0x5000, got);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    EXPECT_EQ(got, x) << "checkpoint " << k;
+  }
+  ASSERT_TRUE((*r)->read_memory(CheckpointId(3), 0x100000 + 5 * kPageSize, got).ok());
+  EXPECT_EQ(0, std::memcmp(got.data(), many.data() + 5 * kPageSize, kPageSize));
+}
+
 }  // namespace
 }  // namespace slsdbg::store
