@@ -33,7 +33,8 @@ bool writer_alive(const std::string& dir) {
   if (!path_exists(path)) return false;
   auto fd = open_file(path, O_RDWR);
   if (!fd.ok()) return false;
-  if (::flock(fd->get(), LOCK_EX | LOCK_NB) == 0) {
+  // Shared, so two readers probing at once do not mistake each other for a writer.
+  if (::flock(fd->get(), LOCK_SH | LOCK_NB) == 0) {
     ::flock(fd->get(), LOCK_UN);
     return false;
   }
