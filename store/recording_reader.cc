@@ -17,6 +17,7 @@
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
+#include "store/state_compression.h"
 
 namespace slsdbg::store {
 
@@ -157,7 +158,8 @@ Result<const CheckpointRow*> Reader::row(CheckpointId k) const {
 
 Result<ProcessState> Reader::process_state(CheckpointId k) const {
   TRY(row(k));
-  auto blob = TRY_CTX(catalog_->state_blob(k), "checkpoint " + std::to_string(k.value));
+  auto frame = TRY_CTX(catalog_->state_blob(k), "checkpoint " + std::to_string(k.value));
+  auto blob = TRY_CTX(decompress_state(frame), "checkpoint " + std::to_string(k.value));
   return TRY_CTX(decode_process_state(blob.data(), blob.size()), "checkpoint " + std::to_string(k.value));
 }
 

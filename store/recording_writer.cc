@@ -25,6 +25,7 @@
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
+#include "store/state_compression.h"
 
 namespace slsdbg::store {
 
@@ -238,7 +239,8 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.info.reason = reason;
   row.root = root;
   row.extents = extents_->extent_count();
-  TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  std::vector<uint8_t> state = TRY(compress_state(encode_process_state(input.state)));
+  TRY(catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free));
   double t_done = now_ms();
   SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
                t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);
