@@ -39,7 +39,7 @@ Result<ExtentReader::Mapped*> ExtentReader::mapped(uint32_t extent) const {
   UniqueFd fd = TRY(open_file(path, O_RDONLY));
   uint8_t hdr[kBlockSize];
   TRY(read_exact(fd.get(), hdr, kBlockSize, 0, path));
-  TRY(check_extent_header(hdr, extent, path));
+  uint32_t capacity = TRY(check_extent_header(hdr, extent, path));
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return Error::from_errno("fstat " + path);
   // Reserve the whole extent's address range once; the file grows into it.
@@ -50,6 +50,7 @@ Result<ExtentReader::Mapped*> ExtentReader::mapped(uint32_t extent) const {
   m.fd = std::move(fd);
   m.base = static_cast<const uint8_t*>(p);
   m.size = uint64_t(st.st_size);
+  m.capacity = capacity;
   return &m;
 }
 
@@ -57,6 +58,7 @@ Result<const uint8_t*> ExtentReader::block(BlockRef ref) const {
   if (ref_slot(ref) == 0 || ref_slot(ref) >= kBlocksPerExtent) return Error::msg("invalid block reference " + describe_ref(ref));
   std::lock_guard<std::mutex> lock(mu_);
   Mapped* m = TRY(mapped(ref_extent(ref)));
+  if (ref_slot(ref) >= m->capacity) return Error::msg("invalid block reference " + describe_ref(ref) + " (beyond the extent's capacity)");
   uint64_t end = (uint64_t(ref_slot(ref)) + 1) * kBlockSize;
   if (end > m->size) {  // the writer may have grown the file since
     struct stat st;

@@ -33,6 +33,7 @@ class ExtentReader {
     UniqueFd fd;
     const uint8_t* base = nullptr;  // kBlocksPerExtent * kBlockSize reserved
     uint64_t size = 0;              // file size when last checked
+    uint32_t capacity = 0;          // blocks, from the header
   };
   Result<Mapped*> mapped(uint32_t extent) const;
 

@@ -2,6 +2,7 @@
 // SIGKILLed at 60 random instants (also during create()); after each kill the
 // recording opens, lists at least every checkpoint the child saw committed,
 // reports the torn tail, and every complete checkpoint equals the model.
+// Some rounds also read the recording while the child is still writing.
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -67,6 +68,20 @@ TEST(StoreCrash, EveryCompleteCheckpointSurvivesSigkill) {
     if (round % 2 == 1) {  // odd rounds: let checkpoint 0 commit first, so most rounds have some
       ASSERT_EQ(read(fds[0], &msg, 8), 8) << "child failed before checkpoint 0";
       last_committed = int64_t(msg);
+    }
+    if (round % 6 == 1) {  // a reader in this process while the child still writes
+      auto live = RecordingReader::open(tmp.rec());
+      ASSERT_TRUE(live.ok()) << live.error().message;
+      EXPECT_TRUE((*live)->open_report().writer_active);
+      EXPECT_FALSE((*live)->open_report().torn_tail.has_value());
+      testing::Model model(seed);
+      std::vector<uint8_t> storage;
+      auto infos = (*live)->checkpoints();
+      ASSERT_GE(infos.size(), 1u);
+      for (uint64_t k = 0; k < infos.size(); k++) {
+        model.next(k, storage, 60);
+        ASSERT_EQ(testing::compare_checkpoint(**live, model, k), "") << "live read, round " << round;
+      }
     }
     sleep_us(early ? rng() % 20000 : rng() % 40000);
     kill(pid, SIGKILL);
