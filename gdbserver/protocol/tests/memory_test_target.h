@@ -61,11 +61,11 @@ class MemoryTestTarget final : public Target,
       set_reg(t, x86_64::kEflags, 0x246);
       set_reg(t, x86_64::kCs, 0x33);
     }
-    code_.resize(kEndPc - kCodeBase + 16);
+    code_.resize(kPageSize);  // whole pages, as a real process maps them
     for (size_t i = 0; i < code_.size(); ++i) code_[i] = static_cast<uint8_t>(0x90);  // nop sled
     const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5};  // push rbp; mov rbp,rsp
     std::memcpy(code_.data(), prologue, sizeof prologue);
-    data_.resize(64);
+    data_.resize(kPageSize);
     for (size_t i = 0; i < data_.size(); ++i) data_[i] = static_cast<uint8_t>(i);
   }
 
@@ -114,6 +114,12 @@ class MemoryTestTarget final : public Target,
       StopKind k = w.first == WatchType::Write ? StopKind::Watch
                    : w.first == WatchType::Read ? StopKind::ReadWatch : StopKind::AccessWatch;
       set_reg(t, x86_64::kRip, pc + 2);
+      // A write watchpoint fires because the "program" stored to it: bump the
+      // byte so the client sees the value change (GDB resumes otherwise).
+      if (w.first == WatchType::Write) {
+        auto [region, base] = region_at(w.second);
+        if (region) ++(*region)[w.second - base];
+      }
       return last_ = StopReason::watch(t, k, RemoteAddr(w.second));
     }
     for (const auto& [type, addr] : breaks_) {
