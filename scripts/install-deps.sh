@@ -12,6 +12,8 @@ PACKAGES=(
   libcapstone-dev libunwind-dev libelf-dev libdw-dev
   nlohmann-json3-dev
   gdb lldb binutils python3 util-linux
+  clang               # bench/fuzz_gdbproto.sh: libFuzzer build of the gdbserver protocol
+  libclang-rt-14-dev  # libFuzzer and sanitizer runtimes for that clang
 )
 
 missing=()
