@@ -46,7 +46,7 @@ Reply handle_vrun(PacketContext& ctx, std::string_view args) {
       target.value = *value;
     }
   }
-  return report_stop(ctx, seek->seek(target));
+  return report_stop(ctx, seek->seek(target, ctx.stop));
 }
 
 Reply handle_rr_command(PacketContext& ctx, std::string_view args) {

@@ -118,7 +118,8 @@ class HistorySeek {
     SeekKind kind = SeekKind::Previous;
     uint64_t value = 0;
   };
-  virtual Result<StopReason> seek(const SeekTarget& target) = 0;
+  // May take long (restore a checkpoint, replay to an event): poll `stop`.
+  virtual Result<StopReason> seek(const SeekTarget& target, StopRequest& stop) = 0;
   // The answer to an rr command (the text the client prints), or an Error
   // for a command the engine does not know.
   virtual Result<std::string> rr_command(std::string_view name, std::string_view args) = 0;

@@ -197,7 +197,7 @@ class MemoryTestTarget final : public Target,
     return Error::msg("unknown monitor command '" + std::string(line) + "'");
   }
 
-  Result<StopReason> seek(const SeekTarget& target) override {
+  Result<StopReason> seek(const SeekTarget& target, StopRequest&) override {
     last_seek = target;
     if (target.kind == SeekKind::Checkpoint) {
       if (target.value > 15) return Error::msg("no checkpoint " + std::to_string(target.value));

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--forever") == 0) {
       end = testing::ForwardEnd::RunsUntilInterrupted;
     } else if (std::strcmp(argv[i], "--allow-remote") == 0) {
-      access = RemoteAccess::Allow;
+      access = RemoteAccess::AllowRemote;
     } else {
       listen = argv[i];
     }
