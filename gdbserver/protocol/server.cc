@@ -22,6 +22,7 @@ namespace slsdbg::gdbserver {
 namespace {
 
 constexpr std::string_view kLog = "gdbserver";
+constexpr size_t kMaxPendingWhileRunning = 256;
 
 bool is_loopback(const sockaddr* sa) {
   if (sa->sa_family == AF_INET) {
@@ -56,6 +57,9 @@ class SocketStopRequest final : public StopRequest {
 
   bool stop_requested() override {
     if (interrupted_ || disconnected_) return true;
+    // A client that floods packets while the target runs is not heard until
+    // the stop; memory stays bounded. (GDB and LLDB send nothing but 0x03.)
+    if (pending_.size() >= kMaxPendingWhileRunning) return false;
     pollfd pfd{fd_, POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) return false;
     char buf[4096];
