@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks that the real Debian gdb, in batch mode, debugs through the protocol
 # layer: registers, memory, breakpoints, a watchpoint with old and new value,
-# thread names, monitor commands, rr's qRRCmd, and reverse execution sent as
-# bc/bs with the start of history reported as "No more reverse-execution history."
+# thread names, monitor commands, rr's qRRCmd, reverse execution sent as
+# bc/bs with the start of history reported as "No more reverse-execution
+# history.", and Ctrl-C interrupting a running target.
 set -u
 . "$(dirname "$0")/gdbproto_server_lib.sh"
 command -v gdb >/dev/null || { echo "gdb is not installed (scripts/install-deps.sh installs it)"; exit 1; }
@@ -54,6 +55,29 @@ expect "$log" '\$bs#' "reverse-stepi is sent as bs"
 expect "$log" '\$Z0,401010,1#' "the breakpoint is inserted with Z0"
 expect "$log" '\$Z2,601008,4#' "the watchpoint is inserted with Z2"
 expect "$log" 'replaylog:begin' "the stop reply names the history edge"
+wait "$server_pid"; srv=$?; server_pid=""
+[ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
+
+# Interrupt: the target runs until stopped; Ctrl-C in gdb (SIGINT) becomes a
+# 0x03 on the wire, the server's stop request fires, and gdb reports SIGINT.
+start_server --forever
+# No `timeout` wrapper here: it would pass the SIGINT on to gdb's whole
+# process group, and a second Ctrl-C makes gdb give up on the target.
+# ctest's timeout bounds this test instead.
+gdb -nx -batch -ex "target remote $addr" -ex 'continue' -ex 'info registers rip' -ex 'detach' \
+  >"$work/gdb-int.out" 2>&1 &
+gdb_pid=$!
+trap 'kill "$gdb_pid" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 600); do
+  grep -q 'running until interrupted' "$work/server.out" && break
+  sleep 0.1
+done
+grep -q 'running until interrupted' "$work/server.out" || { echo "FAIL: target never ran"; cat "$work/gdb-int.out"; exit 1; }
+kill -INT "$gdb_pid"
+wait "$gdb_pid"; rc=$?
+[ "$rc" -eq 0 ] || { echo "gdb exited $rc"; cat "$work/gdb-int.out"; exit 1; }
+expect "$work/gdb-int.out" 'received signal SIGINT, Interrupt\.' "an interrupt stops the running target"
+expect "$work/gdb-int.out" '^rip +0x401000 +0x401000$' "registers readable after the interrupt"
 wait "$server_pid"; srv=$?; server_pid=""
 [ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
 echo "gdbproto_gdb: OK"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -130,6 +131,7 @@ class MemoryTestTarget final : public Target,
       }
     }
     if (end_ == ForwardEnd::RunsUntilInterrupted) {
+      if (on_running) on_running();
       while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return last_ = StopReason::with_signal(t, SIGINT);
     }
@@ -226,6 +228,8 @@ class MemoryTestTarget final : public Target,
   size_t breakpoint_count() const { return breaks_.size(); }
   size_t watchpoint_count() const { return watches_.size(); }
 
+  // Called when a resume starts to wait for an interrupt (tests synchronise on it).
+  std::function<void()> on_running;
   ResumeRequest last_request;
   SeekTarget last_seek;
   int resume_count = 0, reverse_count = 0, kill_count = 0, detach_count = 0;
