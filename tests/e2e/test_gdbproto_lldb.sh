@@ -2,7 +2,8 @@
 # Checks that the real Debian lldb (and lldb-19 when it is installed) connects
 # with gdb-remote to the protocol layer serving the in-memory test target,
 # learns the registers from target.xml, reads a register and memory, stops at
-# a breakpoint after continue, lists both threads, and kills the session.
+# a breakpoint after continue, lists both threads, runs a monitor command and
+# an rr-dialect query, and kills the session.
 set -u
 . "$(dirname "$0")/gdbproto_server_lib.sh"
 
@@ -25,6 +26,8 @@ for lldb in "${clients[@]}"; do
     -o 'continue' \
     -o 'register read rip' \
     -o 'thread list' \
+    -o 'process plugin packet monitor help' \
+    -o 'process plugin packet send qRRCmd:when:-1' \
     -o 'process kill' >"$out" 2>&1
   rc=$?
   [ "$rc" -eq 0 ] || { echo "$lldb exited $rc"; cat "$out"; exit 1; }
@@ -34,6 +37,8 @@ for lldb in "${clients[@]}"; do
   expect "$out" 'stop reason = breakpoint 1\.1' "$lldb: continue stops at the breakpoint"
   expect "$out" 'rip = 0x0000000000401010' "$lldb: rip at the breakpoint"
   expect "$out" 'tid = 0x0066' "$lldb: second thread listed"
+  expect "$out" '^test target monitor commands:$' "$lldb: monitor output (qRcmd, O packets)"
+  expect "$out" 'response: Current event: 16' "$lldb: rr dialect qRRCmd:when"
   expect "$out" 'exited with status = 9' "$lldb: kill is answered"
   wait "$server_pid"; srv=$?; server_pid=""
   [ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
