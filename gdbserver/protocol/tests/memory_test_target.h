@@ -44,7 +44,7 @@ class StringSource final : public XferSource {
   std::string s_;
 };
 
-class MemoryTestTarget final : public Target,
+class MemoryTestTarget : public Target,
                                public Breakpoints,
                                public Watchpoints,
                                public ReverseExecution,

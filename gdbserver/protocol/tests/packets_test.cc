@@ -319,6 +319,63 @@ TEST_F(Packets, DetachAndKillEndTheSession) {
   EXPECT_EQ(target.kill_count, 2);
 }
 
+// A target with software breakpoints only: hwbreak+ is not advertised and Z1 is "not supported".
+class SoftwareOnlyTarget final : public testing::MemoryTestTarget {
+ public:
+  bool supports(BreakpointType type) const override { return type == BreakpointType::Software; }
+  bool supports(WatchType type) const override { return type == WatchType::Write; }
+};
+
+TEST(PartialCapabilities, AdvertisedAndAnsweredPerType) {
+  SoftwareOnlyTarget target;
+  Session session(target);
+  NeverStop never;
+  auto ask = [&](std::string_view p) {
+    std::vector<std::string> r;
+    session.handle_packet(p, never, r);
+    return r.empty() ? std::string("<none>") : r.back();
+  };
+  std::string features = ask("qSupported");
+  EXPECT_NE(features.find(";swbreak+"), std::string::npos);
+  EXPECT_EQ(features.find("hwbreak+"), std::string::npos);
+  EXPECT_EQ(ask("Z1,401000,1"), "");
+  EXPECT_EQ(ask("Z0,401000,1"), "OK");
+  EXPECT_EQ(ask("Z3,601000,4"), "");
+  EXPECT_EQ(ask("Z2,601000,4"), "OK");
+}
+
+TEST(SmallPacketSize, RepliesStayWithinIt) {
+  testing::MemoryTestTarget target;
+  Session session(target, SessionOptions{256});
+  NeverStop never;
+  std::vector<std::string> r;
+  session.handle_packet("qSupported", never, r);
+  EXPECT_EQ(r.back().substr(0, 15), "PacketSize=100;");
+  for (const char* p : {"m401000,1000", "x401000,1000", "qXfer:features:read:target.xml:0,ffff",
+                        "qXfer:auxv:read::0,ffff", "g"}) {
+    r.clear();
+    session.handle_packet(p, never, r);
+    ASSERT_EQ(r.size(), 1u) << p;
+    // 'g' is the one reply that cannot be split; the client learns its size from target.xml.
+    if (std::string_view(p) != "g") {
+      EXPECT_LE(r[0].size(), 256u) << p;
+    }
+  }
+  r.clear();
+  session.handle_packet("qXfer:features:read:target.xml:0,ffff", never, r);
+  EXPECT_EQ(r[0][0], 'm');  // more to come
+  r.clear();
+  session.handle_packet("qRcmd," + to_hex(std::string_view("help")), never, r);
+  ASSERT_GT(r.size(), 1u);
+  std::string text;
+  for (size_t i = 0; i + 1 < r.size(); ++i) {
+    EXPECT_LE(r[i].size(), 256u);
+    text += *text_from_hex(r[i].substr(1));
+  }
+  EXPECT_EQ(text.substr(0, 29), "test target monitor commands:");
+  EXPECT_EQ(r.back(), "OK");
+}
+
 TEST(StopReply, ExitAndDeathUseGdbNumbers) {
   ClientFeatures client;
   EXPECT_EQ(encode_stop_reply(StopReason::exited(kMainTid, 3), client), "W03");
