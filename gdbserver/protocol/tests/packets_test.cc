@@ -79,7 +79,7 @@ TEST_F(Packets, MalformedPacketsGetAnErrorReply) {
                         "Z9,401000,1", "Z0", "Z0,401000", "Z2,601000,0", "Hx1", "Hg", "Hgzz", "T", "Tzz", "C",
                         "Czz", "C1ff", "S", "vCont;", "vCont;x", "vCont;c;c", "vCont;c:zz", "vCont;Czz",
                         "qXfer:features:read:target.xml:zz,1", "qXfer:features:read:target.xml", "qXfer:x",
-                        "qXfer:features:read:nope.xml:0,10", "qRcmd,zz", "qRcmd,123", "vRun;exe", "vRun;;zz",
+                        "qXfer:features:read:nope.xml:0,10", "qRcmd,zz", "qRcmd,123", "vRun;exe", "vRun;zz;6331", "vRun;;zz",
                         "vRun;;6378", "qRRCmd:", "Dx"}) {
     std::string r = ask(p);
     EXPECT_TRUE(!r.empty() && r[0] == 'E') << p << " -> '" << r << "'";
@@ -294,6 +294,10 @@ TEST_F(Packets, RrDialectSeeksAndAnswersWhen) {
   EXPECT_EQ(target.last_seek.value, 42u);
   EXPECT_EQ(ask("vRun;"), "T05thread:65;");
   EXPECT_EQ(target.last_seek.kind, HistorySeek::SeekKind::Previous);
+  // GDB's "run" may name the executable; a replay has only one, so it is ignored.
+  EXPECT_EQ(ask("vRun;" + to_hex(std::string_view("/bin/prog")) + ";" + to_hex(std::string_view("c2"))),
+            "T05thread:65;");
+  EXPECT_EQ(target.last_seek.value, 2u);
   // No such checkpoint: the engine's message is printed, then the error reply.
   auto r = exchange("vRun;;" + to_hex(std::string_view("c99")));
   ASSERT_EQ(r.size(), 2u);
