@@ -142,11 +142,14 @@ Result<Listener> Listener::open(const ListenSpec& spec, RemoteAccess access) {
     std::memcpy(sun.sun_path, spec.path.data(), spec.path.size());
     l.fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!l.fd_.valid()) return Error::from_errno("socket");
-    if (::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0) {
-      return Error::from_errno("bind " + spec.path);
-    }
+    // Created owner-only from the start (no window with the umask's mode):
+    // the session can read the recorded memory.
+    mode_t old_mask = ::umask(0177);
+    int rc = ::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun);
+    int bind_errno = errno;
+    ::umask(old_mask);
+    if (rc != 0) return Error::from_errno("bind " + spec.path, bind_errno);
     l.unix_path_ = spec.path;
-    // Only the owner may connect: the session can read the recorded memory.
     if (::chmod(spec.path.c_str(), 0600) != 0) return Error::from_errno("chmod " + spec.path);
     if (::listen(l.fd_.get(), 1) != 0) return Error::from_errno("listen");
     l.address_ = "unix:" + spec.path;
