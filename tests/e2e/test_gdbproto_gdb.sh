@@ -56,7 +56,7 @@ expect "$log" '\$Z0,401010,1#' "the breakpoint is inserted with Z0"
 expect "$log" '\$Z2,601008,4#' "the watchpoint is inserted with Z2"
 expect "$log" 'replaylog:begin' "the stop reply names the history edge"
 wait "$server_pid"; srv=$?; server_pid=""
-[ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
+[ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$server_err")"; exit 1; }
 
 # Interrupt: the target runs until stopped; Ctrl-C in gdb (SIGINT) becomes a
 # 0x03 on the wire, the server's stop request fires, and gdb reports SIGINT.
@@ -69,15 +69,15 @@ gdb -nx -batch -ex "target remote $addr" -ex 'continue' -ex 'info registers rip'
 gdb_pid=$!
 trap 'kill "$gdb_pid" 2>/dev/null; cleanup' EXIT
 for _ in $(seq 1 600); do
-  grep -q 'running until interrupted' "$work/server.out" && break
+  grep -q 'running until interrupted' "$server_out" && break
   sleep 0.1
 done
-grep -q 'running until interrupted' "$work/server.out" || { echo "FAIL: target never ran"; cat "$work/gdb-int.out"; exit 1; }
+grep -q 'running until interrupted' "$server_out" || { echo "FAIL: target never ran"; cat "$work/gdb-int.out"; exit 1; }
 kill -INT "$gdb_pid"
 wait "$gdb_pid"; rc=$?
 [ "$rc" -eq 0 ] || { echo "gdb exited $rc"; cat "$work/gdb-int.out"; exit 1; }
 expect "$work/gdb-int.out" 'received signal SIGINT, Interrupt\.' "an interrupt stops the running target"
 expect "$work/gdb-int.out" '^rip +0x401000 +0x401000$' "registers readable after the interrupt"
 wait "$server_pid"; srv=$?; server_pid=""
-[ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
+[ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$server_err")"; exit 1; }
 echo "gdbproto_gdb: OK"

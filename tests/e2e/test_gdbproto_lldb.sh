@@ -41,7 +41,7 @@ for lldb in "${clients[@]}"; do
   expect "$out" 'response: Current event: 16' "$lldb: rr dialect qRRCmd:when"
   expect "$out" 'exited with status = 9' "$lldb: kill is answered"
   wait "$server_pid"; srv=$?; server_pid=""
-  [ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$work/server.err")"; exit 1; }
+  [ "$srv" -eq 0 ] || { echo "FAIL: server exited $srv: $(cat "$server_err")"; exit 1; }
   echo "$lldb: OK"
 done
 echo "gdbproto_lldb: OK"
