@@ -10,6 +10,7 @@ command -v gdb >/dev/null || { echo "gdb is not installed (scripts/install-deps.
 
 start_server
 timeout 120 gdb -nx -batch \
+  -ex 'set remotetimeout 60' \
   -ex "set remotelogfile $work/remote.log" \
   -ex "target remote $addr" \
   -ex 'info registers rip' \
@@ -64,7 +65,7 @@ start_server --forever
 # No `timeout` wrapper here: it would pass the SIGINT on to gdb's whole
 # process group, and a second Ctrl-C makes gdb give up on the target.
 # ctest's timeout bounds this test instead.
-gdb -nx -batch -ex "target remote $addr" -ex 'continue' -ex 'info registers rip' -ex 'detach' \
+gdb -nx -batch -ex 'set remotetimeout 60' -ex "target remote $addr" -ex 'continue' -ex 'info registers rip' -ex 'detach' \
   >"$work/gdb-int.out" 2>&1 &
 gdb_pid=$!
 trap 'kill "$gdb_pid" 2>/dev/null; cleanup' EXIT
