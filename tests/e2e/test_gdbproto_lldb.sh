@@ -18,6 +18,7 @@ for lldb in "${clients[@]}"; do
   start_server
   out=$work/lldb.out
   timeout 120 "$lldb" -b -x \
+    -o 'settings set plugin.process.gdb-remote.packet-timeout 60' \
     -o "gdb-remote $addr" \
     -o 'register read rip' \
     -o 'register read rax' \
