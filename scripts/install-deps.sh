@@ -15,6 +15,12 @@ PACKAGES=(
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
 )
 
+# `install-deps.sh fuzz`: also the clang toolchain for bench/fuzz_gdbproto.sh
+# (libFuzzer + sanitizer runtimes). Not needed to build or test, so CI skips it.
+if [ "${1:-}" = "fuzz" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

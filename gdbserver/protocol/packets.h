@@ -20,7 +20,7 @@ struct PacketContext {
   std::vector<std::string>& console;  // payloads sent before the reply ('O' packets)
 };
 
-// The reply payload, or nullopt for "send nothing" (k).
+// The reply payload, or nullopt for "send nothing".
 using Reply = std::optional<std::string>;
 using PacketHandler = Reply (*)(PacketContext& ctx, std::string_view args);
 

@@ -1,13 +1,15 @@
-// Ending the session: k (no reply), vKill;PID and D[;PID] (OK). All three
-// close the connection once the reply is out.
+// Ending the session: k, vKill;PID and D[;PID]. All three close the
+// connection once the reply is out. GDB reads no reply to 'k'; LLDB waits for
+// one and takes "X09" (killed by SIGKILL), as lldb-server sends.
 #include "gdbserver/protocol/packets.h"
 
 namespace slsdbg::gdbserver {
 
 Reply handle_kill(PacketContext& ctx, std::string_view) {
-  (void)ctx.target.kill();  // 'k' has no reply, so a failure has nowhere to go
+  auto status = ctx.target.kill();
   ctx.session.closed = true;
-  return std::nullopt;
+  if (!status.ok()) return error_reply(status.error());
+  return std::string("X09");
 }
 
 Reply handle_vkill(PacketContext& ctx, std::string_view) {

@@ -2,6 +2,7 @@
 // bc/bs. Every forward form becomes one ResumeRequest with an action per
 // thread (vCont semantics: the first action naming a thread wins, then the
 // default action; threads with neither stay stopped).
+#include <algorithm>
 #include <vector>
 
 #include "gdbserver/protocol/hex.h"

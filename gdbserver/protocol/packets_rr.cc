@@ -26,9 +26,10 @@ Reply handle_vrun(PacketContext& ctx, std::string_view args) {
   if (!args.empty()) {
     if (args[0] != ';') return std::string(kErrorMalformed);
     args = args.substr(1);
-    // The executable name: rr accepts only the current one (empty).
+    // The executable name (hex, usually empty): a replay has only one program,
+    // so any name means it.
     std::string_view exe = args.substr(0, args.find(';'));
-    if (!exe.empty()) return std::string(kErrorMalformed);
+    if (!text_from_hex(exe)) return std::string(kErrorMalformed);
     if (exe.size() < args.size()) {
       std::string_view arg = args.substr(exe.size() + 1);
       arg = arg.substr(0, arg.find(';'));  // later arguments are ignored, as rr does
@@ -46,7 +47,7 @@ Reply handle_vrun(PacketContext& ctx, std::string_view args) {
       target.value = *value;
     }
   }
-  return report_stop(ctx, seek->seek(target));
+  return report_stop(ctx, seek->seek(target, ctx.stop));
 }
 
 Reply handle_rr_command(PacketContext& ctx, std::string_view args) {

@@ -22,6 +22,7 @@ namespace slsdbg::gdbserver {
 namespace {
 
 constexpr std::string_view kLog = "gdbserver";
+constexpr size_t kMaxPendingWhileRunning = 256;
 
 bool is_loopback(const sockaddr* sa) {
   if (sa->sa_family == AF_INET) {
@@ -56,6 +57,9 @@ class SocketStopRequest final : public StopRequest {
 
   bool stop_requested() override {
     if (interrupted_ || disconnected_) return true;
+    // A client that floods packets while the target runs is not heard until
+    // the stop; memory stays bounded. (GDB and LLDB send nothing but 0x03.)
+    if (pending_.size() >= kMaxPendingWhileRunning) return false;
     pollfd pfd{fd_, POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) return false;
     char buf[4096];
@@ -138,11 +142,14 @@ Result<Listener> Listener::open(const ListenSpec& spec, RemoteAccess access) {
     std::memcpy(sun.sun_path, spec.path.data(), spec.path.size());
     l.fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!l.fd_.valid()) return Error::from_errno("socket");
-    if (::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0) {
-      return Error::from_errno("bind " + spec.path);
-    }
+    // Created owner-only from the start (no window with the umask's mode):
+    // the session can read the recorded memory.
+    mode_t old_mask = ::umask(0177);
+    int rc = ::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun);
+    int bind_errno = errno;
+    ::umask(old_mask);
+    if (rc != 0) return Error::from_errno("bind " + spec.path, bind_errno);
     l.unix_path_ = spec.path;
-    // Only the owner may connect: the session can read the recorded memory.
     if (::chmod(spec.path.c_str(), 0600) != 0) return Error::from_errno("chmod " + spec.path);
     if (::listen(l.fd_.get(), 1) != 0) return Error::from_errno("listen");
     l.address_ = "unix:" + spec.path;
@@ -157,7 +164,7 @@ Result<Listener> Listener::open(const ListenSpec& spec, RemoteAccess access) {
   int rc = ::getaddrinfo(spec.host.c_str(), port_text.c_str(), &hints, &found);
   if (rc != 0) return Error::msg("cannot resolve listen host '" + spec.host + "': " + gai_strerror(rc));
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
-  if (!is_loopback(found->ai_addr) && access != RemoteAccess::Allow) {
+  if (!is_loopback(found->ai_addr) && access != RemoteAccess::AllowRemote) {
     return Error::msg("refusing to listen on " + spec.host +
                       ": not a loopback address, and the session exposes the recorded process memory; "
                       "allow remote access explicitly to do this");

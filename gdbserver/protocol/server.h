@@ -1,6 +1,6 @@
 // Serving one client over TCP or a Unix socket. Listening is on 127.0.0.1 by
 // default: a recording holds process memory, so any address that is not
-// loopback needs RemoteAccess::Allow, said explicitly by the user.
+// loopback needs RemoteAccess::AllowRemote, said explicitly by the user.
 //
 // While the target runs (resume, reverse resume, seek) the server keeps
 // reading the socket through the StopRequest it passes in: a 0x03 from the
@@ -19,7 +19,7 @@
 
 namespace slsdbg::gdbserver {
 
-enum class RemoteAccess { LoopbackOnly, Allow };
+enum class RemoteAccess { LoopbackOnly, AllowRemote };
 
 struct ListenSpec {
   enum class Kind { Tcp, Unix };

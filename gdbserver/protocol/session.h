@@ -48,8 +48,7 @@ class Session {
   explicit Session(Target& target, SessionOptions options = {});
 
   // Handles one packet payload (as received, escapes intact) and appends the
-  // payloads to send, in order (console output first, then the reply). A
-  // packet that gets no reply (k) appends nothing.
+  // payloads to send, in order (console output first, then the reply).
   void handle_packet(std::string_view payload, StopRequest& stop, std::vector<std::string>& replies);
 
   bool no_ack() const { return data_.no_ack; }

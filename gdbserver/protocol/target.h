@@ -11,6 +11,23 @@
 //
 // Signal numbers crossing this interface are Linux numbers; thread ids are
 // Linux tids. The protocol layer translates both to the wire.
+//
+// Contract for an implementation (the replay engine):
+//  - All calls come from the one server thread, between packets; no call
+//    overlaps another. Nothing here needs to be thread-safe.
+//  - Errors are values: return an Error (with errno when one applies) and the
+//    client gets an error reply; never abort on a request that cannot be met
+//    (writing a register of a replay is a fine thing to refuse).
+//  - Registers are numbered as in x86_64_registers.h; read_register_from_areas()
+//    turns the kernel's user_regs_struct + XSAVE bytes into wire values.
+//  - Every StopReason names the thread that stopped (thread.value > 0) except
+//    Exited/Killed. Reaching the end of recorded history going forward is
+//    StopKind::HistoryEnd, the start going backward StopKind::HistoryBegin
+//    (sent as replaylog:end / replaylog:begin; GDB then prints
+//    "No more reverse-execution history.").
+//  - A capability object is typically the target itself (inherit the
+//    capability class and return `this`), but may be a separate object owned
+//    by the target; it must live as long as the target.
 #pragma once
 
 #include <cstdint>
@@ -118,7 +135,8 @@ class HistorySeek {
     SeekKind kind = SeekKind::Previous;
     uint64_t value = 0;
   };
-  virtual Result<StopReason> seek(const SeekTarget& target) = 0;
+  // May take long (restore a checkpoint, replay to an event): poll `stop`.
+  virtual Result<StopReason> seek(const SeekTarget& target, StopRequest& stop) = 0;
   // The answer to an rr command (the text the client prints), or an Error
   // for a command the engine does not know.
   virtual Result<std::string> rr_command(std::string_view name, std::string_view args) = 0;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -43,7 +44,7 @@ class StringSource final : public XferSource {
   std::string s_;
 };
 
-class MemoryTestTarget final : public Target,
+class MemoryTestTarget : public Target,
                                public Breakpoints,
                                public Watchpoints,
                                public ReverseExecution,
@@ -61,11 +62,11 @@ class MemoryTestTarget final : public Target,
       set_reg(t, x86_64::kEflags, 0x246);
       set_reg(t, x86_64::kCs, 0x33);
     }
-    code_.resize(kEndPc - kCodeBase + 16);
+    code_.resize(kPageSize);  // whole pages, as a real process maps them
     for (size_t i = 0; i < code_.size(); ++i) code_[i] = static_cast<uint8_t>(0x90);  // nop sled
     const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5};  // push rbp; mov rbp,rsp
     std::memcpy(code_.data(), prologue, sizeof prologue);
-    data_.resize(64);
+    data_.resize(kPageSize);
     for (size_t i = 0; i < data_.size(); ++i) data_[i] = static_cast<uint8_t>(i);
   }
 
@@ -114,6 +115,12 @@ class MemoryTestTarget final : public Target,
       StopKind k = w.first == WatchType::Write ? StopKind::Watch
                    : w.first == WatchType::Read ? StopKind::ReadWatch : StopKind::AccessWatch;
       set_reg(t, x86_64::kRip, pc + 2);
+      // A write watchpoint fires because the "program" stored to it: bump the
+      // byte so the client sees the value change (GDB resumes otherwise).
+      if (w.first == WatchType::Write) {
+        auto [region, base] = region_at(w.second);
+        if (region) ++(*region)[w.second - base];
+      }
       return last_ = StopReason::watch(t, k, RemoteAddr(w.second));
     }
     for (const auto& [type, addr] : breaks_) {
@@ -124,6 +131,7 @@ class MemoryTestTarget final : public Target,
       }
     }
     if (end_ == ForwardEnd::RunsUntilInterrupted) {
+      if (on_running) on_running();
       while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return last_ = StopReason::with_signal(t, SIGINT);
     }
@@ -191,7 +199,7 @@ class MemoryTestTarget final : public Target,
     return Error::msg("unknown monitor command '" + std::string(line) + "'");
   }
 
-  Result<StopReason> seek(const SeekTarget& target) override {
+  Result<StopReason> seek(const SeekTarget& target, StopRequest&) override {
     last_seek = target;
     if (target.kind == SeekKind::Checkpoint) {
       if (target.value > 15) return Error::msg("no checkpoint " + std::to_string(target.value));
@@ -220,6 +228,8 @@ class MemoryTestTarget final : public Target,
   size_t breakpoint_count() const { return breaks_.size(); }
   size_t watchpoint_count() const { return watches_.size(); }
 
+  // Called when a resume starts to wait for an interrupt (tests synchronise on it).
+  std::function<void()> on_running;
   ResumeRequest last_request;
   SeekTarget last_seek;
   int resume_count = 0, reverse_count = 0, kill_count = 0, detach_count = 0;

@@ -169,7 +169,7 @@ TEST(Listener, NonLoopbackNeedsExplicitPermission) {
   auto refused = Listener::open(*parse_listen_spec("0.0.0.0:0"), RemoteAccess::LoopbackOnly);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("not a loopback address"), std::string::npos) << refused.error().message;
-  auto allowed = Listener::open(*parse_listen_spec("0.0.0.0:0"), RemoteAccess::Allow);
+  auto allowed = Listener::open(*parse_listen_spec("0.0.0.0:0"), RemoteAccess::AllowRemote);
   ASSERT_TRUE(allowed.ok()) << allowed.error().message;
   EXPECT_NE(allowed->port(), 0);
 }

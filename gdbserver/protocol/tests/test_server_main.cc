@@ -1,7 +1,8 @@
 // gdbproto_test_server [--forever] [--allow-remote] [LISTEN]: serves the
 // in-memory test target (memory_test_target.h) to one client, for the
 // end-to-end tests with the real gdb and lldb. Prints "listening on ADDRESS"
-// once it accepts connections. --forever: continue runs until interrupted.
+// once it accepts connections. --forever: continue runs until interrupted
+// (and prints "running until interrupted" when it starts to).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--forever") == 0) {
       end = testing::ForwardEnd::RunsUntilInterrupted;
     } else if (std::strcmp(argv[i], "--allow-remote") == 0) {
-      access = RemoteAccess::Allow;
+      access = RemoteAccess::AllowRemote;
     } else {
       listen = argv[i];
     }
@@ -43,6 +44,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   testing::MemoryTestTarget target(testing::kAllCapabilities, end);
+  target.on_running = [] {
+    std::printf("running until interrupted\n");
+    std::fflush(stdout);
+  };
   auto status = serve_connection(conn->get(), target);
   if (!status.ok()) {
     std::fprintf(stderr, "gdbproto_test_server: %s\n", status.error().message.c_str());
