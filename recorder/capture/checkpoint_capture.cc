@@ -86,6 +86,7 @@ class ProcessCapture final : public CheckpointCapture {
     st.cwd = TRY(process::read_cwd(pid_));
     st.cmdline = cmdline_;
 
+    const uint64_t t_collect = monotonic_ns();
     pages_ = TRY_CTX(tracker_->collect(), "collecting dirty pages");
     if (!unseen_.empty()) {
       for (const auto& [range, file_backed] : unseen_) {
@@ -100,17 +101,21 @@ class ProcessCapture final : public CheckpointCapture {
       pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
       unseen_.clear();
     }
+    const uint64_t t_copy = monotonic_ns();
     TRY_CTX(copier_.copy(leader_, pages_), "copying dirty pages");
+    const uint64_t t_end = monotonic_ns();
     input.dirty.reserve(pages_.size());
     for (size_t i = 0; i < pages_.size(); ++i) input.dirty.push_back(store::DirtyPage{pages_[i], copier_.data(i)});
     input.cleared = std::move(cleared_);
     cleared_.clear();
     input.stop_ns = monotonic_ns() - t0;
+    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, pages_.size()};
     last_tids_ = tids;
     return input;
   }
 
   Status note_address_space_change() override { return reconcile(); }
+  CaptureStats last_stats() const override { return stats_; }
 
   Status note_discarded(uint64_t start, uint64_t end) override {
     start = page_floor(start);
@@ -169,6 +174,7 @@ class ProcessCapture final : public CheckpointCapture {
   std::vector<uint8_t> auxv_;
   std::vector<std::string> cmdline_;
   std::vector<pid_t> last_tids_;
+  CaptureStats stats_;
 };
 
 }  // namespace

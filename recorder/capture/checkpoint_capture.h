@@ -19,6 +19,15 @@ namespace slsdbg::recorder {
 
 enum class TrackerChoice { Auto, UffdWp, PageHash };
 
+// Where the time of the latest capture() went (for bench/capture).
+struct CaptureStats {
+  uint64_t total_ns = 0;
+  uint64_t state_ns = 0;    // registers, signal state, maps, fds, identity
+  uint64_t collect_ns = 0;  // dirty-page tracker (PAGEMAP_SCAN or hashing)
+  uint64_t copy_ns = 0;     // copying the pages out of the tracee
+  uint64_t pages = 0;
+};
+
 class CheckpointCapture {
  public:
   virtual ~CheckpointCapture() = default;
@@ -47,6 +56,8 @@ class CheckpointCapture {
   // mappings for tracking and remembers ranges whose contents were discarded
   // (they go to CheckpointInput::cleared at the next capture).
   virtual Status note_address_space_change() = 0;
+
+  virtual CaptureStats last_stats() const = 0;
 
   // Called after madvise(MADV_DONTNEED/FREE/REMOVE ...) on [start, end): the
   // range goes to `cleared` and its populated pages are copied again at the
