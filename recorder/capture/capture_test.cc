@@ -222,6 +222,29 @@ TEST(Capture, BothTrackersFindTheSameDirtySet) {
   EXPECT_EQ(seen[0], seen[1]);
 }
 
+TEST(Capture, OneAndTwoCopyThreadsCopyTheSameBytes) {
+  for (CopyThreads threads : {CopyThreads::One, CopyThreads::Two}) {
+    auto t = CommandTracee::start();
+    ASSERT_OK(t);
+    ASSERT_OK(t->command("G"));
+    auto cap = CheckpointCapture::create(t->pid(), TrackerChoice::UffdWp, CaptureOptions{threads});
+    ASSERT_OK(cap);
+    uint64_t a = *t->command("M 700");  // above the split threshold
+    ASSERT_OK((*cap)->capture({t->pid()}));
+    ASSERT_OK(t->command("W " + hex(a) + " 600 " + hex(0x42)));
+    ASSERT_OK(t->command("W " + hex(a + 650 * 4096) + " 50 " + hex(0x43)));
+    auto c = (*cap)->capture({t->pid()});
+    ASSERT_OK(c);
+    auto set = dirty_in(*c, a, a + 700 * 4096);
+    ASSERT_EQ(set.size(), 650u);
+    for (uint64_t p : set) {
+      const uint8_t* d = page_data(*c, p);
+      uint8_t want = p < a + 600 * 4096 ? 0x42 : 0x43;
+      ASSERT_TRUE(std::all_of(d, d + 4096, [&](uint8_t b) { return b == want; })) << std::hex << p;
+    }
+  }
+}
+
 TEST(Capture, AutoPicksUffdWpHere) {
   auto f = start(TrackerChoice::Auto);
   ASSERT_OK(f);

@@ -36,7 +36,8 @@ uint64_t monotonic_ns() {
 
 class ProcessCapture final : public CheckpointCapture {
  public:
-  ProcessCapture(pid_t pid, UniqueFd pagemap) : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)) {}
+  ProcessCapture(pid_t pid, UniqueFd pagemap, CopyThreads threads)
+      : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(threads) {}
 
   Status init(TrackerChoice choice) {
     TRY_CTX(process::install_injection_page(leader_), "installing the injection page");
@@ -179,11 +180,12 @@ class ProcessCapture final : public CheckpointCapture {
 
 }  // namespace
 
-Result<std::unique_ptr<CheckpointCapture>> CheckpointCapture::create(pid_t pid, TrackerChoice choice) {
+Result<std::unique_ptr<CheckpointCapture>> CheckpointCapture::create(pid_t pid, TrackerChoice choice,
+                                                                    const CaptureOptions& options) {
   std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
   UniqueFd pagemap(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!pagemap.valid()) return Error::from_errno("open(" + path + ")");
-  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap));
+  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap), options.copy_threads);
   TRY(capture->init(choice));
   return std::unique_ptr<CheckpointCapture>(std::move(capture));
 }

@@ -13,11 +13,19 @@
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "recorder/capture/page_copier.h"
 #include "store/recording.h"
 
 namespace slsdbg::recorder {
 
 enum class TrackerChoice { Auto, UffdWp, PageHash };
+
+struct CaptureOptions {
+  // Two: a helper thread copies half of a large dirty set in parallel. Not
+  // the default: on this loaded 2-vCPU machine it measured no faster
+  // (docs/performance.md, ## capture).
+  CopyThreads copy_threads = CopyThreads::One;
+};
 
 // Where the time of the latest capture() went (for bench/capture).
 struct CaptureStats {
@@ -37,7 +45,8 @@ class CheckpointCapture {
   // injection page). Auto uses uffd-wp-async and falls back to page hashes
   // when the kernel lacks it. Every function here leaves the threads in the
   // kind of ptrace stop it found them in (see recorder/process/inject.h).
-  static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice);
+  static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice,
+                                                           const CaptureOptions& options = {});
 
   // "uffd-wp-async" or "page-hash".
   virtual const char* tracker_name() const = 0;
