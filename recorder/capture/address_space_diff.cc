@@ -53,6 +53,7 @@ std::vector<PageRange> uncovered(const std::vector<Mapping>& from, const std::ve
 bool capturable(const Mapping& m) {
   if (process::is_special_mapping(m)) return false;
   if (m.start < process::kInjectPageAddr + process::kInjectAreaSize && process::kInjectPageAddr < m.end) return false;
+  if (m.start < process::kStagingAddr + process::kStagingSize && process::kStagingAddr < m.end) return false;
   return true;
 }
 

@@ -22,7 +22,8 @@ MapDiff diff_maps(const std::vector<store::Mapping>& before, const std::vector<s
 // Memory that belongs in the checkpoint image. Not: kernel special mappings
 // ([vvar], [vsyscall], [vdso] ...: the kernel supplies them at every exec and
 // [vvar] is not even readable through process_vm_readv; restore maps its own),
-// and slsdbg's injection pages (restore re-creates them).
+// and slsdbg's injection pages and staging area (restore re-creates the
+// former; the latter is the recorder's scratch memory).
 bool capturable(const store::Mapping& m);
 
 }  // namespace slsdbg::recorder

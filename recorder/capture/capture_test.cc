@@ -222,19 +222,28 @@ TEST(Capture, BothTrackersFindTheSameDirtySet) {
   EXPECT_EQ(seen[0], seen[1]);
 }
 
-TEST(Capture, OneAndTwoCopyThreadsCopyTheSameBytes) {
-  for (CopyThreads threads : {CopyThreads::One, CopyThreads::Two}) {
+TEST(Capture, EveryCopyPathCopiesTheSameBytes) {
+  const CaptureOptions variants[] = {{CopyPath::ProcessVmReadv, CopyThreads::One},
+                                     {CopyPath::ProcessVmReadv, CopyThreads::Two},
+                                     {CopyPath::InTracee, CopyThreads::One}};
+  for (const CaptureOptions& options : variants) {
     auto t = CommandTracee::start();
     ASSERT_OK(t);
     ASSERT_OK(t->command("G"));
-    auto cap = CheckpointCapture::create(t->pid(), TrackerChoice::UffdWp, CaptureOptions{threads});
+    auto cap = CheckpointCapture::create(t->pid(), TrackerChoice::UffdWp, options);
     ASSERT_OK(cap);
     uint64_t a = *t->command("M 700");  // above the split threshold
     ASSERT_OK((*cap)->capture({t->pid()}));
     ASSERT_OK(t->command("W " + hex(a) + " 600 " + hex(0x42)));
     ASSERT_OK(t->command("W " + hex(a + 650 * 4096) + " 50 " + hex(0x43)));
+    const uint8_t evil[] = {0x11};  // a read-only page written through /proc/PID/mem is dirty too
+    uint64_t ro = *t->command("R");
+    ASSERT_OK(t->task().write_memory(RemoteAddr(ro), evil));
     auto c = (*cap)->capture({t->pid()});
     ASSERT_OK(c);
+    ASSERT_NE(page_data(*c, ro), nullptr);
+    EXPECT_EQ(page_data(*c, ro)[0], 0x11);
+    for (size_t i = 1; i < c->dirty.size(); ++i) ASSERT_LT(c->dirty[i - 1].vaddr, c->dirty[i].vaddr);
     auto set = dirty_in(*c, a, a + 700 * 4096);
     ASSERT_EQ(set.size(), 650u);
     for (uint64_t p : set) {

@@ -4,9 +4,11 @@
 #include "recorder/capture/checkpoint_capture.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "common/fd.h"
 #include "common/log.h"
@@ -14,6 +16,7 @@
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/populated_pages.h"
+#include "recorder/capture/staging_copier.h"
 #include "recorder/capture/thread_capture.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_fds.h"
@@ -36,8 +39,9 @@ uint64_t monotonic_ns() {
 
 class ProcessCapture final : public CheckpointCapture {
  public:
-  ProcessCapture(pid_t pid, UniqueFd pagemap, CopyThreads threads)
-      : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(threads) {}
+  ProcessCapture(pid_t pid, UniqueFd pagemap, const CaptureOptions& options)
+      : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(options.copy_threads),
+        copy_path_(options.copy_path) {}
 
   Status init(TrackerChoice choice) {
     TRY_CTX(process::install_injection_page(leader_), "installing the injection page");
@@ -52,6 +56,7 @@ class ProcessCapture final : public CheckpointCapture {
       }
     }
     if (!tracker_) tracker_ = make_page_hash_tracker(pid_);
+    if (copy_path_ == CopyPath::InTracee) TRY_CTX(staging_.init(leader_), "setting up the in-tracee copy");
     brk_start_ = TRY(process::read_brk_start(pid_));
     auxv_ = TRY(process::read_auxv(pid_));
     cmdline_ = TRY(process::read_cmdline(pid_));
@@ -88,7 +93,20 @@ class ProcessCapture final : public CheckpointCapture {
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
-    pages_ = TRY_CTX(tracker_->collect(), "collecting dirty pages");
+    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(), "collecting dirty pages");
+    std::vector<uint64_t> staged;  // copied by the in-tracee stub
+    if (copy_path_ == CopyPath::InTracee) {
+      pages_.clear();
+      for (uint64_t p : written) {
+        if (staged.size() < process::kStagingMaxPages && tracee_can_read(p)) {
+          staged.push_back(p);
+        } else {
+          pages_.push_back(p);
+        }
+      }
+    } else {
+      pages_ = std::move(written);
+    }
     if (!unseen_.empty()) {
       for (const auto& [range, file_backed] : unseen_) {
         if (file_backed) {
@@ -100,17 +118,27 @@ class ProcessCapture final : public CheckpointCapture {
       }
       std::sort(pages_.begin(), pages_.end());
       pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
+      if (!staged.empty()) {
+        std::vector<uint64_t> rest;
+        std::set_difference(pages_.begin(), pages_.end(), staged.begin(), staged.end(), std::back_inserter(rest));
+        pages_ = std::move(rest);
+      }
       unseen_.clear();
     }
     const uint64_t t_copy = monotonic_ns();
+    if (!staged.empty()) TRY_CTX(staging_.copy(leader_, staged), "copying dirty pages in the tracee");
     TRY_CTX(copier_.copy(leader_, pages_), "copying dirty pages");
     const uint64_t t_end = monotonic_ns();
-    input.dirty.reserve(pages_.size());
+    input.dirty.reserve(pages_.size() + staged.size());
     for (size_t i = 0; i < pages_.size(); ++i) input.dirty.push_back(store::DirtyPage{pages_[i], copier_.data(i)});
+    if (!staged.empty()) {
+      for (size_t i = 0; i < staged.size(); ++i) input.dirty.push_back(store::DirtyPage{staged[i], staging_.data(i)});
+      std::sort(input.dirty.begin(), input.dirty.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
+    }
     input.cleared = std::move(cleared_);
     cleared_.clear();
     input.stop_ns = monotonic_ns() - t0;
-    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, pages_.size()};
+    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, input.dirty.size()};
     last_tids_ = tids;
     return input;
   }
@@ -156,6 +184,14 @@ class ProcessCapture final : public CheckpointCapture {
     return ok_status();
   }
 
+  // The stub reads with the tracee's own permissions.
+  bool tracee_can_read(uint64_t addr) const {
+    auto it = std::upper_bound(maps_.begin(), maps_.end(), addr, [](uint64_t a, const auto& m) { return a < m.start; });
+    if (it == maps_.begin()) return false;
+    --it;
+    return addr < it->end && (it->prot & PROT_READ);
+  }
+
   static bool is_anonymous_at(const std::vector<store::Mapping>& maps, uint64_t addr) {
     for (const auto& m : maps)
       if (m.start <= addr && addr < m.end) return (m.flags & store::flag(store::MappingFlags::Anonymous)) != 0;
@@ -171,6 +207,8 @@ class ProcessCapture final : public CheckpointCapture {
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
   std::vector<uint64_t> pages_;
   PageCopier copier_;
+  CopyPath copy_path_;
+  StagingCopier staging_;
   uint64_t brk_start_ = 0;
   std::vector<uint8_t> auxv_;
   std::vector<std::string> cmdline_;
@@ -185,7 +223,7 @@ Result<std::unique_ptr<CheckpointCapture>> CheckpointCapture::create(pid_t pid, 
   std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
   UniqueFd pagemap(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!pagemap.valid()) return Error::from_errno("open(" + path + ")");
-  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap), options.copy_threads);
+  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap), options);
   TRY(capture->init(choice));
   return std::unique_ptr<CheckpointCapture>(std::move(capture));
 }

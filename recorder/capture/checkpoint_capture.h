@@ -20,7 +20,13 @@ namespace slsdbg::recorder {
 
 enum class TrackerChoice { Auto, UffdWp, PageHash };
 
+enum class CopyPath {
+  ProcessVmReadv,  // the recorder reads the pages (batches of <= 1024 iovecs)
+  InTracee,        // an injected stub copies them into shared staging memory
+};
+
 struct CaptureOptions {
+  CopyPath copy_path = CopyPath::ProcessVmReadv;
   // Two: a helper thread copies half of a large dirty set in parallel. Not
   // the default: on this loaded 2-vCPU machine it measured no faster
   // (docs/performance.md, ## capture).

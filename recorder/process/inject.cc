@@ -276,8 +276,8 @@ Status install_injection_page(Task& task) {
   if (static_cast<uint64_t>(addr) != kInjectPageAddr) return Error::msg("injection page: mmap returned a different address");
   std::vector<uint8_t> page(4096, 0xcc);  // int3 everywhere a stub does not sit
   std::memcpy(page.data() + kInjectSyscallOffset, kSyscallInt3, sizeof kSyscallInt3);
-  InjectedStub sig = sigaction_dump_stub();
-  std::memcpy(page.data() + sig.offset, sig.code.data(), sig.code.size());
+  for (InjectedStub stub : {sigaction_dump_stub(), page_copy_stub()})
+    std::memcpy(page.data() + stub.offset, stub.code.data(), stub.code.size());
   TRY(task.write_memory(RemoteAddr(kInjectPageAddr), page));
   int64_t r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kInjectPageAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));
   if (r != 0) return Error::from_errno("injected mprotect of the injection page", static_cast<int>(-r));
