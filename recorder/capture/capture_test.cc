@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include <algorithm>
 #include <cstring>
@@ -154,6 +155,35 @@ TEST_P(CaptureTest, MunmapAndDiscardAreCleared) {
   auto c2 = f->capture->capture({f->tracee.pid()});
   ASSERT_OK(c2);
   EXPECT_EQ(dirty_in(*c2, b, b + 2 * 4096), pages(b, 2));
+}
+
+TEST_P(CaptureTest, MadviseDontneedIsFoundAtItsSyscallExit) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 4");
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  process::Task& task = f->tracee.task();
+  ASSERT_OK(f->tracee.send("D " + hex(a + 4096) + " 2"));
+  // Run syscall by syscall to the exit of madvise, as the recorder does.
+  bool at_exit = false;
+  for (int i = 0; i < 200 && !at_exit; ++i) {
+    ASSERT_OK(task.syscall());
+    auto w = task.wait();
+    ASSERT_OK(w);
+    if (w->kind != process::StopKind::SyscallStop) continue;
+    auto info = task.syscall_info();
+    ASSERT_OK(info);
+    at_exit = info->op == PTRACE_SYSCALL_INFO_EXIT && task.regs()->orig_rax == SYS_madvise;
+  }
+  ASSERT_TRUE(at_exit);
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_OK(task.cont());
+  ASSERT_EQ(*f->tracee.read_reply(), 0u);
+  ASSERT_OK(f->tracee.stop());
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  std::vector<std::pair<uint64_t, uint64_t>> want = {{a + 4096, a + 3 * 4096}};
+  EXPECT_EQ(c->cleared, want);
 }
 
 TEST_P(CaptureTest, BrkGrowthIsCaptured) {

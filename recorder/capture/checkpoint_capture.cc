@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <algorithm>
@@ -30,6 +31,10 @@ Status verify_against_store(process::Task& leader, const std::vector<pid_t>& tid
                             CheckpointId k);
 
 namespace {
+
+bool discards_memory(int advice) {
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE || advice == 24 /* MADV_DONTNEED_LOCKED */;
+}
 
 uint64_t monotonic_ns() {
   timespec ts;
@@ -143,7 +148,15 @@ class ProcessCapture final : public CheckpointCapture {
     return input;
   }
 
-  Status note_address_space_change() override { return reconcile(); }
+  Status note_address_space_change() override {
+    TRY(reconcile());
+    // At (or right after) a madvise that discards memory, its arguments are
+    // still in the registers (the kernel preserves all but rax, rcx, r11).
+    auto regs = TRY(leader_.regs());
+    if (regs.orig_rax == SYS_madvise && regs.rax == 0 && discards_memory(static_cast<int>(regs.rdx)))
+      TRY(note_discarded(regs.rdi, regs.rdi + regs.rsi));
+    return ok_status();
+  }
   CaptureStats last_stats() const override { return stats_; }
 
   Status note_discarded(uint64_t start, uint64_t end) override {

@@ -69,7 +69,9 @@ class CheckpointCapture {
   // Called with the tracee stopped after an address-space syscall returned
   // (mmap, munmap, mremap, brk, madvise, mprotect, shmat ...): registers new
   // mappings for tracking and remembers ranges whose contents were discarded
-  // (they go to CheckpointInput::cleared at the next capture).
+  // (they go to CheckpointInput::cleared at the next capture). When the
+  // leader sits at the exit of a successful madvise(MADV_DONTNEED/FREE/
+  // REMOVE), the range it discarded is noted as by note_discarded().
   virtual Status note_address_space_change() = 0;
 
   virtual CaptureStats last_stats() const = 0;
