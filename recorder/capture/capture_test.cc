@@ -80,12 +80,24 @@ TEST_P(CaptureTest, FirstCaptureHoldsEveryPopulatedPage) {
   const uint8_t* d = page_data(*in, page_floor(global) + 4096);
   uint64_t off = page_floor(global) + 4096 - global;
   EXPECT_EQ(d[0], static_cast<uint8_t>(off));
-  // Neither the injection pages nor kernel special mappings are in the image.
+  // Neither the injection pages nor the kernel's data mappings ([vvar] ...)
+  // are in the image; [vdso] code is, every page of it.
+  size_t vdso_pages = 0, vdso_size = 0;
   for (const auto& p : in->dirty) {
     EXPECT_FALSE(p.vaddr >= process::kInjectPageAddr && p.vaddr < process::kInjectPageAddr + process::kInjectAreaSize);
-    for (const auto& m : in->state.mappings)
-      if (m.start <= p.vaddr && p.vaddr < m.end) EXPECT_FALSE(m.flags & store::flag(store::MappingFlags::Vdso)) << m.path;
+    for (const auto& m : in->state.mappings) {
+      if (!(m.start <= p.vaddr && p.vaddr < m.end)) continue;
+      if (m.path == "[vdso]") {
+        ++vdso_pages;
+      } else {
+        EXPECT_FALSE(m.flags & store::flag(store::MappingFlags::Vdso)) << m.path;
+      }
+    }
   }
+  for (const auto& m : in->state.mappings)
+    if (m.path == "[vdso]") vdso_size = (m.end - m.start) / 4096;
+  EXPECT_GT(vdso_size, 0u);
+  EXPECT_EQ(vdso_pages, vdso_size);
   EXPECT_EQ(in->state.cmdline.size(), 1u);
   EXPECT_NE(in->state.exe.find("capture_pages"), std::string::npos);
   EXPECT_FALSE(in->state.auxv.empty());
@@ -184,6 +196,25 @@ TEST_P(CaptureTest, MadviseDontneedIsFoundAtItsSyscallExit) {
   ASSERT_OK(c);
   std::vector<std::pair<uint64_t, uint64_t>> want = {{a + 4096, a + 3 * 4096}};
   EXPECT_EQ(c->cleared, want);
+}
+
+TEST_P(CaptureTest, APatchedVdsoPageIsCaptured) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  uint64_t vdso = 0;
+  for (const auto& m : c0->state.mappings)
+    if (m.path == "[vdso]") vdso = m.start;
+  ASSERT_NE(vdso, 0u);
+  const uint8_t patch[] = {0x0f, 0x05};  // as the recorder's vDSO patch writes code there
+  ASSERT_OK(f->tracee.task().write_memory(RemoteAddr(vdso + 4096 + 64), patch));
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  const uint8_t* d = page_data(*c1, vdso + 4096);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d[64], 0x0f);
+  EXPECT_EQ(d[65], 0x05);
 }
 
 TEST_P(CaptureTest, BrkGrowthIsCaptured) {

@@ -191,7 +191,7 @@ class ProcessCapture final : public CheckpointCapture {
     }
     for (const PageRange& r : d.added) {
       TRY_CTX(tracker_->track(r), "tracking new memory");
-      unseen_.push_back({r, !is_anonymous_at(now, r.start)});
+      unseen_.push_back({r, copy_every_page(now, r.start)});
     }
     maps_ = std::move(now);
     return ok_status();
@@ -205,10 +205,13 @@ class ProcessCapture final : public CheckpointCapture {
     return addr < it->end && (it->prot & PROT_READ);
   }
 
-  static bool is_anonymous_at(const std::vector<store::Mapping>& maps, uint64_t addr) {
+  // File pages (and [vdso] code) read as their backing bytes even when not
+  // populated: copy every page. Anonymous memory: only populated pages.
+  static bool copy_every_page(const std::vector<store::Mapping>& maps, uint64_t addr) {
     for (const auto& m : maps)
-      if (m.start <= addr && addr < m.end) return (m.flags & store::flag(store::MappingFlags::Anonymous)) != 0;
-    return true;
+      if (m.start <= addr && addr < m.end)
+        return !(m.flags & store::flag(store::MappingFlags::Anonymous)) || m.path == "[vdso]";
+    return false;
   }
 
   pid_t pid_;
@@ -216,7 +219,7 @@ class ProcessCapture final : public CheckpointCapture {
   UniqueFd pagemap_;
   std::unique_ptr<DirtyTracker> tracker_;
   std::vector<store::Mapping> maps_;
-  std::vector<std::pair<PageRange, bool>> unseen_;  // range, file-backed
+  std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else populated ones)
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
   std::vector<uint64_t> pages_;
   PageCopier copier_;
