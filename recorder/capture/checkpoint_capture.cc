@@ -65,6 +65,7 @@ class ProcessCapture final : public CheckpointCapture {
     brk_start_ = TRY(process::read_brk_start(pid_));
     auxv_ = TRY(process::read_auxv(pid_));
     cmdline_ = TRY(process::read_cmdline(pid_));
+    exe_ = TRY(process::read_exe(pid_));
     return reconcile();
   }
 
@@ -79,7 +80,7 @@ class ProcessCapture final : public CheckpointCapture {
     st.pid = pid_;
     for (pid_t tid : tids) {
       if (tid == pid_) {
-        st.threads.push_back(TRY_CTX(capture_thread(leader_), "thread " + std::to_string(tid)));
+        st.threads.push_back(TRY_CTX(capture_thread(leader_, &st.shared_sigpending), "thread " + std::to_string(tid)));
       } else {
         process::Task thread(Tid(tid), pid_);
         st.threads.push_back(TRY_CTX(capture_thread(thread), "thread " + std::to_string(tid)));
@@ -89,11 +90,10 @@ class ProcessCapture final : public CheckpointCapture {
     st.sigactions = handlers.actions;
     st.brk_start = brk_start_;
     st.brk_current = handlers.brk;
-    st.shared_sigpending = TRY(process::read_pending_signals(pid_, pid_)).shared_pending;
     st.mappings = maps_;
     st.fds = TRY(process::read_fds(pid_));
     st.auxv = auxv_;
-    st.exe = TRY(process::read_exe(pid_));
+    st.exe = exe_;  // fixed until an exec, which ends this capture's life
     st.cwd = TRY(process::read_cwd(pid_));
     st.cmdline = cmdline_;
 
@@ -228,6 +228,7 @@ class ProcessCapture final : public CheckpointCapture {
   uint64_t brk_start_ = 0;
   std::vector<uint8_t> auxv_;
   std::vector<std::string> cmdline_;
+  std::string exe_;
   std::vector<pid_t> last_tids_;
   CaptureStats stats_;
 };
