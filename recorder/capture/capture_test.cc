@@ -315,6 +315,45 @@ TEST(Capture, EveryCopyPathCopiesTheSameBytes) {
   }
 }
 
+TEST(Capture, EveryThreadOfAProcess) {
+  auto f = start(TrackerChoice::UffdWp);
+  ASSERT_OK(f);
+  process::Task& leader = f->tracee.task();
+  ASSERT_OK(leader.cont());
+  ASSERT_OK(f->tracee.send("T"));
+  // Drive the clone like a recorder: the leader's clone event, the new thread's first stop.
+  auto w = leader.wait();
+  ASSERT_OK(w);
+  ASSERT_EQ(w->kind, process::StopKind::PtraceEvent);
+  ASSERT_EQ(w->event, PTRACE_EVENT_CLONE);
+  pid_t tid = static_cast<pid_t>(*leader.event_message());
+  ASSERT_OK(leader.cont());
+  process::Task thread(Tid(tid), f->tracee.pid());
+  w = thread.wait();
+  ASSERT_OK(w);
+  ASSERT_TRUE(w->stopped());
+  ASSERT_OK(thread.cont());
+  ASSERT_EQ(static_cast<pid_t>(*f->tracee.read_reply()), tid);
+  ASSERT_OK(f->tracee.stop());
+  ASSERT_OK(thread.interrupt());
+  for (;;) {  // the thread sits in pause(): its interrupt stop
+    w = thread.wait();
+    ASSERT_OK(w);
+    if (w->kind == process::StopKind::PtraceEvent && w->event == PTRACE_EVENT_STOP) break;
+    ASSERT_OK(thread.cont());
+  }
+  auto regs = thread.regs();
+  ASSERT_OK(regs);
+  auto c = f->capture->capture({f->tracee.pid(), tid});
+  ASSERT_OK(c);
+  ASSERT_EQ(c->state.threads.size(), 2u);
+  EXPECT_EQ(c->state.threads[0].tid.value, f->tracee.pid());
+  EXPECT_EQ(c->state.threads[1].tid.value, tid);
+  EXPECT_EQ(std::memcmp(&c->state.threads[1].regs, &*regs, sizeof *regs), 0);
+  EXPECT_NE(c->state.threads[1].regs.fs_base, c->state.threads[0].regs.fs_base);  // its own TLS
+  EXPECT_FALSE(c->state.threads[1].xsave.empty());
+}
+
 TEST(Capture, AutoPicksUffdWpHere) {
   auto f = start(TrackerChoice::Auto);
   ASSERT_OK(f);
