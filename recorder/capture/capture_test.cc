@@ -217,6 +217,36 @@ TEST_P(CaptureTest, APatchedVdsoPageIsCaptured) {
   EXPECT_EQ(d[65], 0x05);
 }
 
+TEST_P(CaptureTest, AMappingReplacedUnnoticedIsTakenAfresh) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 4");
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  // Same address, same kind of mapping: the map looks unchanged, the contents are new.
+  ASSERT_EQ(*f->tracee.command("F " + hex(a) + " 4"), a);
+  ASSERT_OK(f->tracee.command("W " + hex(a + 2 * 4096) + " 1 e1"));
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  const uint8_t* first = page_data(*c, a);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first[0], 0xf0);
+  EXPECT_EQ(first[1], 0x00);
+  ASSERT_NE(page_data(*c, a + 2 * 4096), nullptr);
+  EXPECT_EQ(page_data(*c, a + 2 * 4096)[0], 0xe1);
+  // Pages 1 and 3 are zero now: either cleared or captured as zero.
+  for (uint64_t p : {a + 4096, a + 3 * 4096}) {
+    const uint8_t* d = page_data(*c, p);
+    bool cleared = false;
+    for (const auto& [s, e] : c->cleared) cleared |= s <= p && p < e;
+    EXPECT_TRUE(cleared || (d && std::all_of(d, d + 4096, [](uint8_t b) { return b == 0; }))) << std::hex << p;
+  }
+  // And tracking works again afterwards.
+  ASSERT_OK(f->tracee.command("W " + hex(a + 3 * 4096) + " 1 e2"));
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_EQ(dirty_in(*c2, a, a + 4 * 4096), pages(a + 3 * 4096, 1));
+}
+
 TEST_P(CaptureTest, BrkGrowthIsCaptured) {
   auto f = start(GetParam());
   ASSERT_OK(f);

@@ -98,7 +98,12 @@ class ProcessCapture final : public CheckpointCapture {
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
-    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(), "collecting dirty pages");
+    std::vector<PageRange> lost;
+    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
+    for (const PageRange& r : lost) {
+      cleared_.push_back({r.start, r.end});
+      unseen_.push_back({r, copy_every_page(maps_, r.start)});
+    }
     std::vector<uint64_t> staged;  // copied by the in-tracee stub
     if (copy_path_ == CopyPath::InTracee) {
       pages_.clear();

@@ -9,6 +9,7 @@
  *   R          a read-only page holding "read-only page"; -> address
  *   G          -> address of a 64 KiB global buffer (pattern 0..255 repeating)
  *   H          install a SIGUSR1 handler (SA_RESTART); -> handler address
+ *   F a n      mmap(MAP_FIXED) n fresh anonymous pages over a, write 0xf0 to the first
  *   T          start a second thread (it blocks in pause()); -> its tid
  *   Q          exit 0 */
 #define _GNU_SOURCE
@@ -94,6 +95,14 @@ int main(void) {
         sigaddset(&sa.sa_mask, SIGUSR2);
         sigaction(SIGUSR1, &sa, NULL);
         reply((uintptr_t)on_usr1);
+        break;
+      }
+      case 'F': {
+        sscanf(line + 1, "%lx %lu", &a, &n);
+        unsigned char* p = mmap((void*)a, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (p == MAP_FAILED) return 7;
+        p[0] = 0xf0;
+        reply((uintptr_t)p);
         break;
       }
       case 'T': {
