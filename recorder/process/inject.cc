@@ -28,8 +28,15 @@ bool event_inside_syscall(int event) {
 }
 
 Result<SavedStop> save_stop(Task& task) {
-  const WaitResult& last = task.last_stop();
-  if (!last.stopped()) return Error::msg("cannot inject into a task that is not stopped");
+  if (!task.last_stop().stopped()) return Error::msg("cannot inject into a task that is not stopped");
+  // Ask the kernel rather than trust last_stop(): another Task object (or raw
+  // waitpid code) may have driven this thread.
+  auto queried = task.query_stop();
+  if (!queried.ok()) {
+    if (queried.error().errno_value == ESRCH) return Error::msg("cannot inject into a task that is not stopped");
+    return queried.take_error();
+  }
+  const WaitResult last = *queried;
   SavedStop s{};
   switch (last.kind) {
     case StopKind::GroupStop:
@@ -65,7 +72,7 @@ Result<SavedStop> save_stop(Task& task) {
 
 // Resumes until the int3 after `code` (at `stop_pc`) traps. Signals that
 // cannot be blocked (SIGSTOP) are swallowed and returned for re-sending.
-Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) {
+Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred, bool& saw_interrupt) {
   TRY(task.cont());
   for (;;) {
     WaitResult w = TRY(task.wait());
@@ -89,6 +96,8 @@ Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) 
         break;
       }
       default:  // seccomp stop of a patched-pc syscall, group-stop: let it go on
+        // A PTRACE_INTERRUPT the caller issued before us traps here; it is re-armed afterwards.
+        if (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) saw_interrupt = true;
         TRY(task.cont());
         break;
     }
@@ -97,7 +106,7 @@ Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) 
 
 // Puts the task back in the kind of stop `saved` describes, with its
 // registers and mask. `code` is an address holding `syscall; int3`.
-Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
+Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code, bool& saw_interrupt) {
   switch (saved.kind) {
     case ReturnTo::EventStop: {
       // Queue a ptrace trap, then resume from the int3's signal stop: the
@@ -123,6 +132,15 @@ Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
         TRY(task.syscall());
       }
       WaitResult w = TRY(task.wait());
+      while (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) {  // a caller's pending interrupt
+        saw_interrupt = true;
+        if (saved.kind == ReturnTo::SeccompStop) {
+          TRY(task.cont());
+        } else {
+          TRY(task.syscall());
+        }
+        w = TRY(task.wait());
+      }
       bool ok = saved.kind == ReturnTo::SeccompStop ? (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_SECCOMP)
                                                     : w.kind == StopKind::SyscallStop;
       if (!ok) return Error::msg("injection: the original syscall did not stop again (status " + std::to_string(w.raw_status) + ")");
@@ -147,6 +165,8 @@ Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
           }
         } else if (!w.stopped()) {
           return Error::msg("tracee died while returning to its syscall-exit stop");
+        } else if (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) {
+          saw_interrupt = true;
         }
       }
       return Error::msg("injection: no syscall-exit stop when returning");
@@ -179,15 +199,18 @@ Result<user_regs_struct> run_injected(Task& task, uint64_t code_addr, uint64_t s
   // interrupted one while our code runs.
   r.orig_rax = static_cast<unsigned long long>(-1);
   std::vector<int> deferred;
+  bool saw_interrupt = false;
   Status run = task.set_regs(r);
-  if (run.ok()) run = run_until_int3(task, stop_pc, deferred);
+  if (run.ok()) run = run_until_int3(task, stop_pc, deferred, saw_interrupt);
   if (!run.ok()) {
     if (task.last_stop().stopped()) (void)task.set_signal_mask(saved.signal_mask);
     return run.take_error();
   }
   user_regs_struct result = TRY(task.regs());
-  TRY(return_to_stop(task, saved, return_code));
+  TRY(return_to_stop(task, saved, return_code, saw_interrupt));
   for (int sig : deferred) syscall(SYS_tgkill, task.tgid(), task.raw_tid(), sig);
+  // The caller's PTRACE_INTERRUPT that we consumed traps again at its next resume.
+  if (saw_interrupt && saved.kind != ReturnTo::EventStop) TRY(task.interrupt());
   return result;
 }
 
@@ -240,12 +263,21 @@ Status install_injection_page(Task& task) {
   int64_t addr = TRY(inject_syscall_at_pc(task, SYS_mmap,
                                           {kInjectPageAddr, kInjectAreaSize, PROT_READ | PROT_WRITE,
                                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, static_cast<uint64_t>(-1), 0}));
+  if (addr == -EEXIST) {
+    // Installed earlier through another Task object of this address space?
+    uint8_t head[sizeof kSyscallInt3];
+    if (task.read_memory(RemoteAddr(kInjectPageAddr), head).ok() && std::memcmp(head, kSyscallInt3, sizeof head) == 0) {
+      task.set_has_injection_page(true);
+      return ok_status();
+    }
+    return Error::msg("injection page: address 0x70000000 is already taken in the tracee");
+  }
   if (addr < 0 && addr > -4096) return Error::from_errno("injected mmap of the injection page at 0x70000000", static_cast<int>(-addr));
   if (static_cast<uint64_t>(addr) != kInjectPageAddr) return Error::msg("injection page: mmap returned a different address");
   std::vector<uint8_t> page(4096, 0xcc);  // int3 everywhere a stub does not sit
   std::memcpy(page.data() + kInjectSyscallOffset, kSyscallInt3, sizeof kSyscallInt3);
-  InjectedStub sig = sigaction_dump_stub();
-  std::memcpy(page.data() + sig.offset, sig.code.data(), sig.code.size());
+  for (InjectedStub stub : {sigaction_dump_stub(), page_copy_stub()})
+    std::memcpy(page.data() + stub.offset, stub.code.data(), stub.code.size());
   TRY(task.write_memory(RemoteAddr(kInjectPageAddr), page));
   int64_t r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kInjectPageAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));
   if (r != 0) return Error::from_errno("injected mprotect of the injection page", static_cast<int>(-r));

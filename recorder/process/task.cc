@@ -1,11 +1,13 @@
 #include "recorder/process/task.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 #include <string>
 
@@ -184,6 +186,38 @@ Result<WaitResult> Task::wait() {
   return w;
 }
 
+Result<WaitResult> Task::query_stop() {
+  __ptrace_syscall_info info = TRY(syscall_info());
+  WaitResult w;
+  if (info.op == PTRACE_SYSCALL_INFO_ENTRY || info.op == PTRACE_SYSCALL_INFO_EXIT) {
+    w.kind = StopKind::SyscallStop;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  if (info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
+    w.kind = StopKind::PtraceEvent;
+    w.event = PTRACE_EVENT_SECCOMP;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  siginfo_t si{};
+  if (ptrace(PTRACE_GETSIGINFO, tid_.value, nullptr, &si) != 0) {
+    if (errno != EINVAL) return Error::from_errno("ptrace(GETSIGINFO, " + tid_str(tid_) + ")");
+    w.kind = StopKind::GroupStop;  // the only stop without a siginfo
+    w.signo = SIGSTOP;
+    return w;
+  }
+  if (si.si_signo == SIGTRAP && (si.si_code >> 8) != 0) {
+    w.kind = StopKind::PtraceEvent;
+    w.event = si.si_code >> 8;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  w.kind = StopKind::SignalDelivery;
+  w.signo = si.si_signo;
+  return w;
+}
+
 Result<__ptrace_syscall_info> Task::syscall_info() {
   __ptrace_syscall_info info{};
   if (ptrace(PTRACE_GET_SYSCALL_INFO, tid_.value, sizeof(info), &info) <= 0)
@@ -210,8 +244,21 @@ Result<unsigned long> Task::event_message() {
 
 void Task::kill_and_reap() {
   if (tgid_ <= 0) return;
+  // Traced threads must each be reaped, or the leader never becomes reapable.
+  std::vector<pid_t> others;
+  if (DIR* dir = opendir(("/proc/" + std::to_string(tgid_) + "/task").c_str())) {
+    while (dirent* de = readdir(dir)) {
+      pid_t t = static_cast<pid_t>(std::atoi(de->d_name));
+      if (t > 0 && t != tid_.value) others.push_back(t);
+    }
+    closedir(dir);
+  }
   if (::kill(tgid_, SIGKILL) != 0) return;
   int status = 0;
+  for (pid_t t : others) {
+    while (waitpid(t, &status, __WALL) < 0 && errno == EINTR) {
+    }
+  }
   while (waitpid(tid_.value, &status, __WALL) < 0 && errno == EINTR) {
   }
   last_stop_ = WaitResult{StopKind::Killed, status, 0, SIGKILL, 0};

@@ -1,0 +1,15 @@
+// The state of one stopped thread: GPRs (incl. fs/gs base), FXSAVE, XSAVE,
+// signal mask and its thread-directed pending signals.
+#pragma once
+
+#include "common/result.h"
+#include "recorder/process/task.h"
+#include "store/process_state.h"
+
+namespace slsdbg::recorder {
+
+// `shared_pending`, if given, receives the process-directed pending set read
+// from the same /proc status file (saves a second read for the leader).
+Result<store::ThreadState> capture_thread(process::Task& thread, uint64_t* shared_pending = nullptr);
+
+}  // namespace slsdbg::recorder
