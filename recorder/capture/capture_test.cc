@@ -139,6 +139,41 @@ TEST_P(CaptureTest, LaterCapturesHoldExactlyTheWrittenPages) {
   EXPECT_TRUE(c2->cleared.empty());
 }
 
+// A MAP_SHARED mapping of a file opened read-only cannot be registered for
+// write-protect (no VM_MAYWRITE), yet its contents change when the file does.
+TEST_P(CaptureTest, ASharedReadOnlyFileMappingFollowsTheFile) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  std::string path = std::string(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") + "/capture_shared_ro." + std::to_string(getpid());
+  {
+    FILE* fp = fopen(path.c_str(), "w");
+    ASSERT_NE(fp, nullptr);
+    std::string page(4096, 'a');
+    fwrite(page.data(), 1, page.size(), fp);
+    fclose(fp);
+  }
+  auto a = f->tracee.command("S " + path);
+  ASSERT_OK(a);
+  ASSERT_OK(f->capture->note_address_space_change());
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  const uint8_t* d0 = page_data(*c0, *a);
+  ASSERT_NE(d0, nullptr);
+  EXPECT_EQ(d0[0], 'a');
+
+  FILE* fp = fopen(path.c_str(), "r+");
+  ASSERT_NE(fp, nullptr);
+  fputs("changed behind the mapping", fp);
+  fclose(fp);
+  ASSERT_OK(f->tracee.command("G"));  // let the tracee run once
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  const uint8_t* d1 = page_data(*c1, *a);
+  ASSERT_NE(d1, nullptr) << "the changed file page is not in the dirty set";
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(d1), 7), "changed");
+  unlink(path.c_str());
+}
+
 TEST_P(CaptureTest, MunmapAndDiscardAreCleared) {
   auto f = start(GetParam());
   ASSERT_OK(f);

@@ -46,7 +46,10 @@ class UffdWpTracker final : public DirtyTracker {
     reg.mode = UFFDIO_REGISTER_MODE_WP;
     if (ioctl(uffd_.get(), UFFDIO_REGISTER, &reg) != 0) {
       // EINVAL: a VMA userfaultfd cannot handle (VM_IO/PFNMAP, some special mappings).
-      if (errno != EINVAL) return Error::from_errno("ioctl(UFFDIO_REGISTER)");
+      // EPERM: no VM_MAYWRITE (MAP_SHARED of a file opened read-only). The
+      // tracee cannot write it through the mapping, but the file can still
+      // change under it (write(2), other processes), so hash it.
+      if (errno != EINVAL && errno != EPERM) return Error::from_errno("ioctl(UFFDIO_REGISTER)");
       hashed_[r.start] = r.end;
       return fallback_->track(r);
     }

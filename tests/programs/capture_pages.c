@@ -11,8 +11,10 @@
  *   H          install a SIGUSR1 handler (SA_RESTART); -> handler address
  *   F a n      mmap(MAP_FIXED) n fresh anonymous pages over a, write 0xf0 to the first
  *   T          start a second thread (it blocks in pause()); -> its tid
+ *   S path     map the first page of file `path`, opened read-only, MAP_SHARED; -> address
  *   Q          exit 0 */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -110,6 +112,17 @@ int main(void) {
         if (pthread_create(&t, NULL, second_thread, NULL) != 0) return 6;
         while (!thread_tid) usleep(1000);
         reply((uintptr_t)thread_tid);
+        break;
+      }
+      case 'S': {
+        char path[200];
+        if (sscanf(line + 1, "%199s", path) != 1) return 8;
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) return 9;
+        void* p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) return 10;
+        reply((uintptr_t)p);
         break;
       }
       case 'Q':
