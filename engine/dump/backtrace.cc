@@ -45,13 +45,17 @@ std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state,
 
 std::string format_frame(size_t index, const Frame& f) {
   std::string s = "#" + std::to_string(index) + (index < 10 ? "  " : " ") + hex(f.pc) + " in ";
+  if (f.kind == FrameKind::Signal) {
+    s += "<signal handler called>";
+    if (!f.where.function.empty()) s += " (" + f.where.function + ")";
+    return s;
+  }
   if (f.where.function.empty()) {
     s += "??";
   } else {
     s += f.where.function;
     if (f.where.offset) s += "+" + hex(f.where.offset, 0);
   }
-  if (f.kind == FrameKind::Signal) s += " <signal handler called>";
   if (!f.where.file.empty()) s += " at " + f.where.file + ":" + std::to_string(f.where.line);
   if (!f.where.module.empty()) s += " (" + f.where.module + ")";
   return s;
