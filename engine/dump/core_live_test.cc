@@ -329,6 +329,8 @@ TEST(LiveThreadsCore, EachThreadHasItsOwnRegistersAndStack) {
       EXPECT_EQ(ours, (std::vector<std::string>{"dump_worker_inner", "dump_worker_outer"}));
     }
   }
+  std::string lldb = run("lldb --batch --no-lldbinit -c " + core + " " + prog + " -o 'thread list'");
+  for (pid_t tid : *tids) EXPECT_NE(lldb.find("tid = " + std::to_string(tid)), std::string::npos) << lldb;
   testing::kill_traced(pid);
   run("rm -rf '" + std::string(dir) + "'");
 }
