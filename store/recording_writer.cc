@@ -6,6 +6,7 @@
 //   3. one SQLite transaction (WAL, synchronous=FULL) adds the checkpoint row
 // A checkpoint row therefore only ever points at durable blocks and logs.
 #include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <xxhash.h>
 
@@ -15,6 +16,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/log.h"
 #include "store/catalog.h"
 #include "store/dirty_list.h"
 #include "store/event_log.h"
@@ -27,6 +29,11 @@
 namespace slsdbg::store {
 
 namespace {
+double now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
 
 struct Hash128 {
   uint64_t lo, hi;
@@ -60,7 +67,7 @@ Status dir_is_empty_or_missing(const std::string& dir) {
 
 class Writer final : public RecordingWriter {
  public:
-  Status init(const std::string& dir, const RecordingMeta& meta);
+  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status finish() override;
@@ -68,11 +75,12 @@ class Writer final : public RecordingWriter {
     WriterStats s = stats_;
     s.blocks_written = extents_ ? extents_->blocks_appended() + extents_->blocks_reused() : 0;
     s.blocks_reused = extents_ ? extents_->blocks_reused() : 0;
+    s.direct_io = extents_ && extents_->io_mode() == IoMode::Direct;
     return s;
   }
 
  private:
-  Result<bool> absorb_retention();  // true: took over freed blocks
+  Result<bool> absorb_retention();  // true: took over freed blocks (the commit forgets their rows)
   Result<std::optional<std::pair<uint64_t, SegmentRow>>> seal_segment();
   Status validate(const CheckpointInput& input) const;
   Result<CheckpointId> write_checkpoint(const CheckpointInput& input, const std::string& reason);
@@ -86,13 +94,14 @@ class Writer final : public RecordingWriter {
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
   uint64_t retention_gen_ = 0;
+  std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
   enum class State { Open, Broken, Finished } state_ = State::Open;
   WriterStats stats_;
   std::vector<uint32_t> order_;  // scratch: dirty page order
   std::vector<uint64_t> vaddrs_;
 };
 
-Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
+Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io) {
   dir_ = dir;
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
@@ -100,8 +109,9 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
   TRY(make_dir(dir + "/pages"));
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
+  { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
   catalog_ = TRY(Catalog::create(dir, meta));
-  extents_ = TRY(ExtentWriter::create(dir));
+  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
   TRY(fsync_dir(dir));
   return ok_status();
 }
@@ -130,13 +140,24 @@ Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
 
 Result<bool> Writer::absorb_retention() {
   uint64_t gen = TRY(catalog_->retention_generation());
-  if (gen == retention_gen_) return false;
-  retention_gen_ = gen;
-  std::vector<BlockRef> freed = TRY(catalog_->free_blocks());
-  if (freed.empty()) return false;
-  std::unordered_set<BlockRef> set(freed.begin(), freed.end());
-  std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
-  extents_->add_free_blocks(freed);
+  if (gen != retention_gen_) {
+    // New frees: stop deduplicating against them at once, so no new
+    // checkpoint can reference a block that is about to be reused.
+    retention_gen_ = gen;
+    pending_free_ = TRY(catalog_->free_blocks());  // every freed block not yet taken over
+    std::unordered_set<BlockRef> set(pending_free_.begin(), pending_free_.end());
+    std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
+  }
+  if (pending_free_.empty()) return false;
+  // Readers may still be reading dropped checkpoints: reuse nothing until
+  // none is open (retry at the next checkpoint).
+  auto readers = lock_file(dir_ + "/" + kReadersLockFile, LockWait::NoWait);
+  if (!readers.ok()) {
+    if (readers.error().errno_value == EWOULDBLOCK) return false;
+    return readers.take_error();
+  }
+  extents_->add_free_blocks(pending_free_);
+  pending_free_.clear();
   return true;
 }
 
@@ -169,7 +190,7 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   bool took_free = TRY(absorb_retention());
 
   auto sealed = TRY(seal_segment());
-
+  double t_pages = now_ms();
   for (const auto& [lo, hi] : input.cleared) tree_.clear(lo / kPageSize, hi / kPageSize);
 
   // Address order: neighbouring pages share tree paths; a repeated address keeps its last data.
@@ -201,10 +222,13 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
     dedup_.emplace(key, e);
     tree_.set(vpn, e);
   }
+  double t_tree = now_ms();
   uint64_t before_tree = extents_->blocks_appended() + extents_->blocks_reused();
   TreeEntry root = TRY(tree_.commit(*extents_));
   stats_.tree_nodes_written += extents_->blocks_appended() + extents_->blocks_reused() - before_tree;
+  double t_sync = now_ms();
   TRY(extents_->sync());
+  double t_commit = now_ms();
 
   CheckpointRow row;
   row.info.id = CheckpointId(next_id_);
@@ -215,6 +239,9 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.root = root;
   row.extents = extents_->extent_count();
   TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  double t_done = now_ms();
+  SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
+               t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);
   stats_.checkpoints++;
   return CheckpointId(next_id_++);
 }
@@ -230,9 +257,15 @@ Status Writer::finish() {
 
 }  // namespace
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta) {
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta,
+                                                                 const WriterOptions& options) {
+  uint64_t blocks = options.blocks_per_extent ? options.blocks_per_extent : kBlocksPerExtent;
+  if (blocks < kMinBlocksPerExtent || blocks > kBlocksPerExtent)
+    return Error::msg("creating recording " + dir + ": blocks_per_extent must be between " + std::to_string(kMinBlocksPerExtent) +
+                      " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
-  TRY_CTX(w->init(dir, meta), "creating recording " + dir);
+  IoMode io = options.io == WriterOptions::Io::Buffered ? IoMode::Buffered : IoMode::Direct;
+  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
 }
 
