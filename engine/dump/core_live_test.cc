@@ -37,6 +37,15 @@ std::string build_dir() {
   return d ? d : ".";
 }
 
+// A fresh directory under $TMPDIR (or /tmp).
+std::string make_temp_dir(const char* name) {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + name + "-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back(0);
+  return ::mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
+}
+
 std::string fixture() { return build_dir() + "/tests/programs/dump_chain"; }
 
 // Line of the fixture's source holding `text` (1-based), 0 if absent.
@@ -75,9 +84,8 @@ std::vector<std::string> gdb_functions(const std::string& bt) {
 class LiveCore : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/slsdbg-dump-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("slsdbg-dump-test");
+    ASSERT_FALSE(dir_.empty());
     core_ = dir_ + "/core";
     auto pid = testing::spawn_until_signal({fixture(), "stop"}, SIGSTOP);
     ASSERT_TRUE(pid.ok()) << pid.error().message;
@@ -298,9 +306,9 @@ TEST(LiveThreadsCore, EachThreadHasItsOwnRegistersAndStack) {
   auto state = testing::read_live_state(pid, *tids);
   ASSERT_TRUE(state.ok()) << state.error().message;
   testing::LiveMemory memory(pid);
-  char dir[] = "/tmp/slsdbg-dump-threads-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  std::string core = std::string(dir) + "/core";
+  std::string dir = make_temp_dir("slsdbg-dump-threads");
+  ASSERT_FALSE(dir.empty());
+  std::string core = dir + "/core";
   auto summary = write_core(*state, memory, core, CoreOptions{});
   ASSERT_TRUE(summary.ok()) << summary.error().message;
   EXPECT_EQ(summary->threads, 3u);
@@ -332,7 +340,7 @@ TEST(LiveThreadsCore, EachThreadHasItsOwnRegistersAndStack) {
   std::string lldb = run("lldb --batch --no-lldbinit -c " + core + " " + prog + " -o 'thread list'");
   for (pid_t tid : *tids) EXPECT_NE(lldb.find("tid = " + std::to_string(tid)), std::string::npos) << lldb;
   testing::kill_traced(pid);
-  run("rm -rf '" + std::string(dir) + "'");
+  run("rm -rf '" + dir + "'");
 }
 
 TEST(CoreWriter, UnwritableOutputPathIsAnError) {
