@@ -111,6 +111,9 @@ out=$("$SLSDBG" dump "$REC" --time 1000 -o "$T/time.core") || fail "dump --time 
 (cd "$T" && "$SLSDBG" dump "$REC" --at 1 --quiet) || fail "dump with the default output name failed"
 [ -s "$T/dump_chain.1.core" ] || fail "default output name is not PROGRAM.K.core"
 
+"$SLSDBG" backtrace "$REC" --last | head -1 | grep -q '^checkpoint 2 ' || fail "backtrace --last is not checkpoint 2"
+"$SLSDBG" backtrace "$REC" --time 1000 | head -1 | grep -q '^checkpoint 2 ' || fail "backtrace --time 1000 is not checkpoint 2"
+
 # Bad input.
 one_line_error "checkpoint out of range" "checkpoint 7 out of range (recording has checkpoints 0..2)" \
   "$SLSDBG" dump "$REC" --at 7 -o "$T/x.core"
@@ -122,6 +125,7 @@ one_line_error "unwritable output" "cannot create $T/no/such/dir/core" \
 one_line_error "no checkpoint choice" "exactly one of" "$SLSDBG" dump "$REC"
 one_line_error "two checkpoint choices" "exactly one of" "$SLSDBG" dump "$REC" --at 1 --last
 one_line_error "bad --at" "needs a checkpoint id" "$SLSDBG" dump "$REC" --at x
+one_line_error "backtrace without a checkpoint" "exactly one of" "$SLSDBG" backtrace "$REC"
 mkdir "$T/empty"
 one_line_error "not a recording" "$T/empty" "$SLSDBG" dump "$T/empty" --last
 one_line_error "backtrace of not a recording" "$T/empty" "$SLSDBG" backtrace "$T/empty" --at 0
