@@ -65,6 +65,7 @@ class ProcessCapture final : public CheckpointCapture {
     brk_start_ = TRY(process::read_brk_start(pid_));
     auxv_ = TRY(process::read_auxv(pid_));
     cmdline_ = TRY(process::read_cmdline(pid_));
+    exe_ = TRY(process::read_exe(pid_));
     return reconcile();
   }
 
@@ -79,7 +80,7 @@ class ProcessCapture final : public CheckpointCapture {
     st.pid = pid_;
     for (pid_t tid : tids) {
       if (tid == pid_) {
-        st.threads.push_back(TRY_CTX(capture_thread(leader_), "thread " + std::to_string(tid)));
+        st.threads.push_back(TRY_CTX(capture_thread(leader_, &st.shared_sigpending), "thread " + std::to_string(tid)));
       } else {
         process::Task thread(Tid(tid), pid_);
         st.threads.push_back(TRY_CTX(capture_thread(thread), "thread " + std::to_string(tid)));
@@ -89,16 +90,20 @@ class ProcessCapture final : public CheckpointCapture {
     st.sigactions = handlers.actions;
     st.brk_start = brk_start_;
     st.brk_current = handlers.brk;
-    st.shared_sigpending = TRY(process::read_pending_signals(pid_, pid_)).shared_pending;
     st.mappings = maps_;
     st.fds = TRY(process::read_fds(pid_));
     st.auxv = auxv_;
-    st.exe = TRY(process::read_exe(pid_));
+    st.exe = exe_;  // fixed until an exec, which ends this capture's life
     st.cwd = TRY(process::read_cwd(pid_));
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
-    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(), "collecting dirty pages");
+    std::vector<PageRange> lost;
+    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
+    for (const PageRange& r : lost) {
+      cleared_.push_back({r.start, r.end});
+      unseen_.push_back({r, copy_every_page(maps_, r.start)});
+    }
     std::vector<uint64_t> staged;  // copied by the in-tracee stub
     if (copy_path_ == CopyPath::InTracee) {
       pages_.clear();
@@ -191,7 +196,7 @@ class ProcessCapture final : public CheckpointCapture {
     }
     for (const PageRange& r : d.added) {
       TRY_CTX(tracker_->track(r), "tracking new memory");
-      unseen_.push_back({r, !is_anonymous_at(now, r.start)});
+      unseen_.push_back({r, copy_every_page(now, r.start)});
     }
     maps_ = std::move(now);
     return ok_status();
@@ -205,10 +210,13 @@ class ProcessCapture final : public CheckpointCapture {
     return addr < it->end && (it->prot & PROT_READ);
   }
 
-  static bool is_anonymous_at(const std::vector<store::Mapping>& maps, uint64_t addr) {
+  // File pages (and [vdso] code) read as their backing bytes even when not
+  // populated: copy every page. Anonymous memory: only populated pages.
+  static bool copy_every_page(const std::vector<store::Mapping>& maps, uint64_t addr) {
     for (const auto& m : maps)
-      if (m.start <= addr && addr < m.end) return (m.flags & store::flag(store::MappingFlags::Anonymous)) != 0;
-    return true;
+      if (m.start <= addr && addr < m.end)
+        return !(m.flags & store::flag(store::MappingFlags::Anonymous)) || m.path == "[vdso]";
+    return false;
   }
 
   pid_t pid_;
@@ -216,7 +224,7 @@ class ProcessCapture final : public CheckpointCapture {
   UniqueFd pagemap_;
   std::unique_ptr<DirtyTracker> tracker_;
   std::vector<store::Mapping> maps_;
-  std::vector<std::pair<PageRange, bool>> unseen_;  // range, file-backed
+  std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else populated ones)
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
   std::vector<uint64_t> pages_;
   PageCopier copier_;
@@ -225,6 +233,7 @@ class ProcessCapture final : public CheckpointCapture {
   uint64_t brk_start_ = 0;
   std::vector<uint8_t> auxv_;
   std::vector<std::string> cmdline_;
+  std::string exe_;
   std::vector<pid_t> last_tids_;
   CaptureStats stats_;
 };
