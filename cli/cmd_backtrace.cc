@@ -17,17 +17,20 @@ namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg backtrace REC --at K [--disasm] [--json]\n\n"
+    "usage: slsdbg backtrace REC (--at K | --time SECONDS | --last) [--disasm] [--json]\n\n"
     "Prints the call stack of every thread at checkpoint K, unwound from the\n"
     "recording itself (no process runs), with FILE:LINE where debug info exists.\n\n"
     "  --at K     checkpoint K (see `slsdbg info REC`)\n"
+    "  --time S   the last checkpoint at or before S seconds into the recording\n"
+    "  --last     the last checkpoint\n"
     "  --disasm   also disassemble around each thread's pc\n"
     "  --json     one JSON object: checkpoint, time_ns, threads[].frames[] (and disasm[])\n"
     "Inlined frames are not shown (one frame per physical call).\n";
 
 int run_backtrace(const std::vector<std::string>& args) {
   std::string rec;
-  bool have_at = false, json = false;
+  int picks = 0;
+  bool json = false;
   dump::Disasm disasm = dump::Disasm::No;
   dump::CheckpointPick pick{dump::PickKind::At, 0, 0};
   for (size_t i = 0; i < args.size(); i++) {
@@ -38,7 +41,19 @@ int run_backtrace(const std::vector<std::string>& args) {
       char* end = nullptr;
       pick.at = std::strtoull(v.c_str(), &end, 10);
       if (v.empty() || *end || v[0] == '-') return fail("backtrace: --at needs a checkpoint id, got '" + v + "'", 2);
-      have_at = true;
+      pick.kind = dump::PickKind::At;
+      picks++;
+    } else if (s == "--time") {
+      if (i + 1 >= args.size()) return fail("backtrace: --time needs seconds", 2);
+      std::string v = args[++i];
+      char* end = nullptr;
+      pick.seconds = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end) return fail("backtrace: --time needs seconds, got '" + v + "'", 2);
+      pick.kind = dump::PickKind::Time;
+      picks++;
+    } else if (s == "--last") {
+      pick.kind = dump::PickKind::Last;
+      picks++;
     } else if (s == "--disasm") {
       disasm = dump::Disasm::Yes;
     } else if (s == "--json") {
@@ -52,7 +67,7 @@ int run_backtrace(const std::vector<std::string>& args) {
     }
   }
   if (rec.empty()) return fail("backtrace: missing recording directory (see slsdbg backtrace --help)", 2);
-  if (!have_at) return fail("backtrace: missing --at K", 2);
+  if (picks != 1) return fail("backtrace: give exactly one of --at K, --time SECONDS, --last", 2);
 
   auto reader = store::RecordingReader::open(rec);
   if (!reader.ok()) return fail("backtrace: " + rec + ": " + reader.error().message);

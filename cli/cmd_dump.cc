@@ -28,7 +28,9 @@ const char kUsage[] =
     "  --last          the last checkpoint\n"
     "  -o FILE         output file (default: PROGRAM.K.core in the current directory);\n"
     "                  created with mode 0600 since it holds process memory\n"
-    "  --quiet         no progress or summary\n";
+    "  --quiet         no progress or summary\n\n"
+    "The core shows the process stopped by SIGSTOP at that checkpoint. Its uid,\n"
+    "gid and parent pid are not recorded and read as 0 in NT_PRPSINFO.\n";
 
 struct Args {
   std::string rec, out;

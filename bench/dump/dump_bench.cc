@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return die("usage: dump_bench FIXTURE [--mib N] [--runs R] [--gcore-runs G] [--dir DIR]");
   std::string fixture = argv[1];
   int mib = 1024, runs = 5, gcore_runs = 3;
-  std::string dir = "/tmp";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = tmp && *tmp ? tmp : "/tmp";
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--mib") mib = std::atoi(argv[i + 1]);

@@ -1,6 +1,7 @@
 #include "engine/dump/backtrace.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,20 @@ std::string hex(uint64_t v, int width = 16) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
   return buf;
+}
+
+// "call 0x7f..." -> "call 0x7f... <raise+0x12>"
+void annotate_branch_targets(std::vector<Instruction>& insns, ModuleCache& modules) {
+  for (auto& insn : insns) {
+    auto sp = insn.text.find(' ');
+    if (sp == std::string::npos || insn.text.compare(sp + 1, 2, "0x") != 0) continue;
+    const std::string mnemonic = insn.text.substr(0, sp);
+    if (mnemonic != "call" && mnemonic[0] != 'j') continue;
+    uint64_t target = std::strtoull(insn.text.c_str() + sp + 1, nullptr, 16);
+    auto where = modules.symbolize(target);
+    if (where.function.empty()) continue;
+    insn.text += " <" + where.function + (where.offset ? "+" + hex(where.offset, 0) : "") + ">";
+  }
 }
 
 }  // namespace
@@ -34,6 +49,7 @@ std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state,
       auto insns = disassemble_around(memory, f.pc, f.where.function_start);
       if (insns.ok()) {
         bt.disasm = std::move(*insns);
+        annotate_branch_targets(bt.disasm, modules);
       } else {
         bt.error = insns.error().message;
       }
@@ -45,13 +61,17 @@ std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state,
 
 std::string format_frame(size_t index, const Frame& f) {
   std::string s = "#" + std::to_string(index) + (index < 10 ? "  " : " ") + hex(f.pc) + " in ";
+  if (f.kind == FrameKind::Signal) {
+    s += "<signal handler called>";
+    if (!f.where.function.empty()) s += " (" + f.where.function + ")";
+    return s;
+  }
   if (f.where.function.empty()) {
     s += "??";
   } else {
     s += f.where.function;
     if (f.where.offset) s += "+" + hex(f.where.offset, 0);
   }
-  if (f.kind == FrameKind::Signal) s += " <signal handler called>";
   if (!f.where.file.empty()) s += " at " + f.where.file + ":" + std::to_string(f.where.line);
   if (!f.where.module.empty()) s += " (" + f.where.module + ")";
   return s;

@@ -37,6 +37,15 @@ std::string build_dir() {
   return d ? d : ".";
 }
 
+// A fresh directory under $TMPDIR (or /tmp).
+std::string make_temp_dir(const char* name) {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + name + "-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back(0);
+  return ::mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
+}
+
 std::string fixture() { return build_dir() + "/tests/programs/dump_chain"; }
 
 // Line of the fixture's source holding `text` (1-based), 0 if absent.
@@ -75,9 +84,8 @@ std::vector<std::string> gdb_functions(const std::string& bt) {
 class LiveCore : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/slsdbg-dump-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("slsdbg-dump-test");
+    ASSERT_FALSE(dir_.empty());
     core_ = dir_ + "/core";
     auto pid = testing::spawn_until_signal({fixture(), "stop"}, SIGSTOP);
     ASSERT_TRUE(pid.ok()) << pid.error().message;
@@ -273,6 +281,66 @@ TEST_F(LiveCore, BacktraceTextAndJsonNameFramesFilesAndThePc) {
   EXPECT_NE(json.find("\"checkpoint\": 3"), std::string::npos) << json;
   EXPECT_NE(json.find("\"function\": \"dump_alpha\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"at_pc\": true"), std::string::npos) << json;
+}
+
+// Every thread gets its notes: gdb sees three LWPs, each with its own stack,
+// and our unwinder gives each thread the same fixture frames as gdb.
+TEST(LiveThreadsCore, EachThreadHasItsOwnRegistersAndStack) {
+  std::string prog = build_dir() + "/tests/programs/dump_threads";
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::execl(prog.c_str(), prog.c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  char ready[6] = {};
+  ASSERT_EQ(::read(out[0], ready, 5), 5);
+  ::close(out[0]);
+  auto tids = testing::seize_all_threads(pid);
+  ASSERT_TRUE(tids.ok()) << tids.error().message;
+  ASSERT_EQ(tids->size(), 3u);
+  auto state = testing::read_live_state(pid, *tids);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  testing::LiveMemory memory(pid);
+  std::string dir = make_temp_dir("slsdbg-dump-threads");
+  ASSERT_FALSE(dir.empty());
+  std::string core = dir + "/core";
+  auto summary = write_core(*state, memory, core, CoreOptions{});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->threads, 3u);
+
+  std::string gdb = run("gdb -batch -nx -ex 'set debuginfod enabled off' " + prog + " " + core +
+                        " -ex 'info threads' -ex 'thread apply all bt'");
+  auto threads = backtrace_threads(*state, memory, Disasm::No);
+  ASSERT_EQ(threads.size(), 3u);
+  for (const auto& t : threads) {
+    // gdb's section for this LWP: from "Thread N (LWP tid" to the next "Thread ".
+    std::string marker = "(LWP " + std::to_string(t.tid.value) + ")";
+    size_t begin = gdb.rfind("\nThread ", gdb.rfind(marker));
+    ASSERT_NE(begin, std::string::npos) << marker << "\n" << gdb;
+    size_t end = gdb.find("\nThread ", begin + 1);
+    std::string section = gdb.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    std::vector<std::string> theirs;
+    for (const auto& f : gdb_functions(section))
+      if (f.rfind("dump_", 0) == 0 || f == "main") theirs.push_back(f);
+    std::vector<std::string> ours;
+    for (const auto& f : t.frames)
+      if (f.where.function.rfind("dump_", 0) == 0 || f.where.function == "main") ours.push_back(f.where.function);
+    EXPECT_EQ(ours, theirs) << section;
+    if (t.tid.value == pid) {
+      EXPECT_EQ(ours, (std::vector<std::string>{"dump_main_wait", "main"}));
+    } else {
+      EXPECT_EQ(ours, (std::vector<std::string>{"dump_worker_inner", "dump_worker_outer"}));
+    }
+  }
+  std::string lldb = run("lldb --batch --no-lldbinit -c " + core + " " + prog + " -o 'thread list'");
+  for (pid_t tid : *tids) EXPECT_NE(lldb.find("tid = " + std::to_string(tid)), std::string::npos) << lldb;
+  testing::kill_traced(pid);
+  run("rm -rf '" + dir + "'");
 }
 
 TEST(CoreWriter, UnwritableOutputPathIsAnError) {

@@ -105,6 +105,14 @@ Status write_chunk(int fd, const uint8_t* data, size_t n, uint64_t file_offset, 
 
 enum class Truncate { No, Yes };
 
+// The recorder does not store the kernel's [vdso] pages (they read back as
+// zeros); a zero-filled vDSO would make debuggers fail to load it, so it is
+// written only when the image really holds an ELF file there.
+bool holds_elf_image(MemorySource& memory, const store::Mapping& m) {
+  uint8_t magic[SELFMAG];
+  return memory.read(m.start, magic).ok() && std::memcmp(magic, ELFMAG, SELFMAG) == 0;
+}
+
 // A bounded hand-over of chunk buffers between one reader and one writer.
 template <typename Chunk>
 class ChunkPipeline {
@@ -199,7 +207,7 @@ Result<CoreSummary> write_core_to_fd(int fd, const store::ProcessState& state, M
     ph.p_flags = phdr_flags(m.prot);
     ph.p_vaddr = m.start;
     ph.p_memsz = m.end - m.start;
-    ph.p_filesz = mapping_has_contents(m) ? ph.p_memsz : 0;
+    ph.p_filesz = mapping_has_contents(m) && (m.path != "[vdso]" || holds_elf_image(memory, m)) ? ph.p_memsz : 0;
     ph.p_offset = offset;
     ph.p_align = kPageSize;
     offset += ph.p_filesz;

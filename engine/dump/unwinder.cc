@@ -92,6 +92,15 @@ int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) { ret
 int resume(unw_addr_space_t, unw_cursor_t*, void*) { return -UNW_EINVAL; }
 int get_proc_name(unw_addr_space_t, unw_word_t, char*, size_t, unw_word_t*, void*) { return -UNW_ENOINFO; }
 
+// x86-64 Linux sigreturn trampoline (__restore_rt): mov $15, %rax; syscall.
+// A frame whose pc is here is the signal frame; the frame after it is the
+// interrupted pc itself, not a return address.
+bool is_sigreturn_trampoline(MemorySource& memory, uint64_t pc) {
+  static constexpr uint8_t kCode[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+  uint8_t code[sizeof kCode];
+  return memory.read(pc, code).ok() && std::memcmp(code, kCode, sizeof kCode) == 0;
+}
+
 unw_accessors_t accessors() {
   unw_accessors_t a{};
   a.find_proc_info = find_proc_info;
@@ -137,7 +146,7 @@ Result<std::vector<Frame>> unwind_thread(const store::ThreadState& thread, Memor
     f.pc = pc;
     f.sp = sp;
     f.cfa = sp;
-    f.kind = unw_is_signal_frame(&cursor) > 0 ? FrameKind::Signal : FrameKind::Normal;
+    f.kind = is_sigreturn_trampoline(memory, pc) ? FrameKind::Signal : FrameKind::Normal;
     f.where = modules.symbolize(caller_frame && f.kind == FrameKind::Normal ? pc - 1 : pc);
     if (caller_frame && f.kind == FrameKind::Normal) f.where.offset += 1;
     frames.push_back(f);

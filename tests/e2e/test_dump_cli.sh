@@ -4,7 +4,7 @@
 # chain, stored by the real store): gdb shows the expected frames and values
 # from each checkpoint's core, lldb the same frames, readelf every note, the
 # core is mode 0600, `slsdbg backtrace` (text, --json, --disasm) agrees with
-# gdb, --at/--time/--last pick the right checkpoint, and each kind of bad
+# gdb (also through a signal handler's frame), --at/--time/--last pick the right checkpoint, and each kind of bad
 # input (checkpoint out of range, unwritable output, not a recording, damaged
 # pages, truncated catalog, bad options) is a one-line error with nonzero exit.
 set -u
@@ -67,6 +67,17 @@ v=$(gdb_at "$T/core.2" -ex 'frame function dump_gamma' -ex 'print answer' -ex 'p
 [[ "$v" == *'$1 = 42'* && "$v" == *'$2 = "checkpoint'* && "$v" == *'$3 = 2.5'* && "$v" == *'$4 = "heap-node'* ]] \
   || fail "checkpoint 2 values: $v"
 
+# A stack through a signal handler: the signal frame is where gdb has it.
+"$RECORD_LIVE" "$T/rec-signal" "$PROG" signal || fail "could not record the signal fixture"
+"$SLSDBG" dump "$T/rec-signal" --last -o "$T/core.signal" --quiet || fail "dump of the signal recording failed"
+with_signal() { grep -E 'dump_chain\.c:|<signal handler called>' | sed -E 's/.*<signal handler called>.*/SIGNAL/' | \
+  sed -E 's/^#[0-9]+ +(0x[0-9a-f]+ in )?([^ +]+).*/\2/' | tr '\n' ' '; }
+got=$(gdb_at "$T/core.signal" -ex bt | with_signal)
+want="dump_on_signal SIGNAL pause_here dump_gamma dump_beta dump_alpha main "
+[ "$got" = "$want" ] || fail "gdb through the signal frame: '$got', want '$want'"
+got_ours=$("$SLSDBG" backtrace "$T/rec-signal" --at 0 | with_signal)
+[ "$got_ours" = "$want" ] || fail "slsdbg backtrace through the signal frame: '$got_ours', want '$want'"
+
 # lldb loads the same core and shows the same frames, in order.
 lb=$(lldb --batch --no-lldbinit -c "$T/core.2" "$PROG" -o 'thread backtrace' 2>&1)
 got=$(printf '%s\n' "$lb" | sed -nE 's/.*frame #[0-9]+: 0x[0-9a-f]+ dump_chain`([a-z][a-z_]*).*/\1/p' | tr '\n' ' ')
@@ -100,6 +111,9 @@ out=$("$SLSDBG" dump "$REC" --time 1000 -o "$T/time.core") || fail "dump --time 
 (cd "$T" && "$SLSDBG" dump "$REC" --at 1 --quiet) || fail "dump with the default output name failed"
 [ -s "$T/dump_chain.1.core" ] || fail "default output name is not PROGRAM.K.core"
 
+"$SLSDBG" backtrace "$REC" --last | head -1 | grep -q '^checkpoint 2 ' || fail "backtrace --last is not checkpoint 2"
+"$SLSDBG" backtrace "$REC" --time 1000 | head -1 | grep -q '^checkpoint 2 ' || fail "backtrace --time 1000 is not checkpoint 2"
+
 # Bad input.
 one_line_error "checkpoint out of range" "checkpoint 7 out of range (recording has checkpoints 0..2)" \
   "$SLSDBG" dump "$REC" --at 7 -o "$T/x.core"
@@ -111,6 +125,7 @@ one_line_error "unwritable output" "cannot create $T/no/such/dir/core" \
 one_line_error "no checkpoint choice" "exactly one of" "$SLSDBG" dump "$REC"
 one_line_error "two checkpoint choices" "exactly one of" "$SLSDBG" dump "$REC" --at 1 --last
 one_line_error "bad --at" "needs a checkpoint id" "$SLSDBG" dump "$REC" --at x
+one_line_error "backtrace without a checkpoint" "exactly one of" "$SLSDBG" backtrace "$REC"
 mkdir "$T/empty"
 one_line_error "not a recording" "$T/empty" "$SLSDBG" dump "$T/empty" --last
 one_line_error "backtrace of not a recording" "$T/empty" "$SLSDBG" backtrace "$T/empty" --at 0

@@ -5,6 +5,10 @@
 //   dump_chain steps    : raises SIGSTOP three times: in main before dump_alpha
 //                         (counter 7), in dump_beta before dump_gamma (node
 //                         allocated, counter 7), in dump_gamma (counter 49), then exits 0
+//   dump_chain signal   : dump_gamma raises SIGUSR1; its handler dump_on_signal
+//                         raises SIGSTOP (a stack through a signal frame), then exits 0
+//   dump_chain spin N   : spins N iterations inside pause_here (recorded: the
+//                         recorder's 10 ms ticks land inside the chain), then exits 0
 //   dump_chain sleep MS : sleeps MS milliseconds inside dump_gamma, then exits 0
 //                         (recorded: every checkpoint in the sleep is inside the chain)
 #include <signal.h>
@@ -20,7 +24,23 @@ struct dump_node {
 long dump_global_counter = 7;
 struct dump_node* dump_heap_node;
 
+__attribute__((noinline)) static void dump_on_signal(int sig) {
+  volatile int handler_marker = 77 + sig - SIGUSR1;  // 77
+  raise(SIGSTOP);
+  (void)handler_marker;
+}
+
 static void pause_here(const char* mode, long ms) {
+  if (strcmp(mode, "signal") == 0) {
+    signal(SIGUSR1, dump_on_signal);
+    raise(SIGUSR1);
+    return;
+  }
+  if (strcmp(mode, "spin") == 0) {
+    for (volatile long i = 0; i < ms; i++) {
+    }
+    return;
+  }
   if (strcmp(mode, "stop") == 0 || strcmp(mode, "steps") == 0) {
     raise(SIGSTOP);
     return;

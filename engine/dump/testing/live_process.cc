@@ -1,5 +1,6 @@
 #include "engine/dump/testing/live_process.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -155,10 +156,34 @@ Result<pid_t> spawn_until_signal(const std::vector<std::string>& argv, int stop_
   }
 }
 
+Result<std::vector<pid_t>> seize_all_threads(pid_t pid) {
+  std::vector<pid_t> tids{pid};
+  std::string task = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(task.c_str());
+  if (!d) return Error::from_errno("opendir " + task);
+  while (dirent* e = ::readdir(d)) {
+    pid_t tid = std::atoi(e->d_name);
+    if (tid > 0 && tid != pid) tids.push_back(tid);
+  }
+  ::closedir(d);
+  for (pid_t tid : tids) {
+    if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) return Error::from_errno("PTRACE_SEIZE");
+    if (::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return Error::from_errno("PTRACE_INTERRUPT");
+    int status = 0;
+    if (::waitpid(tid, &status, __WALL) < 0) return Error::from_errno("waitpid");
+  }
+  return tids;
+}
+
 void kill_traced(pid_t pid) {
   ::kill(pid, SIGKILL);
-  int status;
-  ::waitpid(pid, &status, 0);
+  // Traced threads are reaped by their tracer (__WALL), the leader last.
+  for (;;) {
+    int status = 0;
+    pid_t w = ::waitpid(-1, &status, __WALL);
+    if (w < 0) break;
+    if (w == pid && (WIFEXITED(status) || WIFSIGNALED(status))) break;
+  }
 }
 
 }  // namespace slsdbg::dump::testing

@@ -36,4 +36,8 @@ class LiveMemory final : public MemorySource {
 Result<pid_t> spawn_until_signal(const std::vector<std::string>& argv, int stop_signal);
 void kill_traced(pid_t pid);
 
+// Seizes and interrupts every thread of a running (untraced) process; returns
+// the tids, thread group leader first. Kill the process with kill_traced.
+Result<std::vector<pid_t>> seize_all_threads(pid_t pid);
+
 }  // namespace slsdbg::dump::testing
