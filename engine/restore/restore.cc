@@ -1,0 +1,117 @@
+#include "engine/restore/restore.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "engine/restore/restore_plan.h"
+#include "engine/restore/restore_steps.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/spawn.h"
+
+#ifndef SLSDBG_RESTORER_BUILD_PATH
+#define SLSDBG_RESTORER_BUILD_PATH ""
+#endif
+
+namespace slsdbg::restore {
+
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
+
+Result<process::Task> restore_into(const store::RecordingReader& reader, CheckpointId k,
+                                   const store::ProcessState& state, RestorePlan& plan, const std::string& restorer,
+                                   RestoreOptions& options, RestoreReport& report) {
+  RestoreTimings& t = report.timings;
+  uint64_t t0 = now_ns();
+  process::SpawnOptions spawn;
+  spawn.argv = {restorer};
+  spawn.in_child_before_exec = options.in_child_before_exec;
+  process::Task task = TRY_CTX(process::spawn_traced(spawn), "starting the restorer");
+  TRY_CTX(process::install_injection_page(task), "installing the injection page");
+  RemoteCalls rc(task);
+  uint64_t t1 = now_ns();
+  t.spawn_ns = t1 - t0;
+
+  TRY_CTX(unmap_restorer(rc, process::kInjectPageAddr, plan), "removing the restorer");
+  TRY(map_regions(rc, plan, report));
+  uint64_t t2 = now_ns();
+  t.map_ns = t2 - t1;
+
+  TRY(fill_regions(rc, reader, k, plan, report));
+  TRY(protect_regions(rc, plan));
+  uint64_t t3 = now_ns();
+  t.fill_ns = t3 - t2;
+
+  TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
+  TRY_CTX(restore_files(rc, state, report), "restoring files");
+  TRY_CTX(restore_signals(rc, state, report), "restoring signal state");
+  TRY(rc.call("munmap (scratch)", 11 /* SYS_munmap */, plan.scratch_addr, kScratchSize));
+  TRY(restore_registers(task, state.threads.front()));
+  t.state_ns = now_ns() - t3;
+  return task;
+}
+
+}  // namespace
+
+Result<std::string> find_restorer(const std::string& explicit_path) {
+  if (!explicit_path.empty()) {
+    if (executable(explicit_path)) return explicit_path;
+    return Error::msg("restorer not found or not executable: " + explicit_path);
+  }
+  if (const char* env = std::getenv("SLSDBG_RESTORER"); env && *env) {
+    if (executable(env)) return std::string(env);
+    return Error::msg(std::string("restorer not found or not executable: ") + env + " (from SLSDBG_RESTORER)");
+  }
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string beside;
+  if (n > 0) {
+    self[n] = 0;
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    beside = dir + "/slsdbg-restorer";
+    if (executable(beside)) return beside;
+  }
+  if (executable(SLSDBG_RESTORER_BUILD_PATH)) return std::string(SLSDBG_RESTORER_BUILD_PATH);
+  return Error::msg("restorer not found: looked for " + beside + " and " + SLSDBG_RESTORER_BUILD_PATH +
+                    " (set SLSDBG_RESTORER)");
+}
+
+Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, CheckpointId k, RestoreOptions options) {
+  uint64_t start = now_ns();
+  auto cps = reader.checkpoints();
+  bool known = false;
+  for (const auto& c : cps) known |= c.id == k;
+  if (!known) {
+    if (cps.empty()) return Error::msg("checkpoint " + std::to_string(k.value) + " out of range: the recording has no checkpoints");
+    return Error::msg("checkpoint " + std::to_string(k.value) + " out of range (recording has checkpoints " +
+                      std::to_string(cps.front().id.value) + ".." + std::to_string(cps.back().id.value) + ")");
+  }
+  std::string where = "restoring checkpoint " + std::to_string(k.value);
+  store::ProcessState state = TRY_CTX(reader.process_state(k), where);
+  if (state.threads.empty()) return Error::msg(where + ": the checkpoint has no threads");
+  if (state.threads.size() > 1)
+    return Error::msg(where + ": " + std::to_string(state.threads.size()) +
+                      " threads; restoring multithreaded checkpoints is not supported yet");
+  std::string restorer = TRY(find_restorer(options.restorer_path));
+  RestorePlan plan = TRY_CTX(plan_restore(state, process::kInjectPageAddr, probe_file_on_disk), where);
+
+  RestoreReport local;
+  RestoreReport& report = options.report ? *options.report : local;
+  report.warnings = plan.warnings;
+  report.timings = {};
+  Result<process::Task> task = restore_into(reader, k, state, plan, restorer, options, report);
+  if (!task.ok()) return task.take_error().context(where);
+  report.timings.total_ns = now_ns() - start;
+  return task;
+}
+
+}  // namespace slsdbg::restore

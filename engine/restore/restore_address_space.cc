@@ -1,0 +1,91 @@
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "common/fd.h"
+#include "engine/restore/memory_fill.h"
+#include "engine/restore/restore_steps.h"
+
+namespace slsdbg::restore {
+
+namespace {
+constexpr uint64_t kUserSpaceEnd = 0x7ffffffff000ull;
+}
+
+Status unmap_restorer(RemoteCalls& rc, uint64_t inject_page, const RestorePlan& plan) {
+  // Two calls cover everything but the injection page: the restorer's code,
+  // stack, [vdso] and [vvar] ([vsyscall] lies above user space and stays, as
+  // it does in every process).
+  TRY(rc.call("munmap", SYS_munmap, 0, inject_page));
+  TRY(rc.call("munmap", SYS_munmap, inject_page + kPageSize, kUserSpaceEnd - (inject_page + kPageSize)));
+  int64_t at = TRY(rc.call("mmap (scratch)", SYS_mmap, plan.scratch_addr, kScratchSize, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0));
+  if (uint64_t(at) != plan.scratch_addr) return Error::msg("scratch mapping landed at the wrong address");
+  rc.use_scratch(plan.scratch_addr, kScratchSize);
+  return ok_status();
+}
+
+static Status map_one(RemoteCalls& rc, const MappingStep& s) {
+  const store::Mapping& m = s.mapping;
+  uint64_t len = m.end - m.start;
+  int64_t at;
+  if (s.source == MappingSource::File) {
+    rc.reset_scratch();
+    uint64_t path = TRY(rc.put_string(m.path));
+    int64_t fd = TRY_CTX(rc.call("openat", SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(s.open_flags)),
+                         "mapping " + describe(m));
+    at = TRY_CTX(rc.call("mmap", SYS_mmap, m.start, len, s.map_prot, uint64_t(s.mmap_flags), uint64_t(fd), m.file_offset),
+                 "mapping " + describe(m));
+    TRY(rc.call("close", SYS_close, uint64_t(fd)));
+  } else {
+    at = TRY_CTX(rc.call("mmap", SYS_mmap, m.start, len, s.map_prot, uint64_t(s.mmap_flags), uint64_t(-1), 0),
+                 "mapping " + describe(m));
+  }
+  if (uint64_t(at) != m.start) return Error::msg("mapping " + describe(m) + " landed at the wrong address");
+  return ok_status();
+}
+
+Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& report) {
+  for (const auto& s : plan.mappings) TRY(map_one(rc, s));
+  return ok_status();
+}
+
+Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan,
+                    RestoreReport& report) {
+  pid_t pid = rc.task().tgid();
+  for (auto& s : plan.mappings) {
+    if (s.fill == FillPolicy::None) continue;
+    UniqueFd file;
+    if (s.source == MappingSource::File) {
+      file.reset(::open(s.mapping.path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!file.valid()) return Error::from_errno("open " + s.mapping.path);
+    }
+    FillOutcome outcome =
+        TRY(fill_mapping(reader, k, pid, s, s.fill, file.get(), report.timings));
+    if (outcome == FillOutcome::SharedFileDiffers) {
+      // Never write the recorded contents into the user's file: replace the
+      // shared file mapping by a private anonymous copy of the recording.
+      report.warnings.push_back("shared mapping " + describe(s.mapping) +
+                                ": file contents changed since recording; restored as a private copy (writes will "
+                                "not reach the file)");
+      s.source = MappingSource::Anonymous;
+      s.mmap_flags = MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS;
+      s.map_prot = s.final_prot | PROT_READ | PROT_WRITE;
+      s.fill = FillPolicy::AllPages;
+      TRY(map_one(rc, s));
+      TRY(fill_mapping(reader, k, pid, s, s.fill, -1, report.timings));
+    }
+  }
+  return ok_status();
+}
+
+Status protect_regions(RemoteCalls& rc, const RestorePlan& plan) {
+  for (const auto& s : plan.mappings) {
+    if (s.map_prot == s.final_prot) continue;
+    TRY_CTX(rc.call("mprotect", SYS_mprotect, s.mapping.start, s.mapping.end - s.mapping.start, s.final_prot),
+            "protecting " + describe(s.mapping));
+  }
+  return ok_status();
+}
+
+}  // namespace slsdbg::restore
