@@ -4,8 +4,10 @@
 //   REC/
 //     catalog.db        SQLite (WAL): metadata, checkpoints, segments, bookmarks
 //     pages/NNNNNN.ext  preallocated extent files of 4 KiB blocks (io_uring)
-//     tree/             copy-on-write radix tree nodes (or inside extents)
+//                       (tree nodes live in the same extents; page_tree.h)
 //     events/NNNNNN.log per-segment event logs
+//     writer.lock       flock'ed while a writer is alive
+//     retention.lock    serializes checkpoint commits with retention
 //
 // Crash safety: a checkpoint is visible only once its blocks, tree nodes and
 // the preceding segment's event log are durable and its catalog row is
@@ -63,6 +65,17 @@ struct CheckpointInfo {
   std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exit"
 };
 
+// What the writer did so far (for the recorder's summary and the tests).
+struct WriterStats {
+  uint64_t checkpoints = 0;
+  uint64_t pages_in = 0;          // dirty pages handed to add_checkpoint
+  uint64_t zero_pages = 0;        // ... of which all-zero (never stored)
+  uint64_t dedup_pages = 0;       // ... of which identical to a stored block
+  uint64_t blocks_written = 0;    // data blocks + tree nodes written
+  uint64_t blocks_reused = 0;     // ... of which into blocks freed by retention
+  uint64_t tree_nodes_written = 0;
+};
+
 class RecordingWriter {
  public:
   virtual ~RecordingWriter() = default;
@@ -79,12 +92,15 @@ class RecordingWriter {
 
   // Marks the recording complete (exit status etc. in events); no more writes.
   virtual Status finish() = 0;
+
+  virtual WriterStats stats() const = 0;
 };
 
 struct OpenReport {
   uint64_t complete_checkpoints = 0;
   std::optional<std::string> torn_tail;  // what was ignored after a crash, if anything
   bool finished = false;                 // finish() was reached
+  bool writer_active = false;            // a live writer still holds the recording
 };
 
 class RecordingReader {
@@ -94,6 +110,10 @@ class RecordingReader {
   // Errors name the problem: "not a recording (no catalog.db)", version mismatch
   // naming both versions, truncated catalog, missing extent file.
   static Result<std::unique_ptr<RecordingReader>> open(const std::string& dir);
+
+  // Re-reads the catalog: checkpoints committed since open() become visible
+  // (a reader of a live recording sees only what was committed when it opened).
+  virtual Status refresh() = 0;
 
   virtual const RecordingMeta& meta() const = 0;
   virtual const OpenReport& open_report() const = 0;

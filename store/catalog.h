@@ -1,0 +1,61 @@
+// catalog.db: the SQLite (WAL) index of a recording. Schema in
+// catalog_schema.cc and docs/formats/catalog.md; version kRecordingFormatVersion.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/page_tree.h"
+#include "store/recording.h"
+#include "store/sqlite_db.h"
+
+namespace slsdbg::store {
+
+struct CheckpointRow {
+  CheckpointInfo info;
+  TreeEntry root;
+  uint32_t extents = 0;  // extent files that existed when it was committed
+};
+
+struct SegmentRow {
+  uint64_t events = 0;
+  uint64_t log_bytes = 0;
+};
+
+enum class Durability { Full, Normal };
+
+class Catalog {
+ public:
+  static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta);
+  // Errors: not a recording, truncated/corrupt, version mismatch.
+  static Result<Catalog> open(const std::string& dir);
+
+  Result<RecordingMeta> meta();
+  Result<bool> finished();
+  Result<uint64_t> retention_generation();
+  Result<std::vector<CheckpointRow>> checkpoints();
+  Result<std::map<uint64_t, SegmentRow>> segments();
+  Result<std::vector<uint8_t>> state_blob(CheckpointId id);
+  Result<std::vector<uint8_t>> dirty_blob(CheckpointId id);
+  Result<std::vector<BlockRef>> free_blocks();
+
+  // One transaction: the checkpoint row, the sealed segment before it (if
+  // any), and forgetting the free blocks the writer has taken over.
+  Status commit_checkpoint(const CheckpointRow& row, const std::vector<uint8_t>& state, const std::vector<uint8_t>& dirty,
+                           std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks);
+  Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed);
+
+  Status set_bookmark(const std::string& name, const std::string& moment);
+  Result<std::vector<std::pair<std::string, std::string>>> bookmarks();
+
+  SqliteDb& db() { return db_; }
+
+ private:
+  SqliteDb db_;
+};
+
+}  // namespace slsdbg::store

@@ -1,0 +1,186 @@
+// io_uring extent writer (see extent_writer.h).
+#include "store/extent_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "store/extent_header.h"
+#include "store/fs_util.h"
+
+namespace slsdbg::store {
+
+namespace {
+constexpr size_t kBufferBlocks = 256;  // 1 MiB staging buffers
+constexpr size_t kBuffers = 8;
+constexpr unsigned kQueueDepth = 64;
+}  // namespace
+
+ExtentWriter::~ExtentWriter() {
+  if (ring_ok_) {
+    (void)wait_all();
+    io_uring_queue_exit(&ring_);
+  }
+  for (auto& b : buffers_) std::free(b.data);
+}
+
+Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir) {
+  std::unique_ptr<ExtentWriter> w(new ExtentWriter());
+  w->dir_ = dir;
+  int r = io_uring_queue_init(kQueueDepth, &w->ring_, 0);
+  if (r < 0) return Error::from_errno("io_uring_queue_init", -r);
+  w->ring_ok_ = true;
+  w->buffers_.resize(kBuffers);
+  for (auto& b : w->buffers_) {
+    b.data = static_cast<uint8_t*>(std::aligned_alloc(kBlockSize, kBufferBlocks * kBlockSize));
+    if (!b.data) return Error::msg("out of memory for extent staging buffers");
+    b.refs.reserve(kBufferBlocks);
+  }
+  TRY(w->open_extent(0));
+  return w;
+}
+
+Status ExtentWriter::open_extent(uint32_t extent) {
+  std::string path = extent_path(dir_, extent);
+  int flags = O_RDWR | O_CREAT | O_EXCL;
+  auto fd = open_file(path, flags | (mode_ == IoMode::Direct ? O_DIRECT : 0));
+  if (!fd.ok() && fd.error().errno_value == EINVAL && mode_ == IoMode::Direct) {
+    // No O_DIRECT here (tmpfs): the file was not created, retry buffered.
+    mode_ = IoMode::Buffered;
+    fd = open_file(path, flags);
+  }
+  if (!fd.ok()) return fd.take_error();
+  File f;
+  f.fd = std::move(fd.value());
+  if (::fallocate(f.fd.get(), 0, 0, kPreallocateBlocks * kBlockSize) != 0) return Error::from_errno("fallocate " + path);
+  f.preallocated = kPreallocateBlocks;
+  uint8_t* hdr = static_cast<uint8_t*>(std::aligned_alloc(kBlockSize, kBlockSize));
+  if (!hdr) return Error::msg("out of memory");
+  fill_extent_header(hdr, extent);
+  Status st = write_all(f.fd.get(), hdr, kBlockSize, 0);
+  std::free(hdr);
+  TRY_CTX(st, path);
+  if (::fsync(f.fd.get()) != 0) return Error::from_errno("fsync " + path);
+  TRY(fsync_dir(dir_ + "/pages"));
+  files_.push_back(std::move(f));
+  head_slot_ = 1;
+  return ok_status();
+}
+
+void ExtentWriter::add_free_blocks(const std::vector<BlockRef>& refs) { free_.insert(free_.end(), refs.begin(), refs.end()); }
+
+Result<BlockRef> ExtentWriter::allocate() {
+  if (!free_.empty()) {
+    BlockRef r = free_.back();
+    free_.pop_back();
+    reused_++;
+    return r;
+  }
+  if (head_slot_ >= kBlocksPerExtent) {
+    TRY(submit_current());  // a staged run never spans two files
+    TRY(open_extent(uint32_t(files_.size())));
+  }
+  File& f = files_.back();
+  if (head_slot_ >= f.preallocated) {
+    uint64_t grow = std::min<uint64_t>(kPreallocateBlocks, kBlocksPerExtent - f.preallocated);
+    if (::fallocate(f.fd.get(), 0, f.preallocated * kBlockSize, grow * kBlockSize) != 0)
+      return Error::from_errno("fallocate " + extent_path(dir_, uint32_t(files_.size() - 1)));
+    f.preallocated += grow;
+  }
+  appended_++;
+  return make_ref(uint32_t(files_.size() - 1), head_slot_++);
+}
+
+Result<ExtentWriter::Buffer*> ExtentWriter::free_buffer() {
+  for (;;) {
+    for (auto& b : buffers_)
+      if (b.in_flight == 0 && b.refs.empty()) return &b;
+    TRY(reap(true));
+  }
+}
+
+Result<BlockRef> ExtentWriter::put(const uint8_t* block) {
+  if (!current_) current_ = TRY(free_buffer());
+  BlockRef ref = TRY(allocate());
+  if (!current_) current_ = TRY(free_buffer());  // allocate() may have submitted it
+  std::memcpy(current_->data + current_->refs.size() * kBlockSize, block, kBlockSize);
+  current_->refs.push_back(ref);
+  if (current_->refs.size() == kBufferBlocks) TRY(submit_current());
+  return ref;
+}
+
+Status ExtentWriter::submit_current() {
+  Buffer* b = current_;
+  if (!b || b->refs.empty()) return ok_status();
+  current_ = nullptr;
+  size_t i = 0;
+  const size_t n = b->refs.size();
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && b->refs[j] == b->refs[j - 1] + 1) j++;  // same extent, next slot
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    while (!sqe) {
+      int r = io_uring_submit(&ring_);
+      if (r < 0) return Error::from_errno("io_uring_submit", -r);
+      TRY(reap(true));
+      sqe = io_uring_get_sqe(&ring_);
+    }
+    BlockRef first = b->refs[i];
+    io_uring_prep_write(sqe, files_[ref_extent(first)].fd.get(), b->data + i * kBlockSize, unsigned((j - i) * kBlockSize),
+                        uint64_t(ref_slot(first)) * kBlockSize);
+    // user_data: buffer index in the low 8 bits, expected byte count above.
+    io_uring_sqe_set_data64(sqe, (uint64_t((j - i) * kBlockSize) << 8) | uint64_t(b - buffers_.data()));
+    files_[ref_extent(first)].needs_sync = true;
+    b->in_flight++;
+    pending_sqes_++;
+    i = j;
+  }
+  int r = io_uring_submit(&ring_);
+  if (r < 0) return Error::from_errno("io_uring_submit", -r);
+  return ok_status();
+}
+
+Status ExtentWriter::reap(bool wait_one) {
+  io_uring_cqe* cqe = nullptr;
+  int r = wait_one ? io_uring_wait_cqe(&ring_, &cqe) : io_uring_peek_cqe(&ring_, &cqe);
+  while (r == 0 && cqe) {
+    uint64_t data = io_uring_cqe_get_data64(cqe);
+    Buffer* b = &buffers_[data & 0xff];
+    int64_t expected = int64_t(data >> 8);
+    int res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    pending_sqes_--;
+    b->in_flight--;
+    if (res < 0) return Error::from_errno("io_uring write to extent file", -res);
+    // Short writes do not happen on preallocated regular files; if one did,
+    // the tail blocks would be missing, so fail rather than commit them.
+    if (res != expected) return Error::msg("short io_uring write to extent file (" + std::to_string(res) + " of " + std::to_string(expected) + " bytes)");
+    if (b->in_flight == 0) b->refs.clear();
+    cqe = nullptr;
+    r = io_uring_peek_cqe(&ring_, &cqe);
+  }
+  if (r < 0 && r != -EAGAIN) return Error::from_errno("io_uring_wait_cqe", -r);
+  return ok_status();
+}
+
+Status ExtentWriter::wait_all() {
+  while (pending_sqes_ > 0) TRY(reap(true));
+  return ok_status();
+}
+
+Status ExtentWriter::sync() {
+  TRY(submit_current());
+  TRY(wait_all());
+  for (size_t i = 0; i < files_.size(); i++) {
+    File& f = files_[i];
+    if (!f.needs_sync) continue;
+    if (::fdatasync(f.fd.get()) != 0) return Error::from_errno("fdatasync " + extent_path(dir_, uint32_t(i)));
+    f.needs_sync = false;
+  }
+  return ok_status();
+}
+
+}  // namespace slsdbg::store

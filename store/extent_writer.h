@@ -1,0 +1,85 @@
+// Append-only writer of 4 KiB blocks into preallocated extent files
+// pages/NNNNNN.ext, through io_uring in large batches.
+//
+//   pages/000000.ext  [hdr][blk 1][blk 2]...[blk n | preallocated, unwritten ....]
+//                            ^ data pages and tree nodes, in write order
+//
+// put() copies a block into a 1 MiB staging buffer and returns its BlockRef at
+// once; full buffers are submitted as one write per contiguous run (>= 64 KiB
+// whenever blocks are appended) while the caller keeps hashing. sync() waits
+// for every write and fdatasyncs the files: only then may the catalog point
+// at the blocks. Files are opened O_DIRECT where the filesystem allows it
+// (tmpfs does not; then buffered writes, still through io_uring). Blocks freed
+// by retention (drop_checkpoints_before) are reused before the file grows.
+#pragma once
+
+#include <liburing.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/fd.h"
+#include "common/result.h"
+#include "store/format.h"
+
+namespace slsdbg::store {
+
+enum class IoMode { Direct, Buffered };
+
+class ExtentWriter {
+ public:
+  ~ExtentWriter();
+  ExtentWriter(const ExtentWriter&) = delete;
+  ExtentWriter& operator=(const ExtentWriter&) = delete;
+
+  // Creates pages/000000.ext in DIR (which must contain pages/).
+  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir);
+
+  // Stages one kBlockSize block; the data is copied.
+  Result<BlockRef> put(const uint8_t* block);
+  // Waits for all staged blocks and makes them durable.
+  Status sync();
+
+  void add_free_blocks(const std::vector<BlockRef>& refs);
+  uint32_t extent_count() const { return uint32_t(files_.size()); }
+  IoMode io_mode() const { return mode_; }
+  uint64_t blocks_appended() const { return appended_; }
+  uint64_t blocks_reused() const { return reused_; }
+
+ private:
+  struct File {
+    UniqueFd fd;
+    uint64_t preallocated = 0;  // blocks
+    bool needs_sync = false;
+  };
+  struct Buffer {
+    uint8_t* data = nullptr;
+    std::vector<BlockRef> refs;  // one per staged block
+    int in_flight = 0;           // SQEs not yet completed
+  };
+  ExtentWriter() = default;
+
+  Status open_extent(uint32_t extent);
+  Result<BlockRef> allocate();
+  Status submit_current();
+  Status reap(bool wait_one);
+  Status wait_all();
+  Result<Buffer*> free_buffer();
+
+  std::string dir_;
+  IoMode mode_ = IoMode::Direct;
+  std::vector<File> files_;
+  uint32_t head_slot_ = 1;  // next new slot in the last extent
+  std::vector<BlockRef> free_;
+  std::vector<Buffer> buffers_;
+  Buffer* current_ = nullptr;
+  io_uring ring_{};
+  bool ring_ok_ = false;
+  int pending_sqes_ = 0;
+  uint64_t appended_ = 0;
+  uint64_t reused_ = 0;
+};
+
+}  // namespace slsdbg::store

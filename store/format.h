@@ -1,0 +1,52 @@
+// On-disk constants of a recording: magic numbers, format versions and the
+// geometry of blocks and tree nodes. Every on-disk object kind starts with (or
+// is identified by) a magic number declared here; docs/formats/ describes each.
+// Compatibility: bump kRecordingFormatVersion on ANY change to a format below.
+#pragma once
+
+#include <cstdint>
+
+namespace slsdbg::store {
+
+// catalog.db: PRAGMA user_version and meta('format_version').
+inline constexpr uint32_t kRecordingFormatVersion = 1;
+
+inline constexpr uint64_t kBlockSize = 4096;
+
+// Extent files pages/NNNNNN.ext: block 0 is the header, blocks 1.. hold data
+// pages and tree nodes.
+inline constexpr char kExtentMagic[8] = {'S', 'L', 'S', 'E', 'X', 'T', '0', '1'};
+inline constexpr uint32_t kExtentVersion = 1;
+inline constexpr uint64_t kBlocksPerExtent = 1ull << 18;        // 1 GiB per file
+inline constexpr uint64_t kPreallocateBlocks = 4096;            // fallocate 16 MiB ahead
+
+// A block reference: extent number in the high 32 bits, slot in the low 32.
+// Slot 0 is the header, so 0 never names a block and means "empty".
+using BlockRef = uint64_t;
+inline constexpr BlockRef kNoBlock = 0;
+inline constexpr BlockRef make_ref(uint32_t extent, uint32_t slot) { return (uint64_t(extent) << 32) | slot; }
+inline constexpr uint32_t ref_extent(BlockRef r) { return uint32_t(r >> 32); }
+inline constexpr uint32_t ref_slot(BlockRef r) { return uint32_t(r); }
+
+// Copy-on-write radix tree over virtual page numbers (48-bit addresses, so
+// 36-bit VPNs): 5 levels of 8 bits except the root, which uses 4.
+inline constexpr int kTreeLevels = 5;
+inline constexpr int kFanoutBits = 8;
+inline constexpr int kFanout = 1 << kFanoutBits;  // 256 entries of 16 bytes = one block
+inline constexpr uint64_t kMaxAddress = 1ull << 48;
+
+// Node checksums are xxh3-64 seeded with kNodeSeed + level, so a data block
+// (checksummed unseeded) can never pass as a tree node and a leaf never as an
+// inner node.
+inline constexpr uint64_t kNodeSeed = 0x534c53545245454eull;  // "SLSTREEN"
+
+// Event logs events/NNNNNN.log.
+inline constexpr char kEventLogMagic[8] = {'S', 'L', 'S', 'E', 'V', 'T', '0', '1'};
+inline constexpr char kEventIndexMagic[8] = {'S', 'L', 'S', 'E', 'V', 'I', 'D', 'X'};
+inline constexpr uint32_t kEventLogVersion = 1;
+
+// Encoded ProcessState blobs (catalog column checkpoints.state).
+inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
+inline constexpr uint16_t kProcessStateVersion = 1;
+
+}  // namespace slsdbg::store

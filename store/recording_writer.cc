@@ -1,0 +1,239 @@
+// RecordingWriter: the single writer of a recording directory. Order of a
+// checkpoint commit, which is what makes a crash at any instant harmless:
+//   1. seal the previous segment's event log (fdatasync + fsync events/)
+//   2. stage new data blocks (dedup by xxh3-128, zero pages skipped) and the
+//      changed tree nodes; wait for io_uring; fdatasync the extent files
+//   3. one SQLite transaction (WAL, synchronous=FULL) adds the checkpoint row
+// A checkpoint row therefore only ever points at durable blocks and logs.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <dirent.h>
+#include <numeric>
+#include <unordered_map>
+
+#include "store/catalog.h"
+#include "store/dirty_list.h"
+#include "store/event_log.h"
+#include "store/extent_writer.h"
+#include "store/fs_util.h"
+#include "store/page_tree.h"
+#include "store/recording.h"
+#include "store/recording_files.h"
+
+namespace slsdbg::store {
+
+namespace {
+
+struct Hash128 {
+  uint64_t lo, hi;
+  bool operator==(const Hash128&) const = default;
+};
+struct Hash128Hasher {
+  size_t operator()(const Hash128& h) const { return size_t(h.lo); }
+};
+
+bool is_zero_page(const uint8_t* p) {
+  const auto* w = reinterpret_cast<const uint64_t*>(p);
+  uint64_t acc = 0;
+  for (size_t i = 0; i < kPageSize / 8; i += 8)
+    acc |= w[i] | w[i + 1] | w[i + 2] | w[i + 3] | w[i + 4] | w[i + 5] | w[i + 6] | w[i + 7];
+  return acc == 0;
+}
+
+Status dir_is_empty_or_missing(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    if (errno == ENOENT) return ok_status();
+    return Error::from_errno("opendir " + dir);
+  }
+  bool empty = true;
+  while (dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
+  ::closedir(d);
+  if (!empty) return Error::msg("cannot create recording: " + dir + " exists and is not empty");
+  return ok_status();
+}
+
+class Writer final : public RecordingWriter {
+ public:
+  Status init(const std::string& dir, const RecordingMeta& meta);
+  Status append_event(const Event& event) override;
+  Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
+  Status finish() override;
+  WriterStats stats() const override {
+    WriterStats s = stats_;
+    s.blocks_written = extents_ ? extents_->blocks_appended() + extents_->blocks_reused() : 0;
+    s.blocks_reused = extents_ ? extents_->blocks_reused() : 0;
+    return s;
+  }
+
+ private:
+  Result<bool> absorb_retention();  // true: took over freed blocks
+  Result<std::optional<std::pair<uint64_t, SegmentRow>>> seal_segment();
+  Status validate(const CheckpointInput& input) const;
+  Result<CheckpointId> write_checkpoint(const CheckpointInput& input, const std::string& reason);
+
+  std::string dir_;
+  UniqueFd writer_lock_;
+  std::optional<Catalog> catalog_;
+  std::unique_ptr<ExtentWriter> extents_;
+  PageTreeBuilder tree_;
+  std::unordered_map<Hash128, TreeEntry, Hash128Hasher> dedup_;
+  std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
+  uint64_t next_id_ = 0;
+  uint64_t retention_gen_ = 0;
+  enum class State { Open, Broken, Finished } state_ = State::Open;
+  WriterStats stats_;
+  std::vector<uint32_t> order_;  // scratch: dirty page order
+  std::vector<uint64_t> vaddrs_;
+};
+
+Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
+  dir_ = dir;
+  TRY(dir_is_empty_or_missing(dir));
+  TRY(make_dir(dir));
+  if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir);
+  TRY(make_dir(dir + "/pages"));
+  TRY(make_dir(dir + "/events"));
+  writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
+  catalog_ = TRY(Catalog::create(dir, meta));
+  extents_ = TRY(ExtentWriter::create(dir));
+  TRY(fsync_dir(dir));
+  return ok_status();
+}
+
+Status Writer::append_event(const Event& event) {
+  if (state_ != State::Open) return Error::msg("append_event: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "finished"));
+  if (next_id_ == 0) return Error::msg("append_event: no checkpoint yet (events belong to the segment after a checkpoint)");
+  if (!log_) log_ = std::make_unique<EventLogWriter>(event_log_path(dir_, next_id_ - 1), next_id_ - 1);
+  Status st = log_->append(event);
+  if (!st.ok()) state_ = State::Broken;
+  return st;
+}
+
+Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
+  if (next_id_ == 0) return std::optional<std::pair<uint64_t, SegmentRow>>();
+  uint64_t seg = next_id_ - 1;
+  SegmentRow row;
+  if (log_) {
+    TRY(log_->seal());
+    TRY(fsync_dir(dir_ + "/events"));
+    row = SegmentRow{log_->count(), log_->bytes()};
+    log_.reset();
+  }
+  return std::optional<std::pair<uint64_t, SegmentRow>>(std::make_pair(seg, row));
+}
+
+Result<bool> Writer::absorb_retention() {
+  uint64_t gen = TRY(catalog_->retention_generation());
+  if (gen == retention_gen_) return false;
+  retention_gen_ = gen;
+  std::vector<BlockRef> freed = TRY(catalog_->free_blocks());
+  if (freed.empty()) return false;
+  std::unordered_set<BlockRef> set(freed.begin(), freed.end());
+  std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
+  extents_->add_free_blocks(freed);
+  return true;
+}
+
+Status Writer::validate(const CheckpointInput& input) const {
+  for (const auto& [lo, hi] : input.cleared)
+    if (lo % kPageSize || hi % kPageSize || lo > hi || hi > kMaxAddress)
+      return Error::msg("add_checkpoint: cleared range is not page aligned or beyond 2^48");
+  for (const auto& p : input.dirty) {
+    if (p.vaddr % kPageSize || p.vaddr >= kMaxAddress) return Error::msg("add_checkpoint: dirty page address is not page aligned or beyond 2^48");
+    if (!p.data) return Error::msg("add_checkpoint: dirty page without data");
+  }
+  return ok_status();
+}
+
+Result<CheckpointId> Writer::add_checkpoint(const CheckpointInput& input, const std::string& reason) {
+  if (state_ != State::Open) return Error::msg("add_checkpoint: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "finished"));
+  TRY(validate(input));
+  // Everything below mutates the in-memory tree: any failure leaves the writer
+  // unusable rather than half-updated (the on-disk recording stays consistent).
+  state_ = State::Broken;
+  auto id = write_checkpoint(input, reason);
+  if (id.ok()) state_ = State::Open;
+  return id;
+}
+
+Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, const std::string& reason) {
+  // Retention (drop_checkpoints_before) takes this lock too: it must not free
+  // blocks while this checkpoint may still dedup against them.
+  UniqueFd retention_lock = TRY(lock_file(dir_ + "/" + kRetentionLockFile, LockWait::Block));
+  bool took_free = TRY(absorb_retention());
+
+  auto sealed = TRY(seal_segment());
+
+  for (const auto& [lo, hi] : input.cleared) tree_.clear(lo / kPageSize, hi / kPageSize);
+
+  // Address order: neighbouring pages share tree paths; a repeated address keeps its last data.
+  order_.resize(input.dirty.size());
+  std::iota(order_.begin(), order_.end(), 0u);
+  std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return input.dirty[a].vaddr < input.dirty[b].vaddr; });
+  vaddrs_.clear();
+  for (size_t n = 0; n < order_.size(); n++) {
+    const DirtyPage& p = input.dirty[order_[n]];
+    if (n + 1 < order_.size() && input.dirty[order_[n + 1]].vaddr == p.vaddr) continue;
+    vaddrs_.push_back(p.vaddr);
+    uint64_t vpn = p.vaddr / kPageSize;
+    stats_.pages_in++;
+    if (is_zero_page(p.data)) {
+      stats_.zero_pages++;
+      tree_.set(vpn, TreeEntry{});
+      continue;
+    }
+    XXH128_hash_t h = XXH3_128bits(p.data, kPageSize);
+    Hash128 key{h.low64, h.high64};
+    auto it = dedup_.find(key);
+    if (it != dedup_.end()) {
+      stats_.dedup_pages++;
+      tree_.set(vpn, it->second);
+      continue;
+    }
+    BlockRef ref = TRY(extents_->put(p.data));
+    TreeEntry e{ref, h.low64};
+    dedup_.emplace(key, e);
+    tree_.set(vpn, e);
+  }
+  uint64_t before_tree = extents_->blocks_appended() + extents_->blocks_reused();
+  TreeEntry root = TRY(tree_.commit(*extents_));
+  stats_.tree_nodes_written += extents_->blocks_appended() + extents_->blocks_reused() - before_tree;
+  TRY(extents_->sync());
+
+  CheckpointRow row;
+  row.info.id = CheckpointId(next_id_);
+  row.info.time_ns = input.time_ns;
+  row.info.stop_ns = input.stop_ns;
+  row.info.dirty_pages = input.dirty.size();
+  row.info.reason = reason;
+  row.root = root;
+  row.extents = extents_->extent_count();
+  TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  stats_.checkpoints++;
+  return CheckpointId(next_id_++);
+}
+
+Status Writer::finish() {
+  if (state_ != State::Open) return Error::msg("finish: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "already finished"));
+  state_ = State::Broken;
+  auto sealed = TRY(seal_segment());
+  TRY(catalog_->commit_finish(sealed));
+  state_ = State::Finished;
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta) {
+  auto w = std::make_unique<Writer>();
+  TRY_CTX(w->init(dir, meta), "creating recording " + dir);
+  return std::unique_ptr<RecordingWriter>(std::move(w));
+}
+
+}  // namespace slsdbg::store

@@ -1,0 +1,74 @@
+// SQLite wrapper (see sqlite_db.h).
+#include "store/sqlite_db.h"
+
+namespace slsdbg::store {
+
+Result<bool> SqliteStmt::step() {
+  int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return Error::msg("sqlite: " + std::string(sqlite3_errmsg(db_)) + " (in: " + sql_.substr(0, 60) + ")");
+}
+
+Status SqliteStmt::run() {
+  while (TRY(step())) {
+  }
+  return ok_status();
+}
+
+std::string SqliteStmt::text(int col) const {
+  auto* p = sqlite3_column_text(st_, col);
+  return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(st_, col))) : std::string();
+}
+
+std::vector<uint8_t> SqliteStmt::blob(int col) const {
+  auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(st_, col));
+  return p ? std::vector<uint8_t>(p, p + sqlite3_column_bytes(st_, col)) : std::vector<uint8_t>();
+}
+
+SqliteDb& SqliteDb::operator=(SqliteDb&& o) noexcept {
+  if (this != &o) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = o.db_;
+    path_ = std::move(o.path_);
+    o.db_ = nullptr;
+  }
+  return *this;
+}
+
+SqliteDb::~SqliteDb() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Result<SqliteDb> SqliteDb::open(const std::string& path, OpenMode mode) {
+  SqliteDb d;
+  d.path_ = path;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
+  if (mode == OpenMode::CreateNew) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &d.db_, flags, nullptr);
+  if (rc != SQLITE_OK) return Error::msg("cannot open " + path + ": " + (d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc)));
+  sqlite3_busy_timeout(d.db_, 30000);
+  sqlite3_extended_result_codes(d.db_, 1);
+  return d;
+}
+
+Status SqliteDb::exec(const std::string& sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg ? msg : sqlite3_errmsg(db_);
+    sqlite3_free(msg);
+    return Error::msg("sqlite: " + m + " (in: " + sql.substr(0, 60) + ")");
+  }
+  return ok_status();
+}
+
+Result<SqliteStmt> SqliteDb::prepare(const std::string& sql) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), int(sql.size()), &st, nullptr) != SQLITE_OK)
+    return Error::msg("sqlite: " + std::string(sqlite3_errmsg(db_)) + " (preparing: " + sql.substr(0, 60) + ")");
+  return SqliteStmt(db_, st, sql);
+}
+
+Error SqliteDb::error(const std::string& what) const { return Error::msg(what + ": " + sqlite3_errmsg(db_)); }
+
+}  // namespace slsdbg::store

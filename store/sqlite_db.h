@@ -1,0 +1,64 @@
+// A thin RAII layer over the SQLite C API: a connection and prepared
+// statements whose failures come back as Errors naming the statement.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace slsdbg::store {
+
+class SqliteStmt {
+ public:
+  SqliteStmt(sqlite3* db, sqlite3_stmt* st, std::string sql) : db_(db), st_(st), sql_(std::move(sql)) {}
+  SqliteStmt(SqliteStmt&& o) noexcept : db_(o.db_), st_(o.st_), sql_(std::move(o.sql_)) { o.st_ = nullptr; }
+  SqliteStmt(const SqliteStmt&) = delete;
+  ~SqliteStmt() { sqlite3_finalize(st_); }
+
+  SqliteStmt& bind(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); return *this; }
+  SqliteStmt& bind(int i, uint64_t v) { sqlite3_bind_int64(st_, i, int64_t(v)); return *this; }
+  SqliteStmt& bind(int i, const std::string& v) { sqlite3_bind_text(st_, i, v.data(), int(v.size()), SQLITE_TRANSIENT); return *this; }
+  SqliteStmt& bind_blob(int i, const void* p, size_t n) { sqlite3_bind_blob64(st_, i, n ? p : "", n, SQLITE_TRANSIENT); return *this; }
+
+  // true: a row is available; false: done.
+  Result<bool> step();
+  Status run();  // step to completion, expecting no rows
+  void reset() { sqlite3_reset(st_); sqlite3_clear_bindings(st_); }
+
+  int64_t i64(int col) const { return sqlite3_column_int64(st_, col); }
+  uint64_t u64(int col) const { return uint64_t(sqlite3_column_int64(st_, col)); }
+  std::string text(int col) const;
+  std::vector<uint8_t> blob(int col) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_;
+  std::string sql_;
+};
+
+enum class OpenMode { CreateNew, Existing };
+
+class SqliteDb {
+ public:
+  SqliteDb() = default;
+  SqliteDb(SqliteDb&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+  SqliteDb& operator=(SqliteDb&& o) noexcept;
+  SqliteDb(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  static Result<SqliteDb> open(const std::string& path, OpenMode mode);
+  Status exec(const std::string& sql);
+  Result<SqliteStmt> prepare(const std::string& sql);
+  Error error(const std::string& what) const;
+  sqlite3* handle() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace slsdbg::store
