@@ -1,5 +1,6 @@
 #include "engine/restore/restore.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,23 +25,20 @@ uint64_t now_ns() {
                       .count());
 }
 
+InjectArea inject_area() { return InjectArea{process::kInjectPageAddr, process::kInjectAreaSize}; }
+
 bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
 
-Result<process::Task> restore_into(const store::RecordingReader& reader, CheckpointId k,
-                                   const store::ProcessState& state, RestorePlan& plan, const std::string& restorer,
-                                   RestoreOptions& options, RestoreReport& report) {
+Status restore_into(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
+                    const store::ProcessState& state, RestorePlan& plan, RestoreReport& report) {
   RestoreTimings& t = report.timings;
   uint64_t t0 = now_ns();
-  process::SpawnOptions spawn;
-  spawn.argv = {restorer};
-  spawn.in_child_before_exec = options.in_child_before_exec;
-  process::Task task = TRY_CTX(process::spawn_traced(spawn), "starting the restorer");
   TRY_CTX(process::install_injection_page(task), "installing the injection page");
   RemoteCalls rc(task);
   uint64_t t1 = now_ns();
-  t.spawn_ns = t1 - t0;
+  t.spawn_ns += t1 - t0;
 
-  TRY_CTX(unmap_restorer(rc, process::kInjectPageAddr, plan), "removing the restorer");
+  TRY_CTX(unmap_restorer(rc, inject_area(), plan), "removing the restorer");
   TRY(map_regions(rc, plan, report));
   uint64_t t2 = now_ns();
   t.map_ns = t2 - t1;
@@ -53,10 +51,10 @@ Result<process::Task> restore_into(const store::RecordingReader& reader, Checkpo
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
   TRY_CTX(restore_files(rc, state, report), "restoring files");
   TRY_CTX(restore_signals(rc, state, report), "restoring signal state");
-  TRY(rc.call("munmap (scratch)", 11 /* SYS_munmap */, plan.scratch_addr, kScratchSize));
+  TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
   t.state_ns = now_ns() - t3;
-  return task;
+  return ok_status();
 }
 
 }  // namespace
@@ -102,14 +100,23 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
     return Error::msg(where + ": " + std::to_string(state.threads.size()) +
                       " threads; restoring multithreaded checkpoints is not supported yet");
   std::string restorer = TRY(find_restorer(options.restorer_path));
-  RestorePlan plan = TRY_CTX(plan_restore(state, process::kInjectPageAddr, probe_file_on_disk), where);
+  RestorePlan plan = TRY_CTX(plan_restore(state, inject_area(), probe_file_on_disk), where);
 
   RestoreReport local;
   RestoreReport& report = options.report ? *options.report : local;
   report.warnings = plan.warnings;
   report.timings = {};
-  Result<process::Task> task = restore_into(reader, k, state, plan, restorer, options, report);
-  if (!task.ok()) return task.take_error().context(where);
+  uint64_t t0 = now_ns();
+  process::SpawnOptions spawn;
+  spawn.argv = {restorer};
+  spawn.in_child_before_exec = options.in_child_before_exec;
+  process::Task task = TRY_CTX(process::spawn_traced(spawn), where + ": starting the restorer");
+  report.timings.spawn_ns = now_ns() - t0;
+  Status done = restore_into(task, reader, k, state, plan, report);
+  if (!done.ok()) {
+    task.kill_and_reap();
+    return done.take_error().context(where);
+  }
   report.timings.total_ns = now_ns() - start;
   return task;
 }

@@ -12,12 +12,13 @@ namespace {
 constexpr uint64_t kUserSpaceEnd = 0x7ffffffff000ull;
 }
 
-Status unmap_restorer(RemoteCalls& rc, uint64_t inject_page, const RestorePlan& plan) {
-  // Two calls cover everything but the injection page: the restorer's code,
+Status unmap_restorer(RemoteCalls& rc, InjectArea inject, const RestorePlan& plan) {
+  // Two calls cover everything but the injection area: the restorer's code,
   // stack, [vdso] and [vvar] ([vsyscall] lies above user space and stays, as
   // it does in every process).
-  TRY(rc.call("munmap", SYS_munmap, 0, inject_page));
-  TRY(rc.call("munmap", SYS_munmap, inject_page + kPageSize, kUserSpaceEnd - (inject_page + kPageSize)));
+  uint64_t after = inject.start + inject.size;
+  TRY(rc.call("munmap", SYS_munmap, 0, inject.start));
+  TRY(rc.call("munmap", SYS_munmap, after, kUserSpaceEnd - after));
   int64_t at = TRY(rc.call("mmap (scratch)", SYS_mmap, plan.scratch_addr, kScratchSize, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, uint64_t(-1), 0));
   if (uint64_t(at) != plan.scratch_addr) return Error::msg("scratch mapping landed at the wrong address");

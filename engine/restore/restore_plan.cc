@@ -90,7 +90,7 @@ FileCheck probe_file_on_disk(const Mapping& m) {
   return FileCheck::Unchanged;
 }
 
-Result<uint64_t> find_free_range(const std::vector<Mapping>& mappings, uint64_t inject_page, uint64_t size) {
+Result<uint64_t> find_free_range(const std::vector<Mapping>& mappings, InjectArea inject, uint64_t size) {
   uint64_t candidate = 0x100000000ull;  // 4 GiB: above small non-PIE programs
   for (;;) {
     if (candidate + size > kUserSpaceEnd) return Error::msg("no free address range for restore scratch memory");
@@ -102,7 +102,7 @@ Result<uint64_t> find_free_range(const std::vector<Mapping>& mappings, uint64_t 
         if (e > next) next = e;
       }
     };
-    overlaps(inject_page, inject_page + kPageSize);
+    overlaps(inject.start, inject.start + inject.size);
     for (const auto& m : mappings) {
       if (m.start >= kVsyscallStart) continue;
       // Keep a page of distance so the kernel never merges scratch with a neighbour.
@@ -113,7 +113,7 @@ Result<uint64_t> find_free_range(const std::vector<Mapping>& mappings, uint64_t 
   }
 }
 
-Result<RestorePlan> plan_restore(const store::ProcessState& state, uint64_t inject_page, const FileProbe& probe) {
+Result<RestorePlan> plan_restore(const store::ProcessState& state, InjectArea inject, const FileProbe& probe) {
   RestorePlan plan;
   uint64_t prev_end = 0;
   for (const auto& m : state.mappings) {
@@ -122,10 +122,9 @@ Result<RestorePlan> plan_restore(const store::ProcessState& state, uint64_t inje
     if (m.start < prev_end) return Error::msg("recorded mapping " + describe(m) + " overlaps the previous one");
     prev_end = m.end;
     if (m.start >= kVsyscallStart || m.path == "[vsyscall]") continue;
-    if (m.start <= inject_page && inject_page < m.end) {
-      if (m.start != inject_page || m.end != inject_page + kPageSize)
-        return Error::msg("recorded mapping " + describe(m) + " covers the injection page");
-      continue;  // the restorer's own injection page is the same page
+    if (inject.overlaps(m)) {
+      if (!inject.contains(m)) return Error::msg("recorded mapping " + describe(m) + " covers the injection page");
+      continue;  // the restorer's own injection pages are the same pages
     }
     if (m.end > kUserSpaceEnd) return Error::msg("recorded mapping " + describe(m) + " lies beyond the 47-bit user address space");
 
@@ -151,7 +150,7 @@ Result<RestorePlan> plan_restore(const store::ProcessState& state, uint64_t inje
       }
     }
   }
-  plan.scratch_addr = TRY(find_free_range(state.mappings, inject_page, kScratchSize));
+  plan.scratch_addr = TRY(find_free_range(state.mappings, inject, kScratchSize));
   return plan;
 }
 

@@ -15,7 +15,8 @@
 //   file changed / deleted / missing      -> anonymous (sharing kept), all pages from the store
 //   [vdso]                                -> plain anonymous memory with the recorded (patched) pages
 //   [vvar], [vvar_vclock]                 -> anonymous zero pages with the recorded protection
-//   [vsyscall], the injection page        -> skipped: identical in every process
+//   [vsyscall], the injection area        -> skipped: identical in every process (the
+//                                            restorer's own injection pages stay)
 #pragma once
 
 #include <cstdint>
@@ -64,13 +65,22 @@ struct RestorePlan {
 
 inline constexpr uint64_t kScratchSize = 64 * 1024;
 
-// Every mapping that the restorer will create, skipping the injection page at
-// `inject_page` and [vsyscall]. Errors on overlapping or unaligned mappings.
-Result<RestorePlan> plan_restore(const store::ProcessState& state, uint64_t inject_page, const FileProbe& probe);
+// The injection pages (recorder/process/inject.h): present in the recorded
+// process and in the restorer alike.
+struct InjectArea {
+  uint64_t start = 0;
+  uint64_t size = 0;
+  bool contains(const store::Mapping& m) const { return m.start >= start && m.end <= start + size; }
+  bool overlaps(const store::Mapping& m) const { return m.start < start + size && start < m.end; }
+};
+
+// Every mapping that the restorer will create, skipping the injection area
+// and [vsyscall]. Errors on overlapping or unaligned mappings.
+Result<RestorePlan> plan_restore(const store::ProcessState& state, InjectArea inject, const FileProbe& probe);
 
 // A page-aligned free range of `size` bytes that overlaps no recorded mapping
-// and not the injection page, searched upwards from 4 GiB.
-Result<uint64_t> find_free_range(const std::vector<store::Mapping>& mappings, uint64_t inject_page, uint64_t size);
+// and not the injection area, searched upwards from 4 GiB.
+Result<uint64_t> find_free_range(const std::vector<store::Mapping>& mappings, InjectArea inject, uint64_t size);
 
 // Human-readable "START-END PATH" for messages.
 std::string describe(const store::Mapping& m);

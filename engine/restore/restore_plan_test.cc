@@ -18,6 +18,7 @@ using store::Mapping;
 using store::MappingFlags;
 
 constexpr uint64_t kInject = 0x70000000;
+constexpr InjectArea kArea{kInject, 0x2000};
 
 Mapping anon(uint64_t s, uint64_t e, uint32_t prot, uint32_t flags = flag(MappingFlags::Anonymous), std::string path = "") {
   Mapping m;
@@ -44,6 +45,7 @@ TEST(RestorePlan, ChoosesHowEachMappingIsRecreated) {
       file(0x402000, 0x403000, PROT_READ | PROT_WRITE, "/bin/app"),
       anon(0x404000, 0x405000, PROT_READ | PROT_WRITE, flag(MappingFlags::Heap) | flag(MappingFlags::Anonymous), "[heap]"),
       anon(kInject, kInject + 0x1000, PROT_READ | PROT_EXEC),
+      anon(kInject + 0x1000, kInject + 0x2000, PROT_READ | PROT_WRITE),
       file(0x7f0000000000, 0x7f0000002000, PROT_READ | PROT_WRITE, "/data/shared", flag(MappingFlags::Shared)),
       anon(0x7f0000010000, 0x7f0000011000, PROT_NONE),
       anon(0x7ff000000000, 0x7ff000001000, PROT_READ, flag(MappingFlags::Vdso), "[vvar]"),
@@ -51,10 +53,10 @@ TEST(RestorePlan, ChoosesHowEachMappingIsRecreated) {
       anon(0x7ffff0000000, 0x7ffff0021000, PROT_READ | PROT_WRITE, flag(MappingFlags::Stack) | flag(MappingFlags::Anonymous), "[stack]"),
       anon(0xffffffffff600000, 0xffffffffff601000, PROT_EXEC, flag(MappingFlags::Vdso), "[vsyscall]"),
   };
-  auto plan = plan_restore(st, kInject, [](const Mapping& m) { return always(FileCheck::Unchanged, m); });
+  auto plan = plan_restore(st, kArea, [](const Mapping& m) { return always(FileCheck::Unchanged, m); });
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   const auto& s = plan->mappings;
-  ASSERT_EQ(s.size(), 8u);  // injection page and [vsyscall] skipped
+  ASSERT_EQ(s.size(), 8u);  // injection pages and [vsyscall] skipped
   EXPECT_TRUE(plan->warnings.empty());
 
   EXPECT_EQ(s[0].source, MappingSource::File);
@@ -97,7 +99,7 @@ TEST(RestorePlan, ChangedOrDeletedFilesBecomeAnonymousWithAWarning) {
       file(0x400000, 0x401000, PROT_READ, "/bin/gone"),
       file(0x500000, 0x501000, PROT_READ | PROT_WRITE, "/memfd:buf (deleted)", flag(MappingFlags::Shared)),
   };
-  auto plan = plan_restore(st, kInject, [](const Mapping& m) { return always(FileCheck::Changed, m); });
+  auto plan = plan_restore(st, kArea, [](const Mapping& m) { return always(FileCheck::Changed, m); });
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->mappings.size(), 2u);
   EXPECT_EQ(plan->mappings[0].source, MappingSource::Anonymous);
@@ -113,24 +115,24 @@ TEST(RestorePlan, RefusesBadMaps) {
   store::ProcessState st;
   st.mappings = {anon(0x400000, 0x400800, PROT_READ)};
   auto unchanged = [](const Mapping& m) { return always(FileCheck::Unchanged, m); };
-  auto a = plan_restore(st, kInject, unchanged);
+  auto a = plan_restore(st, kArea, unchanged);
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.error().message.find("not page aligned"), std::string::npos);
 
   st.mappings = {anon(0x400000, 0x402000, PROT_READ), anon(0x401000, 0x403000, PROT_READ)};
-  auto b = plan_restore(st, kInject, unchanged);
+  auto b = plan_restore(st, kArea, unchanged);
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.error().message.find("overlaps"), std::string::npos);
 
   st.mappings = {anon(kInject - 0x1000, kInject + 0x2000, PROT_READ)};
-  auto c = plan_restore(st, kInject, unchanged);
+  auto c = plan_restore(st, kArea, unchanged);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("injection page"), std::string::npos);
 }
 
 TEST(RestorePlan, ScratchSkipsOccupiedRanges) {
   std::vector<Mapping> ms = {anon(0x100000000, 0x100100000, PROT_READ), anon(0x100101000, 0x100200000, PROT_READ)};
-  auto at = find_free_range(ms, kInject, kScratchSize);
+  auto at = find_free_range(ms, kArea, kScratchSize);
   ASSERT_TRUE(at.ok());
   EXPECT_GE(*at, 0x100200000u + kPageSize);
 }

@@ -4,7 +4,6 @@
 // delivered when the restored process unblocks or resumes; their siginfo
 // becomes that of kill(2)/tgkill(2) (the recording keeps only the set).
 #include <signal.h>
-#include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -21,11 +20,6 @@ struct KernelSigaction {  // the kernel's struct sigaction on x86-64
 
 bool is_default(const store::SignalAction& a) { return a.handler == 0 && a.flags == 0 && a.mask == 0; }
 
-Status set_mask(pid_t tid, uint64_t mask) {
-  if (::ptrace(PTRACE_SETSIGMASK, tid, sizeof(uint64_t), &mask) != 0)
-    return Error::from_errno("ptrace(PTRACE_SETSIGMASK)");
-  return ok_status();
-}
 
 }  // namespace
 
@@ -46,7 +40,7 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, Restor
   const store::ThreadState& t = state.threads.front();
   pid_t tid = rc.task().tid().value;
   pid_t pid = rc.task().tgid();
-  TRY(set_mask(tid, ~uint64_t(0)));
+  TRY(rc.task().set_signal_mask(~uint64_t(0)));
   auto raise_all = [&](uint64_t set, bool thread_directed) -> Status {
     for (int signo = 1; signo <= 64; signo++) {
       if (!(set & (uint64_t(1) << (signo - 1))) || signo == SIGKILL || signo == SIGSTOP) continue;
@@ -59,7 +53,7 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, Restor
   };
   TRY(raise_all(state.shared_sigpending, false));
   TRY(raise_all(t.sigpending, true));
-  return set_mask(tid, t.sigmask);
+  return rc.task().set_signal_mask(t.sigmask);
 }
 
 }  // namespace slsdbg::restore

@@ -17,9 +17,9 @@
 
 namespace slsdbg::restore {
 
-// Leaves only the injection page (and [vsyscall]) of the restorer, then maps
+// Leaves only the injection area (and [vsyscall]) of the restorer, then maps
 // the scratch range of the plan.
-Status unmap_restorer(RemoteCalls& rc, uint64_t inject_page, const RestorePlan& plan);
+Status unmap_restorer(RemoteCalls& rc, InjectArea inject, const RestorePlan& plan);
 Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& report);
 Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan,
                     RestoreReport& report);
