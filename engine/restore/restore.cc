@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore_plan.h"
 #include "engine/restore/restore_steps.h"
 #include "recorder/process/inject.h"
@@ -30,7 +31,7 @@ InjectArea inject_area() { return InjectArea{process::kInjectPageAddr, process::
 bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
 
 Status restore_into(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
-                    const store::ProcessState& state, RestorePlan& plan, RestoreReport& report) {
+                    const store::ProcessState& state, RestorePlan& plan, LazyFiller* lazy, RestoreReport& report) {
   RestoreTimings& t = report.timings;
   uint64_t t0 = now_ns();
   TRY_CTX(process::install_injection_page(task), "installing the injection page");
@@ -40,6 +41,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
 
   TRY_CTX(unmap_restorer(rc, inject_area(), plan), "removing the restorer");
   TRY(map_regions(rc, plan, report));
+  if (lazy) TRY_CTX(lazy->attach(rc, mark_lazy_regions(plan)), "setting up lazy fill");
   uint64_t t2 = now_ns();
   t.map_ns = t2 - t1;
 
@@ -54,6 +56,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
   t.state_ns = now_ns() - t3;
+  if (lazy) TRY(lazy->start(reader, k));
   return ok_status();
 }
 
@@ -112,7 +115,9 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
   spawn.in_child_before_exec = options.in_child_before_exec;
   process::Task task = TRY_CTX(process::spawn_traced(spawn), where + ": starting the restorer");
   report.timings.spawn_ns = now_ns() - t0;
-  Status done = restore_into(task, reader, k, state, plan, report);
+  if (options.fill == FillMode::Lazy && !options.lazy) return Error::msg(where + ": lazy fill needs a LazyFiller");
+  LazyFiller* lazy = options.fill == FillMode::Lazy ? options.lazy : nullptr;
+  Status done = restore_into(task, reader, k, state, plan, lazy, report);
   if (!done.ok()) {
     task.kill_and_reap();
     return done.take_error().context(where);

@@ -49,6 +49,13 @@ struct RestoreReport {
   RestoreTimings timings;
 };
 
+class LazyFiller;
+
+// Eager: every page is written before restore_checkpoint returns. Lazy:
+// private anonymous regions are filled on first touch and in the background
+// by a LazyFiller (lazy_fill.h) that the caller owns.
+enum class FillMode { Eager, Lazy };
+
 struct RestoreOptions {
   // The restorer executable. Empty: $SLSDBG_RESTORER, else `slsdbg-restorer`
   // next to the running executable, else the build tree's.
@@ -58,6 +65,10 @@ struct RestoreOptions {
   std::function<Status()> in_child_before_exec;
   // Optional: receives warnings and timings.
   RestoreReport* report = nullptr;
+  FillMode fill = FillMode::Eager;
+  // Required for FillMode::Lazy: must outlive the restored process's first
+  // touches, or until its wait_filled() returns.
+  LazyFiller* lazy = nullptr;
 };
 
 // On success the returned task is ptrace-stopped with the checkpoint's

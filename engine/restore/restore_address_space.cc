@@ -55,7 +55,7 @@ Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, Check
                     RestoreReport& report) {
   pid_t pid = rc.task().tgid();
   for (auto& s : plan.mappings) {
-    if (s.fill == FillPolicy::None) continue;
+    if (s.fill == FillPolicy::None || s.lazy) continue;
     UniqueFd file;
     if (s.source == MappingSource::File) {
       file.reset(::open(s.mapping.path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -78,6 +78,17 @@ Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, Check
     }
   }
   return ok_status();
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> mark_lazy_regions(RestorePlan& plan) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (auto& s : plan.mappings) {
+    bool private_anon = (s.mmap_flags & MAP_ANONYMOUS) && (s.mmap_flags & MAP_PRIVATE);
+    if (s.fill != FillPolicy::AllPages || !private_anon) continue;
+    s.lazy = true;
+    ranges.emplace_back(s.mapping.start, s.mapping.end);
+  }
+  return ranges;
 }
 
 Status protect_regions(RemoteCalls& rc, const RestorePlan& plan) {

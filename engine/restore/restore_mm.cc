@@ -84,6 +84,12 @@ Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, Checkpo
     r = TRY(rc.raw(SYS_prctl, PR_SET_MM, PR_SET_MM_MAP, map_addr, sizeof(struct prctl_mm_map), 0));
   }
   if (exe_fd >= 0) TRY(rc.call("close", SYS_close, uint64_t(exe_fd)));
+  // /proc/PID/comm: execve sets it to the program's file name (15 bytes).
+  if (!state.exe.empty()) {
+    std::string comm = state.exe.substr(state.exe.rfind('/') + 1).substr(0, 15);
+    uint64_t name = TRY(rc.put_string(comm));
+    TRY(rc.call("prctl(PR_SET_NAME)", SYS_prctl, PR_SET_NAME, name));
+  }
   if (r >= 0) return ok_status();
 
   std::string why = std::string("prctl(PR_SET_MM_MAP): ") + std::strerror(int(-r));

@@ -46,6 +46,7 @@ struct MappingStep {
   uint32_t final_prot = 0;  // recorded protection, set by mprotect after filling
   int open_flags = 0;       // for MappingSource::File
   FillPolicy fill = FillPolicy::None;
+  bool lazy = false;        // filled by the LazyFiller, not before restore returns
 };
 
 enum class FileCheck { Unchanged, Changed, Missing };

@@ -24,6 +24,8 @@ Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& repo
 Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan,
                     RestoreReport& report);
 Status protect_regions(RemoteCalls& rc, const RestorePlan& plan);
+// Marks the private anonymous regions with recorded contents as lazy; returns them.
+std::vector<std::pair<uint64_t, uint64_t>> mark_lazy_regions(RestorePlan& plan);
 
 Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k,
                   const store::ProcessState& state, RestoreReport& report);
