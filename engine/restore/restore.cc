@@ -40,6 +40,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   t.spawn_ns += t1 - t0;
 
   TRY_CTX(unmap_restorer(rc, inject_area(), plan), "removing the restorer");
+  TRY_CTX(map_kernel_vdso(rc, reader, k, plan), "mapping the vDSO");
   TRY(map_regions(rc, plan, report));
   if (lazy) TRY_CTX(lazy->attach(rc, mark_lazy_regions(plan)), "setting up lazy fill");
   uint64_t t2 = now_ns();

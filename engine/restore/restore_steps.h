@@ -21,6 +21,9 @@ namespace slsdbg::restore {
 // the scratch range of the plan.
 Status unmap_restorer(RemoteCalls& rc, InjectArea inject, const RestorePlan& plan);
 Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& report);
+// Maps the kernel's vDSO at the recorded address when the layouts match and
+// removes the vvar/vdso steps from the plan (restore_vdso.cc).
+Status map_kernel_vdso(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan);
 Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan,
                     RestoreReport& report);
 Status protect_regions(RemoteCalls& rc, const RestorePlan& plan);
