@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -107,30 +108,55 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
   if (policy == FillPolicy::None) return FillOutcome::Done;
   const store::Mapping& m = step.mapping;
   size_t chunk = std::min<uint64_t>(kChunk, m.end - m.start);
-  std::unique_ptr<uint8_t[]> buf(new uint8_t[chunk]);
+  // Two buffers: the store reads chunk i+1 on another thread while chunk i is
+  // written into the process (store reads and process_vm_writev cost about
+  // the same per byte here).
+  std::unique_ptr<uint8_t[]> bufs[2] = {std::unique_ptr<uint8_t[]>(new uint8_t[chunk]),
+                                        std::unique_ptr<uint8_t[]>(new uint8_t[chunk])};
   std::unique_ptr<uint8_t[]> filebuf;
   bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
   if (against_file) filebuf.reset(new uint8_t[chunk]);
   PageWriter writer(pid);
-
-  for (uint64_t addr = m.start; addr < m.end; addr += chunk) {
+  auto read_chunk = [&](uint64_t addr, uint8_t* out) -> Status {
     size_t len = std::min<uint64_t>(chunk, m.end - addr);
-    TRY_CTX(reader.read_memory(k, addr, std::span<uint8_t>(buf.get(), len)), "reading the recorded pages of " + describe(m));
+    return reader.read_memory(k, addr, std::span<uint8_t>(out, len));
+  };
+
+  std::future<Status> next = std::async(std::launch::deferred, read_chunk, m.start, bufs[0].get());
+  int cur = 0;
+  for (uint64_t addr = m.start; addr < m.end; addr += chunk, cur ^= 1) {
+    size_t len = std::min<uint64_t>(chunk, m.end - addr);
+    TRY_CTX(next.get(), "reading the recorded pages of " + describe(m));
+    if (addr + chunk < m.end) next = std::async(std::launch::async, read_chunk, addr + chunk, bufs[cur ^ 1].get());
+    const uint8_t* buf = bufs[cur].get();
     if (against_file) TRY(read_file_range(file_fd, m.file_offset + (addr - m.start), filebuf.get(), len));
     for (size_t off = 0; off < len; off += kPageSize) {
-      const uint8_t* page = buf.get() + off;
+      const uint8_t* page = buf + off;
       bool write;
       if (against_file) {
         write = std::memcmp(page, filebuf.get() + off, kPageSize) != 0;
         if (!write) timings.pages_same_as_file++;
-        if (write && policy == FillPolicy::VerifySharedFile) return FillOutcome::SharedFileDiffers;
+        if (write && policy == FillPolicy::VerifySharedFile) {
+          if (next.valid()) (void)next.get();
+          return FillOutcome::SharedFileDiffers;
+        }
       } else {
         write = !is_zero_page(page);
         if (!write) timings.pages_skipped_zero++;
       }
-      if (write) TRY(writer.add(addr + off, page, kPageSize));
+      if (write) {
+        Status added = writer.add(addr + off, page, kPageSize);
+        if (!added.ok()) {
+          if (next.valid()) (void)next.get();
+          return added.take_error().context("restoring " + describe(m));
+        }
+      }
     }
-    TRY_CTX(writer.flush(), "restoring " + describe(m));
+    Status flushed = writer.flush();
+    if (!flushed.ok()) {
+      if (next.valid()) (void)next.get();
+      return flushed.take_error().context("restoring " + describe(m));
+    }
   }
   timings.bytes_written += writer.bytes();
   return FillOutcome::Done;

@@ -2,7 +2,8 @@
 // (recording made with spawn_traced + CheckpointCapture + RecordingWriter) is
 // restored; the restored registers, memory map and every page equal the
 // recording's; resumed, it ends with the exit status of a native run. Bad
-// input: a checkpoint out of range and a missing restorer are errors.
+// input: a checkpoint out of range and a missing restorer are errors. The same
+// holds with lazy fill (userfaultfd), which must not write memory eagerly.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
 #include "engine/restore/testing/make_recording.h"
@@ -55,6 +57,7 @@ class RestoreLive : public ::testing::Test {
     fs::remove_all(*dir_);
     delete dir_;
   }
+public:
   static std::unique_ptr<store::RecordingReader> reader() {
     auto r = store::RecordingReader::open((*dir_ / "rec").string());
     EXPECT_TRUE(r.ok()) << r.error().message;
@@ -62,6 +65,7 @@ class RestoreLive : public ::testing::Test {
   }
   static fs::path* dir_;
 };
+void run_to_end_like_native(FillMode mode);
 fs::path* RestoreLive::dir_ = nullptr;
 
 TEST_F(RestoreLive, RegistersMapAndEveryPageEqualTheCheckpoint) {
@@ -84,12 +88,16 @@ TEST_F(RestoreLive, RegistersMapAndEveryPageEqualTheCheckpoint) {
   }
 }
 
-TEST_F(RestoreLive, ResumedProcessEndsLikeANativeRun) {
+void run_to_end_like_native(FillMode mode) {
   int native = native_exit_status();
   ASSERT_GE(native, 3);
-  auto rd = reader();
+  auto rd = RestoreLive::reader();
   ASSERT_TRUE(rd);
-  auto task = restore_checkpoint(*rd, CheckpointId(1), RestoreOptions{});
+  LazyFiller filler;
+  RestoreOptions opt;
+  opt.fill = mode;
+  opt.lazy = &filler;
+  auto task = restore_checkpoint(*rd, CheckpointId(1), opt);
   ASSERT_TRUE(task.ok()) << task.error().message;
   ASSERT_TRUE(task->cont().ok());
   for (;;) {
@@ -102,6 +110,37 @@ TEST_F(RestoreLive, ResumedProcessEndsLikeANativeRun) {
     ASSERT_NE(w->kind, process::StopKind::Killed) << "killed by signal " << w->signo;
     ASSERT_TRUE(task->cont(w->kind == process::StopKind::SignalDelivery ? w->signo : 0).ok());
   }
+}
+
+TEST_F(RestoreLive, ResumedProcessEndsLikeANativeRun) { run_to_end_like_native(FillMode::Eager); }
+
+TEST_F(RestoreLive, LazilyFilledProcessEndsLikeANativeRun) { run_to_end_like_native(FillMode::Lazy); }
+
+TEST_F(RestoreLive, LazyFillWritesLittleAndStillEqualsTheCheckpoint) {
+  auto rd = reader();
+  ASSERT_TRUE(rd);
+  RestoreReport eager_report, lazy_report;
+  {
+    RestoreOptions opt;
+    opt.report = &eager_report;
+    auto task = restore_checkpoint(*rd, CheckpointId(1), opt);
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    task->kill_and_reap();
+  }
+  LazyFiller filler;
+  RestoreOptions opt;
+  opt.report = &lazy_report;
+  opt.fill = FillMode::Lazy;
+  opt.lazy = &filler;
+  auto task = restore_checkpoint(*rd, CheckpointId(1), opt);
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  // The heap (2 MiB of state) is not written before restore returns.
+  EXPECT_LT(lazy_report.timings.bytes_written + (1u << 20), eager_report.timings.bytes_written);
+  auto same = compare_with_checkpoint(*task, *rd, CheckpointId(1));  // faults served by the filler
+  EXPECT_TRUE(same.ok()) << same.error().message;
+  filler.wait_filled();
+  EXPECT_GT(filler.stats().pages_copied, 256u);
+  task->kill_and_reap();
 }
 
 TEST_F(RestoreLive, OutOfRangeCheckpointIsAnError) {
