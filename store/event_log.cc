@@ -99,7 +99,7 @@ Status EventLogWriter::seal() {
   return ok_status();
 }
 
-Result<EventLogReader> EventLogReader::open(const std::string& path, uint64_t segment) {
+Result<EventLogReader> EventLogReader::open(const std::string& path, uint64_t segment, LogExpect expect) {
   EventLogReader r;
   r.path_ = path;
   UniqueFd fd = TRY(open_file(path, O_RDONLY));
@@ -107,11 +107,15 @@ Result<EventLogReader> EventLogReader::open(const std::string& path, uint64_t se
   if (::fstat(fd.get(), &st) != 0) return Error::from_errno("fstat " + path);
   r.data_.resize(size_t(st.st_size));
   TRY(read_exact(fd.get(), r.data_.data(), r.data_.size(), 0, path));
+  Header h{};
+  if (r.data_.size() >= kHeaderSize) std::memcpy(&h, r.data_.data(), sizeof h);
+  bool header_ok = r.data_.size() >= kHeaderSize && std::memcmp(h.magic, kEventLogMagic, 8) == 0 && h.checksum == XXH3_64bits(&h, 24);
+  if (!header_ok && expect == LogExpect::MaybeTorn) {
+    r.data_.clear();  // the writer died (or is) before the header reached the disk
+    return r;
+  }
   if (r.data_.size() < kHeaderSize) return Error::msg(path + ": event log is truncated (no header)");
-  Header h;
-  std::memcpy(&h, r.data_.data(), sizeof h);
-  if (std::memcmp(h.magic, kEventLogMagic, 8) != 0 || h.checksum != XXH3_64bits(&h, 24))
-    return Error::msg(path + ": not an event log (bad magic or header checksum)");
+  if (!header_ok) return Error::msg(path + ": not an event log (bad magic or header checksum)");
   if (h.version != kEventLogVersion)
     return Error::msg(path + ": event log version " + std::to_string(h.version) + " is not supported (this build reads " +
                       std::to_string(kEventLogVersion) + ")");

@@ -44,10 +44,13 @@ class EventLogWriter {
 };
 
 enum class LogState { Sealed, Unsealed };
+// Torn: the log of a segment without a catalog row (live or crashed writer);
+// a missing or partial header then means "no events yet", not corruption.
+enum class LogExpect { Complete, MaybeTorn };
 
 class EventLogReader {
  public:
-  static Result<EventLogReader> open(const std::string& path, uint64_t segment);
+  static Result<EventLogReader> open(const std::string& path, uint64_t segment, LogExpect expect = LogExpect::Complete);
 
   LogState state() const { return state_; }
   uint64_t count() const { return offsets_.size(); }

@@ -1,5 +1,8 @@
-// Reads blocks back from extent files with pread (page cache), verifying each
-// against the checksum its parent holds. Thread-safe; files open lazily.
+// Reads blocks back from extent files through read-only shared mappings (the
+// page cache, no copy, no syscall per block). Blocks are only handed out after
+// a bounds check against the file size, so a bad reference is an error, never
+// SIGBUS. Checksums are checked by the caller (page_tree.h), which knows what
+// the block should be. Thread-safe; files are mapped lazily.
 #pragma once
 
 #include <cstdint>
@@ -16,18 +19,27 @@ namespace slsdbg::store {
 class ExtentReader {
  public:
   explicit ExtentReader(std::string dir) : dir_(std::move(dir)) {}
+  ~ExtentReader();
+  ExtentReader(const ExtentReader&) = delete;
+  ExtentReader& operator=(const ExtentReader&) = delete;
 
-  // Reads block REF into out (kBlockSize bytes). No checksum check here.
-  Status read_block(BlockRef ref, uint8_t* out) const;
+  // The kBlockSize bytes of block REF (valid while this reader lives).
+  Result<const uint8_t*> block(BlockRef ref) const;
   // Ensures pages/000000.ext .. pages/(count-1).ext exist with valid headers.
   Status check_extents(uint32_t count) const;
 
  private:
-  Result<int> fd_for(uint32_t extent) const;
+  struct Mapped {
+    UniqueFd fd;
+    const uint8_t* base = nullptr;  // kBlocksPerExtent * kBlockSize reserved
+    uint64_t size = 0;              // file size when last checked
+    uint32_t capacity = 0;          // blocks, from the header
+  };
+  Result<Mapped*> mapped(uint32_t extent) const;
 
   std::string dir_;
   mutable std::mutex mu_;
-  mutable std::vector<UniqueFd> fds_;
+  mutable std::vector<Mapped> files_;
 };
 
 // Data blocks: low 64 bits of xxh3-128 (the dedup hash). Tree nodes: xxh3-64

@@ -27,9 +27,11 @@ ExtentWriter::~ExtentWriter() {
   for (auto& b : buffers_) std::free(b.data);
 }
 
-Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir) {
+Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode) {
   std::unique_ptr<ExtentWriter> w(new ExtentWriter());
+  w->mode_ = mode;
   w->dir_ = dir;
+  w->blocks_per_extent_ = blocks_per_extent;
   int r = io_uring_queue_init(kQueueDepth, &w->ring_, 0);
   if (r < 0) return Error::from_errno("io_uring_queue_init", -r);
   w->ring_ok_ = true;
@@ -55,11 +57,11 @@ Status ExtentWriter::open_extent(uint32_t extent) {
   if (!fd.ok()) return fd.take_error();
   File f;
   f.fd = std::move(fd.value());
-  if (::fallocate(f.fd.get(), 0, 0, kPreallocateBlocks * kBlockSize) != 0) return Error::from_errno("fallocate " + path);
-  f.preallocated = kPreallocateBlocks;
+  f.preallocated = std::min<uint64_t>(kPreallocateBlocks, blocks_per_extent_);
+  if (::fallocate(f.fd.get(), 0, 0, f.preallocated * kBlockSize) != 0) return Error::from_errno("fallocate " + path);
   uint8_t* hdr = static_cast<uint8_t*>(std::aligned_alloc(kBlockSize, kBlockSize));
   if (!hdr) return Error::msg("out of memory");
-  fill_extent_header(hdr, extent);
+  fill_extent_header(hdr, extent, blocks_per_extent_);
   Status st = write_all(f.fd.get(), hdr, kBlockSize, 0);
   std::free(hdr);
   TRY_CTX(st, path);
@@ -79,13 +81,13 @@ Result<BlockRef> ExtentWriter::allocate() {
     reused_++;
     return r;
   }
-  if (head_slot_ >= kBlocksPerExtent) {
+  if (head_slot_ >= blocks_per_extent_) {
     TRY(submit_current());  // a staged run never spans two files
     TRY(open_extent(uint32_t(files_.size())));
   }
   File& f = files_.back();
   if (head_slot_ >= f.preallocated) {
-    uint64_t grow = std::min<uint64_t>(kPreallocateBlocks, kBlocksPerExtent - f.preallocated);
+    uint64_t grow = std::min<uint64_t>(kPreallocateBlocks, blocks_per_extent_ - f.preallocated);
     if (::fallocate(f.fd.get(), 0, f.preallocated * kBlockSize, grow * kBlockSize) != 0)
       return Error::from_errno("fallocate " + extent_path(dir_, uint32_t(files_.size() - 1)));
     f.preallocated += grow;

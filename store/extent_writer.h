@@ -9,7 +9,8 @@
 // whenever blocks are appended) while the caller keeps hashing. sync() waits
 // for every write and fdatasyncs the files: only then may the catalog point
 // at the blocks. Files are opened O_DIRECT where the filesystem allows it
-// (tmpfs does not; then buffered writes, still through io_uring). Blocks freed
+// (else, e.g. tmpfs before Linux 6.6, buffered writes, still through
+// io_uring). Blocks freed
 // by retention (drop_checkpoints_before) are reused before the file grows.
 #pragma once
 
@@ -35,7 +36,8 @@ class ExtentWriter {
   ExtentWriter& operator=(const ExtentWriter&) = delete;
 
   // Creates pages/000000.ext in DIR (which must contain pages/).
-  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir);
+  // mode Direct: try O_DIRECT, fall back to buffered where it is refused.
+  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode);
 
   // Stages one kBlockSize block; the data is copied.
   Result<BlockRef> put(const uint8_t* block);
@@ -69,6 +71,7 @@ class ExtentWriter {
   Result<Buffer*> free_buffer();
 
   std::string dir_;
+  uint32_t blocks_per_extent_ = 0;
   IoMode mode_ = IoMode::Direct;
   std::vector<File> files_;
   uint32_t head_slot_ = 1;  // next new slot in the last extent

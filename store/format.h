@@ -17,7 +17,8 @@ inline constexpr uint64_t kBlockSize = 4096;
 // pages and tree nodes.
 inline constexpr char kExtentMagic[8] = {'S', 'L', 'S', 'E', 'X', 'T', '0', '1'};
 inline constexpr uint32_t kExtentVersion = 1;
-inline constexpr uint64_t kBlocksPerExtent = 1ull << 18;        // 1 GiB per file
+inline constexpr uint64_t kBlocksPerExtent = 1ull << 18;        // 1 GiB per file (the maximum)
+inline constexpr uint64_t kMinBlocksPerExtent = 16;             // smaller extents: tests only
 inline constexpr uint64_t kPreallocateBlocks = 4096;            // fallocate 16 MiB ahead
 
 // A block reference: extent number in the high 32 bits, slot in the low 32.

@@ -8,19 +8,22 @@
 namespace slsdbg::store {
 
 namespace {
-constexpr size_t kNodeCacheLimit = 32768;  // 128 MiB of nodes, then start over
+constexpr size_t kVerifiedLimit = 1 << 20;  // remembered verified nodes, then start over
 }
 
 // In-memory node: the persisted entries plus, for inner nodes, the children.
 // `self` is this node's entry in its parent as of the last commit.
 struct PageTreeBuilder::Node {
+  explicit Node(bool inner) {
+    if (inner) children = std::make_unique<std::array<std::unique_ptr<Node>, kFanout>>();
+  }
   NodeEntries entries{};
-  std::array<std::unique_ptr<Node>, kFanout> children;  // inner levels only
+  std::unique_ptr<std::array<std::unique_ptr<Node>, kFanout>> children;  // inner levels only
   TreeEntry self;
   bool dirty = true;
 };
 
-PageTreeBuilder::PageTreeBuilder() : root_(std::make_unique<Node>()) {}
+PageTreeBuilder::PageTreeBuilder() : root_(std::make_unique<Node>(true)) {}
 PageTreeBuilder::~PageTreeBuilder() = default;
 
 TreeEntry PageTreeBuilder::root() const { return root_->self; }
@@ -31,11 +34,12 @@ void PageTreeBuilder::set(uint64_t vpn, TreeEntry data) {
   for (int level = 0; level < kTreeLevels - 1; level++) {
     path[level] = n;
     int i = tree_index(vpn, level);
-    if (!n->children[i]) {
+    auto& child = (*n->children)[i];
+    if (!child) {
       if (data.empty()) return;  // zeroing a page under an empty subtree
-      n->children[i] = std::make_unique<Node>();
+      child = std::make_unique<Node>(level + 1 < kTreeLevels - 1);
     }
-    n = n->children[i].get();
+    n = child.get();
   }
   path[kTreeLevels - 1] = n;
   int i = tree_index(vpn, kTreeLevels - 1);
@@ -62,13 +66,14 @@ void PageTreeBuilder::clear_in(Node& node, int level, uint64_t base, uint64_t fi
       }
       continue;
     }
-    if (!node.children[i]) continue;
+    auto& child = (*node.children)[i];
+    if (!child) continue;
     if (first <= lo && hi <= end) {
-      node.children[i].reset();
+      child.reset();
       node.dirty = true;
     } else {
-      clear_in(*node.children[i], level + 1, lo, first, end);
-      if (node.children[i]->dirty) node.dirty = true;
+      clear_in(*child, level + 1, lo, first, end);
+      if (child->dirty) node.dirty = true;
     }
   }
 }
@@ -80,14 +85,15 @@ Result<TreeEntry> PageTreeBuilder::commit_node(Node& node, int level, ExtentWrit
   bool any = false;
   if (level < kTreeLevels - 1) {
     for (int i = 0; i < kFanout; i++) {
-      if (!node.children[i]) {
+      auto& child = (*node.children)[i];
+      if (!child) {
         node.entries[i] = TreeEntry{};
         continue;
       }
-      TreeEntry child = TRY(commit_node(*node.children[i], level + 1, out));
-      if (child.empty()) node.children[i].reset();  // subtree became all zero
-      node.entries[i] = child;
-      any |= !child.empty();
+      TreeEntry e = TRY(commit_node(*child, level + 1, out));
+      if (e.empty()) child.reset();  // subtree became all zero
+      node.entries[i] = e;
+      any |= !e.empty();
     }
   } else {
     for (const auto& e : node.entries) any |= !e.empty();
@@ -103,21 +109,20 @@ Result<TreeEntry> PageTreeBuilder::commit_node(Node& node, int level, ExtentWrit
   return node.self;
 }
 
-Result<std::shared_ptr<const NodeEntries>> PageTreeReader::node(TreeEntry entry, int level) const {
+Result<const NodeEntries*> PageTreeReader::node(TreeEntry entry, int level) const {
+  const uint8_t* block = TRY(extents_.block(entry.ref));
+  auto* entries = reinterpret_cast<const NodeEntries*>(block);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(entry.ref);
-    if (it != cache_.end() && it->second.checksum == entry.checksum && it->second.level == level) return it->second.entries;
+    auto it = verified_.find(entry.ref);
+    if (it != verified_.end() && it->second.checksum == entry.checksum && it->second.level == level) return entries;
   }
-  auto entries = std::make_shared<NodeEntries>();
-  auto* block = reinterpret_cast<uint8_t*>(entries->data());
-  TRY(extents_.read_block(entry.ref, block));
   if (node_checksum(block, level) != entry.checksum)
     return Error::msg("tree node (level " + std::to_string(level) + ") checksum mismatch in " + describe_ref(entry.ref));
   std::lock_guard<std::mutex> lock(mu_);
-  if (cache_.size() >= kNodeCacheLimit) cache_.clear();
-  cache_[entry.ref] = Cached{entry.checksum, level, entries};
-  return std::shared_ptr<const NodeEntries>(entries);
+  if (verified_.size() >= kVerifiedLimit) verified_.clear();
+  verified_[entry.ref] = Verified{entry.checksum, level};
+  return entries;
 }
 
 Result<TreeEntry> PageTreeReader::lookup(TreeEntry root, uint64_t vpn) const {
@@ -131,7 +136,9 @@ Result<TreeEntry> PageTreeReader::lookup(TreeEntry root, uint64_t vpn) const {
 }
 
 Status PageTreeReader::read_data(TreeEntry entry, uint8_t* out) const {
-  TRY(extents_.read_block(entry.ref, out));
+  const uint8_t* block = TRY(extents_.block(entry.ref));
+  std::memcpy(out, block, kBlockSize);
+  // Verify the copy: the mapping may change under us (retention reuse).
   if (data_checksum(out) != entry.checksum) return Error::msg("page data checksum mismatch in " + describe_ref(entry.ref));
   return ok_status();
 }

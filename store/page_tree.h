@@ -1,20 +1,23 @@
 // The memory image of a checkpoint: a persistent copy-on-write radix tree
 // from virtual page number to data block (docs/formats/tree.md).
 //
-// Checkpoint k's root differs from k-1's only along the paths to pages that
+// Checkpoint k's tree differs from k-1's only along the paths to pages that
 // changed; every other subtree is the very same block on disk:
 //
-//   catalog row:   ckpt 0          ckpt 1           ckpt 2
-//                    |               |                |
-//   level 0        [R0]            [R1]             [R2]          root: VPN bits 35..32
-//                  /    \          /   \            /   \
-//   level 1     [A0]    [B0]<---+ [A1]  |         [A1]   [B2]     VPN bits 31..24
-//                |        |     |  |    |          ...    |
-//   ...         ...      ...    | ...   +-- shared        ...
-//   level 4    [L0]      [M0]   |  [L1]                   [M2]    leaf: VPN bits 7..0
-//              /  \       |     |   /  \                   |
-//   blocks   p0   p1      q0    | p0'  p1  <- p1 and q0 shared; p0' new
-//                               +- ckpt 1 points at ckpt 0's subtree B0
+//   catalog rows:      ckpt 0        ckpt 1        ckpt 2
+//                        |             |             |
+//   level 0 (root)     [R0]          [R1]          [R2]        VPN bits 35..32
+//                      /  \          /  \          /  \        children
+//   levels 1..3     [A0]  [B0]    [A1]   |      [A1]  [B2]     8 VPN bits each
+//                     |     ^------------'        |     |
+//   level 4 (leaf)  [L0]   ...    [L1]           ...   ...     VPN bits 7..0
+//                   /  \          /  \       entries
+//   data blocks   p0    p1       p0'  |
+//                        ^------------'
+//
+//   ckpt 1 changed one page: it wrote p0', a new leaf L1, a new A1 and a new
+//   root R1; B0's whole subtree and block p1 are shared with ckpt 0. ckpt 2
+//   changed a page under B only, so it shares A1 (and all below) with ckpt 1.
 //
 // A node is one 4 KiB block of 256 entries {u64 block ref, u64 checksum}; an
 // entry of zeros is an empty subtree / a zero page. The checksum of a node or
@@ -75,7 +78,10 @@ class PageTreeBuilder {
   std::unique_ptr<Node> root_;
 };
 
-// Reader side: verified node reads with a cache shared by all lookups.
+// Reader side: nodes are read in place from the extent mappings; a small set
+// remembers which (block, checksum, level) were already verified so hot paths
+// are not re-hashed. Lookups cost kTreeLevels node visits whatever the number
+// of checkpoints; a cold visit costs one xxh3 of 4 KiB.
 class PageTreeReader {
  public:
   explicit PageTreeReader(const ExtentReader& extents) : extents_(extents) {}
@@ -90,18 +96,17 @@ class PageTreeReader {
               const std::function<void(BlockRef data)>& on_data) const;
 
  private:
-  Result<std::shared_ptr<const NodeEntries>> node(TreeEntry entry, int level) const;
+  Result<const NodeEntries*> node(TreeEntry entry, int level) const;
   Status walk_node(TreeEntry entry, int level, std::unordered_set<BlockRef>& seen,
                    const std::function<void(BlockRef)>& on_data) const;
 
   const ExtentReader& extents_;
-  struct Cached {
+  struct Verified {
     uint64_t checksum;
     int level;
-    std::shared_ptr<const NodeEntries> entries;
   };
   mutable std::mutex mu_;
-  mutable std::unordered_map<BlockRef, Cached> cache_;
+  mutable std::unordered_map<BlockRef, Verified> verified_;
 };
 
 }  // namespace slsdbg::store

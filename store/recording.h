@@ -74,6 +74,16 @@ struct WriterStats {
   uint64_t blocks_written = 0;    // data blocks + tree nodes written
   uint64_t blocks_reused = 0;     // ... of which into blocks freed by retention
   uint64_t tree_nodes_written = 0;
+  bool direct_io = false;         // extents opened O_DIRECT (false on e.g. tmpfs)
+};
+
+struct WriterOptions {
+  // Blocks per extent file (0: kBlocksPerExtent, 1 GiB). Smaller values
+  // exist so tests can cross extent boundaries cheaply.
+  uint32_t blocks_per_extent = 0;
+  // Auto: O_DIRECT where the filesystem takes it, else buffered. Buffered:
+  // always buffered (the fallback path, selectable for tests).
+  enum class Io { Auto, Buffered } io = Io::Auto;
 };
 
 class RecordingWriter {
@@ -81,7 +91,8 @@ class RecordingWriter {
   virtual ~RecordingWriter() = default;
 
   // Creates REC (0700; files 0600). Fails if REC exists and is non-empty.
-  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta);
+  static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta,
+                                                         const WriterOptions& options = {});
 
   // Appends an event to the segment that follows the latest checkpoint.
   virtual Status append_event(const Event& event) = 0;
@@ -129,7 +140,9 @@ class RecordingReader {
   virtual Status for_each_dirty_page(CheckpointId k,
                                      const std::function<Status(uint64_t vaddr, std::span<const uint8_t> data)>& fn) const = 0;
 
-  // Events of segment k, in order; and one by index.
+  // Events of segment k, in order; and one by index. For the segment after
+  // the last checkpoint of a live or crashed recording (no catalog row yet):
+  // the valid prefix of its log as far as it reached the disk.
   virtual Result<std::vector<Event>> segment_events(SegmentId k) const = 0;
   virtual Result<Event> segment_event(SegmentId k, uint64_t index) const = 0;
 

@@ -59,7 +59,7 @@ class Reader final : public RecordingReader {
 
  private:
   Result<const CheckpointRow*> row(CheckpointId k) const;
-  Result<EventLogReader> open_log(SegmentId k) const;
+  Result<EventLogReader> open_log(SegmentId k, LogExpect expect) const;
   Status read_page(const CheckpointRow& r, uint64_t vaddr, uint8_t* out) const;
   void describe_torn_tail();
 
@@ -116,8 +116,10 @@ void Reader::describe_torn_tail() {
     what += "last complete checkpoint is " + std::to_string(last);
     std::string log = event_log_path(dir_, last);
     if (path_exists(log)) {
-      auto r = EventLogReader::open(log, last);
-      if (r.ok()) what += "; segment " + std::to_string(last) + " log unsealed, " + std::to_string(r->count()) + " events readable";
+      auto r = EventLogReader::open(log, last, LogExpect::MaybeTorn);
+      if (r.ok())
+        what += "; segment " + std::to_string(last) + " log " + (r->state() == LogState::Sealed ? "sealed" : "unsealed") + ", " +
+                std::to_string(r->count()) + " events readable";
     }
     uint64_t stray = 0;
     if (DIR* d = ::opendir((dir_ + "/events").c_str())) {
@@ -205,9 +207,9 @@ Status Reader::for_each_dirty_page(CheckpointId k, const std::function<Status(ui
   return ok_status();
 }
 
-Result<EventLogReader> Reader::open_log(SegmentId k) const {
+Result<EventLogReader> Reader::open_log(SegmentId k, LogExpect expect) const {
   TRY(row(CheckpointId(k.value)));
-  return EventLogReader::open(event_log_path(dir_, k.value), k.value);
+  return EventLogReader::open(event_log_path(dir_, k.value), k.value, expect);
 }
 
 Result<std::vector<Event>> Reader::segment_events(SegmentId k) const {
@@ -216,14 +218,14 @@ Result<std::vector<Event>> Reader::segment_events(SegmentId k) const {
   std::string path = event_log_path(dir_, k.value);
   if (seg != segments_.end()) {
     if (seg->second.events == 0) return std::vector<Event>();
-    auto log = TRY(open_log(k));
+    auto log = TRY(open_log(k, LogExpect::Complete));
     if (log.state() != LogState::Sealed || log.count() != seg->second.events)
       return Error::msg(path + ": event log does not match the catalog (" + std::to_string(seg->second.events) + " events expected)");
     return log.all();
   }
   // The open segment after the last checkpoint: whatever prefix is on disk.
   if (!path_exists(path)) return std::vector<Event>();
-  auto log = TRY(open_log(k));
+  auto log = TRY(open_log(k, LogExpect::MaybeTorn));
   return log.all();
 }
 
@@ -232,7 +234,7 @@ Result<Event> Reader::segment_event(SegmentId k, uint64_t index) const {
   auto seg = segments_.find(k.value);
   if (seg != segments_.end() && index >= seg->second.events)
     return Error::msg("segment " + std::to_string(k.value) + " has " + std::to_string(seg->second.events) + " events, no event " + std::to_string(index));
-  auto log = TRY(open_log(k));
+  auto log = TRY(open_log(k, seg != segments_.end() ? LogExpect::Complete : LogExpect::MaybeTorn));
   return log.event(index);
 }
 

@@ -6,6 +6,7 @@
 //   3. one SQLite transaction (WAL, synchronous=FULL) adds the checkpoint row
 // A checkpoint row therefore only ever points at durable blocks and logs.
 #include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <xxhash.h>
 
@@ -15,6 +16,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/log.h"
 #include "store/catalog.h"
 #include "store/dirty_list.h"
 #include "store/event_log.h"
@@ -27,6 +29,11 @@
 namespace slsdbg::store {
 
 namespace {
+double now_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
 
 struct Hash128 {
   uint64_t lo, hi;
@@ -60,7 +67,7 @@ Status dir_is_empty_or_missing(const std::string& dir) {
 
 class Writer final : public RecordingWriter {
  public:
-  Status init(const std::string& dir, const RecordingMeta& meta);
+  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status finish() override;
@@ -68,6 +75,7 @@ class Writer final : public RecordingWriter {
     WriterStats s = stats_;
     s.blocks_written = extents_ ? extents_->blocks_appended() + extents_->blocks_reused() : 0;
     s.blocks_reused = extents_ ? extents_->blocks_reused() : 0;
+    s.direct_io = extents_ && extents_->io_mode() == IoMode::Direct;
     return s;
   }
 
@@ -92,7 +100,7 @@ class Writer final : public RecordingWriter {
   std::vector<uint64_t> vaddrs_;
 };
 
-Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
+Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io) {
   dir_ = dir;
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
@@ -101,7 +109,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta) {
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   catalog_ = TRY(Catalog::create(dir, meta));
-  extents_ = TRY(ExtentWriter::create(dir));
+  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
   TRY(fsync_dir(dir));
   return ok_status();
 }
@@ -169,7 +177,7 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   bool took_free = TRY(absorb_retention());
 
   auto sealed = TRY(seal_segment());
-
+  double t_pages = now_ms();
   for (const auto& [lo, hi] : input.cleared) tree_.clear(lo / kPageSize, hi / kPageSize);
 
   // Address order: neighbouring pages share tree paths; a repeated address keeps its last data.
@@ -201,10 +209,13 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
     dedup_.emplace(key, e);
     tree_.set(vpn, e);
   }
+  double t_tree = now_ms();
   uint64_t before_tree = extents_->blocks_appended() + extents_->blocks_reused();
   TreeEntry root = TRY(tree_.commit(*extents_));
   stats_.tree_nodes_written += extents_->blocks_appended() + extents_->blocks_reused() - before_tree;
+  double t_sync = now_ms();
   TRY(extents_->sync());
+  double t_commit = now_ms();
 
   CheckpointRow row;
   row.info.id = CheckpointId(next_id_);
@@ -215,6 +226,9 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.root = root;
   row.extents = extents_->extent_count();
   TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  double t_done = now_ms();
+  SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
+               t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);
   stats_.checkpoints++;
   return CheckpointId(next_id_++);
 }
@@ -230,9 +244,15 @@ Status Writer::finish() {
 
 }  // namespace
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta) {
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta,
+                                                                 const WriterOptions& options) {
+  uint64_t blocks = options.blocks_per_extent ? options.blocks_per_extent : kBlocksPerExtent;
+  if (blocks < kMinBlocksPerExtent || blocks > kBlocksPerExtent)
+    return Error::msg("creating recording " + dir + ": blocks_per_extent must be between " + std::to_string(kMinBlocksPerExtent) +
+                      " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
-  TRY_CTX(w->init(dir, meta), "creating recording " + dir);
+  IoMode io = options.io == WriterOptions::Io::Buffered ? IoMode::Buffered : IoMode::Direct;
+  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
 }
 

@@ -28,8 +28,15 @@ bool event_inside_syscall(int event) {
 }
 
 Result<SavedStop> save_stop(Task& task) {
-  const WaitResult& last = task.last_stop();
-  if (!last.stopped()) return Error::msg("cannot inject into a task that is not stopped");
+  if (!task.last_stop().stopped()) return Error::msg("cannot inject into a task that is not stopped");
+  // Ask the kernel rather than trust last_stop(): another Task object (or raw
+  // waitpid code) may have driven this thread.
+  auto queried = task.query_stop();
+  if (!queried.ok()) {
+    if (queried.error().errno_value == ESRCH) return Error::msg("cannot inject into a task that is not stopped");
+    return queried.take_error();
+  }
+  const WaitResult last = *queried;
   SavedStop s{};
   switch (last.kind) {
     case StopKind::GroupStop:
@@ -240,6 +247,15 @@ Status install_injection_page(Task& task) {
   int64_t addr = TRY(inject_syscall_at_pc(task, SYS_mmap,
                                           {kInjectPageAddr, kInjectAreaSize, PROT_READ | PROT_WRITE,
                                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, static_cast<uint64_t>(-1), 0}));
+  if (addr == -EEXIST) {
+    // Installed earlier through another Task object of this address space?
+    uint8_t head[sizeof kSyscallInt3];
+    if (task.read_memory(RemoteAddr(kInjectPageAddr), head).ok() && std::memcmp(head, kSyscallInt3, sizeof head) == 0) {
+      task.set_has_injection_page(true);
+      return ok_status();
+    }
+    return Error::msg("injection page: address 0x70000000 is already taken in the tracee");
+  }
   if (addr < 0 && addr > -4096) return Error::from_errno("injected mmap of the injection page at 0x70000000", static_cast<int>(-addr));
   if (static_cast<uint64_t>(addr) != kInjectPageAddr) return Error::msg("injection page: mmap returned a different address");
   std::vector<uint8_t> page(4096, 0xcc);  // int3 everywhere a stub does not sit

@@ -208,3 +208,25 @@ TEST(Inject, RefusesATaskThatIsNotStopped) {
 
 }  // namespace
 }  // namespace slsdbg::process
+
+namespace slsdbg::process {
+namespace {
+
+TEST(Inject, ASecondTaskObjectFindsTheStopKindAndThePage) {
+  auto t = testing::CommandTracee::start();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_TRUE(t->command("G").ok());
+  ASSERT_OK(install_injection_page(t->task()));
+  Task other(Tid(t->pid()), t->pid());  // knows nothing of how the thread stopped
+  auto q = other.query_stop();
+  ASSERT_OK(q);
+  EXPECT_EQ(q->kind, StopKind::PtraceEvent);
+  EXPECT_EQ(q->event, PTRACE_EVENT_STOP);
+  ASSERT_OK(install_injection_page(other));
+  EXPECT_TRUE(other.has_injection_page());
+  EXPECT_EQ(*inject_syscall(other, SYS_getpid, {}), t->pid());
+  EXPECT_TRUE(t->command("G").ok());
+}
+
+}  // namespace
+}  // namespace slsdbg::process

@@ -184,6 +184,38 @@ Result<WaitResult> Task::wait() {
   return w;
 }
 
+Result<WaitResult> Task::query_stop() {
+  __ptrace_syscall_info info = TRY(syscall_info());
+  WaitResult w;
+  if (info.op == PTRACE_SYSCALL_INFO_ENTRY || info.op == PTRACE_SYSCALL_INFO_EXIT) {
+    w.kind = StopKind::SyscallStop;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  if (info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
+    w.kind = StopKind::PtraceEvent;
+    w.event = PTRACE_EVENT_SECCOMP;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  siginfo_t si{};
+  if (ptrace(PTRACE_GETSIGINFO, tid_.value, nullptr, &si) != 0) {
+    if (errno != EINVAL) return Error::from_errno("ptrace(GETSIGINFO, " + tid_str(tid_) + ")");
+    w.kind = StopKind::GroupStop;  // the only stop without a siginfo
+    w.signo = SIGSTOP;
+    return w;
+  }
+  if (si.si_signo == SIGTRAP && (si.si_code >> 8) != 0) {
+    w.kind = StopKind::PtraceEvent;
+    w.event = si.si_code >> 8;
+    w.signo = SIGTRAP;
+    return w;
+  }
+  w.kind = StopKind::SignalDelivery;
+  w.signo = si.si_signo;
+  return w;
+}
+
 Result<__ptrace_syscall_info> Task::syscall_info() {
   __ptrace_syscall_info info{};
   if (ptrace(PTRACE_GET_SYSCALL_INFO, tid_.value, sizeof(info), &info) <= 0)

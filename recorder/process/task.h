@@ -83,6 +83,11 @@ class Task {
   const WaitResult& last_stop() const { return last_stop_; }
   void set_last_stop(const WaitResult& w) { last_stop_ = w; }
 
+  // The kind of stop the thread is in, as the kernel sees it (syscall info +
+  // siginfo), independent of who called waitpid. An error (ESRCH) when the
+  // thread is not in a ptrace stop.
+  Result<WaitResult> query_stop();
+
   Result<__ptrace_syscall_info> syscall_info();
   Result<siginfo_t> siginfo();
   Status set_siginfo(const siginfo_t& info);

@@ -166,3 +166,7 @@ inline RecordingMeta test_meta() {
 }
 
 }  // namespace slsdbg::store::testing
+
+namespace slsdbg::store::testing {
+inline bool path_exists_for_test(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+}  // namespace slsdbg::store::testing

@@ -1,0 +1,122 @@
+// Checks the process-state encoding round-trips every field and that
+// truncated, garbage or other-version blobs are errors, not crashes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "store/byte_codec.h"
+#include "store/event_codec.h"
+#include "store/format.h"
+#include "store/process_state.h"
+
+namespace slsdbg::store {
+namespace {
+
+ProcessState sample_state() {
+  ProcessState s;
+  s.pid = 4242;
+  for (int t = 0; t < 3; t++) {
+    ThreadState th;
+    th.tid = Tid(4242 + t);
+    th.regs.rip = 0x401000 + t;
+    th.regs.rsp = 0x7ffc0000;
+    th.regs.fs_base = 0x7f00000000 + t;
+    th.fpregs.mxcsr = 0x1f80;
+    th.xsave.assign(2688, uint8_t(t));
+    th.sigmask = 1ull << t;
+    th.sigpending = 2;
+    th.restarted_syscall = t == 1;
+    s.threads.push_back(th);
+  }
+  s.mappings.push_back(Mapping{0x400000, 0x401000, 5, flag(MappingFlags::None), 0, 0x803, 1234, "/bin/x"});
+  s.mappings.push_back(Mapping{0x7ffc0000, 0x7ffe0000, 3, flag(MappingFlags::Stack) | flag(MappingFlags::Anonymous), 0, 0, 0, "[stack]"});
+  s.fds.push_back(FdEntry{0, 2, 0, 0, "/dev/null"});
+  s.fds.push_back(FdEntry{3, 0x800, 1, 77, "pipe:[123]"});
+  s.sigactions[10] = SignalAction{0x401234, 0x4000000, 0x401500, 0xff};
+  s.shared_sigpending = 1ull << 13;
+  s.brk_start = 0x600000;
+  s.brk_current = 0x621000;
+  s.auxv = {1, 2, 3, 4, 5, 6, 7, 8};
+  s.exe = "/bin/x";
+  s.cwd = "/home";
+  s.cmdline = {"x", "-v", ""};
+  return s;
+}
+
+TEST(StoreCodec, ProcessStateRoundTrips) {
+  ProcessState s = sample_state();
+  std::vector<uint8_t> blob = encode_process_state(s);
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->pid, s.pid);
+  ASSERT_EQ(d->threads.size(), 3u);
+  for (int t = 0; t < 3; t++) {
+    EXPECT_EQ(0, std::memcmp(&d->threads[t].regs, &s.threads[t].regs, sizeof s.threads[t].regs));
+    EXPECT_EQ(0, std::memcmp(&d->threads[t].fpregs, &s.threads[t].fpregs, sizeof s.threads[t].fpregs));
+    EXPECT_EQ(d->threads[t].xsave, s.threads[t].xsave);
+    EXPECT_EQ(d->threads[t].tid, s.threads[t].tid);
+    EXPECT_EQ(d->threads[t].sigmask, s.threads[t].sigmask);
+    EXPECT_EQ(d->threads[t].restarted_syscall, s.threads[t].restarted_syscall);
+  }
+  ASSERT_EQ(d->mappings.size(), 2u);
+  EXPECT_EQ(d->mappings[1].path, "[stack]");
+  EXPECT_EQ(d->mappings[1].flags, s.mappings[1].flags);
+  EXPECT_EQ(d->mappings[0].inode, 1234u);
+  ASSERT_EQ(d->fds.size(), 2u);
+  EXPECT_EQ(d->fds[1].path, "pipe:[123]");
+  EXPECT_EQ(d->fds[1].offset, 77u);
+  EXPECT_EQ(d->sigactions[10].handler, 0x401234u);
+  EXPECT_EQ(d->sigactions[10].restorer, 0x401500u);
+  EXPECT_EQ(d->shared_sigpending, s.shared_sigpending);
+  EXPECT_EQ(d->brk_current, s.brk_current);
+  EXPECT_EQ(d->auxv, s.auxv);
+  EXPECT_EQ(d->cmdline, s.cmdline);
+  EXPECT_EQ(d->cwd, "/home");
+}
+
+TEST(StoreCodec, BadProcessStateBlobsAreErrors) {
+  std::vector<uint8_t> blob = encode_process_state(sample_state());
+  for (size_t cut = 0; cut < blob.size(); cut += 97) {
+    auto d = decode_process_state(blob.data(), cut);
+    EXPECT_FALSE(d.ok()) << "truncated at " << cut;
+  }
+  std::vector<uint8_t> garbage(500, 0xff);
+  EXPECT_FALSE(decode_process_state(garbage.data(), garbage.size()).ok());
+  std::vector<uint8_t> other = blob;
+  other[4] = 9;  // version field
+  auto v = decode_process_state(other.data(), other.size());
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message.find("version 9"), std::string::npos) << v.error().message;
+  std::vector<uint8_t> trailing = blob;
+  trailing.push_back(0);
+  EXPECT_FALSE(decode_process_state(trailing.data(), trailing.size()).ok());
+}
+
+TEST(StoreCodec, EventRecordsRoundTripAndRejectGarbage) {
+  Event e;
+  e.kind = EventKind::Syscall;
+  e.tid = Tid(7);
+  e.syscall_no = 0;
+  e.args = {~0ull, 1, 2, 3, 4, 5};
+  e.result = -14;
+  e.writes.push_back(MemoryWrite{0x1000, {1, 2, 3}});
+  std::vector<uint8_t> out;
+  encode_event(e, out);
+  auto d = decode_event(out.data(), out.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->syscall_no, 0);
+  EXPECT_EQ(d->args, e.args);
+  EXPECT_EQ(d->result, -14);
+  ASSERT_EQ(d->writes.size(), 1u);
+  EXPECT_EQ(d->writes[0].bytes, e.writes[0].bytes);
+  Event empty;
+  out.clear();
+  encode_event(empty, out);
+  EXPECT_EQ(out.size(), 3u) << "an event with default fields is kind + bitmap only";
+  for (size_t cut = 0; cut + 1 < out.size(); cut++) EXPECT_FALSE(decode_event(out.data(), cut).ok());
+  std::vector<uint8_t> bad_kind = {99, 0, 0};
+  EXPECT_FALSE(decode_event(bad_kind.data(), bad_kind.size()).ok());
+}
+
+}  // namespace
+}  // namespace slsdbg::store
