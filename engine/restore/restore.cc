@@ -57,6 +57,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
   t.state_ns = now_ns() - t3;
+  t.injected_syscalls = rc.calls();
   if (lazy) TRY(lazy->start(reader, k));
   return ok_status();
 }
