@@ -9,8 +9,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/restore_blocked.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$PROGRAMS/restore_sleeper" 5 > "$work/native.out" || fail "native run failed"
-"$MAKEREC" "$work/rec" 0,250 -- "$PROGRAMS/restore_sleeper" 5 > "$work/makerec.out" 2>&1 || {
+"$PROGRAMS/restore_sleeper" 10 > "$work/native.out" || fail "native run failed"
+"$MAKEREC" "$work/rec" 0,250 -- "$PROGRAMS/restore_sleeper" 10 > "$work/makerec.out" 2>&1 || {
   cat "$work/makerec.out"; fail "making the recording failed"; }
 for mode in "" --lazy; do
   "$SLSDBG" restore "$work/rec" --at 1 --verify $mode > "$work/restored.out" 2> "$work/restored.err" ||
