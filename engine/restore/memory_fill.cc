@@ -1,0 +1,187 @@
+#include "engine/restore/memory_fill.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <future>
+#include <memory>
+#include <vector>
+
+namespace slsdbg::restore {
+
+namespace {
+
+constexpr size_t kChunk = 8u << 20;     // bytes read from the store at a time
+constexpr size_t kMaxIov = 1024;        // IOV_MAX
+
+// Batches page writes into process_vm_writev calls, merging adjacent pages.
+class PageWriter {
+ public:
+  // mem_fd >= 0: write through /proc/PID/mem (FOLL_FORCE: works on read-only
+  // pages, copying them on write like a debugger's breakpoint), else
+  // process_vm_writev (needs writable pages, fewer copies).
+  PageWriter(pid_t pid, int mem_fd) : pid_(pid), mem_fd_(mem_fd) {
+    local_.reserve(kMaxIov);
+    remote_.reserve(kMaxIov);
+  }
+
+  Status add(uint64_t remote, const uint8_t* data, size_t len) {
+    if (!remote_.empty()) {
+      iovec& l = local_.back();
+      iovec& r = remote_.back();
+      if (reinterpret_cast<uint64_t>(r.iov_base) + r.iov_len == remote &&
+          static_cast<const uint8_t*>(l.iov_base) + l.iov_len == data) {
+        l.iov_len += len;
+        r.iov_len += len;
+        return ok_status();
+      }
+    }
+    if (remote_.size() == kMaxIov) TRY(flush());
+    local_.push_back({const_cast<uint8_t*>(data), len});
+    remote_.push_back({reinterpret_cast<void*>(remote), len});
+    return ok_status();
+  }
+
+  Status flush() {
+    if (mem_fd_ >= 0) return flush_through_mem();
+    size_t i = 0;
+    while (i < remote_.size()) {
+      size_t want = 0;
+      for (size_t j = i; j < remote_.size(); j++) want += remote_[j].iov_len;
+      ssize_t n = ::process_vm_writev(pid_, &local_[i], remote_.size() - i, &remote_[i], remote_.size() - i, 0);
+      if (n < 0) return Error::from_errno("process_vm_writev at " + hex(remote_[i].iov_base));
+      bytes_ += uint64_t(n);
+      if (size_t(n) == want) break;
+      // Partial: the kernel stops at the first iovec it could not complete.
+      size_t done = size_t(n);
+      while (i < remote_.size() && done >= remote_[i].iov_len) done -= remote_[i++].iov_len;
+      if (i < remote_.size()) {
+        if (done == 0) return Error::msg("process_vm_writev: cannot write at " + hex(remote_[i].iov_base));
+        remote_[i].iov_base = static_cast<uint8_t*>(remote_[i].iov_base) + done;
+        remote_[i].iov_len -= done;
+        local_[i].iov_base = static_cast<uint8_t*>(local_[i].iov_base) + done;
+        local_[i].iov_len -= done;
+      }
+    }
+    local_.clear();
+    remote_.clear();
+    return ok_status();
+  }
+
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Status flush_through_mem() {
+    for (size_t i = 0; i < remote_.size(); i++) {
+      size_t done = 0;
+      while (done < remote_[i].iov_len) {
+        ssize_t n = ::pwrite(mem_fd_, static_cast<uint8_t*>(local_[i].iov_base) + done, remote_[i].iov_len - done,
+                             off_t(reinterpret_cast<uint64_t>(remote_[i].iov_base) + done));
+        if (n <= 0) return Error::from_errno("write to /proc/PID/mem at " + hex(remote_[i].iov_base));
+        done += size_t(n);
+      }
+      bytes_ += done;
+    }
+    local_.clear();
+    remote_.clear();
+    return ok_status();
+  }
+
+  static std::string hex(const void* p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%#lx", reinterpret_cast<unsigned long>(p));
+    return buf;
+  }
+  pid_t pid_;
+  int mem_fd_;
+  std::vector<iovec> local_, remote_;
+  uint64_t bytes_ = 0;
+};
+
+// Reads up to `len` bytes of the file at `off`; the rest (beyond EOF) is zero.
+Status read_file_range(int fd, uint64_t off, uint8_t* out, size_t len) {
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = ::pread(fd, out + got, len - got, off_t(off + got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error::from_errno("pread of a mapped file");
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  std::memset(out + got, 0, len - got);
+  return ok_status();
+}
+
+}  // namespace
+
+bool is_zero_page(const uint8_t* p) {
+  const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
+  uint64_t acc = 0;
+  for (size_t i = 0; i < kPageSize / 8; i++) acc |= w[i];
+  return acc == 0;
+}
+
+Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, CheckpointId k, pid_t pid,
+                                 const MappingStep& step, FillPolicy policy, int file_fd, int mem_fd,
+                                 RestoreTimings& timings) {
+  if (policy == FillPolicy::None) return FillOutcome::Done;
+  const store::Mapping& m = step.mapping;
+  size_t chunk = std::min<uint64_t>(kChunk, m.end - m.start);
+  // Two buffers: the store reads chunk i+1 on another thread while chunk i is
+  // written into the process (store reads and process_vm_writev cost about
+  // the same per byte here).
+  std::unique_ptr<uint8_t[]> bufs[2] = {std::unique_ptr<uint8_t[]>(new uint8_t[chunk]),
+                                        std::unique_ptr<uint8_t[]>(new uint8_t[chunk])};
+  std::unique_ptr<uint8_t[]> filebuf;
+  bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
+  if (against_file) filebuf.reset(new uint8_t[chunk]);
+  PageWriter writer(pid, mem_fd);
+  auto read_chunk = [&](uint64_t addr, uint8_t* out) -> Status {
+    size_t len = std::min<uint64_t>(chunk, m.end - addr);
+    return reader.read_memory(k, addr, std::span<uint8_t>(out, len));
+  };
+
+  std::future<Status> next = std::async(std::launch::deferred, read_chunk, m.start, bufs[0].get());
+  int cur = 0;
+  for (uint64_t addr = m.start; addr < m.end; addr += chunk, cur ^= 1) {
+    size_t len = std::min<uint64_t>(chunk, m.end - addr);
+    TRY_CTX(next.get(), "reading the recorded pages of " + describe(m));
+    if (addr + chunk < m.end) next = std::async(std::launch::async, read_chunk, addr + chunk, bufs[cur ^ 1].get());
+    const uint8_t* buf = bufs[cur].get();
+    if (against_file) TRY(read_file_range(file_fd, m.file_offset + (addr - m.start), filebuf.get(), len));
+    for (size_t off = 0; off < len; off += kPageSize) {
+      const uint8_t* page = buf + off;
+      bool write;
+      if (against_file) {
+        write = std::memcmp(page, filebuf.get() + off, kPageSize) != 0;
+        if (!write) timings.pages_same_as_file++;
+        if (write && policy == FillPolicy::VerifySharedFile) {
+          if (next.valid()) (void)next.get();
+          return FillOutcome::SharedFileDiffers;
+        }
+      } else {
+        write = !is_zero_page(page);
+        if (!write) timings.pages_skipped_zero++;
+      }
+      if (write) {
+        Status added = writer.add(addr + off, page, kPageSize);
+        if (!added.ok()) {
+          if (next.valid()) (void)next.get();
+          return added.take_error().context("restoring " + describe(m));
+        }
+      }
+    }
+    Status flushed = writer.flush();
+    if (!flushed.ok()) {
+      if (next.valid()) (void)next.get();
+      return flushed.take_error().context("restoring " + describe(m));
+    }
+  }
+  timings.bytes_written += writer.bytes();
+  return FillOutcome::Done;
+}
+
+}  // namespace slsdbg::restore

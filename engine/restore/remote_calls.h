@@ -1,0 +1,46 @@
+// Injected syscalls with arguments: a small bump allocator over a scratch
+// mapping in the tracee for strings and structs the syscalls read, and
+// results turned into Errors naming the syscall.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/result.h"
+#include "recorder/process/task.h"
+
+namespace slsdbg::restore {
+
+class RemoteCalls {
+ public:
+  explicit RemoteCalls(process::Task& task) : task_(task) {}
+
+  // The raw result: >= 0, or -errno.
+  Result<int64_t> raw(long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0, uint64_t a3 = 0, uint64_t a4 = 0,
+                      uint64_t a5 = 0);
+  // Like raw, but a negative result is an Error "NAME: strerror" with its errno.
+  Result<int64_t> call(const char* name, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0, uint64_t a3 = 0,
+                       uint64_t a4 = 0, uint64_t a5 = 0);
+
+  // Scratch memory: [addr, addr+size) is mapped read-write in the tracee.
+  void use_scratch(uint64_t addr, uint64_t size) {
+    scratch_ = addr;
+    scratch_size_ = size;
+    used_ = 0;
+  }
+  void reset_scratch() { used_ = 0; }
+  // Copies bytes into scratch; returns their remote address.
+  Result<uint64_t> put(std::span<const uint8_t> bytes);
+  Result<uint64_t> put_string(const std::string& s);
+
+  process::Task& task() { return task_; }
+  uint64_t calls() const { return calls_; }
+
+ private:
+  process::Task& task_;
+  uint64_t scratch_ = 0, scratch_size_ = 0, used_ = 0;
+  uint64_t calls_ = 0;
+};
+
+}  // namespace slsdbg::restore

@@ -1,0 +1,23 @@
+// Compares a restored, ptrace-stopped process with the checkpoint it was
+// restored from: registers (GPRs incl. fs/gs base, XSAVE), the memory map
+// (every recorded range present with its protection, sharing and file, nothing
+// else but the injection area), and every readable page's contents. Used by
+// the tests and by `slsdbg restore --verify`. The first difference is an error
+// naming it.
+#pragma once
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "recorder/process/task.h"
+#include "store/recording.h"
+
+namespace slsdbg::restore {
+
+struct CompareStats {
+  uint64_t pages_compared = 0;
+  uint64_t mappings_compared = 0;
+};
+
+Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::RecordingReader& reader, CheckpointId k);
+
+}  // namespace slsdbg::restore

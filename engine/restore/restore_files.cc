@@ -1,0 +1,93 @@
+// cwd and the fd table. Descriptors 0-2 stay those the restorer inherited
+// (the restored program writes to the terminal or files of whoever restores
+// it). Every other recorded descriptor naming a file is reopened with its
+// recorded flags and moved to its offset; pipes, sockets and anon-inode
+// objects (eventfd, epoll, ...) cannot be reopened and are reported.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "engine/restore/restore_steps.h"
+
+namespace slsdbg::restore {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Why a recorded descriptor cannot be reopened, or "" when it can.
+std::string why_not_reopenable(const store::FdEntry& e) {
+  if (starts_with(e.path, "pipe:")) return "pipes cannot be reopened";
+  if (starts_with(e.path, "socket:")) return "sockets cannot be reopened";
+  if (starts_with(e.path, "anon_inode:")) return "anonymous-inode objects cannot be reopened";
+  if (e.path.size() > 10 && e.path.compare(e.path.size() - 10, 10, " (deleted)") == 0)
+    return "the file was deleted";
+  if (e.path.empty() || e.path[0] != '/') return "not a file path";
+  return "";
+}
+
+Result<std::set<int>> open_fds(pid_t pid) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return Error::from_errno("opendir " + dir);
+  std::set<int> fds;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    fds.insert(std::atoi(e->d_name));
+  }
+  ::closedir(d);
+  return fds;
+}
+
+}  // namespace
+
+Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
+  if (!state.cwd.empty()) {
+    rc.reset_scratch();
+    uint64_t path = TRY(rc.put_string(state.cwd));
+    int64_t r = TRY(rc.raw(SYS_chdir, path));
+    if (r < 0) report.warnings.push_back("cwd " + state.cwd + " not restored: chdir: " + std::strerror(int(-r)));
+  }
+
+  for (int fd : TRY(open_fds(rc.task().tgid())))
+    if (fd > 2) TRY(rc.call("close", SYS_close, uint64_t(fd)));
+
+  for (const auto& e : state.fds) {
+    if (e.fd <= 2) continue;
+    std::string why = why_not_reopenable(e);
+    if (!why.empty()) {
+      report.warnings.push_back("fd " + std::to_string(e.fd) + " (" + e.path + ") not restored: " + why);
+      continue;
+    }
+    rc.reset_scratch();
+    uint64_t path = TRY(rc.put_string(e.path));
+    int flags = (e.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC)) | O_CLOEXEC;
+    int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(flags), 0));
+    if (tmp < 0) {
+      report.warnings.push_back("fd " + std::to_string(e.fd) + " (" + e.path + ") not restored: open: " +
+                                std::strerror(int(-tmp)));
+      continue;
+    }
+    uint64_t cloexec = (e.fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0;
+    if (tmp != e.fd) {
+      TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(e.fd), cloexec));
+      TRY(rc.call("close", SYS_close, uint64_t(tmp)));
+    } else if (!cloexec) {
+      TRY(rc.call("fcntl", SYS_fcntl, uint64_t(e.fd), F_SETFD, 0));
+    }
+    if (!(e.flags & O_APPEND) && e.offset != 0) {
+      int64_t r = TRY(rc.raw(SYS_lseek, uint64_t(e.fd), e.offset, SEEK_SET));
+      if (r < 0)
+        report.warnings.push_back("fd " + std::to_string(e.fd) + " (" + e.path + ") offset not restored: lseek: " +
+                                  std::strerror(int(-r)));
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace slsdbg::restore
