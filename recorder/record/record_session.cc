@@ -446,9 +446,30 @@ Status RecordSession::on_signal(int signo) {
   return cont();
 }
 
+// Signals queued for the tracee and not blocked: the kernel reports them at
+// the next resumption (a trapped rdtsc's SIGSEGV can sit behind our
+// interrupt). They must be handled before capture runs injected code.
+bool deliverable_signal_pending(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  uint64_t pending = 0, blocked = 0;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) pending |= std::stoull(line.substr(7), nullptr, 16);
+    if (line.rfind("SigBlk:", 0) == 0) blocked = std::stoull(line.substr(7), nullptr, 16);
+  }
+  return (pending & ~blocked) != 0;
+}
+
 Status RecordSession::on_interrupt() {
   interrupt_requested_ = false;
   if (pending_ == Reason::None) return cont();
+  if (deliverable_signal_pending(pid_)) {
+    // Let the signal be reported first (the jobctl trap would otherwise come
+    // before it again); its stop's resumption asks for the interrupt anew.
+    if (ptrace(PTRACE_CONT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_CONT)");
+    return ok_status();
+  }
   const Reason reason = pending_;
   pending_ = Reason::None;
   user_regs_struct r = TRY(regs());
@@ -542,6 +563,22 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
+  if (!ran.ok() && pid_ > 0 && kill(pid_, 0) != 0 && errno == ESRCH) {
+    // The tracee vanished under a ptrace operation (capture's injection
+    // reaped it): only SIGKILL ends a stopped tracee. Record it as killed.
+    pid_ = -1;
+    store::Event ev;
+    ev.kind = store::EventKind::Exit;
+    ev.signo = SIGKILL;
+    Status logged = log_event(ev);
+    if (logged.ok()) logged = writer_->finish();
+    if (!logged.ok()) return logged.take_error();
+    outcome_.end = RecordOutcome::End::Killed;
+    outcome_.signo = SIGKILL;
+    outcome_.checkpoints = checkpoints_;
+    outcome_.events = events_;
+    return outcome_;
+  }
   if (!ran.ok()) {
     kill_tracee();
     // Best effort: a failed store may refuse this too; complete checkpoints
