@@ -3,11 +3,6 @@
 # natively: python3 -c (json, random, time), the sqlite3 shell running a small
 # script against a database file, gzip, sort and sha256sum.
 source "$(dirname "$0")/record_lib.sh"
-# FIXME(capture): with the uffd tracker, python3 and sqlite3 fail at
-# UFFDIO_REGISTER with EPERM on a mapping without VM_MAYWRITE (a read-only
-# shared file mapping); until recorder/capture skips those, these programs
-# are recorded with the page-hash tracker.
-export TRACKER_ARGS="--tracker hash"
 seq 1 5000 | sort -R --random-source=<(yes) >"$WORK/lines.txt"
 record_and_compare python /dev/null -- "$PY" -c 'import json, os, random, time
 d = {"n": sum(range(100000)), "r": len(str(random.random())), "t": time.time() > 0, "pid": os.getpid() > 0}
