@@ -16,7 +16,7 @@ record_and_compare() {
   local name=$1 input=$2; shift 3
   local rec="$WORK/$name.rec"
   "$@" <"$input" >"$WORK/$name.native" 2>"$WORK/$name.native.err"; local native_rc=$?
-  "$SLSDBG" record -o "$rec" --verify ${TRACKER_ARGS:-} -- "$@" <"$input" >"$WORK/$name.recorded" 2>"$WORK/$name.recorded.err"
+  "$SLSDBG" record -o "$rec" --verify -- "$@" <"$input" >"$WORK/$name.recorded" 2>"$WORK/$name.recorded.err"
   local rec_rc=$?
   if [ "$rec_rc" -ne "$native_rc" ]; then
     cat "$WORK/$name.recorded.err"

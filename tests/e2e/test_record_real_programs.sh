@@ -5,7 +5,7 @@
 source "$(dirname "$0")/record_lib.sh"
 seq 1 5000 | sort -R --random-source=<(yes) >"$WORK/lines.txt"
 record_and_compare python /dev/null -- "$PY" -c 'import json, os, random, time
-d = {"n": sum(range(100000)), "r": len(str(random.random())), "t": time.time() > 0, "pid": os.getpid() > 0}
+d = {"n": sum(range(100000)), "r": 0 <= random.random() < 1, "u": len(os.urandom(16)), "t": time.time() > 0, "pid": os.getpid() > 0}
 print(json.dumps(d, sort_keys=True))'
 cat >"$WORK/script.sql" <<'SQL'
 create table t(a integer, b text);
@@ -18,7 +18,7 @@ fi
 rm -f "$WORK/db.sqlite"
 sqlite3 "$WORK/db.sqlite" <"$WORK/script.sql" >"$WORK/sqlite.expected"
 rm -f "$WORK/db.sqlite"
-"$SLSDBG" record -o "$WORK/sqlite.rec" --verify $TRACKER_ARGS -- sqlite3 "$WORK/db.sqlite" <"$WORK/script.sql" >"$WORK/sqlite.out" 2>"$WORK/sqlite.err" \
+"$SLSDBG" record -o "$WORK/sqlite.rec" --verify -- sqlite3 "$WORK/db.sqlite" <"$WORK/script.sql" >"$WORK/sqlite.out" 2>"$WORK/sqlite.err" \
   || { cat "$WORK/sqlite.err"; die "sqlite3 under the recorder failed"; }
 cmp -s "$WORK/sqlite.expected" "$WORK/sqlite.out" || die "sqlite3 output differs"
 "$SLSDBG" info "$WORK/sqlite.rec" --json | "$PY" -c 'import json,sys; j=json.load(sys.stdin); assert j["finished"] and len(j["checkpoints"])>=2' \
