@@ -8,23 +8,6 @@
 
 namespace slsdbg::recorder {
 
-namespace {
-
-template <int kArg, uint64_t kSize>
-SyscallClass fixed_out(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (succeeded(c)) add_region(out, c.args[kArg], kSize);
-  return SyscallClass::Modelled;
-}
-
-// The kernel wrote `result` bytes at args[kArg] (getdents64, readlink, getcwd).
-template <int kArg>
-SyscallClass result_bytes(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (c.result > 0) add_region(out, c.args[kArg], c.result);
-  return SyscallClass::Modelled;
-}
-
-}  // namespace
-
 void register_fs_meta_models(std::vector<ModelEntry>& out) {
   out.insert(out.end(), {
       {SYS_stat, {"stat", fixed_out<1, sizeof(struct stat)>}},

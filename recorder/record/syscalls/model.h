@@ -60,6 +60,18 @@ inline bool succeeded(const SyscallCall& c) { return c.result >= 0; }
 inline void add_region(std::vector<OutputRegion>& out, uint64_t addr, uint64_t len) {
   if (addr != 0 && len != 0) out.push_back({addr, len});
 }
+// On success the kernel wrote kSize bytes at args[kArg] (stat buffers, timespecs, ...).
+template <int kArg, uint64_t kSize>
+SyscallClass fixed_out(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
+  if (succeeded(c)) add_region(out, c.args[kArg], kSize);
+  return SyscallClass::Modelled;
+}
+// The kernel wrote `result` bytes at args[kArg] (getdents64, readlink, getcwd, getrandom).
+template <int kArg>
+SyscallClass result_bytes(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
+  if (c.result > 0) add_region(out, c.args[kArg], c.result);
+  return SyscallClass::Modelled;
+}
 SyscallClass no_outputs(const SyscallCall&, const RemoteReader&, std::vector<OutputRegion>&);
 SyscallClass address_space(const SyscallCall&, const RemoteReader&, std::vector<OutputRegion>&);
 

@@ -16,18 +16,6 @@ namespace slsdbg::recorder {
 
 namespace {
 
-template <int kArg, uint64_t kSize>
-SyscallClass fixed_out(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (succeeded(c)) add_region(out, c.args[kArg], kSize);
-  return SyscallClass::Modelled;
-}
-
-template <int kArg>
-SyscallClass result_bytes(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (c.result > 0) add_region(out, c.args[kArg], c.result);
-  return SyscallClass::Modelled;
-}
-
 SyscallClass arch_prctl_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
   switch (static_cast<int>(c.args[0])) {
     case ARCH_GET_FS:

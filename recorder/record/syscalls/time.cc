@@ -12,12 +12,6 @@ namespace slsdbg::recorder {
 
 namespace {
 
-template <int kArg, uint64_t kSize>
-SyscallClass fixed_out(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (succeeded(c)) add_region(out, c.args[kArg], kSize);
-  return SyscallClass::Modelled;
-}
-
 SyscallClass gettimeofday_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
   if (succeeded(c)) {
     add_region(out, c.args[0], sizeof(struct timeval));
