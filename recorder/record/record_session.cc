@@ -99,6 +99,7 @@ class RecordSession {
   Status on_syscall_exit();
   Status on_signal(int signo);
   Status on_interrupt();
+  Status settle_interrupted(int signo);
   Status on_tick();
   Status checkpoint(Reason reason, bool restarted_syscall);
   Status log_event(const store::Event& ev);
@@ -125,6 +126,7 @@ class RecordSession {
   bool interrupt_requested_ = false;
   bool exit_checkpoint_taken_ = false;
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
+  bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
   std::string refusal_;
   bool done_ = false;
@@ -441,6 +443,21 @@ Status RecordSession::on_signal(int signo) {
     return cont(signo);
   }
   // Asynchronous: hold it, checkpoint at the interrupt stop, deliver after.
+  // A syscall it interrupted is settled now, while rax still holds the
+  // kernel's restart code: once we discard the signal the kernel would
+  // restart the syscall itself (no signal was delivered), and the held
+  // signal's handler could no longer make it fail with EINTR.
+  if (held_.empty()) TRY(settle_interrupted(signo));
+  // A standard signal is pending at most once (the kernel merges a second
+  // one into the first). Ours is held outside the kernel, so merge here too:
+  // a timer that expires again during a slow checkpoint must not run its
+  // handler twice where a native run would have run it once.
+  if (signo < SIGRTMIN)
+    for (const siginfo_t& h : held_)
+      if (h.si_signo == signo) {
+        pending_ = std::max(pending_, Reason::Signal);
+        return cont();
+      }
   held_.push_back(si);
   pending_ = std::max(pending_, Reason::Signal);
   return cont();
@@ -472,14 +489,24 @@ Status RecordSession::on_interrupt() {
   }
   const Reason reason = pending_;
   pending_ = Reason::None;
+  TRY(settle_interrupted(held_.empty() ? 0 : held_.front().si_signo));
+  const bool restarted = std::exchange(restarted_for_checkpoint_, false);
+  return checkpoint(reason, restarted);
+}
+
+// A syscall interrupted by `signo` (0: by our own interrupt) is settled the
+// way the kernel would settle it when that signal is delivered next: rewound
+// to be re-issued, or failed with EINTR (logged as its result). orig_rax = -1
+// afterwards, so the kernel does not settle it a second time.
+Status RecordSession::settle_interrupted(int signo) {
   user_regs_struct r = TRY(regs());
-  const int signo = held_.empty() ? 0 : held_.front().si_signo;
   const int64_t rax_before = static_cast<int64_t>(r.rax), orig_before = static_cast<int64_t>(r.orig_rax);
   const RestartOutcome settled = settle_interrupted_syscall(r, signo, dispositions_);
-  SLSDBG_DEBUG("record", "checkpoint %lu (%s): rax %ld orig_rax %ld signo %d -> settled %d",
-               static_cast<unsigned long>(checkpoints_), reason_name(reason), static_cast<long>(rax_before),
+  SLSDBG_DEBUG("record", "before checkpoint %lu: rax %ld orig_rax %ld signo %d -> settled %d",
+               static_cast<unsigned long>(checkpoints_), static_cast<long>(rax_before),
                static_cast<long>(orig_before), signo, static_cast<int>(settled));
   if (settled == RestartOutcome::Restart || settled == RestartOutcome::ReturnEintr) TRY(set_regs(r));
+  if (settled == RestartOutcome::Restart) restarted_for_checkpoint_ = true;
   if (settled == RestartOutcome::ReturnEintr) {
     // The application sees EINTR from this call: log it as its result.
     store::Event ev;
@@ -494,7 +521,7 @@ Status RecordSession::on_interrupt() {
   if (settled == RestartOutcome::KernelRestartBlock)
     SLSDBG_WARN("record", "checkpoint %lu taken inside a restartable sleep; restoring it re-issues restart_syscall",
                 static_cast<unsigned long>(checkpoints_));
-  return checkpoint(reason, settled == RestartOutcome::Restart);
+  return ok_status();
 }
 
 Status RecordSession::on_tick() {

@@ -1,6 +1,9 @@
 // Fixture (recorder): a SIGALRM handler driven by setitimer (10 ms). The main
-// loop computes between alarms and also waits in pause() and read() on a pipe
-// nobody writes to, so alarms interrupt syscalls too. Prints a fixed line.
+// loop computes between alarms and also waits in pause() and, three times, in
+// read() on a pipe nobody writes to, so alarms interrupt syscalls too: each
+// read can only end by failing with EINTR. Prints a fixed line however fast
+// the alarms come relative to the loop (a recorder taking slow checkpoints
+// runs the handler several times before the program moves on).
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,17 +24,18 @@ int main(void) {
   int p[2];
   pipe(p);
   volatile unsigned long long x = 1;
-  int eintr = 0;
-  while (alarms < 30) {
+  int reads = 0, eintr = 0;
+  while (alarms < 30 || reads < 3) {
     for (int i = 0; i < 200000; i++) x = x * 3 + 1;
     if (alarms % 3 == 0) pause();
-    if (alarms % 5 == 1) {
+    if (reads < 3 && alarms >= 5 * reads + 1) {
       char c;
-      if (read(p[0], &c, 1) < 0 && errno == EINTR) eintr = 1;
+      reads++;
+      if (read(p[0], &c, 1) < 0 && errno == EINTR) eintr++;
     }
   }
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, 0);
-  printf("rec_sigalrm got at least 30 alarms, read interrupted %d\n", eintr);
+  printf("rec_sigalrm got at least 30 alarms, %d reads, %d interrupted\n", reads, eintr);
   return 0;
 }
