@@ -1,0 +1,557 @@
+#include "recorder/record/record_session.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "common/log.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/spawn.h"
+#include "recorder/record/cpu.h"
+#include "recorder/record/rdtsc.h"
+#include "recorder/record/remote_memory.h"
+#include "recorder/record/seccomp_filter.h"
+#include "recorder/record/signal_policy.h"
+#include "recorder/record/syscalls/model.h"
+#include "recorder/record/tick.h"
+#include "recorder/record/tracee_stop.h"
+#include "recorder/record/vdso_patch.h"
+#include "store/recording.h"
+
+extern char** environ;
+
+namespace slsdbg::recorder {
+
+namespace {
+
+// Ordered by precedence: a stronger reason wins when two coincide.
+enum class Reason { None = 0, Tick, Signal, Forced, Exit };
+
+const char* reason_name(Reason r) {
+  switch (r) {
+    case Reason::Tick: return "tick";
+    case Reason::Signal: return "signal";
+    case Reason::Forced: return "forced";
+    case Reason::Exit: return "exit";
+    case Reason::None: break;
+  }
+  return "none";
+}
+
+bool is_restart_code(int64_t v) { return v <= -512 && v >= -516; }
+
+// Syscalls that a PTRACE_INTERRUPT turns into -ERESTARTSYS/-ERESTARTNOHAND/
+// -ERESTARTNOINTR while they block, which the recorder can rewind exactly.
+// Others (relative sleeps, poll with a timeout: restart blocks; epoll_wait:
+// plain EINTR) are left alone and the tick is taken when they return.
+bool interruptible_while_blocked(long nr, const std::array<uint64_t, 6>& args) {
+  switch (nr) {
+    case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv:
+    case SYS_write: case SYS_writev: case SYS_pwrite64: case SYS_pwritev:
+    case SYS_wait4: case SYS_waitid: case SYS_pause: case SYS_openat:
+    case SYS_accept: case SYS_accept4: case SYS_recvfrom: case SYS_recvmsg:
+    case SYS_sendto: case SYS_sendmsg: case SYS_flock:
+      return true;
+    case SYS_futex:
+      return args[3] == 0;  // no timeout
+    default:
+      return false;
+  }
+}
+
+std::array<uint64_t, 6> syscall_args(const user_regs_struct& r) {
+  return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+}
+
+Dispositions initial_dispositions(pid_t pid) {
+  Dispositions d;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigIgn:", 0) != 0) continue;
+    const uint64_t ignored = std::stoull(line.substr(7), nullptr, 16);
+    for (int s = 1; s <= 64; s++)
+      if (ignored & (1ull << (s - 1))) d.set(s, {1, 0});
+  }
+  return d;
+}
+
+class RecordSession {
+ public:
+  explicit RecordSession(const RecordOptions& o) : opts_(o) {}
+  Result<RecordOutcome> run();
+
+ private:
+  Status start();
+  Status loop();
+  Status on_seccomp();
+  Status on_syscall_exit();
+  Status on_signal(int signo);
+  Status on_interrupt();
+  Status on_tick();
+  Status checkpoint(Reason reason, bool restarted_syscall);
+  Status log_event(const store::Event& ev);
+  Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
+  Status request_interrupt();
+  Status rewind_before_syscall(user_regs_struct& regs);
+  Result<user_regs_struct> regs();
+  Status set_regs(const user_regs_struct& r);
+  void kill_tracee();
+
+  RecordOptions opts_;
+  pid_t pid_ = -1;
+  std::unique_ptr<process::Task> task_;
+  std::unique_ptr<CheckpointCapture> capture_;
+  std::unique_ptr<store::RecordingWriter> writer_;
+  std::unique_ptr<Tick> tick_;
+  std::unique_ptr<store::RecordingReader> verify_reader_;
+  Dispositions dispositions_;
+
+  enum class State { Running, InSyscall } state_ = State::Running;
+  long cur_nr_ = -1;
+  std::array<uint64_t, 6> cur_args_{};
+  Reason pending_ = Reason::None;
+  bool interrupt_requested_ = false;
+  bool exit_checkpoint_taken_ = false;
+  std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
+  std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
+  std::string refusal_;
+  bool done_ = false;
+
+  uint64_t t0_ = 0;
+  uint64_t stop_time_ = 0;
+  uint64_t checkpoints_ = 0;
+  uint64_t events_ = 0;
+  RecordOutcome outcome_;
+};
+
+Result<user_regs_struct> RecordSession::regs() {
+  user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
+  return r;
+}
+
+Status RecordSession::set_regs(const user_regs_struct& r) {
+  if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+  return ok_status();
+}
+
+Status RecordSession::cont(int signo, __ptrace_request request) {
+  // ESRCH: the tracee died under us (SIGKILL); waitpid reports it next.
+  if (ptrace(request, pid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0 && errno != ESRCH)
+    return Error::from_errno(request == PTRACE_SYSCALL ? "ptrace(PTRACE_SYSCALL)" : "ptrace(PTRACE_CONT)");
+  return ok_status();
+}
+
+Status RecordSession::request_interrupt() {
+  if (interrupt_requested_) return ok_status();
+  if (ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
+    return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+  interrupt_requested_ = true;
+  return ok_status();
+}
+
+Status RecordSession::log_event(const store::Event& ev) {
+  TRY_CTX(writer_->append_event(ev), "writing the event log");
+  events_++;
+  return ok_status();
+}
+
+void RecordSession::kill_tracee() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int st;
+  while (waitpid(pid_, &st, __WALL) == pid_ && !WIFEXITED(st) && !WIFSIGNALED(st)) {
+  }
+  pid_ = -1;
+}
+
+Status RecordSession::start() {
+  const int cpu = choose_record_cpu();
+  TRY(pin_to_cpu(cpu));
+  process::SpawnOptions so;
+  so.argv = opts_.argv;
+  for (char** e = environ; *e; e++) so.env.emplace_back(*e);
+  so.in_child_before_exec = [cpu]() -> Status {
+    TRY(pin_to_cpu(cpu));
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
+    return install_record_filter();
+  };
+  task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
+  pid_ = task_->tid().value;
+  // Ctrl-C and Ctrl-\ reach the program through the terminal; the recorder
+  // stays to record what the program does with them. (Set after the spawn:
+  // an ignored signal would be inherited across execve.)
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  stop_time_ = monotonic_ns();
+  t0_ = stop_time_;
+
+  TRY_CTX(process::install_injection_page(*task_), "installing the injection page");
+  const int patched = TRY(patch_vdso_time_functions(pid_));
+  SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
+  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker), "setting up checkpoint capture");
+  dispositions_ = initial_dispositions(pid_);
+
+  store::RecordingMeta meta;
+  meta.program = opts_.argv[0];
+  meta.args = opts_.argv;
+  meta.env = so.env;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
+  meta.cpuid = encode_cpuid(read_cpuid_leaves());
+  meta.tracker = capture_->tracker_name();
+  meta.interval_ns = opts_.interval_ns;
+  meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
+  writer_ = TRY(store::RecordingWriter::create(opts_.out_dir, meta));
+  outcome_.tracker = meta.tracker;
+
+  TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
+  tick_ = TRY(Tick::start(opts_.interval_ns));
+  return ok_status();
+}
+
+Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
+  store::CheckpointInput input =
+      TRY_CTX(capture_->capture({pid_}), "capturing checkpoint " + std::to_string(checkpoints_));
+  if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
+  input.time_ns = stop_time_ - t0_;
+  const std::string why = reason == Reason::None ? "start" : reason_name(reason);
+
+  // Held signals go back in the queue now; they are handed over with their
+  // original siginfo at the delivery stop right after the tracee resumes.
+  for (const siginfo_t& si : held_) {
+    syscall(SYS_tgkill, pid_, pid_, si.si_signo);
+    resending_.push_back(si);
+  }
+  held_.clear();
+
+  CheckpointId k;
+  if (opts_.verify == VerifyMode::EveryCheckpoint) {
+    input.stop_ns = monotonic_ns() - stop_time_;
+    k = TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    if (!verify_reader_)
+      verify_reader_ = TRY_CTX(store::RecordingReader::open(opts_.out_dir), "--verify: opening the recording");
+    else
+      TRY_CTX(verify_reader_->refresh(), "--verify: re-reading the recording");
+    TRY_CTX(capture_->verify(*verify_reader_, k), "--verify");
+  } else {
+    input.stop_ns = monotonic_ns() - stop_time_;
+  }
+  if (reason == Reason::Exit && !refusal_.empty()) {
+    // Refused (fork, threads, exec): the recording ends at this checkpoint.
+    if (opts_.verify == VerifyMode::Off)
+      TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    checkpoints_++;
+    kill_tracee();
+    store::Event ev;
+    ev.kind = store::EventKind::Exit;
+    ev.signo = SIGKILL;
+    TRY(log_event(ev));
+    TRY_CTX(writer_->finish(), "finishing the recording");
+    outcome_.end = RecordOutcome::End::Refused;
+    outcome_.refusal = refusal_;
+    done_ = true;
+    return ok_status();
+  }
+  if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
+  if (reason != Reason::None) TRY(cont());
+  if (opts_.verify == VerifyMode::Off)
+    TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+  checkpoints_++;
+  return ok_status();
+}
+
+// At a seccomp stop: skip the syscall and rewind so it is issued again after
+// the checkpoint (pc back over `syscall`, rax = its number).
+Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
+  const uint64_t nr = r.orig_rax;
+  r.orig_rax = static_cast<uint64_t>(-1);
+  r.rax = nr;
+  r.rip -= 2;
+  TRY(set_regs(r));
+  TRY(request_interrupt());
+  state_ = State::Running;
+  return cont();
+}
+
+Status RecordSession::on_seccomp() {
+  user_regs_struct r = TRY(regs());
+  const long nr = static_cast<long>(r.orig_rax);
+  if (pending_ != Reason::None || interrupt_requested_) {
+    if (pending_ == Reason::None) pending_ = Reason::Tick;
+    return rewind_before_syscall(r);
+  }
+  switch (nr) {
+    case SYS_clone:
+    case SYS_clone3:
+    case SYS_fork:
+    case SYS_vfork:
+      refusal_ = std::string("multithreaded / multi-process recording is not supported yet (the program called ") +
+                 syscall_name(nr) + ")";
+      pending_ = Reason::Exit;
+      return rewind_before_syscall(r);
+    case SYS_execve:
+    case SYS_execveat:
+      refusal_ = "a recorded program calling execve is not supported yet";
+      pending_ = Reason::Exit;
+      return rewind_before_syscall(r);
+    case SYS_exit_group:
+    case SYS_exit:
+      if (!exit_checkpoint_taken_) {
+        pending_ = Reason::Exit;
+        return rewind_before_syscall(r);
+      }
+      return cont();
+    case SYS_rseq: {
+      // The kernel writes a registered rseq area behind the program's back on
+      // preemption; refuse it (the C library copes with ENOSYS).
+      r.orig_rax = static_cast<uint64_t>(-1);
+      r.rax = static_cast<uint64_t>(-ENOSYS);
+      TRY(set_regs(r));
+      store::Event ev;
+      ev.kind = store::EventKind::Syscall;
+      ev.tid = Tid(pid_);
+      ev.pc = r.rip;
+      ev.syscall_no = nr;
+      ev.args = syscall_args(r);
+      ev.result = -ENOSYS;
+      TRY(log_event(ev));
+      return cont();
+    }
+    default:
+      cur_nr_ = nr;
+      cur_args_ = syscall_args(r);
+      state_ = State::InSyscall;
+      return cont(0, PTRACE_SYSCALL);
+  }
+}
+
+Status RecordSession::on_syscall_exit() {
+  state_ = State::Running;
+  user_regs_struct r = TRY(regs());
+  const int64_t result = static_cast<int64_t>(r.rax);
+  if (is_restart_code(result)) {
+    // Interrupted (by a signal or our tick): the stop that follows settles
+    // it into a restart or EINTR and takes a checkpoint there.
+    return cont();
+  }
+  SyscallCall call{cur_nr_, cur_args_, result};
+  std::vector<OutputRegion> regions;
+  VmReader mem(pid_);
+  const SyscallModel* model = find_syscall_model(cur_nr_);
+  const SyscallClass cls = model ? model->outputs(call, mem, regions) : SyscallClass::Unmodelled;
+
+  store::Event ev;
+  ev.kind = store::EventKind::Syscall;
+  ev.tid = Tid(pid_);
+  ev.pc = r.rip;
+  ev.syscall_no = cur_nr_;
+  ev.args = cur_args_;
+  ev.result = result;
+  for (const OutputRegion& reg : regions) {
+    store::MemoryWrite w;
+    w.addr = reg.addr;
+    w.bytes.resize(reg.len);
+    // An output the kernel could not have written (bad pointer) is skipped.
+    if (mem.read(reg.addr, w.bytes.data(), reg.len).ok()) ev.writes.push_back(std::move(w));
+  }
+  TRY(log_event(ev));
+
+  if (cur_nr_ == SYS_rt_sigaction && result == 0 && cur_args_[1] != 0) {
+    uint64_t act[2];
+    if (mem.read(cur_args_[1], act, sizeof act).ok())
+      dispositions_.set(static_cast<int>(cur_args_[0]), {act[0], act[1]});
+  }
+  if (cls == SyscallClass::AddressSpace) TRY_CTX(capture_->note_address_space_change(), "tracking a new mapping");
+  if (cls == SyscallClass::Unmodelled) {
+    SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
+    store::Event forced;
+    forced.kind = store::EventKind::ForcedCheckpoint;
+    forced.tid = Tid(pid_);
+    forced.pc = r.rip;
+    forced.syscall_no = cur_nr_;
+    TRY(log_event(forced));
+    pending_ = std::max(pending_, Reason::Forced);
+  }
+  if (pending_ != Reason::None) TRY(request_interrupt());
+  return cont();
+}
+
+Status RecordSession::on_signal(int signo) {
+  siginfo_t si;
+  if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &si) != 0) return Error::from_errno("ptrace(PTRACE_GETSIGINFO)");
+
+  if (signo == SIGSEGV && si.si_code == SI_KERNEL) {
+    user_regs_struct r = TRY(regs());
+    uint8_t code[3] = {0, 0, 0};
+    VmReader mem(pid_);
+    if (mem.read(r.rip, code, 3).ok() || mem.read(r.rip, code, 2).ok()) {
+      if (auto insn = tsc_instruction_at(code)) {
+        store::Event ev = emulate_tsc(*insn, pid_, r);
+        TRY(set_regs(r));
+        TRY(log_event(ev));
+        return cont();
+      }
+    }
+  }
+
+  // One of ours coming back after a checkpoint: deliver it as it was sent.
+  if (!resending_.empty() && si.si_code == SI_TKILL && si.si_pid == getpid()) {
+    for (auto it = resending_.begin(); it != resending_.end(); ++it) {
+      if (it->si_signo != signo) continue;
+      siginfo_t original = *it;
+      resending_.erase(it);
+      if (ptrace(PTRACE_SETSIGINFO, pid_, nullptr, &original) != 0)
+        return Error::from_errno("ptrace(PTRACE_SETSIGINFO)");
+      store::Event ev;
+      ev.kind = store::EventKind::Signal;
+      ev.tid = Tid(pid_);
+      ev.signo = signo;
+      ev.siginfo.assign(reinterpret_cast<const uint8_t*>(&original),
+                        reinterpret_cast<const uint8_t*>(&original) + sizeof original);
+      TRY(log_event(ev));
+      return cont(signo);
+    }
+  }
+
+  if (classify_signal(si) == SignalTiming::Synchronous) {
+    user_regs_struct r = TRY(regs());
+    store::Event ev;
+    ev.kind = store::EventKind::Signal;
+    ev.tid = Tid(pid_);
+    ev.pc = r.rip;
+    ev.signo = signo;
+    ev.siginfo.assign(reinterpret_cast<const uint8_t*>(&si), reinterpret_cast<const uint8_t*>(&si) + sizeof si);
+    TRY(log_event(ev));
+    return cont(signo);
+  }
+  // Asynchronous: hold it, checkpoint at the interrupt stop, deliver after.
+  held_.push_back(si);
+  pending_ = std::max(pending_, Reason::Signal);
+  TRY(request_interrupt());
+  return cont();
+}
+
+Status RecordSession::on_interrupt() {
+  interrupt_requested_ = false;
+  if (pending_ == Reason::None) return cont();
+  const Reason reason = pending_;
+  pending_ = Reason::None;
+  user_regs_struct r = TRY(regs());
+  const int signo = held_.empty() ? 0 : held_.front().si_signo;
+  const RestartOutcome settled = settle_interrupted_syscall(r, signo, dispositions_);
+  if (settled == RestartOutcome::Restart || settled == RestartOutcome::ReturnEintr) TRY(set_regs(r));
+  if (settled == RestartOutcome::ReturnEintr) {
+    // The application sees EINTR from this call: log it as its result.
+    store::Event ev;
+    ev.kind = store::EventKind::Syscall;
+    ev.tid = Tid(pid_);
+    ev.pc = r.rip;
+    ev.syscall_no = cur_nr_;
+    ev.args = cur_args_;
+    ev.result = -EINTR;
+    TRY(log_event(ev));
+  }
+  if (settled == RestartOutcome::KernelRestartBlock)
+    SLSDBG_WARN("record", "checkpoint %lu taken inside a restartable sleep; restoring it re-issues restart_syscall",
+                static_cast<unsigned long>(checkpoints_));
+  return checkpoint(reason, settled == RestartOutcome::Restart);
+}
+
+Status RecordSession::on_tick() {
+  pending_ = std::max(pending_, Reason::Tick);
+  if (state_ == State::Running || interruptible_while_blocked(cur_nr_, cur_args_)) return request_interrupt();
+  return ok_status();  // taken when the blocking syscall returns
+}
+
+Status RecordSession::loop() {
+  TRY(cont());
+  while (!done_) {
+    int status = 0;
+    tick_->allow();
+    pid_t got;
+    if (tick_->take_due()) {
+      got = -1;
+      errno = EINTR;
+    } else {
+      got = waitpid(pid_, &status, __WALL);
+    }
+    const int wait_errno = errno;
+    tick_->hold();
+    if (got < 0) {
+      if (wait_errno != EINTR) return Error::from_errno("waitpid", wait_errno);
+      tick_->take_due();
+      TRY(on_tick());
+      continue;
+    }
+    stop_time_ = monotonic_ns();
+    const TraceeStop s = decode_wait_status(status);
+    switch (s.kind) {
+      case StopKind::Exited:
+      case StopKind::Killed: {
+        store::Event ev;
+        ev.kind = store::EventKind::Exit;
+        ev.tid = Tid(pid_);
+        ev.exit_status = s.exit_code;
+        ev.signo = s.kind == StopKind::Killed ? s.signo : 0;
+        pid_ = -1;
+        TRY(log_event(ev));
+        TRY_CTX(writer_->finish(), "finishing the recording");
+        outcome_.end = s.kind == StopKind::Exited ? RecordOutcome::End::Exited : RecordOutcome::End::Killed;
+        outcome_.exit_code = s.exit_code;
+        outcome_.signo = s.signo;
+        done_ = true;
+        break;
+      }
+      case StopKind::Seccomp: TRY(on_seccomp()); break;
+      case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
+      case StopKind::Signal: TRY(on_signal(s.signo)); break;
+      case StopKind::Interrupt: TRY(on_interrupt()); break;
+      case StopKind::GroupStop:
+      case StopKind::OtherEvent: TRY(cont()); break;
+    }
+  }
+  return ok_status();
+}
+
+Result<RecordOutcome> RecordSession::run() {
+  Status started = start();
+  if (!started.ok()) {
+    kill_tracee();
+    return started.take_error();
+  }
+  Status ran = loop();
+  if (tick_) tick_->stop();
+  if (!ran.ok()) {
+    kill_tracee();
+    // Best effort: a failed store may refuse this too; complete checkpoints
+    // stay readable either way.
+    if (writer_) (void)writer_->finish();
+    return ran.take_error();
+  }
+  outcome_.checkpoints = checkpoints_;
+  outcome_.events = events_;
+  return outcome_;
+}
+
+}  // namespace
+
+Result<RecordOutcome> record_program(const RecordOptions& options) {
+  if (options.argv.empty()) return Error::msg("no program given");
+  RecordSession session(options);
+  return session.run();
+}
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,45 @@
+// RecordSession: runs one program under the recorder. The tracee is spawned
+// under ptrace with the recorder's seccomp filter, pinned to the recorder's
+// CPU; every syscall stops here, is run for real and logged with the bytes it
+// wrote; rdtsc is emulated and logged; asynchronous signals are held until
+// right after a checkpoint; a checkpoint is taken every interval, after an
+// unmodelled syscall, and at exit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "recorder/capture/checkpoint_capture.h"
+
+namespace slsdbg::recorder {
+
+enum class VerifyMode { Off, EveryCheckpoint };
+
+struct RecordOptions {
+  std::vector<std::string> argv;  // argv[0] is the program
+  std::string out_dir;            // the recording directory to create
+  uint64_t interval_ns = 10'000'000;
+  VerifyMode verify = VerifyMode::Off;
+  TrackerChoice tracker = TrackerChoice::Auto;
+};
+
+struct RecordOutcome {
+  enum class End { Exited, Killed, Refused };
+  End end = End::Exited;
+  int exit_code = 0;        // Exited
+  int signo = 0;            // Killed
+  std::string refusal;      // Refused: why recording stopped (e.g. fork)
+  uint64_t checkpoints = 0;
+  uint64_t events = 0;
+  std::string tracker;
+};
+
+// Errors before the program started (cannot execute, cannot create the
+// recording) and failures while recording (store full, --verify mismatch)
+// are returned as errors; in the second case the tracee is killed and every
+// complete checkpoint stays readable.
+Result<RecordOutcome> record_program(const RecordOptions& options);
+
+}  // namespace slsdbg::recorder

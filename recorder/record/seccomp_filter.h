@@ -1,0 +1,14 @@
+// The recorder's seccomp-bpf filter: every syscall of the tracee stops in the
+// recorder (SECCOMP_RET_TRACE) except those issued from the injection page,
+// which are the recorder's own injected syscalls (SECCOMP_RET_ALLOW).
+#pragma once
+
+#include "common/result.h"
+
+namespace slsdbg::recorder {
+
+// Installs the filter on the calling thread (in the child, before execve).
+// Sets PR_SET_NO_NEW_PRIVS first. Async-signal-safe apart from errno.
+Status install_record_filter();
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,51 @@
+// Which signals are asynchronous (held until right after a checkpoint) and
+// what the kernel would do to a syscall a signal interrupted, so a checkpoint
+// taken at that instant holds the state the application will really see.
+#pragma once
+
+#include <signal.h>
+#include <sys/user.h>
+
+#include <array>
+#include <cstdint>
+
+namespace slsdbg::recorder {
+
+enum class SignalTiming { Synchronous, Asynchronous };
+
+// Synchronous: caused by the instruction at pc (a fault, a trap, SIGSYS).
+// Everything else (kill, sigqueue, timers, SIGPIPE, SIGCHLD...) is async.
+SignalTiming classify_signal(const siginfo_t& info);
+
+// The tracee's signal dispositions as its rt_sigaction calls set them.
+class Dispositions {
+ public:
+  struct Action {
+    uint64_t handler = 0;  // SIG_DFL = 0, SIG_IGN = 1
+    uint64_t flags = 0;
+  };
+  void set(int signo, Action a) {
+    if (signo >= 1 && signo <= 64) actions_[signo - 1] = a;
+  }
+  Action get(int signo) const { return signo >= 1 && signo <= 64 ? actions_[signo - 1] : Action{}; }
+  // True when delivering `signo` runs a user handler.
+  bool runs_handler(int signo) const { return get(signo).handler > 1; }
+
+ private:
+  std::array<Action, 64> actions_{};
+};
+
+enum class RestartOutcome {
+  NotInSyscall,        // regs are not an interrupted syscall; nothing to do
+  Restart,             // rewound to re-issue the syscall (pc -= 2, rax = nr)
+  ReturnEintr,         // rax = -EINTR, as the kernel does before a handler
+  KernelRestartBlock,  // needs the kernel's restart block; left untouched
+};
+
+// `regs` are those of a thread stopped in user mode right after a syscall was
+// interrupted (rax = -ERESTART*, orig_rax = nr). Applies what the kernel does
+// when `signo` (0 = no signal, e.g. our own interrupt) is delivered next, and
+// sets orig_rax = -1 so the kernel does not do it a second time.
+RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, const Dispositions& dispositions);
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,71 @@
+#include "recorder/record/tick.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace slsdbg::recorder {
+
+namespace {
+
+const int kTickSignal = SIGRTMIN + 3;
+volatile sig_atomic_t g_due = 0;
+
+void on_tick(int) { g_due = 1; }
+
+void set_blocked(int how) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, kTickSignal);
+  pthread_sigmask(how, &set, nullptr);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Tick>> Tick::start(uint64_t interval_ns) {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_tick;  // no SA_RESTART: waitpid must return EINTR
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(kTickSignal, &sa, nullptr) != 0) return Error::from_errno("sigaction(tick)");
+  set_blocked(SIG_BLOCK);
+  std::unique_ptr<Tick> t(new Tick());
+  sigevent sev;
+  std::memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = kTickSignal;
+  sev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (timer_create(CLOCK_MONOTONIC, &sev, &t->timer_) != 0) {
+    return Error::from_errno("timer_create");
+  }
+  t->armed_ = true;
+  itimerspec its;
+  its.it_interval.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000);
+  its.it_interval.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000);
+  its.it_value = its.it_interval;
+  if (timer_settime(t->timer_, 0, &its, nullptr) != 0) {
+    return Error::from_errno("timer_settime");
+  }
+  return t;
+}
+
+void Tick::allow() { set_blocked(SIG_UNBLOCK); }
+void Tick::hold() { set_blocked(SIG_BLOCK); }
+
+bool Tick::take_due() {
+  if (!g_due) return false;
+  g_due = 0;
+  return true;
+}
+
+void Tick::stop() {
+  if (armed_) timer_delete(timer_);
+  armed_ = false;
+}
+
+Tick::~Tick() { stop(); }
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,35 @@
+// The tick: a periodic timer aimed at the recorder's own thread whose signal
+// interrupts the recorder's waitpid (EINTR), so the loop can PTRACE_INTERRUPT
+// the tracee and take a checkpoint every --interval.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "common/result.h"
+
+namespace slsdbg::recorder {
+
+class Tick {
+ public:
+  ~Tick();
+  // Starts a periodic timer of `interval_ns` on the calling thread.
+  static Result<std::unique_ptr<Tick>> start(uint64_t interval_ns);
+  // True once per expiry since the last call.
+  bool take_due();
+  void stop();
+  // The tick signal is blocked except while the recorder waits for the
+  // tracee, so no other blocking call (the store's io_uring, capture's
+  // injections) ever sees EINTR from it.
+  void allow();
+  void hold();
+
+ private:
+  Tick() = default;
+  timer_t timer_{};
+  bool armed_ = false;
+};
+
+}  // namespace slsdbg::recorder
