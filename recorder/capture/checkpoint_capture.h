@@ -19,21 +19,36 @@ namespace slsdbg::recorder {
 
 enum class TrackerChoice { Auto, UffdWp, PageHash };
 
+// Where the time of the latest capture() went (for bench/capture).
+struct CaptureStats {
+  uint64_t total_ns = 0;
+  uint64_t state_ns = 0;    // registers, signal state, maps, fds, identity
+  uint64_t collect_ns = 0;  // dirty-page tracker (PAGEMAP_SCAN or hashing)
+  uint64_t copy_ns = 0;     // copying the pages out of the tracee
+  uint64_t pages = 0;
+};
+
 class CheckpointCapture {
  public:
   virtual ~CheckpointCapture() = default;
 
   // `pid` is ptrace-stopped (PTRACE_SEIZE'd) right after its execve. Sets up
-  // dirty tracking (may inject syscalls into the tracee).
+  // dirty tracking (may inject syscalls into the tracee; installs the
+  // injection page). Auto uses uffd-wp-async and falls back to page hashes
+  // when the kernel lacks it. Every function here leaves the threads in the
+  // kind of ptrace stop it found them in (see recorder/process/inject.h).
   static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice);
 
   // "uffd-wp-async" or "page-hash".
   virtual const char* tracker_name() const = 0;
 
-  // Every thread in `tids` is ptrace-stopped. Captures the full state and the
-  // pages written since the previous capture (every populated page the first
-  // time), then re-arms tracking. DirtyPage::data points into a buffer owned
-  // by this object, valid until the next capture().
+  // Every thread in `tids` is ptrace-stopped (the thread group leader first).
+  // Captures the full state and the pages written since the previous capture
+  // (every populated page the first time, and of every range that appeared
+  // since), then re-arms tracking. DirtyPage::data points into a buffer owned
+  // by this object, valid until the next capture(). stop_ns is set to the
+  // time capture() took; time_ns and ThreadState::restarted_syscall are the
+  // caller's.
   virtual Result<store::CheckpointInput> capture(const std::vector<pid_t>& tids) = 0;
 
   // Called with the tracee stopped after an address-space syscall returned
@@ -41,6 +56,13 @@ class CheckpointCapture {
   // mappings for tracking and remembers ranges whose contents were discarded
   // (they go to CheckpointInput::cleared at the next capture).
   virtual Status note_address_space_change() = 0;
+
+  virtual CaptureStats last_stats() const = 0;
+
+  // Called after madvise(MADV_DONTNEED/FREE/REMOVE ...) on [start, end): the
+  // range goes to `cleared` and its populated pages are copied again at the
+  // next capture (MADV_FREE may or may not have dropped them).
+  virtual Status note_discarded(uint64_t start, uint64_t end) = 0;
 
   // --verify: compares every readable page of the live (stopped) tracee with
   // `reader`'s image at checkpoint k; error names the checkpoint and page.

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 
+extern char** environ;
+
 namespace slsdbg::process::testing {
 
 std::string fixture_path(const std::string& name) {
@@ -18,6 +20,10 @@ Result<CommandTracee> CommandTracee::start() {
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return Error::from_errno("pipe2");
   SpawnOptions opts;
   opts.argv = {fixture_path("capture_pages")};
+  // No rseq: the kernel writes the rseq area (cpu_id) on every return to user
+  // space, which would add a page to every "nothing was written" dirty set.
+  for (char** e = environ; *e; ++e) opts.env.emplace_back(*e);
+  opts.env.emplace_back("GLIBC_TUNABLES=glibc.pthread.rseq=0");
   opts.in_child_before_exec = [&]() -> Status {
     if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0) return Error::from_errno("dup2");
     return ok_status();

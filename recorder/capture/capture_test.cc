@@ -1,0 +1,292 @@
+// Checks checkpoint capture on a real tracee (tests/programs/capture_pages):
+// the first capture holds every populated page; later captures hold exactly
+// the pages written in between, with their bytes; new mappings, munmap,
+// MADV_DONTNEED and brk growth; both trackers find the same dirty set; the
+// registers equal PTRACE_GETREGS; and a capture -> store -> read-back round
+// trip passes verify(), which also catches a page that differs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "recorder/capture/checkpoint_capture.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/test_tracee.h"
+#include "store/recording.h"
+
+namespace slsdbg::recorder {
+namespace {
+
+using process::testing::CommandTracee;
+
+struct Fixture {
+  CommandTracee tracee;
+  std::unique_ptr<CheckpointCapture> capture;
+};
+
+Result<Fixture> start(TrackerChoice choice) {
+  auto t = TRY(CommandTracee::start());
+  TRY(t.command("G"));  // past the dynamic loader, stopped in read()
+  auto c = TRY(CheckpointCapture::create(t.pid(), choice));
+  return Fixture{std::move(t), std::move(c)};
+}
+
+// Dirty page addresses of `in` within [start, end).
+std::set<uint64_t> dirty_in(const store::CheckpointInput& in, uint64_t start, uint64_t end) {
+  std::set<uint64_t> out;
+  for (const auto& p : in.dirty)
+    if (p.vaddr >= start && p.vaddr < end) out.insert(p.vaddr);
+  return out;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+std::string hex_addr(uint64_t v) { return "0x" + hex(v); }
+
+const uint8_t* page_data(const store::CheckpointInput& in, uint64_t vaddr) {
+  for (const auto& p : in.dirty)
+    if (p.vaddr == vaddr) return p.data;
+  return nullptr;
+}
+
+std::set<uint64_t> pages(uint64_t start, size_t n) {
+  std::set<uint64_t> s;
+  for (size_t i = 0; i < n; ++i) s.insert(start + i * 4096);
+  return s;
+}
+
+class CaptureTest : public ::testing::TestWithParam<TrackerChoice> {};
+
+TEST_P(CaptureTest, FirstCaptureHoldsEveryPopulatedPage) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t global = *f->tracee.command("G");
+  auto in = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(in);
+  // The 64 KiB global buffer (filled at startup) is there with its pattern.
+  for (uint64_t a = global; a < global + 65536; a += 4096) {
+    const uint8_t* d = page_data(*in, page_floor(a));
+    ASSERT_NE(d, nullptr) << std::hex << a;
+  }
+  const uint8_t* d = page_data(*in, page_floor(global) + 4096);
+  uint64_t off = page_floor(global) + 4096 - global;
+  EXPECT_EQ(d[0], static_cast<uint8_t>(off));
+  // Neither the injection pages nor kernel special mappings are in the image.
+  for (const auto& p : in->dirty) {
+    EXPECT_FALSE(p.vaddr >= process::kInjectPageAddr && p.vaddr < process::kInjectPageAddr + process::kInjectAreaSize);
+    for (const auto& m : in->state.mappings)
+      if (m.start <= p.vaddr && p.vaddr < m.end) EXPECT_FALSE(m.flags & store::flag(store::MappingFlags::Vdso)) << m.path;
+  }
+  EXPECT_EQ(in->state.cmdline.size(), 1u);
+  EXPECT_NE(in->state.exe.find("capture_pages"), std::string::npos);
+  EXPECT_FALSE(in->state.auxv.empty());
+  EXPECT_GE(in->state.fds.size(), 3u);
+}
+
+TEST_P(CaptureTest, LaterCapturesHoldExactlyTheWrittenPages) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t global = *f->tracee.command("G");
+  uint64_t a = *f->tracee.command("M 8");  // new mapping: all 8 populated pages at the next capture
+  ASSERT_OK(f->capture->note_address_space_change());
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  EXPECT_EQ(dirty_in(*c0, a, a + 8 * 4096), pages(a, 8));
+  EXPECT_EQ(page_data(*c0, a + 4096)[100], 2);
+
+  auto c1 = f->capture->capture({f->tracee.pid()});  // nothing ran: nothing written
+  ASSERT_OK(c1);
+  for (const auto& p : c1->dirty)
+    for (const auto& m : c1->state.mappings)
+      if (m.start <= p.vaddr && p.vaddr < m.end) ADD_FAILURE() << std::hex << p.vaddr << " in " << m.start << "-" << m.end << " " << m.path << " prot " << m.prot;
+
+  // Write pages 2..4 of the mapping and one page of the global buffer.
+  ASSERT_OK(f->tracee.command("W " + hex(a + 2 * 4096) + " 3 77"));
+  ASSERT_OK(f->tracee.command("W " + hex(page_ceil(global)) + " 1 a5"));
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_EQ(dirty_in(*c2, a, a + 8 * 4096), pages(a + 2 * 4096, 3));
+  EXPECT_EQ(dirty_in(*c2, page_floor(global), global + 65536), pages(page_ceil(global), 1));
+  for (uint64_t p : pages(a + 2 * 4096, 3)) {
+    const uint8_t* d = page_data(*c2, p);
+    ASSERT_NE(d, nullptr);
+    EXPECT_TRUE(std::all_of(d, d + 4096, [](uint8_t b) { return b == 0x77; }));
+  }
+  EXPECT_EQ(page_data(*c2, page_ceil(global))[4095], 0xa5);
+  // The rest of what the program dirtied to run two commands (stack, stdio) is small.
+  EXPECT_LT(c2->dirty.size(), 64u);
+  EXPECT_TRUE(c2->cleared.empty());
+}
+
+TEST_P(CaptureTest, MunmapAndDiscardAreCleared) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 6");
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  ASSERT_EQ(*f->tracee.command("U " + hex(a + 4096) + " 2"), 0u);
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_EQ(*f->tracee.command("D " + hex(a + 4 * 4096) + " 2"), 0u);
+  ASSERT_OK(f->capture->note_discarded(a + 4 * 4096, a + 6 * 4096));
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  std::vector<std::pair<uint64_t, uint64_t>> want = {{a + 4096, a + 3 * 4096}, {a + 4 * 4096, a + 6 * 4096}};
+  EXPECT_EQ(c->cleared, want);
+  // Discarded pages read as zero now: a tracker may report them (page hashes
+  // see the change), but only as zero pages. Untouched page 0 is not dirty.
+  for (uint64_t p : dirty_in(*c, a, a + 6 * 4096)) {
+    EXPECT_GE(p, a + 4 * 4096);
+    const uint8_t* d = page_data(*c, p);
+    EXPECT_TRUE(std::all_of(d, d + 4096, [](uint8_t b) { return b == 0; })) << std::hex << p;
+  }
+  for (const auto& m : c->state.mappings) EXPECT_FALSE(m.start < a + 3 * 4096 && a + 4096 < m.end) << std::hex << m.start;
+  // New pages over an old range: a fresh mmap landing there is copied in full.
+  uint64_t b = *f->tracee.command("M 2");
+  ASSERT_OK(f->capture->note_address_space_change());
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_EQ(dirty_in(*c2, b, b + 2 * 4096), pages(b, 2));
+}
+
+TEST_P(CaptureTest, BrkGrowthIsCaptured) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  uint64_t old = *f->tracee.command("B 5");
+  // No note_address_space_change(): capture itself notices the grown heap.
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  EXPECT_EQ(c->state.brk_current, old + 5 * 4096);
+  EXPECT_LE(c->state.brk_start, old);
+  for (uint64_t p : pages(page_ceil(old), 4)) {
+    const uint8_t* d = page_data(*c, p);
+    ASSERT_NE(d, nullptr) << std::hex << p;
+    EXPECT_EQ(d[0], 0x5b);
+  }
+}
+
+TEST_P(CaptureTest, RegistersAndSignalStateEqualPtrace) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t handler = *f->tracee.command("H");
+  process::Task& task = f->tracee.task();
+  ASSERT_OK(task.set_signal_mask(1u << (SIGUSR2 - 1)));
+  auto regs = *task.regs();
+  auto fp = *task.fpregs();
+  auto xs = *task.xsave();
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  ASSERT_EQ(c->state.threads.size(), 1u);
+  const auto& t = c->state.threads[0];
+  EXPECT_EQ(std::memcmp(&t.regs, &regs, sizeof regs), 0);
+  EXPECT_NE(t.regs.fs_base, 0u);
+  EXPECT_EQ(std::memcmp(&t.fpregs, &fp, sizeof fp), 0);
+  EXPECT_EQ(t.xsave, xs);
+  EXPECT_EQ(t.sigmask, 1u << (SIGUSR2 - 1));
+  EXPECT_EQ(t.tid.value, f->tracee.pid());
+  EXPECT_EQ(c->state.sigactions[SIGUSR1 - 1].handler, handler);
+  // Capture left the registers and the stop alone.
+  EXPECT_EQ(std::memcmp(&regs, &*task.regs(), sizeof regs), 0);
+  EXPECT_EQ(*task.signal_mask(), 1u << (SIGUSR2 - 1));
+  ASSERT_OK(task.set_signal_mask(0));
+  EXPECT_TRUE(f->tracee.command("G").ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Trackers, CaptureTest, ::testing::Values(TrackerChoice::UffdWp, TrackerChoice::PageHash),
+                         [](const auto& info) { return info.param == TrackerChoice::UffdWp ? "UffdWp" : "PageHash"; });
+
+TEST(Capture, BothTrackersFindTheSameDirtySet) {
+  std::set<uint64_t> seen[2];
+  int i = 0;
+  for (TrackerChoice choice : {TrackerChoice::UffdWp, TrackerChoice::PageHash}) {
+    auto f = start(choice);
+    ASSERT_OK(f);
+    EXPECT_STREQ(f->capture->tracker_name(), choice == TrackerChoice::UffdWp ? "uffd-wp-async" : "page-hash");
+    uint64_t a = *f->tracee.command("M 32");
+    ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+    for (int k : {1, 5, 6, 7, 20, 31}) ASSERT_OK(f->tracee.command("W " + hex(a + k * 4096) + " 1 " + hex(k + 16)));
+    auto c = f->capture->capture({f->tracee.pid()});
+    ASSERT_OK(c);
+    for (uint64_t p : dirty_in(*c, a, a + 32 * 4096)) seen[i].insert((p - a) / 4096);
+    ++i;
+  }
+  EXPECT_EQ(seen[0], (std::set<uint64_t>{1, 5, 6, 7, 20, 31}));
+  EXPECT_EQ(seen[0], seen[1]);
+}
+
+TEST(Capture, AutoPicksUffdWpHere) {
+  auto f = start(TrackerChoice::Auto);
+  ASSERT_OK(f);
+  EXPECT_STREQ(f->capture->tracker_name(), "uffd-wp-async");
+}
+
+TEST(Capture, LeaderMustComeFirst) {
+  auto f = start(TrackerChoice::UffdWp);
+  ASSERT_OK(f);
+  auto c = f->capture->capture({});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "capture: the thread group leader must come first");
+}
+
+TEST(Capture, RoundTripThroughTheStoreAndVerify) {
+  char tmpl[] = "/tmp/slsdbg-capture-XXXXXX";
+  const char* base = std::getenv("TMPDIR");
+  std::string dir_template = std::string(base ? base : "/tmp") + "/slsdbg-capture-XXXXXX";
+  std::vector<char> buf(dir_template.begin(), dir_template.end());
+  buf.push_back(0);
+  ASSERT_NE(mkdtemp(buf.data()), nullptr);
+  (void)tmpl;
+  std::string dir = std::string(buf.data()) + "/rec";
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { std::filesystem::remove_all(std::filesystem::path(d).parent_path()); }
+  } cleanup{dir};
+
+  auto f = start(TrackerChoice::UffdWp);
+  ASSERT_OK(f);
+  store::RecordingMeta meta;
+  meta.program = "capture_pages";
+  meta.tracker = f->capture->tracker_name();
+  auto writer = store::RecordingWriter::create(dir, meta);
+  ASSERT_OK(writer);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  ASSERT_OK((*writer)->add_checkpoint(*c0, "start"));
+  uint64_t a = *f->tracee.command("M 4");
+  ASSERT_OK(f->tracee.command("B 3"));
+  ASSERT_OK(f->tracee.command("W " + hex(a) + " 1 3c"));
+  ASSERT_OK(f->capture->note_address_space_change());
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  ASSERT_OK((*writer)->add_checkpoint(*c1, "tick"));
+  auto reader = store::RecordingReader::open(dir);
+  ASSERT_OK(reader);
+  ASSERT_EQ((*reader)->checkpoints().size(), 2u);
+  ASSERT_OK(f->capture->verify(**reader, CheckpointId(1)));
+  // Checkpoint 0 does not match the present (pages changed since).
+  EXPECT_FALSE(f->capture->verify(**reader, CheckpointId(0)).ok());
+  // Read-back equals what the program wrote.
+  std::vector<uint8_t> page(4096);
+  ASSERT_OK((*reader)->read_memory(CheckpointId(1), a, page));
+  EXPECT_TRUE(std::all_of(page.begin(), page.end(), [](uint8_t b) { return b == 0x3c; }));
+  auto st = (*reader)->process_state(CheckpointId(1));
+  ASSERT_OK(st);
+  EXPECT_EQ(st->brk_current, c1->state.brk_current);
+  // A byte changed behind the recorder's back: verify names the page.
+  const uint8_t evil[] = {0x99};
+  ASSERT_OK(f->tracee.task().write_memory(RemoteAddr(a + 2 * 4096 + 17), evil));
+  auto v = f->capture->verify(**reader, CheckpointId(1));
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message, "checkpoint 1: page " + hex_addr(a + 2 * 4096) + " differs from the live process");
+}
+
+}  // namespace
+}  // namespace slsdbg::recorder

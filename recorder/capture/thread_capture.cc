@@ -1,0 +1,19 @@
+#include "recorder/capture/thread_capture.h"
+
+#include "recorder/process/proc_signals.h"
+
+namespace slsdbg::recorder {
+
+Result<store::ThreadState> capture_thread(process::Task& thread) {
+  store::ThreadState t;
+  t.tid = thread.tid();
+  t.regs = TRY(thread.regs());
+  t.fpregs = TRY(thread.fpregs());
+  t.xsave = TRY(thread.xsave());
+  t.sigmask = TRY(thread.signal_mask());
+  auto pending = TRY(process::read_pending_signals(thread.tgid(), thread.raw_tid()));
+  t.sigpending = pending.thread_pending;
+  return t;
+}
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,185 @@
+// Dirty tracking with userfaultfd async write-protect + PAGEMAP_SCAN
+// (DESIGN.md, Kernel mechanisms). Cross-process recipe: the tracee creates
+// the userfaultfd (injected syscall, it binds to the creator's mm), we take a
+// copy with pidfd_getfd and drive UFFDIO_* ourselves, then the tracee closes
+// its copy. PAGEMAP_SCAN on /proc/PID/pagemap returns the written pages and
+// write-protects them again in one ioctl. Ranges the uffd refuses (e.g. some
+// special mappings) fall back to page hashes.
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/fd.h"
+#include "recorder/capture/dirty_tracker.h"
+#include "recorder/capture/uffd_compat.h"
+#include "recorder/process/inject.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+namespace slsdbg::recorder {
+
+namespace {
+
+// Regions per PAGEMAP_SCAN call. Kernel quirk: when a call returns fewer than
+// vec_len regions but more than ~512, walk_end is stale; so stop as soon as a
+// call returns fewer than vec_len, and keep vec_len at 512.
+constexpr size_t kScanRegions = 512;
+
+class UffdWpTracker final : public DirtyTracker {
+ public:
+  UffdWpTracker(pid_t pid, UniqueFd uffd, UniqueFd pagemap)
+      : pid_(pid), uffd_(std::move(uffd)), pagemap_(std::move(pagemap)), fallback_(make_page_hash_tracker(pid)) {}
+  const char* name() const override { return "uffd-wp-async"; }
+
+  Status track(const PageRange& r) override {
+    uffdio_register reg{};
+    reg.range.start = r.start;
+    reg.range.len = r.end - r.start;
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    if (ioctl(uffd_.get(), UFFDIO_REGISTER, &reg) != 0) {
+      // EINVAL: a VMA userfaultfd cannot handle (VM_IO/PFNMAP, some special mappings).
+      if (errno != EINVAL) return Error::from_errno("ioctl(UFFDIO_REGISTER)");
+      hashed_[r.start] = r.end;
+      return fallback_->track(r);
+    }
+    uffdio_writeprotect wp{};
+    wp.range = reg.range;
+    wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+    if (ioctl(uffd_.get(), UFFDIO_WRITEPROTECT, &wp) != 0) return Error::from_errno("ioctl(UFFDIO_WRITEPROTECT)");
+    add(registered_, r);
+    return ok_status();
+  }
+
+  void untrack(const PageRange& r) override {
+    remove(registered_, r);  // the kernel dropped the registration with the VMA
+    bool hashed = false;
+    for (auto& [s, e] : hashed_) hashed |= s < r.end && r.start < e;
+    if (hashed) {
+      remove(hashed_, r);
+      fallback_->untrack(r);
+    }
+  }
+
+  Result<std::vector<uint64_t>> collect() override {
+    std::vector<uint64_t> dirty;
+    for (auto& [start, end] : registered_) TRY(scan(start, end, dirty));
+    if (!hashed_.empty()) {
+      auto more = TRY(fallback_->collect());
+      dirty.insert(dirty.end(), more.begin(), more.end());
+      std::sort(dirty.begin(), dirty.end());
+    }
+    return dirty;
+  }
+
+ private:
+  Status scan(uint64_t start, uint64_t end, std::vector<uint64_t>& dirty) {
+    page_region vec[kScanRegions];
+    uint64_t cur = start;
+    while (cur < end) {
+      pm_scan_arg a{};
+      a.size = sizeof a;
+      a.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
+      a.start = cur;
+      a.end = end;
+      a.vec = reinterpret_cast<uint64_t>(vec);
+      a.vec_len = kScanRegions;
+      a.category_mask = PAGE_IS_WRITTEN;
+      a.return_mask = PAGE_IS_WRITTEN;
+      long n = ioctl(pagemap_.get(), PAGEMAP_SCAN, &a);
+      if (n < 0) return Error::from_errno("ioctl(PAGEMAP_SCAN)");
+      for (long i = 0; i < n; ++i)
+        for (uint64_t p = vec[i].start; p < vec[i].end; p += kPageSize) dirty.push_back(p);
+      if (static_cast<size_t>(n) < kScanRegions) break;  // complete; walk_end may be stale
+      cur = a.walk_end;
+    }
+    return ok_status();
+  }
+
+  // Sorted disjoint ranges, merged when adjacent.
+  static void add(std::map<uint64_t, uint64_t>& m, PageRange r) {
+    remove(m, r);
+    auto next = m.lower_bound(r.start);
+    if (next != m.begin()) {
+      auto prev = std::prev(next);
+      if (prev->second == r.start) {
+        r.start = prev->first;
+        m.erase(prev);
+      }
+    }
+    next = m.find(r.end);
+    if (next != m.end()) {
+      r.end = next->second;
+      m.erase(next);
+    }
+    m[r.start] = r.end;
+  }
+  static void remove(std::map<uint64_t, uint64_t>& m, PageRange r) {
+    std::vector<std::pair<uint64_t, uint64_t>> keep;
+    for (auto it = m.begin(); it != m.end();) {
+      if (it->second <= r.start || it->first >= r.end) {
+        ++it;
+        continue;
+      }
+      if (it->first < r.start) keep.push_back({it->first, r.start});
+      if (it->second > r.end) keep.push_back({r.end, it->second});
+      it = m.erase(it);
+    }
+    for (auto& k : keep) m[k.first] = k.second;
+  }
+
+  pid_t pid_;
+  UniqueFd uffd_, pagemap_;
+  std::map<uint64_t, uint64_t> registered_;  // start -> end
+  std::map<uint64_t, uint64_t> hashed_;
+  std::unique_ptr<DirtyTracker> fallback_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DirtyTracker>> make_uffd_wp_tracker(process::Task& leader) {
+  const pid_t pid = leader.tgid();
+  TRY(process::install_injection_page(leader));
+  int64_t remote_fd = TRY(process::inject_syscall(leader, SYS_userfaultfd, {O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, 0, 0, 0, 0, 0}));
+  if (remote_fd < 0) return Error::from_errno("userfaultfd() in the tracee", static_cast<int>(-remote_fd));
+  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  UniqueFd uffd;
+  Error failure{"", 0};
+  if (!pidfd.valid()) {
+    failure = Error::from_errno("pidfd_open");
+  } else {
+    uffd.reset(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd.get(), static_cast<int>(remote_fd), 0)));
+    if (!uffd.valid()) failure = Error::from_errno("pidfd_getfd");
+  }
+  // The tracee's copy goes either way; ours keeps the context alive.
+  TRY(process::inject_syscall(leader, SYS_close, {static_cast<uint64_t>(remote_fd), 0, 0, 0, 0, 0}));
+  if (!uffd.valid()) return failure;
+  uffdio_api api{};
+  api.api = UFFD_API;
+  api.features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED;
+  if (ioctl(uffd.get(), UFFDIO_API, &api) != 0) return Error::from_errno("ioctl(UFFDIO_API, WP_ASYNC|WP_UNPOPULATED)");
+  std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
+  UniqueFd pagemap(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!pagemap.valid()) return Error::from_errno("open(" + path + ")");
+  // Probe PAGEMAP_SCAN itself (absent before Linux 6.7).
+  page_region probe[1];
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  a.start = 0;
+  a.end = kPageSize;
+  a.vec = reinterpret_cast<uint64_t>(probe);
+  a.vec_len = 1;
+  a.category_mask = PAGE_IS_WRITTEN;
+  a.return_mask = PAGE_IS_WRITTEN;
+  if (ioctl(pagemap.get(), PAGEMAP_SCAN, &a) < 0) return Error::from_errno("ioctl(PAGEMAP_SCAN)");
+  return std::unique_ptr<DirtyTracker>(std::make_unique<UffdWpTracker>(pid, std::move(uffd), std::move(pagemap)));
+}
+
+}  // namespace slsdbg::recorder
