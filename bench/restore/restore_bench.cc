@@ -1,9 +1,10 @@
 // Restore latency of a checkpoint of a large process. Makes a recording of
 // tests/programs/restore_big (MIB MiB, dense or sparse) with the capture
-// library, then restores its last checkpoint RUNS times and prints one JSON
-// object: per-run timings (spawn, map, fill, state, total), bytes written, and
-// as peers the native time to populate the same memory and the raw
-// process_vm_writev bandwidth of this machine.
+// library, then restores its last checkpoint RUNS times eagerly and RUNS times
+// lazily (userfaultfd; also timing until every page is present) and prints
+// one JSON object: per-run timings (spawn, map, fill, state, total), bytes
+// written, and as peers the native time to populate the same memory and the
+// raw process_vm_writev bandwidth of this machine.
 // usage: restore_bench [--mib N] [--pattern dense|sparse] [--runs N] [--delay-ms N]
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/testing/make_recording.h"
 #include "store/recording.h"
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
   std::string prog = std::string(build ? build : ".") + "/tests/programs/restore_big";
   fs::path dir = fs::temp_directory_path() / ("restore_bench_" + std::to_string(getpid()));
   fs::remove_all(dir);
+  fs::create_directories(dir);
 
   restore::testing::CaptureRun run;
   run.argv = {prog, mib, pattern};
@@ -111,8 +114,8 @@ int main(int argc, char** argv) {
   }
   CheckpointId k((*reader)->checkpoints().back().id);
 
-  std::vector<double> total, spawn, map, fill, state;
-  uint64_t bytes = 0;
+  std::vector<double> total, spawn, map, fill, state, lazy_total, lazy_filled;
+  uint64_t bytes = 0, lazy_bytes = 0;
   for (int i = 0; i < runs; i++) {
     restore::RestoreReport rep;
     restore::RestoreOptions opt;
@@ -129,6 +132,24 @@ int main(int argc, char** argv) {
     fill.push_back(rep.timings.fill_ns / 1e6);
     state.push_back(rep.timings.state_ns / 1e6);
     bytes = rep.timings.bytes_written;
+
+    restore::LazyFiller filler;
+    restore::RestoreReport lrep;
+    restore::RestoreOptions lopt;
+    lopt.report = &lrep;
+    lopt.fill = restore::FillMode::Lazy;
+    lopt.lazy = &filler;
+    auto t1 = std::chrono::steady_clock::now();
+    auto ltask = restore::restore_checkpoint(**reader, k, lopt);
+    if (!ltask.ok()) {
+      std::fprintf(stderr, "restore_bench: lazy: %s\n", ltask.error().message.c_str());
+      return 1;
+    }
+    filler.wait_filled();
+    lazy_filled.push_back(ms_since(t1));
+    ltask->kill_and_reap();
+    lazy_total.push_back(lrep.timings.total_ns / 1e6);
+    lazy_bytes = lrep.timings.bytes_written;
   }
   double native_ms = native_populate_ms(prog, mib, pattern);
   double pvm = pvm_write_gbps(256u << 20);
@@ -143,9 +164,12 @@ int main(int argc, char** argv) {
       "{\"bench\": \"restore\", \"mib\": %s, \"pattern\": \"%s\", \"runs\": %d, \"recording_ms\": %.1f,\n"
       " \"restore_total_ms\": %s,\n \"median_ms\": {\"total\": %.2f, \"spawn\": %.2f, \"map\": %.2f, \"fill\": %.2f, "
       "\"state\": %.2f},\n \"bytes_written\": %llu, \"fill_gbps\": %.2f,\n"
+      " \"lazy\": {\"restore_total_ms\": %s, \"median_total_ms\": %.2f, \"bytes_written_before_return\": %llu,\n"
+      "          \"median_ms_until_all_pages_present\": %.1f},\n"
       " \"peer\": {\"native_populate_ms\": %.1f, \"process_vm_writev_gbps\": %.2f},\n \"goal_ms\": 10}\n",
       mib.c_str(), pattern.c_str(), runs, record_ms, arr(total).c_str(), median(total), median(spawn), median(map),
       median(fill), median(state), (unsigned long long)bytes,
-      median(fill) > 0 ? double(bytes) / (median(fill) / 1000) / 1e9 : 0.0, native_ms, pvm);
+      median(fill) > 0 ? double(bytes) / (median(fill) / 1000) / 1e9 : 0.0, arr(lazy_total).c_str(),
+      median(lazy_total), (unsigned long long)lazy_bytes, median(lazy_filled), native_ms, pvm);
   return 0;
 }

@@ -4,6 +4,7 @@
 // recording's; resumed, it ends with the exit status of a native run. Bad
 // input: a checkpoint out of range and a missing restorer are errors. The same
 // holds with lazy fill (userfaultfd), which must not write memory eagerly.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture() { return std::string(std::getenv("SLSDBG_BUILD_DIR")) + "/tests/programs/restore_compute"; }
+std::string fixture() {
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");  // set by ctest
+  return std::string(build ? build : ".") + "/tests/programs/restore_compute";
+}
 
 constexpr const char* kIterations = "150000000";
 
@@ -45,6 +49,7 @@ class RestoreLive : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("restore_live_" + std::to_string(getpid())));
     fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
     testing::CaptureRun run;
     run.argv = {fixture(), kIterations};
     run.delays_ms = {0, 150};
@@ -80,7 +85,7 @@ TEST_F(RestoreLive, RegistersMapAndEveryPageEqualTheCheckpoint) {
     auto same = compare_with_checkpoint(*task, *rd, CheckpointId(k));
     EXPECT_TRUE(same.ok()) << "checkpoint " << k << ": " << same.error().message;
     if (same.ok()) {
-      EXPECT_GT(same->pages_compared, 100u);
+      EXPECT_GT(same->pages_compared, k == 0 ? 20u : 512u);  // at 1: the 2 MiB heap too
       EXPECT_GT(same->mappings_compared, 5u);
     }
     EXPECT_GT(report.timings.bytes_written, 0u);

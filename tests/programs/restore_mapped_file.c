@@ -20,7 +20,9 @@ static unsigned long long digest(const unsigned char* p, size_t n) {
 int main(int argc, char** argv) {
   if (argc < 4) return 2;
   size_t len = 3 * 4096;
-  int pf = open(argv[1], O_RDONLY), sf = open(argv[2], O_RDONLY);
+  // O_RDWR for the shared file although it is mapped read-only: the capture's
+  // userfaultfd write-protect registration needs VM_MAYWRITE on shared mappings.
+  int pf = open(argv[1], O_RDONLY), sf = open(argv[2], O_RDWR);
   if (pf < 0 || sf < 0) return 3;
   unsigned char* priv = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, pf, 0);
   unsigned char* shared = mmap(NULL, len, PROT_READ, MAP_SHARED, sf, 0);
