@@ -42,10 +42,13 @@ bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) 
 
 // r1 = ctx; for each register: r2 = ctx->regs.X; r3 = target.X; if r2 != r3
 // return 0. return 1.
-std::vector<bpf_insn> compare_program(const user_regs_struct& target) {
+std::vector<bpf_insn> compare_program(const user_regs_struct& target, ConditionalBreakpoint::Compare compare) {
   std::vector<bpf_insn> p;
   std::vector<size_t> jumps;
   for (const RegOffset& r : kCompared) {
+    if (compare == ConditionalBreakpoint::Compare::AllButRcxR11 &&
+        (r.field == &user_regs_struct::rcx || r.field == &user_regs_struct::r11))
+      continue;
     const uint64_t v = target.*(r.field);
     p.push_back(insn(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, r.offset, 0));
     p.push_back(insn(BPF_LD | BPF_DW | BPF_IMM, 3, 0, 0, static_cast<int32_t>(v & 0xffffffffu)));
@@ -64,8 +67,8 @@ std::vector<bpf_insn> compare_program(const user_regs_struct& target) {
 
 }  // namespace
 
-Result<ConditionalBreakpoint> ConditionalBreakpoint::arm(pid_t tid, const user_regs_struct& target) {
-  std::vector<bpf_insn> prog = compare_program(target);
+Result<ConditionalBreakpoint> ConditionalBreakpoint::arm(pid_t tid, const user_regs_struct& target, Compare compare) {
+  std::vector<bpf_insn> prog = compare_program(target, compare);
   static char log[4096];
   static const char kLicense[] = "GPL";
   bpf_attr load{};

@@ -18,8 +18,10 @@ namespace slsdbg::replay {
 
 class ConditionalBreakpoint {
  public:
+  // AllButRcxR11: for a target rewound over a `syscall` (which set them).
+  enum class Compare { All, AllButRcxR11 };
   // Armed at once on thread `tid` for pc = target.rip.
-  static Result<ConditionalBreakpoint> arm(pid_t tid, const user_regs_struct& target);
+  static Result<ConditionalBreakpoint> arm(pid_t tid, const user_regs_struct& target, Compare compare);
 
  private:
   ConditionalBreakpoint(UniqueFd prog, UniqueFd event) : prog_(std::move(prog)), event_(std::move(event)) {}

@@ -12,14 +12,18 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
+#include "recorder/process/inject.h"
+#include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
+#include "recorder/record/vdso_patch.h"
 #include "recorder/record/syscalls/model.h"
 
 namespace slsdbg::replay {
@@ -92,7 +96,13 @@ std::string Divergence::describe() const {
          ": expected " + expected + ", replay did " + actual + " (pc " + hex(pc) + ")";
 }
 
-bool same_general_registers(const user_regs_struct& a, const user_regs_struct& b, std::string* first_difference) {
+bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct& b, std::string* first_difference,
+                            RegsAt at) {
+  user_regs_struct a = a_in;
+  if (at == RegsAt::RewoundSyscall) {
+    a.rcx = b.rcx;
+    a.r11 = b.r11;
+  }
   constexpr uint64_t kIgnoredFlags = 0x10000 | 0x100;  // RF, TF
 #define SLSDBG_CMP(field)                                                                             \
   if (a.field != b.field) {                                                                           \
@@ -141,6 +151,7 @@ class ReplaySession::SegmentRun {
   bool has_next_ = false;
   bool next_forced_ = false;
   user_regs_struct target_{};
+  RegsAt target_at_ = RegsAt::Anywhere;
   bool bp_inserted_ = false;
   std::optional<ConditionalBreakpoint> conditional_;
   uint8_t bp_saved_ = 0;
@@ -164,7 +175,10 @@ Status ReplaySession::SegmentRun::insert_breakpoint() {
 // Preferred: the kernel compares the registers at each hit (conditional_breakpoint.h).
 Status ReplaySession::SegmentRun::arm_breakpoint() {
   if (!has_next_ || next_forced_) return ok_status();
-  auto cond = ConditionalBreakpoint::arm(task_.raw_tid(), target_);
+  // SLSDBG_REPLAY_BREAKPOINT=ptrace forces the fallback (tests, debugging).
+  const char* force = std::getenv("SLSDBG_REPLAY_BREAKPOINT");
+  auto cond = force && std::string(force) == "ptrace" ? Result<ConditionalBreakpoint>(Error::msg("forced by SLSDBG_REPLAY_BREAKPOINT"))
+                                                      : ConditionalBreakpoint::arm(task_.raw_tid(), target_, target_at_ == RegsAt::RewoundSyscall ? ConditionalBreakpoint::Compare::AllButRcxR11 : ConditionalBreakpoint::Compare::All);
   if (cond.ok()) {
     conditional_.emplace(std::move(*cond));
     return ok_status();
@@ -202,7 +216,13 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
     TRY_CTX(task_.read_memory(RemoteAddr(vaddr), live), "reading page " + hex(vaddr));
-    if (std::memcmp(live.data(), data.data(), kPageSize) != 0) same = false;
+    if (std::memcmp(live.data(), data.data(), kPageSize) != 0) {
+      same = false;
+      size_t first = 0;
+      while (first < kPageSize && live[first] == data[first]) first++;
+      SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
+                   (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
+    }
     compared++;
     return ok_status();
   }));
@@ -212,12 +232,19 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint(user_regs_struct& r) {
   std::string diff;
-  if (cursor_ != events_.size() || !same_general_registers(r, target_, &diff)) {
+  SLSDBG_DEBUG("replay", "at checkpoint %llu's pc %s", (unsigned long long)seg_.value + 1, hex(r.rip).c_str());
+  if (cursor_ != events_.size() || !same_general_registers(r, target_, &diff, target_at_)) {
     SLSDBG_DEBUG("replay", "breakpoint at %s: not there (%s)", hex(target_.rip).c_str(),
                  cursor_ != events_.size() ? "events left" : diff.c_str());
     return Next::Resume;
   }
   if (TRY(at_next_checkpoint())) {
+    // The breakpoint hit set RF; the recorded state has it clear, and it
+    // would show in a signal frame.
+    r.eflags &= ~0x10000ull;
+    r.rcx = target_.rcx;  // equal unless rewound over a syscall
+    r.r11 = target_.r11;
+    TRY(task_.set_regs(r));
     outcome_.end = SegmentEnd::ReachedByExecution;
     return Next::Done;
   }
@@ -318,6 +345,9 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
       r.rdx = ev->tsc >> 32;
       if (rdtscp) r.rcx = ev->tsc_aux;
       r.rip += rdtscp ? 3 : 2;
+      // The #GP left RF set, which would make the next instruction skip a
+      // breakpoint at its address (a checkpoint right after rdtsc).
+      r.eflags &= ~0x10000ull;
       TRY(task_.set_regs(r));
       cursor_++;
       outcome_.events_replayed++;
@@ -361,6 +391,10 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
     store::ProcessState next = TRY(s_.reader_.process_state(CheckpointId(s_.k_.value + 1)));
     if (next.threads.size() != 1) return Error::msg("replay of multithreaded checkpoints is not supported yet");
     target_ = next.threads[0].regs;
+    uint8_t code[2] = {0, 0};
+    if (task_.read_memory(RemoteAddr(target_.rip), {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05 &&
+        target_.rcx == target_.rip + 2)
+      target_at_ = RegsAt::RewoundSyscall;
   }
   // The end of a recording cut short (refused, killed by the recorder): the
   // last checkpoint is where history ends.
@@ -368,6 +402,11 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
     outcome_.end = SegmentEnd::EndOfHistory;
     return outcome_;
   }
+  // Checkpoint capture ran an injected stub ending in int3, so the kernel's
+  // last-trap number (shown in a signal frame's trapno) was 3 when the
+  // recorded program went on; do the same before going on from here.
+  TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
+          "matching the recorder's last trap");
   // Asynchronous signals the recorder re-sent right after checkpoint k.
   for (size_t i = 0; i < events_.size() && is_async_signal_event(events_[i]); i++)
     if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
@@ -376,7 +415,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
   // Already there (an empty segment)?
   if (has_next_ && !next_forced_ && events_.empty()) {
     user_regs_struct r = TRY(task_.regs());
-    if (same_general_registers(r, target_, nullptr) && TRY(at_next_checkpoint())) {
+    if (same_general_registers(r, target_, nullptr, target_at_) && TRY(at_next_checkpoint())) {
       outcome_.end = SegmentEnd::ReachedByExecution;
       return outcome_;
     }
@@ -423,13 +462,35 @@ ReplaySession::~ReplaySession() { task_.kill_and_reap(); }
 
 namespace {
 
+// CPUID is not trapped: the program sees the CPU it runs on, and leaf 1
+// carries the APIC id. Run on the CPU the recording was made on (its APIC id
+// from the recorded leaves; on this kind of VM APIC id == CPU number), or
+// anywhere when it cannot be told.
+int recorded_cpu(const store::RecordingReader& reader) {
+  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
+  if (!leaves.ok()) return -1;
+  for (const recorder::CpuidEntry& e : *leaves)
+    if (e.leaf == 1) {
+      const int apic = static_cast<int>(e.ebx >> 24);
+      return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;
+    }
+  return -1;
+}
+
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
   restore::RestoreOptions options;
-  options.in_child_before_exec = []() -> Status {
+  const int cpu = recorded_cpu(reader);
+  options.in_child_before_exec = [cpu]() -> Status {
+    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return recorder::install_record_filter();
   };
-  return restore::restore_checkpoint(reader, k, std::move(options));
+  process::Task task = TRY(restore::restore_checkpoint(reader, k, std::move(options)));
+  // The recorder made the vDSO's time functions trapped syscalls; make sure
+  // the restored vDSO does the same (patching twice writes the same bytes).
+  const int patched = TRY_CTX(recorder::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
+  SLSDBG_DEBUG("replay", "checkpoint %llu: %d vDSO entry points patched", (unsigned long long)k.value, patched);
+  return task;
 }
 
 }  // namespace

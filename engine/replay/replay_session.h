@@ -84,6 +84,10 @@ class ReplaySession {
 
 // Registers equal for "being at a checkpoint": all general registers and
 // fs/gs base; eflags without the trap and resume flags; orig_rax ignored.
-bool same_general_registers(const user_regs_struct& a, const user_regs_struct& b, std::string* first_difference);
+// RewoundSyscall: the recorder rewound b over a `syscall` instruction, which had
+// already set rcx and r11; those two are not compared.
+enum class RegsAt { Anywhere, RewoundSyscall };
+bool same_general_registers(const user_regs_struct& a, const user_regs_struct& b, std::string* first_difference,
+                            RegsAt at = RegsAt::Anywhere);
 
 }  // namespace slsdbg::replay
