@@ -3,6 +3,7 @@
 // stop time is the capture() duration (what the tracee waits for). Recorder
 // and tracee share one CPU (DESIGN.md). Prints JSON.
 //   capture_bench HEAP_PROGRAM [--checkpoints N] [--heap-mib M] [--dirty-kib K] [--tracker uffd|hash]
+//                 [--copy-threads 1|2] [--copy-path pvr|tracee]
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -50,12 +51,16 @@ int main(int argc, char** argv) {
   std::string prog = argv[1];
   int checkpoints = 300;
   std::string heap_mib = "1024", dirty_kib = "4096", tracker = "uffd";
+  int copy_threads = 1;
+  std::string copy_path = "pvr";
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--checkpoints") checkpoints = std::stoi(v);
     else if (k == "--heap-mib") heap_mib = v;
     else if (k == "--dirty-kib") dirty_kib = v;
     else if (k == "--tracker") tracker = v;
+    else if (k == "--copy-threads") copy_threads = std::stoi(v);
+    else if (k == "--copy-path") copy_path = v;
     else return fail("unknown option " + k);
   }
   cpu_set_t set;
@@ -78,7 +83,12 @@ int main(int argc, char** argv) {
   if (!task.ok()) return fail(task.error().message);
   // Set up tracking at the exec stop (before the heap exists), as the recorder does.
   auto cap = recorder::CheckpointCapture::create(task->tgid(), tracker == "hash" ? recorder::TrackerChoice::PageHash
-                                                                                  : recorder::TrackerChoice::UffdWp);
+                                                                                  : recorder::TrackerChoice::UffdWp,
+                                                recorder::CaptureOptions{
+                                                    copy_path == "tracee" ? recorder::CopyPath::InTracee
+                                                                          : recorder::CopyPath::ProcessVmReadv,
+                                                    copy_threads == 1 ? recorder::CopyThreads::One
+                                                                      : recorder::CopyThreads::Two});
   if (!cap.ok()) return fail(cap.error().message);
   auto first = (*cap)->capture({task->tgid()});
   if (!first.ok()) return fail(first.error().message);
@@ -93,8 +103,11 @@ int main(int argc, char** argv) {
   if (!task->cont().ok()) return fail("cont");
 
   std::vector<double> total, collect, copy, state, pages;
+  // Checkpoints start every 10 ms (deadline based, as the recorder's tick).
+  auto next = std::chrono::steady_clock::now();
   for (int i = 0; i < checkpoints; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    next += std::chrono::milliseconds(10);
+    std::this_thread::sleep_until(next);
     if (auto s = stop(*task); !s.ok()) return fail(s.error().message);
     auto in = (*cap)->capture({task->tgid()});
     if (!in.ok()) return fail(in.error().message);
@@ -107,8 +120,9 @@ int main(int argc, char** argv) {
     if (!task->cont().ok()) return fail("cont");
   }
   task->kill_and_reap();
-  printf("{\n  \"tracker\": \"%s\", \"heap_mib\": %s, \"dirty_kib_per_10ms\": %s, \"checkpoints\": %d,\n",
-         (*cap)->tracker_name(), heap_mib.c_str(), dirty_kib.c_str(), checkpoints);
+  printf("{\n  \"copy_path\": \"%s\",\n", copy_path == "tracee" ? "in-tracee stub" : "process_vm_readv");
+  printf("  \"tracker\": \"%s\", \"copy_threads\": %d, \"heap_mib\": %s, \"dirty_kib_per_10ms\": %s, \"checkpoints\": %d,\n",
+         (*cap)->tracker_name(), copy_threads, heap_mib.c_str(), dirty_kib.c_str(), checkpoints);
   printf("  \"full_capture\": {\"pages\": %llu, \"ms\": %.2f, \"collect_ms\": %.2f, \"copy_ms\": %.2f},\n",
          (unsigned long long)full_stats.pages, full_stats.total_ns / 1e6, full_stats.collect_ns / 1e6, full_stats.copy_ns / 1e6);
   printf("  \"dirty_pages\": {\"p50\": %.0f, \"p99\": %.0f},\n", pct(pages, 50), pct(pages, 99));

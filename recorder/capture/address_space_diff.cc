@@ -51,8 +51,9 @@ std::vector<PageRange> uncovered(const std::vector<Mapping>& from, const std::ve
 }  // namespace
 
 bool capturable(const Mapping& m) {
-  if (process::is_special_mapping(m)) return false;
+  if (process::is_special_mapping(m) && m.path != "[vdso]") return false;
   if (m.start < process::kInjectPageAddr + process::kInjectAreaSize && process::kInjectPageAddr < m.end) return false;
+  if (m.start < process::kStagingAddr + process::kStagingSize && process::kStagingAddr < m.end) return false;
   return true;
 }
 

@@ -19,10 +19,13 @@ struct MapDiff {
 // Only capturable mappings count (see capturable()).
 MapDiff diff_maps(const std::vector<store::Mapping>& before, const std::vector<store::Mapping>& after);
 
-// Memory that belongs in the checkpoint image. Not: kernel special mappings
-// ([vvar], [vsyscall], [vdso] ...: the kernel supplies them at every exec and
-// [vvar] is not even readable through process_vm_readv; restore maps its own),
-// and slsdbg's injection pages (restore re-creates them).
+// Memory that belongs in the checkpoint image. Not: the kernel's data special
+// mappings ([vvar], [vvar_vclock], [vsyscall]: the kernel rewrites them all
+// the time, they are not readable through process_vm_readv, and a restored
+// process gets its own). [vdso] code IS captured: the recorder patches it
+// (time functions -> real syscalls), and dumps and restores need those bytes.
+// and slsdbg's injection pages and staging area (restore re-creates the
+// former; the latter is the recorder's scratch memory).
 bool capturable(const store::Mapping& m);
 
 }  // namespace slsdbg::recorder

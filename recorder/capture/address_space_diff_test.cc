@@ -58,6 +58,9 @@ TEST(AddressSpaceDiff, SpecialAndInjectionMappingsAreNotCaptured) {
   store::Mapping vvar = anon(0x7fff0000, 0x7fff4000, PROT_READ);
   vvar.path = "[vvar]";
   EXPECT_FALSE(capturable(vvar));
+  store::Mapping vdso = anon(0x7fff4000, 0x7fff6000, PROT_READ | PROT_EXEC);
+  vdso.path = "[vdso]";
+  EXPECT_TRUE(capturable(vdso));  // code the recorder patches
   EXPECT_FALSE(capturable(anon(process::kInjectPageAddr, process::kInjectPageAddr + 4096)));
   store::Mapping heap = anon(0x1000000, 0x1010000);
   heap.path = "[heap]";

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include <algorithm>
 #include <cstring>
@@ -79,12 +80,24 @@ TEST_P(CaptureTest, FirstCaptureHoldsEveryPopulatedPage) {
   const uint8_t* d = page_data(*in, page_floor(global) + 4096);
   uint64_t off = page_floor(global) + 4096 - global;
   EXPECT_EQ(d[0], static_cast<uint8_t>(off));
-  // Neither the injection pages nor kernel special mappings are in the image.
+  // Neither the injection pages nor the kernel's data mappings ([vvar] ...)
+  // are in the image; [vdso] code is, every page of it.
+  size_t vdso_pages = 0, vdso_size = 0;
   for (const auto& p : in->dirty) {
     EXPECT_FALSE(p.vaddr >= process::kInjectPageAddr && p.vaddr < process::kInjectPageAddr + process::kInjectAreaSize);
-    for (const auto& m : in->state.mappings)
-      if (m.start <= p.vaddr && p.vaddr < m.end) EXPECT_FALSE(m.flags & store::flag(store::MappingFlags::Vdso)) << m.path;
+    for (const auto& m : in->state.mappings) {
+      if (!(m.start <= p.vaddr && p.vaddr < m.end)) continue;
+      if (m.path == "[vdso]") {
+        ++vdso_pages;
+      } else {
+        EXPECT_FALSE(m.flags & store::flag(store::MappingFlags::Vdso)) << m.path;
+      }
+    }
   }
+  for (const auto& m : in->state.mappings)
+    if (m.path == "[vdso]") vdso_size = (m.end - m.start) / 4096;
+  EXPECT_GT(vdso_size, 0u);
+  EXPECT_EQ(vdso_pages, vdso_size);
   EXPECT_EQ(in->state.cmdline.size(), 1u);
   EXPECT_NE(in->state.exe.find("capture_pages"), std::string::npos);
   EXPECT_FALSE(in->state.auxv.empty());
@@ -156,6 +169,84 @@ TEST_P(CaptureTest, MunmapAndDiscardAreCleared) {
   EXPECT_EQ(dirty_in(*c2, b, b + 2 * 4096), pages(b, 2));
 }
 
+TEST_P(CaptureTest, MadviseDontneedIsFoundAtItsSyscallExit) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 4");
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  process::Task& task = f->tracee.task();
+  ASSERT_OK(f->tracee.send("D " + hex(a + 4096) + " 2"));
+  // Run syscall by syscall to the exit of madvise, as the recorder does.
+  bool at_exit = false;
+  for (int i = 0; i < 200 && !at_exit; ++i) {
+    ASSERT_OK(task.syscall());
+    auto w = task.wait();
+    ASSERT_OK(w);
+    if (w->kind != process::StopKind::SyscallStop) continue;
+    auto info = task.syscall_info();
+    ASSERT_OK(info);
+    at_exit = info->op == PTRACE_SYSCALL_INFO_EXIT && task.regs()->orig_rax == SYS_madvise;
+  }
+  ASSERT_TRUE(at_exit);
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_OK(task.cont());
+  ASSERT_EQ(*f->tracee.read_reply(), 0u);
+  ASSERT_OK(f->tracee.stop());
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  std::vector<std::pair<uint64_t, uint64_t>> want = {{a + 4096, a + 3 * 4096}};
+  EXPECT_EQ(c->cleared, want);
+}
+
+TEST_P(CaptureTest, APatchedVdsoPageIsCaptured) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  uint64_t vdso = 0;
+  for (const auto& m : c0->state.mappings)
+    if (m.path == "[vdso]") vdso = m.start;
+  ASSERT_NE(vdso, 0u);
+  const uint8_t patch[] = {0x0f, 0x05};  // as the recorder's vDSO patch writes code there
+  ASSERT_OK(f->tracee.task().write_memory(RemoteAddr(vdso + 4096 + 64), patch));
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  const uint8_t* d = page_data(*c1, vdso + 4096);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d[64], 0x0f);
+  EXPECT_EQ(d[65], 0x05);
+}
+
+TEST_P(CaptureTest, AMappingReplacedUnnoticedIsTakenAfresh) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 4");
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  // Same address, same kind of mapping: the map looks unchanged, the contents are new.
+  ASSERT_EQ(*f->tracee.command("F " + hex(a) + " 4"), a);
+  ASSERT_OK(f->tracee.command("W " + hex(a + 2 * 4096) + " 1 e1"));
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  const uint8_t* first = page_data(*c, a);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first[0], 0xf0);
+  EXPECT_EQ(first[1], 0x00);
+  ASSERT_NE(page_data(*c, a + 2 * 4096), nullptr);
+  EXPECT_EQ(page_data(*c, a + 2 * 4096)[0], 0xe1);
+  // Pages 1 and 3 are zero now: either cleared or captured as zero.
+  for (uint64_t p : {a + 4096, a + 3 * 4096}) {
+    const uint8_t* d = page_data(*c, p);
+    bool cleared = false;
+    for (const auto& [s, e] : c->cleared) cleared |= s <= p && p < e;
+    EXPECT_TRUE(cleared || (d && std::all_of(d, d + 4096, [](uint8_t b) { return b == 0; }))) << std::hex << p;
+  }
+  // And tracking works again afterwards.
+  ASSERT_OK(f->tracee.command("W " + hex(a + 3 * 4096) + " 1 e2"));
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_EQ(dirty_in(*c2, a, a + 4 * 4096), pages(a + 3 * 4096, 1));
+}
+
 TEST_P(CaptureTest, BrkGrowthIsCaptured) {
   auto f = start(GetParam());
   ASSERT_OK(f);
@@ -220,6 +311,77 @@ TEST(Capture, BothTrackersFindTheSameDirtySet) {
   }
   EXPECT_EQ(seen[0], (std::set<uint64_t>{1, 5, 6, 7, 20, 31}));
   EXPECT_EQ(seen[0], seen[1]);
+}
+
+TEST(Capture, EveryCopyPathCopiesTheSameBytes) {
+  const CaptureOptions variants[] = {{CopyPath::ProcessVmReadv, CopyThreads::One},
+                                     {CopyPath::ProcessVmReadv, CopyThreads::Two},
+                                     {CopyPath::InTracee, CopyThreads::One}};
+  for (const CaptureOptions& options : variants) {
+    auto t = CommandTracee::start();
+    ASSERT_OK(t);
+    ASSERT_OK(t->command("G"));
+    auto cap = CheckpointCapture::create(t->pid(), TrackerChoice::UffdWp, options);
+    ASSERT_OK(cap);
+    uint64_t a = *t->command("M 700");  // above the split threshold
+    ASSERT_OK((*cap)->capture({t->pid()}));
+    ASSERT_OK(t->command("W " + hex(a) + " 600 " + hex(0x42)));
+    ASSERT_OK(t->command("W " + hex(a + 650 * 4096) + " 50 " + hex(0x43)));
+    const uint8_t evil[] = {0x11};  // a read-only page written through /proc/PID/mem is dirty too
+    uint64_t ro = *t->command("R");
+    ASSERT_OK(t->task().write_memory(RemoteAddr(ro), evil));
+    auto c = (*cap)->capture({t->pid()});
+    ASSERT_OK(c);
+    ASSERT_NE(page_data(*c, ro), nullptr);
+    EXPECT_EQ(page_data(*c, ro)[0], 0x11);
+    for (size_t i = 1; i < c->dirty.size(); ++i) ASSERT_LT(c->dirty[i - 1].vaddr, c->dirty[i].vaddr);
+    auto set = dirty_in(*c, a, a + 700 * 4096);
+    ASSERT_EQ(set.size(), 650u);
+    for (uint64_t p : set) {
+      const uint8_t* d = page_data(*c, p);
+      uint8_t want = p < a + 600 * 4096 ? 0x42 : 0x43;
+      ASSERT_TRUE(std::all_of(d, d + 4096, [&](uint8_t b) { return b == want; })) << std::hex << p;
+    }
+  }
+}
+
+TEST(Capture, EveryThreadOfAProcess) {
+  auto f = start(TrackerChoice::UffdWp);
+  ASSERT_OK(f);
+  process::Task& leader = f->tracee.task();
+  ASSERT_OK(leader.cont());
+  ASSERT_OK(f->tracee.send("T"));
+  // Drive the clone like a recorder: the leader's clone event, the new thread's first stop.
+  auto w = leader.wait();
+  ASSERT_OK(w);
+  ASSERT_EQ(w->kind, process::StopKind::PtraceEvent);
+  ASSERT_EQ(w->event, PTRACE_EVENT_CLONE);
+  pid_t tid = static_cast<pid_t>(*leader.event_message());
+  ASSERT_OK(leader.cont());
+  process::Task thread(Tid(tid), f->tracee.pid());
+  w = thread.wait();
+  ASSERT_OK(w);
+  ASSERT_TRUE(w->stopped());
+  ASSERT_OK(thread.cont());
+  ASSERT_EQ(static_cast<pid_t>(*f->tracee.read_reply()), tid);
+  ASSERT_OK(f->tracee.stop());
+  ASSERT_OK(thread.interrupt());
+  for (;;) {  // the thread sits in pause(): its interrupt stop
+    w = thread.wait();
+    ASSERT_OK(w);
+    if (w->kind == process::StopKind::PtraceEvent && w->event == PTRACE_EVENT_STOP) break;
+    ASSERT_OK(thread.cont());
+  }
+  auto regs = thread.regs();
+  ASSERT_OK(regs);
+  auto c = f->capture->capture({f->tracee.pid(), tid});
+  ASSERT_OK(c);
+  ASSERT_EQ(c->state.threads.size(), 2u);
+  EXPECT_EQ(c->state.threads[0].tid.value, f->tracee.pid());
+  EXPECT_EQ(c->state.threads[1].tid.value, tid);
+  EXPECT_EQ(std::memcmp(&c->state.threads[1].regs, &*regs, sizeof *regs), 0);
+  EXPECT_NE(c->state.threads[1].regs.fs_base, c->state.threads[0].regs.fs_base);  // its own TLS
+  EXPECT_FALSE(c->state.threads[1].xsave.empty());
 }
 
 TEST(Capture, AutoPicksUffdWpHere) {

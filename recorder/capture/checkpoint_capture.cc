@@ -4,9 +4,12 @@
 #include "recorder/capture/checkpoint_capture.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "common/fd.h"
 #include "common/log.h"
@@ -14,6 +17,7 @@
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/populated_pages.h"
+#include "recorder/capture/staging_copier.h"
 #include "recorder/capture/thread_capture.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_fds.h"
@@ -28,6 +32,10 @@ Status verify_against_store(process::Task& leader, const std::vector<pid_t>& tid
 
 namespace {
 
+bool discards_memory(int advice) {
+  return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE || advice == 24 /* MADV_DONTNEED_LOCKED */;
+}
+
 uint64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -36,7 +44,9 @@ uint64_t monotonic_ns() {
 
 class ProcessCapture final : public CheckpointCapture {
  public:
-  ProcessCapture(pid_t pid, UniqueFd pagemap) : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)) {}
+  ProcessCapture(pid_t pid, UniqueFd pagemap, const CaptureOptions& options)
+      : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(options.copy_threads),
+        copy_path_(options.copy_path) {}
 
   Status init(TrackerChoice choice) {
     TRY_CTX(process::install_injection_page(leader_), "installing the injection page");
@@ -51,9 +61,11 @@ class ProcessCapture final : public CheckpointCapture {
       }
     }
     if (!tracker_) tracker_ = make_page_hash_tracker(pid_);
+    if (copy_path_ == CopyPath::InTracee) TRY_CTX(staging_.init(leader_), "setting up the in-tracee copy");
     brk_start_ = TRY(process::read_brk_start(pid_));
     auxv_ = TRY(process::read_auxv(pid_));
     cmdline_ = TRY(process::read_cmdline(pid_));
+    exe_ = TRY(process::read_exe(pid_));
     return reconcile();
   }
 
@@ -68,7 +80,7 @@ class ProcessCapture final : public CheckpointCapture {
     st.pid = pid_;
     for (pid_t tid : tids) {
       if (tid == pid_) {
-        st.threads.push_back(TRY_CTX(capture_thread(leader_), "thread " + std::to_string(tid)));
+        st.threads.push_back(TRY_CTX(capture_thread(leader_, &st.shared_sigpending), "thread " + std::to_string(tid)));
       } else {
         process::Task thread(Tid(tid), pid_);
         st.threads.push_back(TRY_CTX(capture_thread(thread), "thread " + std::to_string(tid)));
@@ -78,16 +90,33 @@ class ProcessCapture final : public CheckpointCapture {
     st.sigactions = handlers.actions;
     st.brk_start = brk_start_;
     st.brk_current = handlers.brk;
-    st.shared_sigpending = TRY(process::read_pending_signals(pid_, pid_)).shared_pending;
     st.mappings = maps_;
     st.fds = TRY(process::read_fds(pid_));
     st.auxv = auxv_;
-    st.exe = TRY(process::read_exe(pid_));
+    st.exe = exe_;  // fixed until an exec, which ends this capture's life
     st.cwd = TRY(process::read_cwd(pid_));
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
-    pages_ = TRY_CTX(tracker_->collect(), "collecting dirty pages");
+    std::vector<PageRange> lost;
+    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
+    for (const PageRange& r : lost) {
+      cleared_.push_back({r.start, r.end});
+      unseen_.push_back({r, copy_every_page(maps_, r.start)});
+    }
+    std::vector<uint64_t> staged;  // copied by the in-tracee stub
+    if (copy_path_ == CopyPath::InTracee) {
+      pages_.clear();
+      for (uint64_t p : written) {
+        if (staged.size() < process::kStagingMaxPages && tracee_can_read(p)) {
+          staged.push_back(p);
+        } else {
+          pages_.push_back(p);
+        }
+      }
+    } else {
+      pages_ = std::move(written);
+    }
     if (!unseen_.empty()) {
       for (const auto& [range, file_backed] : unseen_) {
         if (file_backed) {
@@ -99,22 +128,40 @@ class ProcessCapture final : public CheckpointCapture {
       }
       std::sort(pages_.begin(), pages_.end());
       pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
+      if (!staged.empty()) {
+        std::vector<uint64_t> rest;
+        std::set_difference(pages_.begin(), pages_.end(), staged.begin(), staged.end(), std::back_inserter(rest));
+        pages_ = std::move(rest);
+      }
       unseen_.clear();
     }
     const uint64_t t_copy = monotonic_ns();
+    if (!staged.empty()) TRY_CTX(staging_.copy(leader_, staged), "copying dirty pages in the tracee");
     TRY_CTX(copier_.copy(leader_, pages_), "copying dirty pages");
     const uint64_t t_end = monotonic_ns();
-    input.dirty.reserve(pages_.size());
+    input.dirty.reserve(pages_.size() + staged.size());
     for (size_t i = 0; i < pages_.size(); ++i) input.dirty.push_back(store::DirtyPage{pages_[i], copier_.data(i)});
+    if (!staged.empty()) {
+      for (size_t i = 0; i < staged.size(); ++i) input.dirty.push_back(store::DirtyPage{staged[i], staging_.data(i)});
+      std::sort(input.dirty.begin(), input.dirty.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
+    }
     input.cleared = std::move(cleared_);
     cleared_.clear();
     input.stop_ns = monotonic_ns() - t0;
-    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, pages_.size()};
+    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, input.dirty.size()};
     last_tids_ = tids;
     return input;
   }
 
-  Status note_address_space_change() override { return reconcile(); }
+  Status note_address_space_change() override {
+    TRY(reconcile());
+    // At (or right after) a madvise that discards memory, its arguments are
+    // still in the registers (the kernel preserves all but rax, rcx, r11).
+    auto regs = TRY(leader_.regs());
+    if (regs.orig_rax == SYS_madvise && regs.rax == 0 && discards_memory(static_cast<int>(regs.rdx)))
+      TRY(note_discarded(regs.rdi, regs.rdi + regs.rsi));
+    return ok_status();
+  }
   CaptureStats last_stats() const override { return stats_; }
 
   Status note_discarded(uint64_t start, uint64_t end) override {
@@ -149,16 +196,27 @@ class ProcessCapture final : public CheckpointCapture {
     }
     for (const PageRange& r : d.added) {
       TRY_CTX(tracker_->track(r), "tracking new memory");
-      unseen_.push_back({r, !is_anonymous_at(now, r.start)});
+      unseen_.push_back({r, copy_every_page(now, r.start)});
     }
     maps_ = std::move(now);
     return ok_status();
   }
 
-  static bool is_anonymous_at(const std::vector<store::Mapping>& maps, uint64_t addr) {
+  // The stub reads with the tracee's own permissions.
+  bool tracee_can_read(uint64_t addr) const {
+    auto it = std::upper_bound(maps_.begin(), maps_.end(), addr, [](uint64_t a, const auto& m) { return a < m.start; });
+    if (it == maps_.begin()) return false;
+    --it;
+    return addr < it->end && (it->prot & PROT_READ);
+  }
+
+  // File pages (and [vdso] code) read as their backing bytes even when not
+  // populated: copy every page. Anonymous memory: only populated pages.
+  static bool copy_every_page(const std::vector<store::Mapping>& maps, uint64_t addr) {
     for (const auto& m : maps)
-      if (m.start <= addr && addr < m.end) return (m.flags & store::flag(store::MappingFlags::Anonymous)) != 0;
-    return true;
+      if (m.start <= addr && addr < m.end)
+        return !(m.flags & store::flag(store::MappingFlags::Anonymous)) || m.path == "[vdso]";
+    return false;
   }
 
   pid_t pid_;
@@ -166,24 +224,28 @@ class ProcessCapture final : public CheckpointCapture {
   UniqueFd pagemap_;
   std::unique_ptr<DirtyTracker> tracker_;
   std::vector<store::Mapping> maps_;
-  std::vector<std::pair<PageRange, bool>> unseen_;  // range, file-backed
+  std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else populated ones)
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
   std::vector<uint64_t> pages_;
   PageCopier copier_;
+  CopyPath copy_path_;
+  StagingCopier staging_;
   uint64_t brk_start_ = 0;
   std::vector<uint8_t> auxv_;
   std::vector<std::string> cmdline_;
+  std::string exe_;
   std::vector<pid_t> last_tids_;
   CaptureStats stats_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<CheckpointCapture>> CheckpointCapture::create(pid_t pid, TrackerChoice choice) {
+Result<std::unique_ptr<CheckpointCapture>> CheckpointCapture::create(pid_t pid, TrackerChoice choice,
+                                                                    const CaptureOptions& options) {
   std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
   UniqueFd pagemap(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!pagemap.valid()) return Error::from_errno("open(" + path + ")");
-  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap));
+  auto capture = std::make_unique<ProcessCapture>(pid, std::move(pagemap), options);
   TRY(capture->init(choice));
   return std::unique_ptr<CheckpointCapture>(std::move(capture));
 }

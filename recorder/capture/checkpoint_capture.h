@@ -13,11 +13,25 @@
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "recorder/capture/page_copier.h"
 #include "store/recording.h"
 
 namespace slsdbg::recorder {
 
 enum class TrackerChoice { Auto, UffdWp, PageHash };
+
+enum class CopyPath {
+  ProcessVmReadv,  // the recorder reads the pages (batches of <= 1024 iovecs)
+  InTracee,        // an injected stub copies them into shared staging memory
+};
+
+struct CaptureOptions {
+  CopyPath copy_path = CopyPath::ProcessVmReadv;
+  // Two: a helper thread copies half of a large dirty set in parallel. Not
+  // the default: on this loaded 2-vCPU machine it measured no faster
+  // (docs/performance.md, ## capture).
+  CopyThreads copy_threads = CopyThreads::One;
+};
 
 // Where the time of the latest capture() went (for bench/capture).
 struct CaptureStats {
@@ -37,7 +51,8 @@ class CheckpointCapture {
   // injection page). Auto uses uffd-wp-async and falls back to page hashes
   // when the kernel lacks it. Every function here leaves the threads in the
   // kind of ptrace stop it found them in (see recorder/process/inject.h).
-  static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice);
+  static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice,
+                                                           const CaptureOptions& options = {});
 
   // "uffd-wp-async" or "page-hash".
   virtual const char* tracker_name() const = 0;
@@ -54,7 +69,9 @@ class CheckpointCapture {
   // Called with the tracee stopped after an address-space syscall returned
   // (mmap, munmap, mremap, brk, madvise, mprotect, shmat ...): registers new
   // mappings for tracking and remembers ranges whose contents were discarded
-  // (they go to CheckpointInput::cleared at the next capture).
+  // (they go to CheckpointInput::cleared at the next capture). When the
+  // leader sits at the exit of a successful madvise(MADV_DONTNEED/FREE/
+  // REMOVE), the range it discarded is noted as by note_discarded().
   virtual Status note_address_space_change() = 0;
 
   virtual CaptureStats last_stats() const = 0;

@@ -28,7 +28,10 @@ class DirtyTracker {
   // The range is gone (unmapped): forget it.
   virtual void untrack(const PageRange& range) = 0;
   // Page addresses written since the previous collect(), ascending; re-arms.
-  virtual Result<std::vector<uint64_t>> collect() = 0;
+  // Ranges whose tracking the kernel dropped behind our back (a mapping
+  // replaced by an identical-looking one between two map reads) are re-armed
+  // and appended to `lost`: their contents must be taken afresh.
+  virtual Result<std::vector<uint64_t>> collect(std::vector<PageRange>& lost) = 0;
 };
 
 // uffd-wp-async; fails (so Auto can fall back) when the kernel lacks it.

@@ -49,7 +49,7 @@ class PageHashTracker final : public DirtyTracker {
     }
   }
 
-  Result<std::vector<uint64_t>> collect() override {
+  Result<std::vector<uint64_t>> collect(std::vector<PageRange>&) override {
     std::vector<uint64_t> dirty;
     for (auto& [start, hashes] : ranges_) hash_range(PageRange{start, end_[start]}, hashes, &dirty);
     return dirty;

@@ -4,7 +4,7 @@
 
 namespace slsdbg::recorder {
 
-Result<store::ThreadState> capture_thread(process::Task& thread) {
+Result<store::ThreadState> capture_thread(process::Task& thread, uint64_t* shared_pending) {
   store::ThreadState t;
   t.tid = thread.tid();
   t.regs = TRY(thread.regs());
@@ -13,6 +13,7 @@ Result<store::ThreadState> capture_thread(process::Task& thread) {
   t.sigmask = TRY(thread.signal_mask());
   auto pending = TRY(process::read_pending_signals(thread.tgid(), thread.raw_tid()));
   t.sigpending = pending.thread_pending;
+  if (shared_pending) *shared_pending = pending.shared_pending;
   return t;
 }
 

@@ -8,6 +8,8 @@
 
 namespace slsdbg::recorder {
 
-Result<store::ThreadState> capture_thread(process::Task& thread);
+// `shared_pending`, if given, receives the process-directed pending set read
+// from the same /proc status file (saves a second read for the leader).
+Result<store::ThreadState> capture_thread(process::Task& thread, uint64_t* shared_pending = nullptr);
 
 }  // namespace slsdbg::recorder

@@ -68,11 +68,27 @@ class UffdWpTracker final : public DirtyTracker {
     }
   }
 
-  Result<std::vector<uint64_t>> collect() override {
+  Result<std::vector<uint64_t>> collect(std::vector<PageRange>& lost) override {
     std::vector<uint64_t> dirty;
-    for (auto& [start, end] : registered_) TRY(scan(start, end, dirty));
+    std::vector<PageRange> unregistered;
+    for (auto& [start, end] : registered_) {
+      Status s = scan(start, end, dirty);
+      if (s.ok()) continue;
+      // EPERM (PM_SCAN_CHECK_WPASYNC): some VMA here is no longer registered,
+      // e.g. mmap(MAP_FIXED) over it without us re-reading the map in between.
+      if (s.error().errno_value != EPERM) return s.take_error();
+      unregistered.push_back({start, end});
+    }
+    for (const PageRange& r : unregistered) {
+      remove(registered_, r);
+      TRY(track(r));
+      lost.push_back(r);
+    }
+    std::sort(dirty.begin(), dirty.end());
+    dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
     if (!hashed_.empty()) {
-      auto more = TRY(fallback_->collect());
+      std::vector<PageRange> ignored;
+      auto more = TRY(fallback_->collect(ignored));
       dirty.insert(dirty.end(), more.begin(), more.end());
       std::sort(dirty.begin(), dirty.end());
     }

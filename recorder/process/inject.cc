@@ -72,7 +72,7 @@ Result<SavedStop> save_stop(Task& task) {
 
 // Resumes until the int3 after `code` (at `stop_pc`) traps. Signals that
 // cannot be blocked (SIGSTOP) are swallowed and returned for re-sending.
-Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) {
+Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred, bool& saw_interrupt) {
   TRY(task.cont());
   for (;;) {
     WaitResult w = TRY(task.wait());
@@ -96,6 +96,8 @@ Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) 
         break;
       }
       default:  // seccomp stop of a patched-pc syscall, group-stop: let it go on
+        // A PTRACE_INTERRUPT the caller issued before us traps here; it is re-armed afterwards.
+        if (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) saw_interrupt = true;
         TRY(task.cont());
         break;
     }
@@ -104,7 +106,7 @@ Status run_until_int3(Task& task, uint64_t stop_pc, std::vector<int>& deferred) 
 
 // Puts the task back in the kind of stop `saved` describes, with its
 // registers and mask. `code` is an address holding `syscall; int3`.
-Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
+Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code, bool& saw_interrupt) {
   switch (saved.kind) {
     case ReturnTo::EventStop: {
       // Queue a ptrace trap, then resume from the int3's signal stop: the
@@ -130,6 +132,15 @@ Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
         TRY(task.syscall());
       }
       WaitResult w = TRY(task.wait());
+      while (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) {  // a caller's pending interrupt
+        saw_interrupt = true;
+        if (saved.kind == ReturnTo::SeccompStop) {
+          TRY(task.cont());
+        } else {
+          TRY(task.syscall());
+        }
+        w = TRY(task.wait());
+      }
       bool ok = saved.kind == ReturnTo::SeccompStop ? (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_SECCOMP)
                                                     : w.kind == StopKind::SyscallStop;
       if (!ok) return Error::msg("injection: the original syscall did not stop again (status " + std::to_string(w.raw_status) + ")");
@@ -154,6 +165,8 @@ Status return_to_stop(Task& task, const SavedStop& saved, uint64_t code) {
           }
         } else if (!w.stopped()) {
           return Error::msg("tracee died while returning to its syscall-exit stop");
+        } else if (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_STOP) {
+          saw_interrupt = true;
         }
       }
       return Error::msg("injection: no syscall-exit stop when returning");
@@ -186,15 +199,18 @@ Result<user_regs_struct> run_injected(Task& task, uint64_t code_addr, uint64_t s
   // interrupted one while our code runs.
   r.orig_rax = static_cast<unsigned long long>(-1);
   std::vector<int> deferred;
+  bool saw_interrupt = false;
   Status run = task.set_regs(r);
-  if (run.ok()) run = run_until_int3(task, stop_pc, deferred);
+  if (run.ok()) run = run_until_int3(task, stop_pc, deferred, saw_interrupt);
   if (!run.ok()) {
     if (task.last_stop().stopped()) (void)task.set_signal_mask(saved.signal_mask);
     return run.take_error();
   }
   user_regs_struct result = TRY(task.regs());
-  TRY(return_to_stop(task, saved, return_code));
+  TRY(return_to_stop(task, saved, return_code, saw_interrupt));
   for (int sig : deferred) syscall(SYS_tgkill, task.tgid(), task.raw_tid(), sig);
+  // The caller's PTRACE_INTERRUPT that we consumed traps again at its next resume.
+  if (saw_interrupt && saved.kind != ReturnTo::EventStop) TRY(task.interrupt());
   return result;
 }
 
@@ -260,8 +276,8 @@ Status install_injection_page(Task& task) {
   if (static_cast<uint64_t>(addr) != kInjectPageAddr) return Error::msg("injection page: mmap returned a different address");
   std::vector<uint8_t> page(4096, 0xcc);  // int3 everywhere a stub does not sit
   std::memcpy(page.data() + kInjectSyscallOffset, kSyscallInt3, sizeof kSyscallInt3);
-  InjectedStub sig = sigaction_dump_stub();
-  std::memcpy(page.data() + sig.offset, sig.code.data(), sig.code.size());
+  for (InjectedStub stub : {sigaction_dump_stub(), page_copy_stub()})
+    std::memcpy(page.data() + stub.offset, stub.code.data(), stub.code.size());
   TRY(task.write_memory(RemoteAddr(kInjectPageAddr), page));
   int64_t r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kInjectPageAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));
   if (r != 0) return Error::from_errno("injected mprotect of the injection page", static_cast<int>(-r));

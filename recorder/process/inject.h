@@ -31,6 +31,12 @@ inline constexpr uint64_t kInjectPageAddr = 0x70000000;  // same in record and r
 inline constexpr uint64_t kInjectScratchAddr = kInjectPageAddr + 4096;
 inline constexpr uint64_t kInjectAreaSize = 2 * 4096;
 inline constexpr uint64_t kInjectSyscallOffset = 0;      // syscall; int3
+// Optional staging area (checkpoint capture's in-tracee page copy): a shared
+// memfd mapping, header {count, addresses} then page data.
+inline constexpr uint64_t kStagingAddr = kInjectPageAddr + 0x100000;
+inline constexpr uint64_t kStagingMaxPages = 8192;
+inline constexpr uint64_t kStagingDataAddr = kStagingAddr + 0x20000;  // header: 8 + 8 * 8192 bytes fit
+inline constexpr uint64_t kStagingSize = (kStagingDataAddr - kStagingAddr) + kStagingMaxPages * 4096;
 
 // Maps and fills the injection pages (the first syscall runs from a
 // `syscall` written over the current pc, bytes restored afterwards).
@@ -55,5 +61,7 @@ Result<user_regs_struct> run_injected_stub(Task& task, const InjectedStub& stub,
 // rt_sigaction(sig, NULL, scratch + 32*(sig-1), 8) for sig 1..64, then
 // brk(0) (result in rax).
 InjectedStub sigaction_dump_stub();
+// Copies the pages listed in the staging header into the staging data area.
+InjectedStub page_copy_stub();
 
 }  // namespace slsdbg::process

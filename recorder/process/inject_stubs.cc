@@ -33,12 +33,47 @@ slsdbg_stub_sigactions_end:
   .popsection
 )");
 
+// Page copy: header at kStagingAddr = {count, addr[count]}; copies each 4 KiB
+// page at addr[i] to kStagingDataAddr + i*4096 (rep movsb), then int3.
+asm(R"(
+  .pushsection .rodata
+  .globl slsdbg_stub_copy_begin
+  .globl slsdbg_stub_copy_end
+slsdbg_stub_copy_begin:
+  movl $0x70100000, %ebx
+  movq (%rbx), %r8
+  leaq 8(%rbx), %r9
+  movl $0x70120000, %edi
+  cld
+1:
+  testq %r8, %r8
+  jz 2f
+  movq (%r9), %rsi
+  movl $4096, %ecx
+  rep movsb
+  addq $8, %r9
+  decq %r8
+  jmp 1b
+2:
+  int3
+slsdbg_stub_copy_end:
+  .popsection
+)");
+
+extern "C" const uint8_t slsdbg_stub_copy_begin[];
+extern "C" const uint8_t slsdbg_stub_copy_end[];
 extern "C" const uint8_t slsdbg_stub_sigactions_begin[];
 extern "C" const uint8_t slsdbg_stub_sigactions_end[];
 
 namespace slsdbg::process {
 
 static_assert(kInjectScratchAddr == 0x70001000, "the sigaction stub hard-codes the scratch address");
+
+static_assert(kStagingAddr == 0x70100000 && kStagingDataAddr == 0x70120000, "the copy stub hard-codes the staging layout");
+
+InjectedStub page_copy_stub() {
+  return InjectedStub{256, std::span<const uint8_t>(slsdbg_stub_copy_begin, slsdbg_stub_copy_end - slsdbg_stub_copy_begin)};
+}
 
 InjectedStub sigaction_dump_stub() {
   return InjectedStub{16, std::span<const uint8_t>(slsdbg_stub_sigactions_begin,

@@ -212,6 +212,27 @@ TEST(Inject, RefusesATaskThatIsNotStopped) {
 namespace slsdbg::process {
 namespace {
 
+TEST(Inject, APendingInterruptSurvivesTheInjection) {
+  auto t = testing::CommandTracee::start();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_TRUE(t->command("H").ok());
+  Task& task = t->task();
+  ASSERT_OK(install_injection_page(task));
+  ASSERT_EQ(kill(t->pid(), SIGUSR1), 0);
+  ASSERT_OK(task.cont());
+  auto w = task.wait();
+  ASSERT_EQ(w->kind, StopKind::SignalDelivery);
+  ASSERT_OK(task.interrupt());  // the caller wants an event stop after this signal
+  EXPECT_EQ(*inject_syscall(task, SYS_getpid, {}), t->pid());
+  EXPECT_EQ(task.last_stop().kind, StopKind::SignalDelivery);
+  ASSERT_OK(task.cont(SIGUSR1));
+  w = task.wait();
+  ASSERT_OK(w);
+  EXPECT_EQ(w->kind, StopKind::PtraceEvent);
+  EXPECT_EQ(w->event, PTRACE_EVENT_STOP);
+  EXPECT_TRUE(t->command("G").ok());
+}
+
 TEST(Inject, ASecondTaskObjectFindsTheStopKindAndThePage) {
   auto t = testing::CommandTracee::start();
   ASSERT_TRUE(t.ok()) << t.error().message;

@@ -41,7 +41,9 @@ TEST(Spawn, MissingProgramIsAnErrorAndLeavesNoZombie) {
 }
 
 TEST(Spawn, NonExecutableFileIsAnError) {
-  std::string path = std::string(std::getenv("SLSDBG_SOURCE_DIR")) + "/tests/programs/capture_not_executable.txt";
+  const char* src = std::getenv("SLSDBG_SOURCE_DIR");
+  ASSERT_NE(src, nullptr) << "SLSDBG_SOURCE_DIR is not set (run through ctest)";
+  std::string path = std::string(src) + "/tests/programs/capture_not_executable.txt";
   auto task = spawn_traced(SpawnOptions{{path}, {}, {}});
   ASSERT_FALSE(task.ok());
   EXPECT_EQ(task.error().message, "cannot execute " + path + ": Permission denied");

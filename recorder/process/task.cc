@@ -1,11 +1,13 @@
 #include "recorder/process/task.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 #include <string>
 
@@ -242,8 +244,21 @@ Result<unsigned long> Task::event_message() {
 
 void Task::kill_and_reap() {
   if (tgid_ <= 0) return;
+  // Traced threads must each be reaped, or the leader never becomes reapable.
+  std::vector<pid_t> others;
+  if (DIR* dir = opendir(("/proc/" + std::to_string(tgid_) + "/task").c_str())) {
+    while (dirent* de = readdir(dir)) {
+      pid_t t = static_cast<pid_t>(std::atoi(de->d_name));
+      if (t > 0 && t != tid_.value) others.push_back(t);
+    }
+    closedir(dir);
+  }
   if (::kill(tgid_, SIGKILL) != 0) return;
   int status = 0;
+  for (pid_t t : others) {
+    while (waitpid(t, &status, __WALL) < 0 && errno == EINTR) {
+    }
+  }
   while (waitpid(tid_.value, &status, __WALL) < 0 && errno == EINTR) {
   }
   last_stop_ = WaitResult{StopKind::Killed, status, 0, SIGKILL, 0};

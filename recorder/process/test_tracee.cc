@@ -55,22 +55,32 @@ Status CommandTracee::stop() {
   return ok_status();
 }
 
-Result<uint64_t> CommandTracee::command(const std::string& line) {
-  TRY(task_.cont());
-  running_ = true;
+Status CommandTracee::send(const std::string& line) {
   std::string text = line + "\n";
   if (write(to_.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) return Error::from_errno("write(command)");
+  return ok_status();
+}
+
+Result<uint64_t> CommandTracee::read_reply() {
   std::string reply;
   char c;
   while (reply.empty() || reply.back() != '\n') {
     pollfd p{from_.get(), POLLIN, 0};
-    if (poll(&p, 1, 60000) <= 0) return Error::msg("tracee did not answer '" + line + "'");
-    if (read(from_.get(), &c, 1) != 1) return Error::msg("tracee closed its output on '" + line + "'");
+    if (poll(&p, 1, 60000) <= 0) return Error::msg("tracee did not answer");
+    if (read(from_.get(), &c, 1) != 1) return Error::msg("tracee closed its output");
     reply.push_back(c);
   }
-  TRY(stop());
   if (reply.rfind("OK ", 0) != 0) return Error::msg("bad reply: " + reply);
   return std::strtoull(reply.c_str() + 3, nullptr, 16);
+}
+
+Result<uint64_t> CommandTracee::command(const std::string& line) {
+  TRY(task_.cont());
+  running_ = true;
+  TRY(send(line));
+  auto reply = read_reply();
+  TRY(stop());
+  return reply;
 }
 
 Result<WaitResult> CommandTracee::run_to_exit() {

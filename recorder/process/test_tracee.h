@@ -27,6 +27,9 @@ class CommandTracee {
 
   // From a stop: resume, run one command, read "OK <hex>", stop again.
   Result<uint64_t> command(const std::string& line);
+  // Sends a command without resuming or stopping (the caller drives ptrace).
+  Status send(const std::string& line);
+  Result<uint64_t> read_reply();
   // Resume and wait for the exit status (after "Q").
   Result<WaitResult> run_to_exit();
   // Resume, then PTRACE_INTERRUPT and wait for the event stop.

@@ -148,6 +148,9 @@ Status RecordSession::set_regs(const user_regs_struct& r) {
 }
 
 Status RecordSession::cont(int signo, __ptrace_request request) {
+  // Any ptrace stop clears a pending PTRACE_INTERRUPT (JOBCTL_TRAP_STOP), so
+  // while a checkpoint is wanted every resumption asks again.
+  if (pending_ != Reason::None) TRY(request_interrupt());
   // ESRCH: the tracee died under us (SIGKILL); waitpid reports it next.
   if (ptrace(request, pid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0 && errno != ESRCH)
     return Error::from_errno(request == PTRACE_SYSCALL ? "ptrace(PTRACE_SYSCALL)" : "ptrace(PTRACE_CONT)");
@@ -270,6 +273,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   if (opts_.verify == VerifyMode::Off)
     TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
   checkpoints_++;
+  if (tick_) tick_->rearm();
   return ok_status();
 }
 
@@ -281,7 +285,6 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
   r.rax = nr;
   r.rip -= 2;
   TRY(set_regs(r));
-  TRY(request_interrupt());
   state_ = State::Running;
   return cont();
 }
@@ -289,6 +292,10 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
 Status RecordSession::on_seccomp() {
   user_regs_struct r = TRY(regs());
   const long nr = static_cast<long>(r.orig_rax);
+  if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
+    pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
+    return cont();
+  }
   if (pending_ != Reason::None || interrupt_requested_) {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
     return rewind_before_syscall(r);
@@ -309,11 +316,8 @@ Status RecordSession::on_seccomp() {
       return rewind_before_syscall(r);
     case SYS_exit_group:
     case SYS_exit:
-      if (!exit_checkpoint_taken_) {
-        pending_ = Reason::Exit;
-        return rewind_before_syscall(r);
-      }
-      return cont();
+      pending_ = Reason::Exit;
+      return rewind_before_syscall(r);
     case SYS_rseq: {
       // The kernel writes a registered rseq area behind the program's back on
       // preemption; refuse it (the C library copes with ENOSYS).
@@ -385,7 +389,6 @@ Status RecordSession::on_syscall_exit() {
     TRY(log_event(forced));
     pending_ = std::max(pending_, Reason::Forced);
   }
-  if (pending_ != Reason::None) TRY(request_interrupt());
   return cont();
 }
 
@@ -440,7 +443,6 @@ Status RecordSession::on_signal(int signo) {
   // Asynchronous: hold it, checkpoint at the interrupt stop, deliver after.
   held_.push_back(si);
   pending_ = std::max(pending_, Reason::Signal);
-  TRY(request_interrupt());
   return cont();
 }
 
@@ -451,7 +453,11 @@ Status RecordSession::on_interrupt() {
   pending_ = Reason::None;
   user_regs_struct r = TRY(regs());
   const int signo = held_.empty() ? 0 : held_.front().si_signo;
+  const int64_t rax_before = static_cast<int64_t>(r.rax), orig_before = static_cast<int64_t>(r.orig_rax);
   const RestartOutcome settled = settle_interrupted_syscall(r, signo, dispositions_);
+  SLSDBG_DEBUG("record", "checkpoint %lu (%s): rax %ld orig_rax %ld signo %d -> settled %d",
+               static_cast<unsigned long>(checkpoints_), reason_name(reason), static_cast<long>(rax_before),
+               static_cast<long>(orig_before), signo, static_cast<int>(settled));
   if (settled == RestartOutcome::Restart || settled == RestartOutcome::ReturnEintr) TRY(set_regs(r));
   if (settled == RestartOutcome::ReturnEintr) {
     // The application sees EINTR from this call: log it as its result.
@@ -471,6 +477,7 @@ Status RecordSession::on_interrupt() {
 }
 
 Status RecordSession::on_tick() {
+  if (exit_checkpoint_taken_) return ok_status();
   pending_ = std::max(pending_, Reason::Tick);
   if (state_ == State::Running || interruptible_while_blocked(cur_nr_, cur_args_)) return request_interrupt();
   return ok_status();  // taken when the blocking syscall returns
@@ -497,6 +504,7 @@ Status RecordSession::loop() {
       continue;
     }
     stop_time_ = monotonic_ns();
+    interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
     const TraceeStop s = decode_wait_status(status);
     switch (s.kind) {
       case StopKind::Exited:

@@ -42,6 +42,7 @@ Result<std::unique_ptr<Tick>> Tick::start(uint64_t interval_ns) {
     return Error::from_errno("timer_create");
   }
   t->armed_ = true;
+  t->interval_ns_ = interval_ns;
   itimerspec its;
   its.it_interval.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000);
   its.it_interval.tv_nsec = static_cast<long>(interval_ns % 1'000'000'000);
@@ -59,6 +60,16 @@ bool Tick::take_due() {
   if (!g_due) return false;
   g_due = 0;
   return true;
+}
+
+void Tick::rearm() {
+  if (!armed_) return;
+  itimerspec its;
+  its.it_interval.tv_sec = static_cast<time_t>(interval_ns_ / 1'000'000'000);
+  its.it_interval.tv_nsec = static_cast<long>(interval_ns_ % 1'000'000'000);
+  its.it_value = its.it_interval;
+  timer_settime(timer_, 0, &its, nullptr);
+  g_due = 0;
 }
 
 void Tick::stop() {

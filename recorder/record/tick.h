@@ -20,6 +20,11 @@ class Tick {
   // True once per expiry since the last call.
   bool take_due();
   void stop();
+  // Starts a full interval from now and forgets an expiry that came due
+  // meanwhile: after a checkpoint that took longer than the interval, the
+  // program still runs a whole interval before the next one (the interval
+  // stretches; `info` reports it) instead of being checkpointed back to back.
+  void rearm();
   // The tick signal is blocked except while the recorder waits for the
   // tracee, so no other blocking call (the store's io_uring, capture's
   // injections) ever sees EINTR from it.
@@ -30,6 +35,7 @@ class Tick {
   Tick() = default;
   timer_t timer_{};
   bool armed_ = false;
+  uint64_t interval_ns_ = 0;
 };
 
 }  // namespace slsdbg::recorder

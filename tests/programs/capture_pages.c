@@ -9,8 +9,11 @@
  *   R          a read-only page holding "read-only page"; -> address
  *   G          -> address of a 64 KiB global buffer (pattern 0..255 repeating)
  *   H          install a SIGUSR1 handler (SA_RESTART); -> handler address
+ *   F a n      mmap(MAP_FIXED) n fresh anonymous pages over a, write 0xf0 to the first
+ *   T          start a second thread (it blocks in pause()); -> its tid
  *   Q          exit 0 */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +26,15 @@ static unsigned char global_buffer[65536];
 static volatile int usr1_count;
 
 static void on_usr1(int sig) { (void)sig; usr1_count++; }
+
+static volatile pid_t thread_tid;
+
+static void* second_thread(void* arg) {
+  (void)arg;
+  thread_tid = gettid();
+  for (;;) pause();
+  return NULL;
+}
 
 static void reply(uintptr_t value) {
   printf("OK %lx\n", (unsigned long)value);
@@ -83,6 +95,21 @@ int main(void) {
         sigaddset(&sa.sa_mask, SIGUSR2);
         sigaction(SIGUSR1, &sa, NULL);
         reply((uintptr_t)on_usr1);
+        break;
+      }
+      case 'F': {
+        sscanf(line + 1, "%lx %lu", &a, &n);
+        unsigned char* p = mmap((void*)a, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (p == MAP_FAILED) return 7;
+        p[0] = 0xf0;
+        reply((uintptr_t)p);
+        break;
+      }
+      case 'T': {
+        pthread_t t;
+        if (pthread_create(&t, NULL, second_thread, NULL) != 0) return 6;
+        while (!thread_tid) usleep(1000);
+        reply((uintptr_t)thread_tid);
         break;
       }
       case 'Q':

@@ -1,0 +1,159 @@
+// slsdbg info: what a recording holds (checkpoints, events, tracker, stop times).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "recorder/record/recording_dir.h"
+#include "store/recording.h"
+
+namespace slsdbg::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: slsdbg info REC [--json]\n"
+    "\n"
+    "Shows a recording: program, tracker, each checkpoint (id, time, dirty\n"
+    "pages, stop time, reason, events in the segment after it), event totals by\n"
+    "kind, stop-time percentiles, and whether the checkpoint interval had to\n"
+    "stretch because the store could not keep up. REC is a path or a name under\n"
+    "$SLSDBG_DIR (or ~/.local/share/slsdbg), e.g. `latest`.\n"
+    "  --json   one JSON object (checkpoints[] with id, time_ns, dirty_pages,\n"
+    "           stop_us, reason, segment_events; events; events_by_kind; ...)\n";
+
+const char* kind_name(store::EventKind k) {
+  switch (k) {
+    case store::EventKind::Syscall: return "syscall";
+    case store::EventKind::Signal: return "signal";
+    case store::EventKind::Rdtsc: return "rdtsc";
+    case store::EventKind::ForcedCheckpoint: return "forced_checkpoint";
+    case store::EventKind::Exit: return "exit";
+  }
+  return "unknown";
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t idx = static_cast<size_t>(p / 100.0 * (v.size() - 1) + 0.5);
+  return v[std::min(idx, v.size() - 1)];
+}
+
+int run_info(const std::vector<std::string>& args) {
+  std::string rec;
+  bool json = false;
+  for (const auto& a : args) {
+    if (a == "--json") json = true;
+    else if (!a.empty() && a[0] == '-') return fail("info: unknown option '" + a + "'", 2);
+    else if (rec.empty()) rec = a;
+    else return fail("info: more than one recording given", 2);
+  }
+  if (rec.empty()) return fail("info: no recording given (slsdbg info REC)", 2);
+  auto dir = recorder::resolve_recording(rec);
+  if (!dir.ok()) return fail("info: " + dir.error().message);
+  auto reader = store::RecordingReader::open(*dir);
+  if (!reader.ok()) return fail("info: " + *dir + ": " + reader.error().message);
+  const auto& r = **reader;
+  const store::RecordingMeta& meta = r.meta();
+  const store::OpenReport& report = r.open_report();
+  const auto cps = r.checkpoints();
+
+  std::map<std::string, uint64_t> by_kind;
+  uint64_t total_events = 0;
+  nlohmann::json exit_info = nullptr;
+  bool open_segment_unreadable = false;
+  for (const auto& c : cps) {
+    auto evs = r.segment_events(segment_after(c.id));
+    if (!evs.ok()) {
+      // The segment after the newest checkpoint is still open (or torn) when
+      // the writer is running or died: its events are not committed yet.
+      if (c.id == cps.back().id && !report.finished) {
+        open_segment_unreadable = true;
+        continue;
+      }
+      return fail("info: " + *dir + ": segment " + std::to_string(c.id.value) + ": " + evs.error().message);
+    }
+    for (const auto& e : *evs) {
+      by_kind[kind_name(e.kind)]++;
+      total_events++;
+      if (e.kind == store::EventKind::Exit) {
+        exit_info = e.signo ? nlohmann::json{{"signal", e.signo}} : nlohmann::json{{"status", e.exit_status}};
+      }
+    }
+  }
+
+  // Interval stretching: gaps between consecutive checkpoints well beyond the
+  // interval mean the recorder had to wait (store back-pressure or a stop
+  // that took long).
+  std::vector<double> stops_us;
+  uint64_t stretched = 0, max_gap_ns = 0;
+  for (size_t i = 0; i < cps.size(); i++) {
+    stops_us.push_back(cps[i].stop_ns / 1000.0);
+    if (i == 0 || cps[i].reason != "tick") continue;
+    const uint64_t gap = cps[i].time_ns - cps[i - 1].time_ns;
+    max_gap_ns = std::max(max_gap_ns, gap);
+    if (gap > meta.interval_ns * 3 / 2) stretched++;
+  }
+
+  if (json) {
+    nlohmann::json j;
+    j["path"] = *dir;
+    j["program"] = meta.program;
+    j["args"] = meta.args;
+    j["tracker"] = meta.tracker;
+    j["interval_ns"] = meta.interval_ns;
+    j["finished"] = report.finished;
+    j["torn_tail"] = report.torn_tail ? nlohmann::json(*report.torn_tail) : nlohmann::json(nullptr);
+    j["exit"] = exit_info;
+    j["last_segment_open"] = open_segment_unreadable;
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& c : cps)
+      arr.push_back({{"id", c.id.value},
+                     {"time_ns", c.time_ns},
+                     {"dirty_pages", c.dirty_pages},
+                     {"stop_us", c.stop_ns / 1000.0},
+                     {"reason", c.reason},
+                     {"segment_events", c.segment_events}});
+    j["checkpoints"] = arr;
+    j["events"] = total_events;
+    j["events_by_kind"] = by_kind;
+    j["stop_us"] = {{"p50", percentile(stops_us, 50)}, {"p99", percentile(stops_us, 99)},
+                    {"max", stops_us.empty() ? 0.0 : *std::max_element(stops_us.begin(), stops_us.end())}};
+    j["interval_stretch"] = {{"stretched_ticks", stretched}, {"max_gap_ns", max_gap_ns}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("recording  %s\n", dir->c_str());
+  std::string argv;
+  for (const auto& a : meta.args) argv += (argv.empty() ? "" : " ") + a;
+  std::printf("program    %s\n", argv.c_str());
+  std::printf("tracker    %s\n", meta.tracker.c_str());
+  std::printf("interval   %.1f ms\n", meta.interval_ns / 1e6);
+  std::printf("state      %s%s\n", report.finished ? "finished" : "not finished (writer died or still running)",
+              report.torn_tail ? (", torn tail ignored: " + *report.torn_tail).c_str() : "");
+  if (!exit_info.is_null()) std::printf("exit       %s\n", exit_info.dump().c_str());
+  if (open_segment_unreadable) std::printf("last segment open: its events were never committed\n");
+  std::printf("\n%6s %12s %8s %10s  %-7s %s\n", "id", "time(ms)", "dirty", "stop(us)", "reason", "events");
+  for (const auto& c : cps)
+    std::printf("%6llu %12.3f %8llu %10.1f  %-7s %llu\n", static_cast<unsigned long long>(c.id.value),
+                c.time_ns / 1e6, static_cast<unsigned long long>(c.dirty_pages), c.stop_ns / 1000.0, c.reason.c_str(),
+                static_cast<unsigned long long>(c.segment_events));
+  std::printf("\ncheckpoints %zu, events %llu", cps.size(), static_cast<unsigned long long>(total_events));
+  for (const auto& [k, n] : by_kind) std::printf(", %s %llu", k.c_str(), static_cast<unsigned long long>(n));
+  std::printf("\nstop time  p50 %.1f us, p99 %.1f us\n", percentile(stops_us, 50), percentile(stops_us, 99));
+  if (stretched)
+    std::printf("interval stretched %llu times (longest gap %.1f ms): the recorder could not keep up\n",
+                static_cast<unsigned long long>(stretched), max_gap_ns / 1e6);
+  else
+    std::printf("interval never stretched\n");
+  return 0;
+}
+
+Registrar reg({"info", "show a recording's checkpoints, events and stop times", kUsage, run_info, 30});
+
+}  // namespace
+}  // namespace slsdbg::cli

@@ -1,0 +1,78 @@
+// slsdbg ls: list the recordings in a directory.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "recorder/record/recording_dir.h"
+#include "store/recording.h"
+
+namespace slsdbg::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: slsdbg ls [DIR] [--json]\n"
+    "\n"
+    "Lists the recordings in DIR (default: $SLSDBG_DIR or ~/.local/share/slsdbg):\n"
+    "name, program, checkpoints, recorded time and state. A directory that is\n"
+    "not a readable recording is listed with the reason.\n";
+
+int run_ls(const std::vector<std::string>& args) {
+  std::string root;
+  bool json = false;
+  for (const auto& a : args) {
+    if (a == "--json") json = true;
+    else if (!a.empty() && a[0] == '-') return fail("ls: unknown option '" + a + "'", 2);
+    else if (root.empty()) root = a;
+    else return fail("ls: more than one directory given", 2);
+  }
+  if (root.empty()) root = recorder::recordings_root();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    if (args.empty() && json) {
+      std::printf("[]\n");
+      return 0;
+    }
+    if (args.empty()) return 0;  // nothing recorded yet
+    return fail("ls: " + root + " is not a directory", 1);
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(root, ec))
+    if (e.is_directory() && !e.is_symlink() && fs::exists(e.path() / "catalog.db")) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+
+  nlohmann::json out = nlohmann::json::array();
+  if (!json) std::printf("%-24s %6s %10s  %-10s %s\n", "name", "ckpts", "time(s)", "state", "program");
+  for (const auto& n : names) {
+    const std::string path = root + "/" + n;
+    auto reader = store::RecordingReader::open(path);
+    if (!reader.ok()) {
+      if (json) out.push_back({{"name", n}, {"path", path}, {"error", reader.error().message}});
+      else std::printf("%-24s unreadable: %s\n", n.c_str(), reader.error().message.c_str());
+      continue;
+    }
+    const auto cps = (*reader)->checkpoints();
+    const double secs = cps.empty() ? 0.0 : cps.back().time_ns / 1e9;
+    const auto& rep = (*reader)->open_report();
+    const char* state = rep.finished ? "finished" : (rep.writer_active ? "recording" : "incomplete");
+    std::string argv;
+    for (const auto& a : (*reader)->meta().args) argv += (argv.empty() ? "" : " ") + a;
+    if (json)
+      out.push_back({{"name", n}, {"path", path}, {"program", (*reader)->meta().program}, {"checkpoints", cps.size()},
+                     {"seconds", secs}, {"state", state}});
+    else
+      std::printf("%-24s %6zu %10.3f  %-10s %s\n", n.c_str(), cps.size(), secs, state, argv.c_str());
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
+Registrar reg({"ls", "list recordings", kUsage, run_ls, 20});
+
+}  // namespace
+}  // namespace slsdbg::cli
