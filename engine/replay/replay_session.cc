@@ -392,7 +392,9 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
     if (next.threads.size() != 1) return Error::msg("replay of multithreaded checkpoints is not supported yet");
     target_ = next.threads[0].regs;
     uint8_t code[2] = {0, 0};
-    if (task_.read_memory(RemoteAddr(target_.rip), {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05 &&
+    // From the recorded image: at checkpoint 0 the code may not be mapped yet.
+    if (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() && code[0] == 0x0f &&
+        code[1] == 0x05 &&
         target_.rcx == target_.rip + 2)
       target_at_ = RegsAt::RewoundSyscall;
   }
@@ -404,9 +406,10 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
   }
   // Checkpoint capture ran an injected stub ending in int3, so the kernel's
   // last-trap number (shown in a signal frame's trapno) was 3 when the
-  // recorded program went on; do the same before going on from here.
-  TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
-          "matching the recorder's last trap");
+  // recorded program went on; do the same before a signal is delivered.
+  if (!events_.empty() && is_async_signal_event(events_[0]))
+    TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
+            "matching the recorder's last trap");
   // Asynchronous signals the recorder re-sent right after checkpoint k.
   for (size_t i = 0; i < events_.size() && is_async_signal_event(events_[i]); i++)
     if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
