@@ -29,8 +29,11 @@ const char kUsage[] =
     "registers) and emulated from it; address-space, signal-state, fs-base and\n"
     "read-only open/close syscalls run for real and are checked; rdtsc returns\n"
     "the logged value; the program's output is not repeated.\n\n"
+    "A checkpoint taken inside a hot loop is reached exactly but slowly (each\n"
+    "visit of its pc costs a hardware-breakpoint exception).\n\n"
     "Not yet: --at K / --goto MOMENT, --print-regs, --read, starting GDB, a\n"
-    "backtrace in divergence reports, multithreaded recordings.\n";
+    "backtrace in divergence reports, multithreaded recordings; some recordings\n"
+    "with signal handlers interrupting syscalls still report a divergence.\n";
 
 int run(const std::vector<std::string>& args) {
   std::string rec;

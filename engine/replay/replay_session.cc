@@ -222,6 +222,11 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
       while (first < kPageSize && live[first] == data[first]) first++;
       SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
                    (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
+      for (size_t i = 0; i < events_.size(); i++)
+        for (const store::MemoryWrite& w : events_[i].writes)
+          if (w.addr < vaddr + kPageSize && w.addr + w.bytes.size() > vaddr)
+            SLSDBG_DEBUG("replay", "  event %zu (%s) wrote %s+%zu", i, describe_event(events_[i]).c_str(),
+                         hex(w.addr).c_str(), w.bytes.size());
     }
     compared++;
     return ok_status();
