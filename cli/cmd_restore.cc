@@ -72,9 +72,11 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
   options.lazy = &filler;
   process::Task task = TRY(restore::restore_checkpoint(reader, k, options));
   const restore::RestoreTimings& t = report.timings;
-  SLSDBG_DEBUG("restore", "restored in %.2f ms (spawn %.2f, map %.2f, fill %.2f, state %.2f; %llu bytes written)",
+  SLSDBG_DEBUG("restore",
+               "restored in %.2f ms (spawn %.2f, map %.2f, fill %.2f, state %.2f; %llu bytes written, %llu injected "
+               "syscalls)",
                t.total_ns / 1e6, t.spawn_ns / 1e6, t.map_ns / 1e6, t.fill_ns / 1e6, t.state_ns / 1e6,
-               (unsigned long long)t.bytes_written);
+               (unsigned long long)t.bytes_written, (unsigned long long)t.injected_syscalls);
   if (print_warnings)
     for (const auto& w : report.warnings) std::fprintf(stderr, "slsdbg: warning: %s\n", w.c_str());
   if (verify == Verify::Yes) {

@@ -25,7 +25,7 @@ CREATE TABLE checkpoints(
   root_ref INTEGER NOT NULL,     -- tree root block (extent << 32 | slot), 0 = empty image
   root_sum INTEGER NOT NULL,     -- xxh3-64 of the root node (seeded, see tree.md)
   extents INTEGER NOT NULL,      -- extent files in existence at commit
-  state BLOB NOT NULL,           -- encode_process_state()
+  state BLOB NOT NULL,           -- zstd frame of encode_process_state()
   dirty_list BLOB NOT NULL);     -- sorted dirty page addresses, delta varints
 CREATE TABLE segments(           -- a row exists once the segment's log is sealed
   id INTEGER PRIMARY KEY,        -- segment k: from checkpoint k to k+1

@@ -66,9 +66,9 @@ bool path_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-Result<UniqueFd> lock_file(const std::string& path, LockWait wait) {
+Result<UniqueFd> lock_file(const std::string& path, LockWait wait, LockKind kind) {
   UniqueFd fd = TRY(open_file(path, O_RDWR | O_CREAT));
-  int op = LOCK_EX | (wait == LockWait::NoWait ? LOCK_NB : 0);
+  int op = (kind == LockKind::Shared ? LOCK_SH : LOCK_EX) | (wait == LockWait::NoWait ? LOCK_NB : 0);
   while (::flock(fd.get(), op) != 0) {
     if (errno == EINTR) continue;
     return Error::from_errno("flock " + path);

@@ -20,8 +20,9 @@ Status read_exact(int fd, void* data, size_t size, uint64_t offset, const std::s
 bool path_exists(const std::string& path);
 
 enum class LockWait { Block, NoWait };
-// flock(LOCK_EX) on PATH (created 0600). NoWait: Error with EWOULDBLOCK if held.
-Result<UniqueFd> lock_file(const std::string& path, LockWait wait);
+enum class LockKind { Exclusive, Shared };
+// flock on PATH (created 0600). NoWait: Error with EWOULDBLOCK if held.
+Result<UniqueFd> lock_file(const std::string& path, LockWait wait, LockKind kind = LockKind::Exclusive);
 
 std::string extent_path(const std::string& dir, uint32_t extent);
 std::string event_log_path(const std::string& dir, uint64_t segment);

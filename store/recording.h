@@ -8,6 +8,7 @@
 //     events/NNNNNN.log per-segment event logs
 //     writer.lock       flock'ed while a writer is alive
 //     retention.lock    serializes checkpoint commits with retention
+//     readers.lock      shared by open readers; freed blocks wait for none
 //
 // Crash safety: a checkpoint is visible only once its blocks, tree nodes and
 // the preceding segment's event log are durable and its catalog row is

@@ -17,6 +17,7 @@
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
+#include "store/state_compression.h"
 
 namespace slsdbg::store {
 
@@ -33,7 +34,8 @@ bool writer_alive(const std::string& dir) {
   if (!path_exists(path)) return false;
   auto fd = open_file(path, O_RDWR);
   if (!fd.ok()) return false;
-  if (::flock(fd->get(), LOCK_EX | LOCK_NB) == 0) {
+  // Shared, so two readers probing at once do not mistake each other for a writer.
+  if (::flock(fd->get(), LOCK_SH | LOCK_NB) == 0) {
     ::flock(fd->get(), LOCK_UN);
     return false;
   }
@@ -64,6 +66,7 @@ class Reader final : public RecordingReader {
   void describe_torn_tail();
 
   std::string dir_;
+  UniqueFd readers_lock_;  // shared: holds off block reuse (recording_files.h)
   mutable std::optional<Catalog> catalog_;
   ExtentReader extents_;
   PageTreeReader tree_;
@@ -75,6 +78,8 @@ class Reader final : public RecordingReader {
 
 Status Reader::init() {
   catalog_ = TRY(Catalog::open(dir_));
+  if (path_exists(dir_ + "/" + kReadersLockFile))
+    readers_lock_ = TRY(lock_file(dir_ + "/" + kReadersLockFile, LockWait::Block, LockKind::Shared));
   meta_ = TRY(catalog_->meta());
   return refresh();
 }
@@ -153,7 +158,8 @@ Result<const CheckpointRow*> Reader::row(CheckpointId k) const {
 
 Result<ProcessState> Reader::process_state(CheckpointId k) const {
   TRY(row(k));
-  auto blob = TRY_CTX(catalog_->state_blob(k), "checkpoint " + std::to_string(k.value));
+  auto frame = TRY_CTX(catalog_->state_blob(k), "checkpoint " + std::to_string(k.value));
+  auto blob = TRY_CTX(decompress_state(frame), "checkpoint " + std::to_string(k.value));
   return TRY_CTX(decode_process_state(blob.data(), blob.size()), "checkpoint " + std::to_string(k.value));
 }
 

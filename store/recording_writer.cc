@@ -25,6 +25,7 @@
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
+#include "store/state_compression.h"
 
 namespace slsdbg::store {
 
@@ -80,7 +81,7 @@ class Writer final : public RecordingWriter {
   }
 
  private:
-  Result<bool> absorb_retention();  // true: took over freed blocks
+  Result<bool> absorb_retention();  // true: took over freed blocks (the commit forgets their rows)
   Result<std::optional<std::pair<uint64_t, SegmentRow>>> seal_segment();
   Status validate(const CheckpointInput& input) const;
   Result<CheckpointId> write_checkpoint(const CheckpointInput& input, const std::string& reason);
@@ -94,6 +95,7 @@ class Writer final : public RecordingWriter {
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
   uint64_t retention_gen_ = 0;
+  std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
   enum class State { Open, Broken, Finished } state_ = State::Open;
   WriterStats stats_;
   std::vector<uint32_t> order_;  // scratch: dirty page order
@@ -108,6 +110,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   TRY(make_dir(dir + "/pages"));
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
+  { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
   catalog_ = TRY(Catalog::create(dir, meta));
   extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
   TRY(fsync_dir(dir));
@@ -138,13 +141,24 @@ Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
 
 Result<bool> Writer::absorb_retention() {
   uint64_t gen = TRY(catalog_->retention_generation());
-  if (gen == retention_gen_) return false;
-  retention_gen_ = gen;
-  std::vector<BlockRef> freed = TRY(catalog_->free_blocks());
-  if (freed.empty()) return false;
-  std::unordered_set<BlockRef> set(freed.begin(), freed.end());
-  std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
-  extents_->add_free_blocks(freed);
+  if (gen != retention_gen_) {
+    // New frees: stop deduplicating against them at once, so no new
+    // checkpoint can reference a block that is about to be reused.
+    retention_gen_ = gen;
+    pending_free_ = TRY(catalog_->free_blocks());  // every freed block not yet taken over
+    std::unordered_set<BlockRef> set(pending_free_.begin(), pending_free_.end());
+    std::erase_if(dedup_, [&](const auto& kv) { return set.count(kv.second.ref) != 0; });
+  }
+  if (pending_free_.empty()) return false;
+  // Readers may still be reading dropped checkpoints: reuse nothing until
+  // none is open (retry at the next checkpoint).
+  auto readers = lock_file(dir_ + "/" + kReadersLockFile, LockWait::NoWait);
+  if (!readers.ok()) {
+    if (readers.error().errno_value == EWOULDBLOCK) return false;
+    return readers.take_error();
+  }
+  extents_->add_free_blocks(pending_free_);
+  pending_free_.clear();
   return true;
 }
 
@@ -225,7 +239,8 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.info.reason = reason;
   row.root = root;
   row.extents = extents_->extent_count();
-  TRY(catalog_->commit_checkpoint(row, encode_process_state(input.state), encode_dirty_list(vaddrs_), sealed, took_free));
+  std::vector<uint8_t> state = TRY(compress_state(encode_process_state(input.state)));
+  TRY(catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free));
   double t_done = now_ms();
   SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
                t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);

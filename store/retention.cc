@@ -2,7 +2,8 @@
 // (so no checkpoint is being committed meanwhile) it walks the trees of the
 // kept checkpoints, then those of the dropped ones; nodes and data blocks
 // reachable only from dropped trees go to free_blocks, where the writer takes
-// them over for later writes. Kept checkpoints are untouched.
+// them over for later writes, once no reader is open (readers.lock). Kept
+// checkpoints are untouched.
 #include <unistd.h>
 
 #include <unordered_set>

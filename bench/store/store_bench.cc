@@ -93,6 +93,8 @@ Result<Ingest> run_ingest(const std::string& dir, uint64_t total_pages, uint64_t
 struct ReadLatency {
   uint64_t checkpoints = 0;
   double mean_us = 0, p50_us = 0, p99_us = 0;
+  double open_ms = 0;  // RecordingReader::open (catalog check + listing)
+  uint64_t catalog_bytes = 0;
 };
 
 // A recording of N checkpoints, each changing 8 of 16384 pages; then random
@@ -120,7 +122,9 @@ Result<ReadLatency> run_reads(const std::string& dir, uint64_t checkpoints, uint
     }
     TRY(w->finish());
   }
+  double t_open = now_s();
   auto r = TRY(RecordingReader::open(dir));
+  double open_ms = (now_s() - t_open) * 1e3;
   std::vector<uint8_t> buf(kPageSize);
   std::vector<double> us;
   us.reserve(reads);
@@ -137,6 +141,8 @@ Result<ReadLatency> run_reads(const std::string& dir, uint64_t checkpoints, uint
   }
   ReadLatency out;
   out.checkpoints = checkpoints;
+  out.open_ms = open_ms;
+  out.catalog_bytes = std::filesystem::file_size(dir + "/catalog.db");
   double sum = 0;
   for (double v : us) sum += v;
   out.mean_us = sum / double(us.size());
@@ -199,8 +205,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "store_bench: reads: %s\n", rl.error().message.c_str());
       return 1;
     }
-    std::printf("%s\n    {\"checkpoints\": %llu, \"reads\": %llu, \"mean_us\": %.2f, \"p50_us\": %.2f, \"p99_us\": %.2f}", i ? "," : "",
-                (unsigned long long)rl->checkpoints, (unsigned long long)reads, rl->mean_us, rl->p50_us, rl->p99_us);
+    std::printf("%s\n    {\"checkpoints\": %llu, \"reads\": %llu, \"mean_us\": %.2f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
+                "\"open_ms\": %.1f, \"catalog_bytes\": %llu}",
+                i ? "," : "", (unsigned long long)rl->checkpoints, (unsigned long long)reads, rl->mean_us, rl->p50_us, rl->p99_us,
+                rl->open_ms, (unsigned long long)rl->catalog_bytes);
   }
   std::printf("\n  ]\n}\n");
   return 0;

@@ -22,7 +22,6 @@
 #include "recorder/process/inject.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
-#include "recorder/record/signal_policy.h"
 #include "recorder/record/vdso_patch.h"
 #include "recorder/record/syscalls/model.h"
 
@@ -82,12 +81,6 @@ bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
   return false;
 }
 
-bool is_async_signal_event(const store::Event& ev) {
-  if (ev.kind != store::EventKind::Signal || ev.siginfo.size() < sizeof(siginfo_t)) return false;
-  siginfo_t si;
-  std::memcpy(&si, ev.siginfo.data(), sizeof si);
-  return recorder::classify_signal(si) == recorder::SignalTiming::Asynchronous;
-}
 
 }  // namespace
 
@@ -412,13 +405,15 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
   // Checkpoint capture ran an injected stub ending in int3, so the kernel's
   // last-trap number (shown in a signal frame's trapno) was 3 when the
   // recorded program went on; do the same before a signal is delivered.
-  if (!events_.empty() && is_async_signal_event(events_[0]))
+  if (!events_.empty() && events_[0].kind == store::EventKind::Signal)
     TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
             "matching the recorder's last trap");
   // Asynchronous signals the recorder re-sent right after checkpoint k.
-  for (size_t i = 0; i < events_.size() && is_async_signal_event(events_[i]); i++)
-    if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
-      return Error::from_errno("tgkill");
+  if (!s_.signals_queued_by_restore_)
+    for (size_t i = 0; i < events_.size() && events_[i].kind == store::EventKind::Signal; i++)
+      if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
+        return Error::from_errno("tgkill");
+  s_.signals_queued_by_restore_ = false;
 
   // Already there (an empty segment)?
   if (has_next_ && !next_forced_ && events_.empty()) {
@@ -523,6 +518,7 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
       return Error::msg("the log forces checkpoint " + std::to_string(next.value) + ", which the recording lacks");
     task_ = TRY_CTX(restore_for_replay(reader_, next), "restoring forced checkpoint " + std::to_string(next.value));
     k_ = next;
+    signals_queued_by_restore_ = true;
   }
   return out;
 }

@@ -80,6 +80,9 @@ class ReplaySession {
   const store::RecordingReader& reader_;
   CheckpointId k_;
   process::Task task_;
+  // Restore queues the signals that open the segment; after crossing a
+  // boundary by execution the session sends them itself.
+  bool signals_queued_by_restore_ = true;
 };
 
 // Registers equal for "being at a checkpoint": all general registers and

@@ -18,7 +18,10 @@ constexpr size_t kMaxIov = 1024;        // IOV_MAX
 // Batches page writes into process_vm_writev calls, merging adjacent pages.
 class PageWriter {
  public:
-  explicit PageWriter(pid_t pid) : pid_(pid) {
+  // mem_fd >= 0: write through /proc/PID/mem (FOLL_FORCE: works on read-only
+  // pages, copying them on write like a debugger's breakpoint), else
+  // process_vm_writev (needs writable pages, fewer copies).
+  PageWriter(pid_t pid, int mem_fd) : pid_(pid), mem_fd_(mem_fd) {
     local_.reserve(kMaxIov);
     remote_.reserve(kMaxIov);
   }
@@ -41,6 +44,7 @@ class PageWriter {
   }
 
   Status flush() {
+    if (mem_fd_ >= 0) return flush_through_mem();
     size_t i = 0;
     while (i < remote_.size()) {
       size_t want = 0;
@@ -68,12 +72,29 @@ class PageWriter {
   uint64_t bytes() const { return bytes_; }
 
  private:
+  Status flush_through_mem() {
+    for (size_t i = 0; i < remote_.size(); i++) {
+      size_t done = 0;
+      while (done < remote_[i].iov_len) {
+        ssize_t n = ::pwrite(mem_fd_, static_cast<uint8_t*>(local_[i].iov_base) + done, remote_[i].iov_len - done,
+                             off_t(reinterpret_cast<uint64_t>(remote_[i].iov_base) + done));
+        if (n <= 0) return Error::from_errno("write to /proc/PID/mem at " + hex(remote_[i].iov_base));
+        done += size_t(n);
+      }
+      bytes_ += done;
+    }
+    local_.clear();
+    remote_.clear();
+    return ok_status();
+  }
+
   static std::string hex(const void* p) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%#lx", reinterpret_cast<unsigned long>(p));
     return buf;
   }
   pid_t pid_;
+  int mem_fd_;
   std::vector<iovec> local_, remote_;
   uint64_t bytes_ = 0;
 };
@@ -104,7 +125,8 @@ bool is_zero_page(const uint8_t* p) {
 }
 
 Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, CheckpointId k, pid_t pid,
-                                 const MappingStep& step, FillPolicy policy, int file_fd, RestoreTimings& timings) {
+                                 const MappingStep& step, FillPolicy policy, int file_fd, int mem_fd,
+                                 RestoreTimings& timings) {
   if (policy == FillPolicy::None) return FillOutcome::Done;
   const store::Mapping& m = step.mapping;
   size_t chunk = std::min<uint64_t>(kChunk, m.end - m.start);
@@ -116,7 +138,7 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
   std::unique_ptr<uint8_t[]> filebuf;
   bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
   if (against_file) filebuf.reset(new uint8_t[chunk]);
-  PageWriter writer(pid);
+  PageWriter writer(pid, mem_fd);
   auto read_chunk = [&](uint64_t addr, uint8_t* out) -> Status {
     size_t len = std::min<uint64_t>(chunk, m.end - addr);
     return reader.read_memory(k, addr, std::span<uint8_t>(out, len));

@@ -17,10 +17,12 @@ namespace slsdbg::restore {
 enum class FillOutcome { Done, SharedFileDiffers };
 
 // `file_fd` is a host-side descriptor of the mapped file for the file
-// policies, -1 otherwise. The region must be writable for AllPages and
-// PagesDifferingFromFile; VerifySharedFile writes nothing.
+// policies, -1 otherwise. With `mem_fd` (/proc/PID/mem) pages are written
+// whatever their protection; without it (-1) the region must be writable.
+// VerifySharedFile writes nothing.
 Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, CheckpointId k, pid_t pid,
-                                 const MappingStep& step, FillPolicy policy, int file_fd, RestoreTimings& timings);
+                                 const MappingStep& step, FillPolicy policy, int file_fd, int mem_fd,
+                                 RestoreTimings& timings);
 
 // True when the 4 KiB page at p is all zero.
 bool is_zero_page(const uint8_t* p);

@@ -10,6 +10,7 @@ namespace slsdbg::restore {
 
 Result<int64_t> RemoteCalls::raw(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
                                  uint64_t a5) {
+  calls_++;
   return process::inject_syscall(task_, nr, std::array<uint64_t, 6>{a0, a1, a2, a3, a4, a5});
 }
 

@@ -35,10 +35,12 @@ class RemoteCalls {
   Result<uint64_t> put_string(const std::string& s);
 
   process::Task& task() { return task_; }
+  uint64_t calls() const { return calls_; }
 
  private:
   process::Task& task_;
   uint64_t scratch_ = 0, scratch_size_ = 0, used_ = 0;
+  uint64_t calls_ = 0;
 };
 
 }  // namespace slsdbg::restore

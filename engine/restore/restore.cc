@@ -28,6 +28,19 @@ uint64_t now_ns() {
 
 InjectArea inject_area() { return InjectArea{process::kInjectPageAddr, process::kInjectAreaSize}; }
 
+// The Signal events at the start of segment k (none when the recording has
+// no event log for it, e.g. the last checkpoint or one made without the recorder).
+std::vector<store::Event> leading_signal_events(const store::RecordingReader& reader, CheckpointId k) {
+  std::vector<store::Event> out;
+  auto events = reader.segment_events(segment_after(k));
+  if (!events.ok()) return out;
+  for (const auto& ev : *events) {
+    if (ev.kind != store::EventKind::Signal) break;
+    out.push_back(ev);
+  }
+  return out;
+}
+
 bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
 
 Status restore_into(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
@@ -53,10 +66,11 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
 
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
   TRY_CTX(restore_files(rc, state, report), "restoring files");
-  TRY_CTX(restore_signals(rc, state, report), "restoring signal state");
+  TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), report), "restoring signal state");
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
   t.state_ns = now_ns() - t3;
+  t.injected_syscalls = rc.calls();
   if (lazy) TRY(lazy->start(reader, k));
   return ok_status();
 }

@@ -38,6 +38,7 @@ struct RestoreTimings {
   uint64_t fill_ns = 0;       // contents from the store into the process
   uint64_t state_ns = 0;      // mm layout, files, signals, registers
   uint64_t bytes_written = 0; // bytes written into the process
+  uint64_t injected_syscalls = 0;
   uint64_t pages_skipped_zero = 0;
   uint64_t pages_same_as_file = 0;
 };

@@ -26,18 +26,14 @@ Status unmap_restorer(RemoteCalls& rc, InjectArea inject, const RestorePlan& pla
   return ok_status();
 }
 
-static Status map_one(RemoteCalls& rc, const MappingStep& s) {
+// Maps one step; for a file step `fd` is the file opened in the tracee.
+static Status map_with_fd(RemoteCalls& rc, const MappingStep& s, int64_t fd) {
   const store::Mapping& m = s.mapping;
   uint64_t len = m.end - m.start;
   int64_t at;
   if (s.source == MappingSource::File) {
-    rc.reset_scratch();
-    uint64_t path = TRY(rc.put_string(m.path));
-    int64_t fd = TRY_CTX(rc.call("openat", SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(s.open_flags)),
-                         "mapping " + describe(m));
     at = TRY_CTX(rc.call("mmap", SYS_mmap, m.start, len, s.map_prot, uint64_t(s.mmap_flags), uint64_t(fd), m.file_offset),
                  "mapping " + describe(m));
-    TRY(rc.call("close", SYS_close, uint64_t(fd)));
   } else {
     at = TRY_CTX(rc.call("mmap", SYS_mmap, m.start, len, s.map_prot, uint64_t(s.mmap_flags), uint64_t(-1), 0),
                  "mapping " + describe(m));
@@ -46,14 +42,48 @@ static Status map_one(RemoteCalls& rc, const MappingStep& s) {
   return ok_status();
 }
 
+static Result<int64_t> open_in_tracee(RemoteCalls& rc, const MappingStep& s) {
+  rc.reset_scratch();
+  uint64_t path = TRY(rc.put_string(s.mapping.path));
+  return TRY_CTX(rc.call("openat", SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(s.open_flags)),
+                 "mapping " + describe(s.mapping));
+}
+
+static Status map_one(RemoteCalls& rc, const MappingStep& s) {
+  if (s.source != MappingSource::File) return map_with_fd(rc, s, -1);
+  int64_t fd = TRY(open_in_tracee(rc, s));
+  TRY(map_with_fd(rc, s, fd));
+  TRY(rc.call("close", SYS_close, uint64_t(fd)));
+  return ok_status();
+}
+
 Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& report) {
-  for (const auto& s : plan.mappings) TRY(map_one(rc, s));
+  // Consecutive mappings of one file (a library's segments) share one open.
+  const auto& steps = plan.mappings;
+  for (size_t i = 0; i < steps.size();) {
+    if (steps[i].source != MappingSource::File) {
+      TRY(map_with_fd(rc, steps[i], -1));
+      i++;
+      continue;
+    }
+    int64_t fd = TRY(open_in_tracee(rc, steps[i]));
+    size_t j = i;
+    for (; j < steps.size() && steps[j].source == MappingSource::File && steps[j].mapping.path == steps[i].mapping.path &&
+           steps[j].open_flags == steps[i].open_flags;
+         j++)
+      TRY(map_with_fd(rc, steps[j], fd));
+    TRY(rc.call("close", SYS_close, uint64_t(fd)));
+    i = j;
+  }
   return ok_status();
 }
 
 Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k, RestorePlan& plan,
                     RestoreReport& report) {
   pid_t pid = rc.task().tgid();
+  std::string mem_path = "/proc/" + std::to_string(pid) + "/mem";
+  UniqueFd mem(::open(mem_path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!mem.valid()) return Error::from_errno("open " + mem_path);
   for (auto& s : plan.mappings) {
     if (s.fill == FillPolicy::None || s.lazy) continue;
     UniqueFd file;
@@ -61,8 +91,10 @@ Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, Check
       file.reset(::open(s.mapping.path.c_str(), O_RDONLY | O_CLOEXEC));
       if (!file.valid()) return Error::from_errno("open " + s.mapping.path);
     }
-    FillOutcome outcome =
-        TRY(fill_mapping(reader, k, pid, s, s.fill, file.get(), report.timings));
+    // Anonymous regions are mapped writable and filled with process_vm_writev;
+    // file mappings keep their protection and get their few pages via /proc/PID/mem.
+    int mem_fd = s.source == MappingSource::File ? mem.get() : -1;
+    FillOutcome outcome = TRY(fill_mapping(reader, k, pid, s, s.fill, file.get(), mem_fd, report.timings));
     if (outcome == FillOutcome::SharedFileDiffers) {
       // Never write the recorded contents into the user's file: replace the
       // shared file mapping by a private anonymous copy of the recording.
@@ -74,7 +106,7 @@ Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, Check
       s.map_prot = s.final_prot | PROT_READ | PROT_WRITE;
       s.fill = FillPolicy::AllPages;
       TRY(map_one(rc, s));
-      TRY(fill_mapping(reader, k, pid, s, s.fill, -1, report.timings));
+      TRY(fill_mapping(reader, k, pid, s, s.fill, -1, -1, report.timings));
     }
   }
   return ok_status();

@@ -58,9 +58,10 @@ MappingStep file_step(const Mapping& m) {
   } else {
     s.fill = shared ? FillPolicy::VerifySharedFile : FillPolicy::PagesDifferingFromFile;
   }
-  // A shared mapping is never made writable just to fill it: we do not write
-  // through it. A private one is, temporarily, for the COW pages.
-  s.map_prot = s.fill == FillPolicy::PagesDifferingFromFile ? (m.prot | PROT_READ | PROT_WRITE) : m.prot;
+  // Mapped with the recorded protection: the few copy-on-write pages of a
+  // private file mapping are written through /proc/PID/mem, which needs no
+  // write permission (and a shared mapping is never written at all).
+  s.map_prot = m.prot;
   s.open_flags = O_CLOEXEC | ((shared && (m.prot & PROT_WRITE)) ? O_RDWR : O_RDONLY);
   return s;
 }

@@ -6,8 +6,9 @@
 // Policy (docs/performance.md `## restore` and engine/restore/README.md):
 //   anonymous private / [heap] / [stack]  -> MAP_PRIVATE|MAP_ANONYMOUS, all pages from the store
 //   anonymous shared (incl. memfd, shmem) -> MAP_SHARED|MAP_ANONYMOUS, all pages from the store
-//   private file, file unchanged          -> MAP_PRIVATE of the file, only pages that differ
-//                                            from the file are written (they were COW copies)
+//   private file, file unchanged          -> MAP_PRIVATE of the file with the recorded protection;
+//                                            only pages that differ from the file are written
+//                                            (they were COW copies), via /proc/PID/mem
 //   shared file, file unchanged           -> MAP_SHARED of the file, nothing written: the
 //                                            restore never modifies a user's file; if its
 //                                            contents differ from the recording, the executor
@@ -15,6 +16,8 @@
 //   file changed / deleted / missing      -> anonymous (sharing kept), all pages from the store
 //   [vdso]                                -> plain anonymous memory with the recorded (patched) pages
 //   [vvar], [vvar_vclock]                 -> anonymous zero pages with the recorded protection
+//                                            (both replaced by the kernel's own vDSO at the recorded
+//                                            address when its layout matches: restore_vdso.cc)
 //   [vsyscall], the injection area        -> skipped: identical in every process (the
 //                                            restorer's own injection pages stay)
 #pragma once

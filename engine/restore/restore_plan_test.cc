@@ -62,7 +62,7 @@ TEST(RestorePlan, ChoosesHowEachMappingIsRecreated) {
   EXPECT_EQ(s[0].source, MappingSource::File);
   EXPECT_EQ(s[0].fill, FillPolicy::PagesDifferingFromFile);
   EXPECT_EQ(s[0].mmap_flags, MAP_FIXED | MAP_PRIVATE);
-  EXPECT_EQ(s[0].map_prot, uint32_t(PROT_READ | PROT_WRITE | PROT_EXEC));  // writable while filled
+  EXPECT_EQ(s[0].map_prot, uint32_t(PROT_READ | PROT_EXEC));  // COW pages go through /proc/PID/mem
   EXPECT_EQ(s[0].final_prot, uint32_t(PROT_READ | PROT_EXEC));
 
   EXPECT_EQ(s[2].source, MappingSource::Anonymous);

@@ -38,7 +38,6 @@ TEST(RestoreRecorded, CheckpointsOfARecordingResumeLikeTheNativeRun) {
   recorder::RecordOptions ro;
   ro.argv = {fixture(), kIterations};
   ro.out_dir = (dir / "rec").string();
-  ro.tracker = recorder::TrackerChoice::PageHash;  // FIXME: uffd tracker fails under record_program here
   auto outcome = recorder::record_program(ro);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   ASSERT_EQ(outcome->end, recorder::RecordOutcome::End::Exited);

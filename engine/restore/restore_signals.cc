@@ -3,14 +3,29 @@
 // signal is blocked, so they stay pending exactly as recorded and are
 // delivered when the restored process unblocks or resumes; their siginfo
 // becomes that of kill(2)/tgkill(2) (the recording keeps only the set).
+//
+// The recorder holds an asynchronous signal until right after a checkpoint
+// and delivers it then, logging the delivery as the first event(s) of the
+// segment: such a signal belongs to no pending set of the checkpoint. It is
+// queued here with its recorded siginfo (rt_tgsigqueueinfo, from inside the
+// process so any si_code is allowed), so a resumed process receives it as the
+// recorded one did. Synchronous faults are not queued: re-execution raises them.
 #include <signal.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "engine/restore/restore_steps.h"
 
 namespace slsdbg::restore {
+
+namespace {
+
+}  // namespace
+
+bool is_synchronous_fault(const siginfo_t& si);
 
 namespace {
 
@@ -23,7 +38,14 @@ bool is_default(const store::SignalAction& a) { return a.handler == 0 && a.flags
 
 }  // namespace
 
-Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
+bool is_synchronous_fault(const siginfo_t& si) {
+  bool fault_signal = si.si_signo == SIGSEGV || si.si_signo == SIGBUS || si.si_signo == SIGILL ||
+                      si.si_signo == SIGFPE || si.si_signo == SIGTRAP || si.si_signo == SIGSYS;
+  return fault_signal && si.si_code > 0 && si.si_code != SI_KERNEL;
+}
+
+Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
+                       RestoreReport& report) {
   for (int signo = 1; signo <= 64; signo++) {
     if (signo == SIGKILL || signo == SIGSTOP) continue;
     const store::SignalAction& a = state.sigactions[size_t(signo - 1)];
@@ -53,6 +75,17 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, Restor
   };
   TRY(raise_all(state.shared_sigpending, false));
   TRY(raise_all(t.sigpending, true));
+  for (const store::Event& ev : deliveries) {
+    siginfo_t si{};
+    std::memcpy(&si, ev.siginfo.data(), std::min(ev.siginfo.size(), sizeof si));
+    if (ev.siginfo.size() < sizeof si || is_synchronous_fault(si)) continue;
+    rc.reset_scratch();
+    uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&si), sizeof si)));
+    int64_t r = TRY(rc.raw(SYS_rt_tgsigqueueinfo, uint64_t(pid), uint64_t(tid), uint64_t(ev.signo), at));
+    if (r < 0)
+      report.warnings.push_back("signal " + std::to_string(ev.signo) + " delivered right after the checkpoint not queued: " +
+                                std::strerror(int(-r)));
+  }
   return rc.task().set_signal_mask(t.sigmask);
 }
 

@@ -1,5 +1,6 @@
-// Checks the process-state encoding round-trips every field and that
-// truncated, garbage or other-version blobs are errors, not crashes.
+// Checks the process-state encoding round-trips every field, that its zstd
+// column form round-trips, and that truncated, garbage or other-version blobs
+// and event records are errors, not crashes.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "store/event_codec.h"
 #include "store/format.h"
 #include "store/process_state.h"
+#include "store/state_compression.h"
 
 namespace slsdbg::store {
 namespace {
@@ -90,6 +92,20 @@ TEST(StoreCodec, BadProcessStateBlobsAreErrors) {
   std::vector<uint8_t> trailing = blob;
   trailing.push_back(0);
   EXPECT_FALSE(decode_process_state(trailing.data(), trailing.size()).ok());
+}
+
+TEST(StoreCodec, StateColumnIsCompressedAndGarbageIsAnError) {
+  std::vector<uint8_t> raw = encode_process_state(sample_state());
+  auto frame = compress_state(raw);
+  ASSERT_TRUE(frame.ok()) << frame.error().message;
+  EXPECT_LT(frame->size() * 4, raw.size()) << "xsave areas of zeros-like data should compress well";
+  auto back = decompress_state(*frame);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, raw);
+  std::vector<uint8_t> garbage(100, 0x5a);
+  EXPECT_FALSE(decompress_state(garbage).ok());
+  std::vector<uint8_t> cut(frame->begin(), frame->begin() + long(frame->size() / 2));
+  EXPECT_FALSE(decompress_state(cut).ok());
 }
 
 TEST(StoreCodec, EventRecordsRoundTripAndRejectGarbage) {

@@ -2,8 +2,9 @@
 // (heap array, TLS counter, a double, stack locals) and writes only at the end,
 // so a checkpoint taken mid-loop and restored must print exactly what a native
 // run prints. It also holds state restore must bring back: a data file read
-// half-way (fd offset), a SIGUSR1 handler, SIGUSR2 blocked, the cwd, and a
-// pipe (which restore cannot reopen and must report).
+// half-way (fd offset), a SIGUSR1 handler, SIGUSR2 blocked and pending (its
+// handler runs only when it is unblocked at the end), the cwd, and a pipe
+// (which restore cannot reopen and must report).
 // usage: restore_compute ITERATIONS [DATAFILE]; exit status 3 + checksum % 100.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -16,7 +17,10 @@
 static __thread unsigned long tls_steps;
 static volatile sig_atomic_t handler_ran;
 
+static volatile sig_atomic_t usr2_handled;
+
 static void on_usr1(int signo) { handler_ran += signo == SIGUSR1; }
+static void on_usr2(int signo) { usr2_handled += signo == SIGUSR2; }
 
 int main(int argc, char** argv) {
   long n = argc > 1 ? atol(argv[1]) : 300000000L;
@@ -34,6 +38,9 @@ int main(int argc, char** argv) {
   sigemptyset(&block);
   sigaddset(&block, SIGUSR2);
   sigprocmask(SIG_BLOCK, &block, NULL);
+  sa.sa_handler = on_usr2;
+  sigaction(SIGUSR2, &sa, NULL);
+  raise(SIGUSR2);  // stays pending while blocked
 
   enum { kWords = 1 << 18 };  // 2 MiB of heap state
   unsigned long long* heap = calloc(kWords, sizeof *heap);
@@ -48,12 +55,16 @@ int main(int argc, char** argv) {
   }
 
   raise(SIGUSR1);
-  sigset_t now;
+  sigset_t now, pending;
   sigprocmask(SIG_BLOCK, NULL, &now);
+  sigpending(&pending);
+  int usr2_pending = sigismember(&pending, SIGUSR2);
+  sigprocmask(SIG_UNBLOCK, &block, NULL);  // delivers the pending SIGUSR2
   if (data >= 0 && read(data, tail, 10) != 10) return 92;
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) return 93;
-  printf("checksum %llu fp %.6f tls %lu handler %d usr2-blocked %d head %s tail %s cwd %s\n", checksum, fp, tls_steps,
-         (int)handler_ran, sigismember(&now, SIGUSR2), head, tail, cwd);
+  printf("checksum %llu fp %.6f tls %lu handler %d usr2-blocked %d usr2-pending %d usr2-handled %d head %s tail %s cwd %s\n",
+         checksum, fp, tls_steps, (int)handler_ran, sigismember(&now, SIGUSR2), usr2_pending, (int)usr2_handled, head,
+         tail, cwd);
   return 3 + (int)(checksum % 100);
 }
