@@ -349,6 +349,12 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
       TRY(task_.set_regs(r));
       cursor_++;
       outcome_.events_replayed++;
+      // A checkpoint right after the emulated instruction: the breakpoint
+      // would not see it (the resumed #GP keeps RF), so check here.
+      if (has_next_ && !next_forced_ && cursor_ == events_.size() && r.rip == target_.rip) {
+        Next n = TRY(on_breakpoint(r));
+        if (n == Next::Done) return n;
+      }
       TRY(task_.cont());
       return Next::Resume;
     }
