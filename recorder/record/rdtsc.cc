@@ -10,6 +10,10 @@ std::optional<TscInsn> tsc_instruction_at(const uint8_t* code) {
   return std::nullopt;
 }
 
+namespace {
+constexpr unsigned long long kEflagsResume = 0x10000;  // RF
+}  // namespace
+
 store::Event emulate_tsc(TscInsn insn, pid_t tid, user_regs_struct& regs) {
   store::Event ev;
   ev.kind = store::EventKind::Rdtsc;
@@ -28,6 +32,10 @@ store::Event emulate_tsc(TscInsn insn, pid_t tid, user_regs_struct& regs) {
   }
   regs.rax = ev.tsc & 0xffffffffu;
   regs.rdx = ev.tsc >> 32;
+  // The #GP left RF set in the saved flags; a native rdtsc completes without
+  // it, and a signal delivered right after would save it in its frame (a
+  // stack byte replay, which also clears it, cannot reproduce).
+  regs.eflags &= ~kEflagsResume;
   return ev;
 }
 

@@ -1,0 +1,26 @@
+#include "engine/replay/replay_check.h"
+
+namespace slsdbg::replay {
+
+Result<CheckReport> check_recording(const store::RecordingReader& reader,
+                                    const std::function<void(uint64_t, uint64_t)>& progress) {
+  CheckReport report;
+  const uint64_t total = reader.checkpoints().size();
+  report.checkpoints = total;
+  if (total == 0) return Error::msg("the recording has no checkpoint");
+  std::unique_ptr<ReplaySession> session = TRY(ReplaySession::start(reader, CheckpointId(0)));
+  for (;;) {
+    SegmentOutcome out = TRY(session->run_segment());
+    report.events_replayed += out.events_replayed;
+    report.pages_compared += out.pages_compared;
+    switch (out.end) {
+      case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
+      case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;
+      case SegmentEnd::Diverged: report.divergence = out.divergence; return report;
+      case SegmentEnd::EndOfHistory: return report;
+    }
+    if (progress) progress(session->checkpoint().value, total);
+  }
+}
+
+}  // namespace slsdbg::replay

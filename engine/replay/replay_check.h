@@ -1,0 +1,29 @@
+// The fidelity check behind `slsdbg replay REC --check`: replay the whole
+// recording from checkpoint 0; at every checkpoint reached by execution the
+// session has compared registers and the checkpoint's dirty pages.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "common/result.h"
+#include "engine/replay/replay_session.h"
+#include "store/recording.h"
+
+namespace slsdbg::replay {
+
+struct CheckReport {
+  uint64_t checkpoints = 0;
+  uint64_t crossed_by_execution = 0;
+  uint64_t crossed_by_restore = 0;
+  uint64_t events_replayed = 0;
+  uint64_t pages_compared = 0;
+  std::optional<Divergence> divergence;  // the first one; the check stops there
+};
+
+// `progress(k, total)` is called after each checkpoint is reached.
+Result<CheckReport> check_recording(const store::RecordingReader& reader,
+                                    const std::function<void(uint64_t, uint64_t)>& progress);
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,532 @@
+#include "engine/replay/replay_session.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include <cstddef>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/log.h"
+#include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/syscall_policy.h"
+#include "engine/restore/restore.h"
+#include "recorder/process/inject.h"
+#include "recorder/record/cpu.h"
+#include "recorder/record/seccomp_filter.h"
+#include "recorder/record/vdso_patch.h"
+#include "recorder/record/syscalls/model.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+constexpr uint64_t kPageSize = 4096;
+#ifndef TRAP_PERF
+constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
+#endif
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+std::array<uint64_t, 6> syscall_args(const user_regs_struct& r) { return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9}; }
+
+std::string describe_syscall(int64_t nr, const std::array<uint64_t, 6>& args) {
+  std::string s = std::string(recorder::syscall_name(nr)) + "(";
+  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + hex(args[i]);
+  return s + ")";
+}
+
+std::string describe_event(const store::Event& ev) {
+  switch (ev.kind) {
+    case store::EventKind::Syscall:
+      return "syscall " + describe_syscall(ev.syscall_no, ev.args) + " = " + std::to_string(ev.result);
+    case store::EventKind::Signal: return "signal " + std::to_string(ev.signo);
+    case store::EventKind::Rdtsc: return ev.is_rdtscp ? "rdtscp" : "rdtsc";
+    case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
+    case store::EventKind::Exit:
+      return ev.signo ? "exit (killed by signal " + std::to_string(ev.signo) + ")"
+                      : "exit with status " + std::to_string(ev.exit_status);
+  }
+  return "unknown event";
+}
+
+// For a successful mmap/mremap that let the kernel choose the address: turn
+// it into a fixed, no-replace request for the recorded result.
+bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
+  const bool ok_result = ev.result >= 0;
+  if (!ok_result) return false;
+  if (nr == SYS_mmap && !(ev.args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
+    r.rdi = static_cast<uint64_t>(ev.result);
+    r.r10 = ev.args[3] | MAP_FIXED_NOREPLACE;
+    return true;
+  }
+  if (nr == SYS_mremap && (ev.args[3] & MREMAP_MAYMOVE) && !(ev.args[3] & MREMAP_FIXED) &&
+      static_cast<uint64_t>(ev.result) != ev.args[0]) {
+    r.r10 = ev.args[3] | MREMAP_FIXED;
+    r.r8 = static_cast<uint64_t>(ev.result);
+    return true;
+  }
+  return false;
+}
+
+
+}  // namespace
+
+std::string Divergence::describe() const {
+  return "divergence in segment " + std::to_string(segment.value) + " at event " + std::to_string(event_index) +
+         ": expected " + expected + ", replay did " + actual + " (pc " + hex(pc) + ")";
+}
+
+bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct& b, std::string* first_difference,
+                            RegsAt at) {
+  user_regs_struct a = a_in;
+  if (at == RegsAt::RewoundSyscall) {
+    a.rcx = b.rcx;
+    a.r11 = b.r11;
+  }
+  constexpr uint64_t kIgnoredFlags = 0x10000 | 0x100;  // RF, TF
+#define SLSDBG_CMP(field)                                                                             \
+  if (a.field != b.field) {                                                                           \
+    if (first_difference) *first_difference = #field " " + hex(a.field) + " != " + hex(b.field); \
+    return false;                                                                                     \
+  }
+  SLSDBG_CMP(rip) SLSDBG_CMP(rsp) SLSDBG_CMP(rbp) SLSDBG_CMP(rax) SLSDBG_CMP(rbx) SLSDBG_CMP(rcx)
+  SLSDBG_CMP(rdx) SLSDBG_CMP(rsi) SLSDBG_CMP(rdi) SLSDBG_CMP(r8) SLSDBG_CMP(r9) SLSDBG_CMP(r10)
+  SLSDBG_CMP(r11) SLSDBG_CMP(r12) SLSDBG_CMP(r13) SLSDBG_CMP(r14) SLSDBG_CMP(r15)
+  SLSDBG_CMP(fs_base) SLSDBG_CMP(gs_base) SLSDBG_CMP(cs) SLSDBG_CMP(ss)
+#undef SLSDBG_CMP
+  if ((a.eflags & ~kIgnoredFlags) != (b.eflags & ~kIgnoredFlags)) {
+    if (first_difference) *first_difference = "eflags " + hex(a.eflags) + " != " + hex(b.eflags);
+    return false;
+  }
+  return true;
+}
+
+// One run of segment k: the events, the breakpoint at k+1's pc, the cursor.
+class ReplaySession::SegmentRun {
+ public:
+  SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
+  Result<SegmentOutcome> run();
+
+ private:
+  // What one stop handler decided.
+  enum class Next { Resume, Done };
+
+  Status arm_breakpoint();
+  Status insert_breakpoint();
+  Status remove_breakpoint();
+  Result<Next> on_breakpoint(user_regs_struct& r);
+  Result<Next> on_seccomp();
+  Result<Next> on_signal(int signo);
+  Result<Next> on_exit(const process::WaitResult& w);
+  Result<bool> at_next_checkpoint();
+  Next diverge(uint64_t pc, std::string expected, std::string actual);
+  const store::Event* next_event() const { return cursor_ < events_.size() ? &events_[cursor_] : nullptr; }
+  std::string expected_here() const { return next_event() ? describe_event(*next_event()) : "the end of the segment's log (" + std::to_string(events_.size()) + " events)"; }
+
+  ReplaySession& s_;
+  process::Task& task_;
+  SegmentId seg_;
+  std::vector<store::Event> events_;
+  size_t cursor_ = 0;
+  bool has_next_ = false;
+  bool next_forced_ = false;
+  user_regs_struct target_{};
+  RegsAt target_at_ = RegsAt::Anywhere;
+  bool bp_inserted_ = false;
+  std::optional<ConditionalBreakpoint> conditional_;
+  uint8_t bp_saved_ = 0;
+  int pending_signal_ = 0;
+  SegmentOutcome outcome_;
+};
+
+// A hardware execution breakpoint (DR0): the program's code stays untouched,
+// and the kernel sets RF on the hit, so resuming does not hit it again.
+Status ReplaySession::SegmentRun::insert_breakpoint() {
+  if (bp_inserted_ || !has_next_ || next_forced_) return ok_status();
+  const pid_t tid = task_.raw_tid();
+  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[0]), target_.rip) != 0)
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR0)");
+  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 1ul) != 0)  // L0, execute, 1 byte
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+  bp_inserted_ = true;
+  return ok_status();
+}
+
+// Preferred: the kernel compares the registers at each hit (conditional_breakpoint.h).
+Status ReplaySession::SegmentRun::arm_breakpoint() {
+  if (!has_next_ || next_forced_) return ok_status();
+  // SLSDBG_REPLAY_BREAKPOINT=ptrace forces the fallback (tests, debugging).
+  const char* force = std::getenv("SLSDBG_REPLAY_BREAKPOINT");
+  auto cond = force && std::string(force) == "ptrace" ? Result<ConditionalBreakpoint>(Error::msg("forced by SLSDBG_REPLAY_BREAKPOINT"))
+                                                      : ConditionalBreakpoint::arm(task_.raw_tid(), target_, target_at_ == RegsAt::RewoundSyscall ? ConditionalBreakpoint::Compare::AllButRcxR11 : ConditionalBreakpoint::Compare::All);
+  if (cond.ok()) {
+    conditional_.emplace(std::move(*cond));
+    return ok_status();
+  }
+  static bool warned = false;
+  if (!warned) {
+    warned = true;
+    SLSDBG_WARN("replay", "stopping at every hit of a checkpoint's pc (slow in loops): %s", cond.error().message.c_str());
+  }
+  return insert_breakpoint();
+}
+
+Status ReplaySession::SegmentRun::remove_breakpoint() {
+  if (!bp_inserted_) return ok_status();
+  if (ptrace(PTRACE_POKEUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), 0ul) != 0 && errno != ESRCH)
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+  bp_inserted_ = false;
+  return ok_status();
+}
+
+ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, std::string expected,
+                                                                   std::string actual) {
+  outcome_.end = SegmentEnd::Diverged;
+  outcome_.divergence = Divergence{seg_, cursor_, std::move(expected), std::move(actual), pc};
+  return Next::Done;
+}
+
+// Registers equal (checked by the caller) and the log consumed: the pages
+// checkpoint k+1 lists as dirty decide.
+Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
+  const CheckpointId next(seg_.value + 1);
+  std::vector<uint8_t> live(kPageSize);
+  bool same = true;
+  uint64_t compared = 0;
+  TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
+    if (!same) return ok_status();
+    TRY_CTX(task_.read_memory(RemoteAddr(vaddr), live), "reading page " + hex(vaddr));
+    if (std::memcmp(live.data(), data.data(), kPageSize) != 0) {
+      same = false;
+      size_t first = 0;
+      while (first < kPageSize && live[first] == data[first]) first++;
+      SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
+                   (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
+      for (size_t i = 0; i < events_.size(); i++)
+        for (const store::MemoryWrite& w : events_[i].writes)
+          if (w.addr < vaddr + kPageSize && w.addr + w.bytes.size() > vaddr)
+            SLSDBG_DEBUG("replay", "  event %zu (%s) wrote %s+%zu", i, describe_event(events_[i]).c_str(),
+                         hex(w.addr).c_str(), w.bytes.size());
+    }
+    compared++;
+    return ok_status();
+  }));
+  outcome_.pages_compared = compared;
+  return same;
+}
+
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint(user_regs_struct& r) {
+  std::string diff;
+  SLSDBG_DEBUG("replay", "at checkpoint %llu's pc %s", (unsigned long long)seg_.value + 1, hex(r.rip).c_str());
+  if (cursor_ != events_.size() || !same_general_registers(r, target_, &diff, target_at_)) {
+    SLSDBG_DEBUG("replay", "breakpoint at %s: not there (%s)", hex(target_.rip).c_str(),
+                 cursor_ != events_.size() ? "events left" : diff.c_str());
+    return Next::Resume;
+  }
+  if (TRY(at_next_checkpoint())) {
+    // The breakpoint hit set RF; the recorded state has it clear, and it
+    // would show in a signal frame.
+    r.eflags &= ~0x10000ull;
+    r.rcx = target_.rcx;  // equal unless rewound over a syscall
+    r.r11 = target_.r11;
+    TRY(task_.set_regs(r));
+    outcome_.end = SegmentEnd::ReachedByExecution;
+    return Next::Done;
+  }
+  return Next::Resume;  // same registers, other memory: an earlier visit of this pc
+}
+
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() {
+  user_regs_struct r = TRY(task_.regs());
+  const int64_t nr = static_cast<int64_t>(r.orig_rax);
+  const auto args = syscall_args(r);
+  const std::string actual = "syscall " + describe_syscall(nr, args);
+  const store::Event* ev = next_event();
+  const SyscallHandling how = handling_of(nr, args);
+  if (how == SyscallHandling::EndOfProcess && ev && ev->kind == store::EventKind::Exit) {
+    TRY(task_.cont());  // the real exit; its status is checked against the Exit event
+    return Next::Resume;
+  }
+  if (!ev || ev->kind != store::EventKind::Syscall || ev->syscall_no != nr || ev->args != args)
+    return diverge(r.rip, expected_here(), actual);
+  cursor_++;
+  outcome_.events_replayed++;
+  if (how == SyscallHandling::Emulate) {
+    r.orig_rax = static_cast<uint64_t>(-1);
+    r.rax = static_cast<uint64_t>(ev->result);
+    TRY(task_.set_regs(r));
+  } else {
+    // The kernel chooses where a mapping goes from this process's randomized
+    // mmap base, which the restored process does not share: ask for the
+    // recorded place. The argument registers are put back afterwards.
+    const bool pinned = pin_placement(nr, *ev, r);
+    if (pinned) TRY(task_.set_regs(r));
+    TRY(task_.syscall());
+    process::WaitResult w = TRY(task_.wait());
+    if (w.kind != process::StopKind::SyscallStop)
+      return diverge(r.rip, describe_event(*ev), actual + " did not return (stopped otherwise)");
+    user_regs_struct after = TRY(task_.regs());
+    if (pinned) {
+      after.rdi = args[0];
+      after.r10 = args[3];
+      after.r8 = args[4];
+      TRY(task_.set_regs(after));
+    }
+    const int64_t result = static_cast<int64_t>(after.rax);
+    if (result != ev->result) {
+      if (how == SyscallHandling::RunAndCheck) {
+        cursor_--;
+        return diverge(r.rip, describe_event(*ev), actual + " = " + std::to_string(result));
+      }
+      after.rax = static_cast<uint64_t>(ev->result);
+      TRY(task_.set_regs(after));
+    }
+  }
+  for (const store::MemoryWrite& w : ev->writes)
+    TRY_CTX(task_.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + actual);
+  if (next_event() && next_event()->kind == store::EventKind::ForcedCheckpoint) {
+    cursor_++;
+    outcome_.end = SegmentEnd::ReachedByRestore;
+    return Next::Done;
+  }
+  TRY(task_.cont());
+  return Next::Resume;
+}
+
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int signo) {
+  siginfo_t si = TRY(task_.siginfo());
+  user_regs_struct r = TRY(task_.regs());
+  if (signo == SIGTRAP && bp_inserted_ && r.rip == target_.rip && si.si_code == TRAP_HWBKPT) {
+    Next n = TRY(on_breakpoint(r));
+    if (n == Next::Done) return n;
+    TRY(task_.cont());
+    return Next::Resume;
+  }
+  if (signo == SIGTRAP && conditional_ && si.si_code == TRAP_PERF) {
+    if (r.rip == target_.rip) {
+      Next n = TRY(on_breakpoint(r));
+      if (n == Next::Done) {
+        conditional_.reset();
+        return n;
+      }
+    }
+    TRY(task_.cont());  // the SIGTRAP is ours: suppressed
+    return Next::Resume;
+  }
+  if (signo == SIGTRAP && si.si_code == TRAP_TRACE) {
+    TRY(task_.cont());
+    return Next::Resume;
+  }
+  const store::Event* ev = next_event();
+  if (signo == SIGSEGV && si.si_code == SI_KERNEL) {
+    uint8_t code[3] = {0, 0, 0};
+    if (task_.read_memory(RemoteAddr(r.rip), {code, 3}).ok() && code[0] == 0x0f &&
+        (code[1] == 0x31 || (code[1] == 0x01 && code[2] == 0xf9))) {
+      const bool rdtscp = code[1] == 0x01;
+      const std::string actual = rdtscp ? "rdtscp" : "rdtsc";
+      if (!ev || ev->kind != store::EventKind::Rdtsc || ev->is_rdtscp != rdtscp)
+        return diverge(r.rip, expected_here(), actual);
+      r.rax = ev->tsc & 0xffffffffu;
+      r.rdx = ev->tsc >> 32;
+      if (rdtscp) r.rcx = ev->tsc_aux;
+      r.rip += rdtscp ? 3 : 2;
+      // The #GP left RF set, which would make the next instruction skip a
+      // breakpoint at its address (a checkpoint right after rdtsc).
+      r.eflags &= ~0x10000ull;
+      TRY(task_.set_regs(r));
+      cursor_++;
+      outcome_.events_replayed++;
+      // A checkpoint right after the emulated instruction: the breakpoint
+      // would not see it (the resumed #GP keeps RF), so check here.
+      if (has_next_ && !next_forced_ && cursor_ == events_.size() && r.rip == target_.rip) {
+        Next n = TRY(on_breakpoint(r));
+        if (n == Next::Done) return n;
+      }
+      TRY(task_.cont());
+      return Next::Resume;
+    }
+  }
+  if (!ev || ev->kind != store::EventKind::Signal || ev->signo != signo)
+    return diverge(r.rip, expected_here(), "signal " + std::to_string(signo));
+  if (ev->siginfo.size() >= sizeof(siginfo_t)) {
+    siginfo_t logged;
+    std::memcpy(&logged, ev->siginfo.data(), sizeof logged);
+    TRY(task_.set_siginfo(logged));
+  }
+  cursor_++;
+  outcome_.events_replayed++;
+  TRY(task_.cont(signo));
+  return Next::Resume;
+}
+
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_exit(const process::WaitResult& w) {
+  const store::Event* ev = next_event();
+  const bool killed = w.kind == process::StopKind::Killed;
+  const std::string actual = killed ? "exit (killed by signal " + std::to_string(w.signo) + ")"
+                                    : "exit with status " + std::to_string(w.exit_code);
+  if (!ev || ev->kind != store::EventKind::Exit || (killed ? ev->signo != w.signo : ev->exit_status != w.exit_code))
+    return diverge(0, expected_here(), actual);
+  cursor_++;
+  outcome_.events_replayed++;
+  outcome_.end = SegmentEnd::EndOfHistory;
+  return Next::Done;
+}
+
+Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
+  events_ = TRY_CTX(s_.reader_.segment_events(seg_), "reading segment " + std::to_string(seg_.value));
+  const auto checkpoints = s_.reader_.checkpoints();
+  has_next_ = s_.k_.value + 1 < checkpoints.size();
+  for (const store::Event& ev : events_)
+    if (ev.kind == store::EventKind::ForcedCheckpoint) next_forced_ = true;
+  if (has_next_) {
+    store::ProcessState next = TRY(s_.reader_.process_state(CheckpointId(s_.k_.value + 1)));
+    if (next.threads.size() != 1) return Error::msg("replay of multithreaded checkpoints is not supported yet");
+    target_ = next.threads[0].regs;
+    uint8_t code[2] = {0, 0};
+    // From the recorded image: at checkpoint 0 the code may not be mapped yet.
+    if (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() && code[0] == 0x0f &&
+        code[1] == 0x05 &&
+        target_.rcx == target_.rip + 2)
+      target_at_ = RegsAt::RewoundSyscall;
+  }
+  // The end of a recording cut short (refused, killed by the recorder): the
+  // last checkpoint is where history ends.
+  if (!has_next_ && events_.size() == 1 && events_[0].kind == store::EventKind::Exit && events_[0].signo == SIGKILL) {
+    outcome_.end = SegmentEnd::EndOfHistory;
+    return outcome_;
+  }
+  // Checkpoint capture ran an injected stub ending in int3, so the kernel's
+  // last-trap number (shown in a signal frame's trapno) was 3 when the
+  // recorded program went on; do the same before a signal is delivered.
+  if (!events_.empty() && events_[0].kind == store::EventKind::Signal)
+    TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
+            "matching the recorder's last trap");
+  // Asynchronous signals the recorder re-sent right after checkpoint k.
+  if (!s_.signals_queued_by_restore_)
+    for (size_t i = 0; i < events_.size() && events_[i].kind == store::EventKind::Signal; i++)
+      if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
+        return Error::from_errno("tgkill");
+  s_.signals_queued_by_restore_ = false;
+
+  // Already there (an empty segment)?
+  if (has_next_ && !next_forced_ && events_.empty()) {
+    user_regs_struct r = TRY(task_.regs());
+    if (same_general_registers(r, target_, nullptr, target_at_) && TRY(at_next_checkpoint())) {
+      outcome_.end = SegmentEnd::ReachedByExecution;
+      return outcome_;
+    }
+  }
+  TRY(arm_breakpoint());
+  TRY(task_.cont());
+  for (;;) {
+    process::WaitResult w = TRY(task_.wait());
+    SLSDBG_DEBUG("replay", "segment %llu event %zu/%zu: stop kind %d signo %d event %d",
+                 (unsigned long long)seg_.value, cursor_, events_.size(), static_cast<int>(w.kind), w.signo, w.event);
+    Next n = Next::Resume;
+    switch (w.kind) {
+      case process::StopKind::Exited:
+      case process::StopKind::Killed:
+        n = TRY(on_exit(w));
+        if (n == Next::Resume) return Error::msg("internal: exit handled without end");
+        break;
+      case process::StopKind::PtraceEvent:
+        if (w.event == PTRACE_EVENT_SECCOMP) {
+          n = TRY(on_seccomp());
+        } else {
+          TRY(task_.cont());
+        }
+        break;
+      case process::StopKind::SignalDelivery:
+        n = TRY(on_signal(w.signo));
+        break;
+      case process::StopKind::GroupStop:
+      case process::StopKind::SyscallStop:
+        TRY(task_.cont());
+        break;
+    }
+    if (n == Next::Done) break;
+  }
+  conditional_.reset();
+  if (outcome_.end != SegmentEnd::EndOfHistory) TRY(remove_breakpoint());
+  return outcome_;
+}
+
+ReplaySession::ReplaySession(const store::RecordingReader& reader, CheckpointId k, process::Task task)
+    : reader_(reader), k_(k), task_(std::move(task)) {}
+
+ReplaySession::~ReplaySession() { task_.kill_and_reap(); }
+
+namespace {
+
+// CPUID is not trapped: the program sees the CPU it runs on, and leaf 1
+// carries the APIC id. Run on the CPU the recording was made on (its APIC id
+// from the recorded leaves; on this kind of VM APIC id == CPU number), or
+// anywhere when it cannot be told.
+int recorded_cpu(const store::RecordingReader& reader) {
+  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
+  if (!leaves.ok()) return -1;
+  for (const recorder::CpuidEntry& e : *leaves)
+    if (e.leaf == 1) {
+      const int apic = static_cast<int>(e.ebx >> 24);
+      return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;
+    }
+  return -1;
+}
+
+Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
+  restore::RestoreOptions options;
+  const int cpu = recorded_cpu(reader);
+  options.in_child_before_exec = [cpu]() -> Status {
+    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
+    return recorder::install_record_filter();
+  };
+  process::Task task = TRY(restore::restore_checkpoint(reader, k, std::move(options)));
+  // The recorder made the vDSO's time functions trapped syscalls; make sure
+  // the restored vDSO does the same (patching twice writes the same bytes).
+  const int patched = TRY_CTX(recorder::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
+  SLSDBG_DEBUG("replay", "checkpoint %llu: %d vDSO entry points patched", (unsigned long long)k.value, patched);
+  return task;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ReplaySession>> ReplaySession::start(const store::RecordingReader& reader, CheckpointId k) {
+  if (k.value >= reader.checkpoints().size())
+    return Error::msg("no checkpoint " + std::to_string(k.value) + " (the recording has " +
+                      std::to_string(reader.checkpoints().size()) + ")");
+  process::Task task = TRY_CTX(restore_for_replay(reader, k), "restoring checkpoint " + std::to_string(k.value));
+  return std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
+}
+
+Result<SegmentOutcome> ReplaySession::run_segment() {
+  SegmentRun run(*this);
+  SegmentOutcome out = TRY(run.run());
+  if (out.end == SegmentEnd::ReachedByExecution) {
+    k_ = CheckpointId(k_.value + 1);
+  } else if (out.end == SegmentEnd::ReachedByRestore) {
+    task_.kill_and_reap();
+    const CheckpointId next(k_.value + 1);
+    if (next.value >= reader_.checkpoints().size())
+      return Error::msg("the log forces checkpoint " + std::to_string(next.value) + ", which the recording lacks");
+    task_ = TRY_CTX(restore_for_replay(reader_, next), "restoring forced checkpoint " + std::to_string(next.value));
+    k_ = next;
+    signals_queued_by_restore_ = true;
+  }
+  return out;
+}
+
+}  // namespace slsdbg::replay

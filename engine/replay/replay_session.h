@@ -1,0 +1,96 @@
+// ReplaySession: a live process restored from checkpoint k of a recording and
+// replaying segment k from its event log (DESIGN.md: Replay and time travel).
+//
+// The process runs under the recorder's seccomp filter and PR_SET_TSC, set in
+// the restorer before its execve, so every syscall and rdtsc stops here just
+// as during recording. Each syscall is checked against the next logged event
+// (number and all six argument registers: replay re-creates the exact
+// registers, so any difference is a divergence). Syscalls that change kernel
+// state the process depends on (address space, fs base, signal handlers and
+// mask, sigreturn, fd table for read-only files) run for real and their result
+// is checked; all others are skipped and get the logged result and memory
+// writes. rdtsc gets the logged value; async signals are re-sent at the start
+// of the segment, as the recorder did.
+//
+// Segment end: checkpoint k+1 is reached when every event of segment k is
+// consumed and, at a software breakpoint on k+1's pc, the general registers
+// and the pages k+1 lists as dirty equal the live process. A forced
+// checkpoint (after an unmodelled syscall) is reached by restoring it.
+#pragma once
+
+#include <sys/user.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "recorder/process/task.h"
+#include "store/recording.h"
+
+namespace slsdbg::replay {
+
+// Replay did something the recording did not (or vice versa).
+struct Divergence {
+  SegmentId segment;
+  uint64_t event_index = 0;  // the event that did not match (== count: past the log's end)
+  std::string expected;
+  std::string actual;
+  uint64_t pc = 0;
+  std::string describe() const;
+};
+
+enum class SegmentEnd {
+  ReachedByExecution,  // now at checkpoint k+1's state, reached by running
+  ReachedByRestore,    // k+1 is forced: the session restored it
+  EndOfHistory,        // the process exited (or the recording ends) as logged
+  Diverged,
+};
+
+struct SegmentOutcome {
+  SegmentEnd end = SegmentEnd::Diverged;
+  std::optional<Divergence> divergence;
+  uint64_t events_replayed = 0;
+  uint64_t pages_compared = 0;  // at the boundary
+};
+
+class ReplaySession {
+ public:
+  ~ReplaySession();
+  ReplaySession(const ReplaySession&) = delete;
+  ReplaySession& operator=(const ReplaySession&) = delete;
+
+  // Restores checkpoint k with replay's seccomp filter and rdtsc trapping.
+  static Result<std::unique_ptr<ReplaySession>> start(const store::RecordingReader& reader, CheckpointId k);
+
+  // Replays the current segment until the next checkpoint, the end of history
+  // or a divergence. After ReachedBy*, checkpoint() is the next one.
+  Result<SegmentOutcome> run_segment();
+
+  CheckpointId checkpoint() const { return k_; }
+  process::Task& task() { return task_; }
+
+ private:
+  ReplaySession(const store::RecordingReader& reader, CheckpointId k, process::Task task);
+  class SegmentRun;
+
+  const store::RecordingReader& reader_;
+  CheckpointId k_;
+  process::Task task_;
+  // Restore queues the signals that open the segment; after crossing a
+  // boundary by execution the session sends them itself.
+  bool signals_queued_by_restore_ = true;
+};
+
+// Registers equal for "being at a checkpoint": all general registers and
+// fs/gs base; eflags without the trap and resume flags; orig_rax ignored.
+// RewoundSyscall: the recorder rewound b over a `syscall` instruction, which had
+// already set rcx and r11; those two are not compared.
+enum class RegsAt { Anywhere, RewoundSyscall };
+bool same_general_registers(const user_regs_struct& a, const user_regs_struct& b, std::string* first_difference,
+                            RegsAt at = RegsAt::Anywhere);
+
+}  // namespace slsdbg::replay

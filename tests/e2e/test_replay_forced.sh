@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Checks that a forced checkpoint (after capget, a syscall the recorder has no
+# model for) is crossed by restore and everything else by execution:
+# `slsdbg replay --check` says "N-2 by execution, 1 by restore" and exits 0.
+set -u
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_forced.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$SLSDBG" record -o "$tmp/rec" -- "$PROGRAMS/replay_forced" >"$tmp/native.out" 2>"$tmp/rec.err" ||
+  { echo "recording failed: $(cat "$tmp/rec.err")"; exit 1; }
+grep -q 'replay_forced: capget 0' "$tmp/native.out" || { echo "fixture output: $(cat "$tmp/native.out")"; exit 1; }
+out=$(timeout 300 "$SLSDBG" replay "$tmp/rec" --check 2>&1); rc=$?
+[ "$rc" -eq 0 ] || { echo "--check exit $rc: $out"; exit 1; }
+cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
+[[ -n "$cps" && "$out" == *"$((cps - 2)) boundaries crossed by execution, 1 by restore"* ]] ||
+  { echo "want exactly one boundary by restore: $out"; exit 1; }
+echo "replay_forced: OK ($out)"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Checks `slsdbg replay --check` on recordings made by `slsdbg record` of the
+# recorder's fixtures (file I/O, stdin, rdtsc, clock_gettime, /dev/urandom, a
+# spin loop with exit status): each replays to its end with every checkpoint
+# boundary crossed by execution, none by restore. (rec_heap and rec_sigalrm
+# do not pass yet: see engine/replay/README.md.)
+set -u
+work=$(mktemp -d "${TMPDIR:-/tmp}/replay_fixtures.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/files"
+seq 1 2000 >"$work/input.txt"
+check() {  # check NAME STDIN -- PROGRAM ARGS...
+  local name=$1 input=$2; shift 3
+  "$SLSDBG" record -o "$work/$name" -- "$@" <"$input" >/dev/null 2>"$work/$name.err"
+  [ -f "$work/$name/catalog.db" ] || { echo "$name: recording failed: $(cat "$work/$name.err")"; exit 1; }
+  local out rc cps
+  out=$(timeout 300 "$SLSDBG" replay "$work/$name" --check 2>&1); rc=$?
+  [ "$rc" -eq 0 ] || { echo "$name: --check exit $rc: $out"; exit 1; }
+  cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
+  [[ -n "$cps" && "$out" == *"$((cps - 1)) boundaries crossed by execution, 0 by restore"* ]] ||
+    { echo "$name: not every boundary by execution: $out"; exit 1; }
+  echo "$name: $out"
+}
+check fileio /dev/null -- "$PROGRAMS/rec_fileio" "$work/files"
+check stdin "$work/input.txt" -- "$PROGRAMS/rec_stdin"
+check rdtsc /dev/null -- "$PROGRAMS/rec_rdtsc"
+check clock /dev/null -- "$PROGRAMS/rec_clock"
+check urandom /dev/null -- "$PROGRAMS/rec_urandom"
+check spin /dev/null -- "$PROGRAMS/rec_spin" 50 7
+echo "replay_record_fixtures: OK"
