@@ -17,7 +17,11 @@ namespace {
 
 const char kUsage[] =
     "usage: slsdbg replay REC --check\n\n"
-    "Replays recording REC deterministically from its event log.\n\n"
+    "EXPERIMENTAL. Replays recording REC deterministically from its event log.\n"
+    "Known to report false divergences on some recordings: the XSAVE area\n"
+    "glibc's lazy-binding trampoline leaves on the stack can differ in one\n"
+    "CPU-owned bit (XINUSE), and a checkpoint's breakpoint is sometimes missed\n"
+    "(engine/replay/README.md).\n\n"
     "  --check   replay the whole recording from checkpoint 0; at every checkpoint\n"
     "            reached by execution compare the registers and the pages the\n"
     "            checkpoint lists as dirty with the recorded ones. Prints OK with\n"
@@ -72,7 +76,7 @@ int run(const std::vector<std::string>& args) {
   return 0;
 }
 
-Registrar reg({"replay", "replay a recording deterministically (--check: fidelity check)", kUsage, run, 70});
+Registrar reg({"replay", "EXPERIMENTAL: replay a recording from its log (--check)", kUsage, run, 70});
 
 }  // namespace
 }  // namespace slsdbg::cli
