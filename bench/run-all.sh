@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make bench`: every area's benchmark with the command docs/performance.md
+# quotes, one JSON document per area into bench-results/AREA.json. Slow
+# (minutes); run on a quiet machine, never from ctest.
+set -euo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${BENCH_OUT:-bench-results}
+mkdir -p "$out"
+run() {  # run AREA COMMAND...
+  echo "bench: $1" >&2
+  "${@:2}" >"$out/$1.json"
+}
+run store bash "$root/bench/store/run.sh" "$build"
+run capture bash "$root/bench/capture/run.sh" "$build" --checkpoints 300
+run record python3 "$root/bench/record/run.py" "$build" --runs 5
+run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
+run restore bash "$root/bench/restore/run.sh" "$build"
+echo "bench: results in $out/" >&2
