@@ -582,6 +582,26 @@ Status RecordSession::loop() {
   return ok_status();
 }
 
+// After a ptrace call failed: did the tracee die of SIGKILL under it? Either
+// it is gone already (capture's injection reaped it), or ptrace said ESRCH
+// and its death is about to be reported: a zombie still answers kill(pid, 0),
+// so wait (briefly, never blocking) for waitpid to report it.
+bool tracee_was_killed(pid_t pid, const Error& error) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  if (error.errno_value != ESRCH) return false;
+  for (int i = 0; i < 200; ++i) {
+    int status = 0;
+    pid_t got = waitpid(pid, &status, __WALL | WNOHANG);
+    if (got == pid) {
+      if (WIFSIGNALED(status) || WIFEXITED(status)) return true;
+      return false;  // a stop: it is alive, the error stands
+    }
+    if (got < 0) return errno == ECHILD;
+    usleep(10'000);
+  }
+  return false;
+}
+
 Result<RecordOutcome> RecordSession::run() {
   Status started = start();
   if (!started.ok()) {
@@ -590,9 +610,9 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
-  if (!ran.ok() && pid_ > 0 && kill(pid_, 0) != 0 && errno == ESRCH) {
-    // The tracee vanished under a ptrace operation (capture's injection
-    // reaped it): only SIGKILL ends a stopped tracee. Record it as killed.
+  if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {
+    // The tracee vanished under a ptrace operation: only SIGKILL ends a
+    // stopped tracee. Record it as killed.
     pid_ = -1;
     store::Event ev;
     ev.kind = store::EventKind::Exit;
