@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/proc_signals.h"
 #include "recorder/process/spawn.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/rdtsc.h"
@@ -467,14 +468,9 @@ Status RecordSession::on_signal(int signo) {
 // the next resumption (a trapped rdtsc's SIGSEGV can sit behind our
 // interrupt). They must be handled before capture runs injected code.
 bool deliverable_signal_pending(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  uint64_t pending = 0, blocked = 0;
-  while (std::getline(status, line)) {
-    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) pending |= std::stoull(line.substr(7), nullptr, 16);
-    if (line.rfind("SigBlk:", 0) == 0) blocked = std::stoull(line.substr(7), nullptr, 16);
-  }
-  return (pending & ~blocked) != 0;
+  Result<process::PendingSignals> p = process::read_pending_signals(pid, pid);
+  if (!p.ok()) return false;  // gone: waitpid reports it next
+  return ((p->thread_pending | p->shared_pending) & ~p->blocked) != 0;
 }
 
 Status RecordSession::on_interrupt() {
