@@ -11,6 +11,7 @@
 
 #include "engine/restore/memory_fill.h"
 #include "engine/restore/remote_calls.h"
+#include "recorder/process/remote_fd.h"
 
 namespace slsdbg::restore {
 
@@ -30,10 +31,7 @@ Status LazyFiller::attach(RemoteCalls& rc, std::vector<std::pair<uint64_t, uint6
   if (ranges_.empty()) return ok_status();
   int64_t remote = TRY(rc.call("userfaultfd", SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
   pid_t pid = rc.task().tgid();
-  UniqueFd pidfd(int(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!pidfd.valid()) return Error::from_errno("pidfd_open");
-  uffd_.reset(int(::syscall(SYS_pidfd_getfd, pidfd.get(), int(remote), 0)));
-  if (!uffd_.valid()) return Error::from_errno("pidfd_getfd (userfaultfd)");
+  uffd_ = TRY_CTX(process::copy_remote_fd(pid, int(remote)), "userfaultfd");
   TRY(rc.call("close", SYS_close, uint64_t(remote)));
 
   uffdio_api api{};

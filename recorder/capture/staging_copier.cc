@@ -8,13 +8,7 @@
 #include <cstring>
 
 #include "recorder/process/inject.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
+#include "recorder/process/remote_fd.h"
 
 namespace slsdbg::recorder {
 
@@ -46,12 +40,9 @@ Status StagingCopier::init(process::Task& leader) {
     (void)close_remote();
     return Error::from_errno("mmap() of the staging area in the tracee", r < 0 ? static_cast<int>(-r) : EEXIST);
   }
-  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, leader.tgid(), 0)));
-  UniqueFd local;
-  if (pidfd.valid()) local.reset(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd.get(), static_cast<int>(fd), 0)));
-  int err = errno;
+  Result<UniqueFd> copied = process::copy_remote_fd(leader.tgid(), static_cast<int>(fd));
   TRY(close_remote());
-  if (!local.valid()) return Error::from_errno("pidfd_getfd(staging memfd)", err);
+  UniqueFd local = TRY_CTX(std::move(copied), "staging memfd");
   void* m = mmap(nullptr, kStagingSize, PROT_READ | PROT_WRITE, MAP_SHARED, local.get(), 0);
   if (m == MAP_FAILED) return Error::from_errno("mmap(staging memfd)");
   local_ = static_cast<uint8_t*>(m);

@@ -16,13 +16,7 @@
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/uffd_compat.h"
 #include "recorder/process/inject.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
+#include "recorder/process/remote_fd.h"
 
 namespace slsdbg::recorder {
 
@@ -168,18 +162,10 @@ Result<std::unique_ptr<DirtyTracker>> make_uffd_wp_tracker(process::Task& leader
   TRY(process::install_injection_page(leader));
   int64_t remote_fd = TRY(process::inject_syscall(leader, SYS_userfaultfd, {O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, 0, 0, 0, 0, 0}));
   if (remote_fd < 0) return Error::from_errno("userfaultfd() in the tracee", static_cast<int>(-remote_fd));
-  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-  UniqueFd uffd;
-  Error failure{"", 0};
-  if (!pidfd.valid()) {
-    failure = Error::from_errno("pidfd_open");
-  } else {
-    uffd.reset(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd.get(), static_cast<int>(remote_fd), 0)));
-    if (!uffd.valid()) failure = Error::from_errno("pidfd_getfd");
-  }
+  Result<UniqueFd> copied = process::copy_remote_fd(pid, static_cast<int>(remote_fd));
   // The tracee's copy goes either way; ours keeps the context alive.
   TRY(process::inject_syscall(leader, SYS_close, {static_cast<uint64_t>(remote_fd), 0, 0, 0, 0, 0}));
-  if (!uffd.valid()) return failure;
+  UniqueFd uffd = TRY(std::move(copied));
   uffdio_api api{};
   api.api = UFFD_API;
   api.features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED;
