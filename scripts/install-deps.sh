@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev
   gdb lldb binutils python3 util-linux
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
+  ccache  # rebuilds of many worktrees share one compiler cache (used when present)
 )
 
 # `install-deps.sh fuzz`: also the clang toolchain for bench/fuzz_gdbproto.sh
