@@ -49,6 +49,9 @@ std::vector<bpf_insn> compare_program(const user_regs_struct& target, Conditiona
     if (compare == ConditionalBreakpoint::Compare::AllButRcxR11 &&
         (r.field == &user_regs_struct::rcx || r.field == &user_regs_struct::r11))
       continue;
+    if (compare == ConditionalBreakpoint::Compare::AllButStringRegs &&
+        (r.field == &user_regs_struct::rcx || r.field == &user_regs_struct::rsi || r.field == &user_regs_struct::rdi))
+      continue;
     const uint64_t v = target.*(r.field);
     p.push_back(insn(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, r.offset, 0));
     p.push_back(insn(BPF_LD | BPF_DW | BPF_IMM, 3, 0, 0, static_cast<int32_t>(v & 0xffffffffu)));

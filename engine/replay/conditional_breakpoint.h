@@ -19,7 +19,8 @@ namespace slsdbg::replay {
 class ConditionalBreakpoint {
  public:
   // AllButRcxR11: for a target rewound over a `syscall` (which set them).
-  enum class Compare { All, AllButRcxR11 };
+  // AllButStringRegs: a target inside a rep string instruction (rep_string.h).
+  enum class Compare { All, AllButRcxR11, AllButStringRegs };
   // Armed at once on thread `tid` for pc = target.rip.
   static Result<ConditionalBreakpoint> arm(pid_t tid, const user_regs_struct& target, Compare compare);
 

@@ -17,6 +17,8 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/rep_string.h"
+#include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
@@ -95,6 +97,10 @@ bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct
   if (at == RegsAt::RewoundSyscall) {
     a.rcx = b.rcx;
     a.r11 = b.r11;
+  } else if (at == RegsAt::InsideRepString) {
+    a.rcx = b.rcx;
+    a.rsi = b.rsi;
+    a.rdi = b.rdi;
   }
   constexpr uint64_t kIgnoredFlags = 0x10000 | 0x100;  // RF, TF
 #define SLSDBG_CMP(field)                                                                             \
@@ -132,6 +138,9 @@ class ReplaySession::SegmentRun {
   Result<Next> on_signal(int signo);
   Result<Next> on_exit(const process::WaitResult& w);
   Result<bool> at_next_checkpoint();
+  std::optional<std::vector<uint64_t>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
+                                                   std::span<const uint8_t> recorded);
+  Result<bool> step_rep_iterations(user_regs_struct& r);
   Next diverge(uint64_t pc, std::string expected, std::string actual);
   const store::Event* next_event() const { return cursor_ < events_.size() ? &events_[cursor_] : nullptr; }
   std::string expected_here() const { return next_event() ? describe_event(*next_event()) : "the end of the segment's log (" + std::to_string(events_.size()) + " events)"; }
@@ -145,6 +154,8 @@ class ReplaySession::SegmentRun {
   bool next_forced_ = false;
   user_regs_struct target_{};
   RegsAt target_at_ = RegsAt::Anywhere;
+  std::optional<RepString> target_rep_;
+  std::optional<uint64_t> last_differing_page_;
   bool bp_inserted_ = false;
   std::optional<ConditionalBreakpoint> conditional_;
   uint8_t bp_saved_ = 0;
@@ -170,8 +181,11 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
   if (!has_next_ || next_forced_) return ok_status();
   // SLSDBG_REPLAY_BREAKPOINT=ptrace forces the fallback (tests, debugging).
   const char* force = std::getenv("SLSDBG_REPLAY_BREAKPOINT");
+  const ConditionalBreakpoint::Compare compare = target_at_ == RegsAt::RewoundSyscall ? ConditionalBreakpoint::Compare::AllButRcxR11
+                                                 : target_at_ == RegsAt::InsideRepString ? ConditionalBreakpoint::Compare::AllButStringRegs
+                                                                                         : ConditionalBreakpoint::Compare::All;
   auto cond = force && std::string(force) == "ptrace" ? Result<ConditionalBreakpoint>(Error::msg("forced by SLSDBG_REPLAY_BREAKPOINT"))
-                                                      : ConditionalBreakpoint::arm(task_.raw_tid(), target_, target_at_ == RegsAt::RewoundSyscall ? ConditionalBreakpoint::Compare::AllButRcxR11 : ConditionalBreakpoint::Compare::All);
+                                                      : ConditionalBreakpoint::arm(task_.raw_tid(), target_, compare);
   if (cond.ok()) {
     conditional_.emplace(std::move(*cond));
     return ok_status();
@@ -199,33 +213,150 @@ ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, 
   return Next::Done;
 }
 
+// The XSAVE areas (xsave_noise.h) that explain every difference between a
+// live page and its recorded contents; nullopt if some difference is real.
+std::optional<std::vector<uint64_t>> ReplaySession::SegmentRun::noise_areas(uint64_t vaddr,
+                                                                             std::span<const uint8_t> live,
+                                                                             std::span<const uint8_t> recorded) {
+  const CheckpointId next(seg_.value + 1);
+  const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) {
+    return task_.read_memory(RemoteAddr(a), out);
+  };
+  const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
+    return s_.reader_.read_memory(next, a, out);
+  };
+  std::vector<uint64_t> areas;
+  for (size_t i = 0; i < kPageSize; i++) {
+    if (live[i] == recorded[i]) continue;
+    const uint64_t addr = vaddr + i;
+    bool covered = false;
+    for (uint64_t a : areas) covered = covered || (addr >= a && addr < a + kXsaveAreaBytes);
+    if (covered) continue;
+    std::optional<uint64_t> area = xsave_area_explaining(addr, live_image, recorded_image);
+    if (!area) return std::nullopt;
+    areas.push_back(*area);
+  }
+  return areas;
+}
+
 // Registers equal (checked by the caller) and the log consumed: the pages
-// checkpoint k+1 lists as dirty decide.
+// checkpoint k+1 lists as dirty decide. Differences that are only XINUSE noise
+// in XSAVE areas are overwritten with the recorded bytes once everything else
+// is equal.
 Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   const CheckpointId next(seg_.value + 1);
   std::vector<uint8_t> live(kPageSize);
+  std::vector<uint8_t> recorded(kPageSize);
+  // Registers alone do not tell loop iterations apart when the loop's state
+  // lives in memory (-O0 counters on the stack): the page that differed last
+  // time usually differs again, so check it before all the others.
+  if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
+      task_.read_memory(RemoteAddr(*last_differing_page_), live).ok() &&
+      std::memcmp(live.data(), recorded.data(), kPageSize) != 0 &&
+      !noise_areas(*last_differing_page_, live, recorded))
+    return false;
   bool same = true;
   uint64_t compared = 0;
+  std::vector<uint64_t> noise;
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
     TRY_CTX(task_.read_memory(RemoteAddr(vaddr), live), "reading page " + hex(vaddr));
-    if (std::memcmp(live.data(), data.data(), kPageSize) != 0) {
-      same = false;
-      size_t first = 0;
-      while (first < kPageSize && live[first] == data[first]) first++;
-      SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
-                   (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
-      for (size_t i = 0; i < events_.size(); i++)
-        for (const store::MemoryWrite& w : events_[i].writes)
-          if (w.addr < vaddr + kPageSize && w.addr + w.bytes.size() > vaddr)
-            SLSDBG_DEBUG("replay", "  event %zu (%s) wrote %s+%zu", i, describe_event(events_[i]).c_str(),
-                         hex(w.addr).c_str(), w.bytes.size());
-    }
     compared++;
+    if (std::memcmp(live.data(), data.data(), kPageSize) == 0) return ok_status();
+    if (std::optional<std::vector<uint64_t>> areas = noise_areas(vaddr, live, data)) {
+      noise.insert(noise.end(), areas->begin(), areas->end());
+      return ok_status();
+    }
+    same = false;
+    last_differing_page_ = vaddr;
+    size_t first = 0;
+    while (first < kPageSize && live[first] == data[first]) first++;
+    SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
+                 (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
+    for (size_t i = first, shown = 0; i < kPageSize && shown < 8; i++)
+      if (live[i] != data[i]) {
+        SLSDBG_DEBUG("replay", "  byte %s: live %02x recorded %02x", hex(vaddr + i).c_str(), live[i], data[i]);
+        shown++;
+      }
+    for (size_t i = 0; i < events_.size(); i++)
+      for (const store::MemoryWrite& w : events_[i].writes)
+        if (w.addr < vaddr + kPageSize && w.addr + w.bytes.size() > vaddr)
+          SLSDBG_DEBUG("replay", "  event %zu (%s) wrote %s+%zu", i, describe_event(events_[i]).c_str(),
+                       hex(w.addr).c_str(), w.bytes.size());
     return ok_status();
   }));
   outcome_.pages_compared = compared;
-  return same;
+  if (!same) return false;
+  std::vector<uint8_t> area(kXsaveAreaBytes);
+  for (uint64_t a : noise) {
+    TRY_CTX(s_.reader_.read_memory(next, a, area), "reading the recorded XSAVE area at " + hex(a));
+    TRY_CTX(task_.write_memory(RemoteAddr(a), area), "writing the recorded XSAVE area at " + hex(a));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: XSAVE area at %s differed only in XINUSE state; set to the recorded bytes",
+                 (unsigned long long)next.value, hex(a).c_str());
+  }
+  outcome_.xsave_areas_settled += noise.size();
+  return true;
+}
+
+// At the start of the rep string instruction checkpoint k+1 interrupted, all
+// other registers equal: run iterations up to the recorded rcx. False: not
+// this execution of it. Single steps trap after each iteration but cost a
+// stop each, so a long run first goes to a data watchpoint (DR1) on the
+// element a margin before the target, then steps the rest: a data breakpoint
+// in a fast-string run may be reported some iterations late.
+Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
+  constexpr uint64_t kStepMargin = 4096;  // iterations single-stepped at the end
+  const pid_t tid = task_.raw_tid();
+  if (r.rip == target_.rip && r.rcx > target_.rcx + 2 * kStepMargin) {
+    const uint64_t run = r.rcx - target_.rcx - kStepMargin;  // iterations to let run
+    const uint64_t walked = target_rep_->walks_rdi ? r.rdi : r.rsi;
+    const bool down = (r.eflags & 0x400) != 0;  // DF
+    const uint64_t offset = (run - 1) * target_rep_->element_size;
+    const uint64_t watch = down ? walked - offset : walked + offset;
+    errno = 0;
+    const long dr7 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
+    if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR7)");
+    const unsigned long with_watch = static_cast<unsigned long>(dr7) | (1ul << 2) | (3ul << 20);  // L1, RW1 = access, LEN1 = 1 byte
+    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[1]), watch) != 0)
+      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR1)");
+    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), with_watch) != 0)
+      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+    r.eflags |= 0x10000ull;  // RF: not the execution breakpoint on this instruction again
+    TRY(task_.set_regs(r));
+    TRY(task_.cont());
+    process::WaitResult w = TRY(task_.wait());
+    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), static_cast<unsigned long>(dr7)) != 0)
+      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
+      return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                        ": unexpected stop (signal " + std::to_string(w.signo) + ")");
+    r = TRY(task_.regs());
+    SLSDBG_DEBUG("replay", "rep string at %s: watchpoint stop at rcx %s (target %s)", hex(target_.rip).c_str(),
+                 hex(r.rcx).c_str(), hex(target_.rcx).c_str());
+  }
+  int stuck = 0;
+  while (r.rip == target_.rip && r.rcx > target_.rcx) {
+    // RF: the execution breakpoint on this very instruction must not fire
+    // again before the next iteration.
+    const uint64_t before = r.rcx;
+    r.eflags |= 0x10000ull;
+    TRY(task_.set_regs(r));
+    TRY(task_.singlestep());
+    process::WaitResult w = TRY(task_.wait());
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
+      return Error::msg("stepping a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                        ": unexpected stop (signal " + std::to_string(w.signo) + ")");
+    r = TRY(task_.regs());
+    if (r.rcx == before && ++stuck > 3)
+      return Error::msg("stepping a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                        ": no progress at " + hex(r.rip));
+  }
+  r.eflags &= ~0x10000ull;
+  std::string diff;
+  const bool there = same_general_registers(r, target_, &diff, RegsAt::Anywhere);
+  SLSDBG_DEBUG("replay", "rep string at %s stepped to rcx %s: %s", hex(target_.rip).c_str(), hex(r.rcx).c_str(),
+               there ? "registers equal" : diff.c_str());
+  return there;
 }
 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint(user_regs_struct& r) {
@@ -236,6 +367,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint
                  cursor_ != events_.size() ? "events left" : diff.c_str());
     return Next::Resume;
   }
+  if (target_at_ == RegsAt::InsideRepString && !TRY(step_rep_iterations(r))) return Next::Resume;
   if (TRY(at_next_checkpoint())) {
     // The breakpoint hit set RF; the recorded state has it clear, and it
     // would show in a signal frame.
@@ -401,6 +533,11 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
         code[1] == 0x05 &&
         target_.rcx == target_.rip + 2)
       target_at_ = RegsAt::RewoundSyscall;
+    uint8_t insn[15] = {};
+    if (target_at_ == RegsAt::Anywhere &&
+        s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {insn, sizeof insn}).ok() &&
+        (target_rep_ = decode_rep_string(insn)))
+      target_at_ = RegsAt::InsideRepString;
   }
   // The end of a recording cut short (refused, killed by the recorder): the
   // last checkpoint is where history ends.
@@ -424,7 +561,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
   // Already there (an empty segment)?
   if (has_next_ && !next_forced_ && events_.empty()) {
     user_regs_struct r = TRY(task_.regs());
-    if (same_general_registers(r, target_, nullptr, target_at_) && TRY(at_next_checkpoint())) {
+    if (same_general_registers(r, target_, nullptr, target_at_ == RegsAt::InsideRepString ? RegsAt::Anywhere : target_at_) && TRY(at_next_checkpoint())) {
       outcome_.end = SegmentEnd::ReachedByExecution;
       return outcome_;
     }

@@ -55,6 +55,7 @@ struct SegmentOutcome {
   std::optional<Divergence> divergence;
   uint64_t events_replayed = 0;
   uint64_t pages_compared = 0;  // at the boundary
+  uint64_t xsave_areas_settled = 0;  // XINUSE noise overwritten at the boundary (xsave_noise.h)
 };
 
 class ReplaySession {
@@ -88,8 +89,10 @@ class ReplaySession {
 // Registers equal for "being at a checkpoint": all general registers and
 // fs/gs base; eflags without the trap and resume flags; orig_rax ignored.
 // RewoundSyscall: the recorder rewound b over a `syscall` instruction, which had
-// already set rcx and r11; those two are not compared.
-enum class RegsAt { Anywhere, RewoundSyscall };
+// already set rcx and r11; those two are not compared. InsideRepString: b
+// interrupted a rep string instruction between iterations (rep_string.h); its
+// counters rcx, rsi and rdi are not compared.
+enum class RegsAt { Anywhere, RewoundSyscall, InsideRepString };
 bool same_general_registers(const user_regs_struct& a, const user_regs_struct& b, std::string* first_difference,
                             RegsAt at = RegsAt::Anywhere);
 
