@@ -213,7 +213,13 @@ Status Timeline::remove_watchpoint(WatchKind kind, uint64_t addr, uint64_t len) 
 Tid Timeline::thread() const { return impl_->recorded_tid; }
 pid_t Timeline::recorded_pid() const { return impl_->pid; }
 
-Result<user_regs_struct> Timeline::regs() { return impl_->session->task().regs(); }
+Result<user_regs_struct> Timeline::regs() {
+  user_regs_struct r = TRY(impl_->session->task().regs());
+  // RF is an artifact of how this moment was reached (a debug-register hit
+  // sets it); the program's state is the same either way.
+  r.eflags &= ~0x10000ull;
+  return r;
+}
 Result<std::vector<uint8_t>> Timeline::xsave() { return impl_->session->task().xsave(); }
 
 Result<size_t> Timeline::read_memory(uint64_t addr, std::span<uint8_t> out) {
