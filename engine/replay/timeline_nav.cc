@@ -3,6 +3,7 @@
 // hits) and reverse step (single-stepping forward from an exact earlier point).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine/replay/timeline_impl.h"
 
@@ -136,7 +137,9 @@ Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
     for (uint64_t i = 0; i < leg.count; i++) {
       TimelineStop st = TRY(forward(leg.motion));
       if (st.cause == StopCause::Diverged || st.cause == StopCause::Interrupted)
-        return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ")");
+        return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ", leg " +
+                          std::to_string(&leg - p.legs.data()) + " move " + std::to_string(i) + ": " +
+                          (st.divergence ? st.divergence->describe() : "interrupted") + ")");
     }
   }
   return set_traps(user);

@@ -8,6 +8,7 @@
 #include "engine/replay/timeline.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -295,6 +296,89 @@ TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Write, g_rec->total_addr, 3).ok());
   EXPECT_TRUE(tl->add_watchpoint(WatchKind::Access, g_rec->total_addr, 4).ok());
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Read, g_rec->total_addr + 8, 8).ok()) << "a third watchpoint";
+}
+
+// A recording of tests/programs/timeline_fault (a SIGSEGV in tl_fault),
+// handled (exit 3) or not (death by SIGSEGV).
+struct FaultRecording {
+  fs::path dir;
+  uint64_t fault_fn = 0;
+  std::unique_ptr<store::RecordingReader> reader;
+};
+
+FaultRecording record_fault(bool handled) {
+  FaultRecording r;
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");
+  const std::string b = build ? build : ".";
+  r.dir = fs::temp_directory_path() / ("timeline_fault_" + std::to_string(getpid()) + (handled ? "_h" : "_u"));
+  fs::remove_all(r.dir);
+  fs::create_directories(r.dir);
+  const std::string cmd = b + "/cli/slsdbg record -o " + (r.dir / "rec").string() + " --interval 2 -- " + b +
+                          "/tests/programs/timeline_fault" + (handled ? " handle" : "") + " > " +
+                          (r.dir / "native.out").string() + " 2>/dev/null";
+  (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
+  std::ifstream in(r.dir / "native.out");
+  std::string line;
+  unsigned long long f = 0;
+  while (std::getline(in, line))
+    if (std::sscanf(line.c_str(), "tl_fault=%llx", &f) == 1) r.fault_fn = f;
+  auto reader = store::RecordingReader::open((r.dir / "rec").string());
+  if (reader.ok()) r.reader = std::move(*reader);
+  return r;
+}
+
+TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
+  FaultRecording rec = record_fault(true);
+  ASSERT_NE(rec.reader, nullptr);
+  ASSERT_NE(rec.fault_fn, 0u);
+  auto t = Timeline::open(*rec.reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Signal);
+  EXPECT_EQ(st->signo, SIGSEGV);
+  EXPECT_GE(st->pc, rec.fault_fn);
+  EXPECT_LT(st->pc, rec.fault_fn + 64) << "the faulting store is in tl_fault";
+  auto done = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_EQ(done->cause, StopCause::Exited);
+  EXPECT_EQ(done->exit_status, 3);
+  // Back from the exit to tl_fault's entry.
+  ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Breakpoint);
+  EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
+  EXPECT_EQ(tl->regs()->rdi, 16u) << "tl_fault's argument, the bad pointer";
+  fs::remove_all(rec.dir);
+}
+
+TEST(TimelineSignals, DeathBySignalEndsHistoryAtTheSignal) {
+  FaultRecording rec = record_fault(false);
+  ASSERT_NE(rec.reader, nullptr);
+  auto t = Timeline::open(*rec.reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Signal);
+  const uint64_t fault_pc = st->pc;
+  auto dead = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(dead.ok()) << dead.error().message;
+  EXPECT_EQ(dead->cause, StopCause::Exited);
+  EXPECT_EQ(dead->signo, SIGSEGV);
+  ASSERT_TRUE(tl->regs().ok()) << "the timeline stays at a live moment";
+  EXPECT_EQ(tl->regs()->rip, fault_pc);
+  auto again = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cause, StopCause::Exited);
+  ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Breakpoint);
+  EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
+  fs::remove_all(rec.dir);
 }
 
 }  // namespace
