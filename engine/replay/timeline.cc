@@ -241,4 +241,14 @@ Result<size_t> Timeline::read_memory(uint64_t addr, std::span<uint8_t> out) {
 
 const store::RecordingReader& Timeline::recording() const { return impl_->reader; }
 
+Timeline::Stats Timeline::stats() const {
+  Stats s;
+  if (impl_->snapshots) {
+    s.restores = impl_->snapshots->restores();
+    s.snapshot_forks = impl_->snapshots->forks();
+    s.snapshots = impl_->snapshots->size();
+  }
+  return s;
+}
+
 }  // namespace slsdbg::replay

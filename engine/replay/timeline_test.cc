@@ -226,6 +226,25 @@ TEST_F(TimelineTest, ReverseContinueFindsThePreviousHits) {
   auto fw = tl->resume(Direction::Forward, Motion::Continue);
   ASSERT_TRUE(fw.ok()) << fw.error().message;
   EXPECT_EQ(rdi(), 10u);
+  // The segments re-run were forked from snapshots, each restored once.
+  const Timeline::Stats s = tl->stats();
+  EXPECT_GT(s.snapshot_forks, s.restores) << "restores " << s.restores << ", forks " << s.snapshot_forks;
+  EXPECT_LE(s.snapshots, TimelineOptions{}.max_snapshots);
+}
+
+TEST_F(TimelineTest, WithoutSnapshotsTheSameStops) {
+  TimelineOptions o;
+  o.max_snapshots = 0;
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  forward_to_iteration(6);
+  auto st = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(rdi(), 5u);
+  EXPECT_EQ(read_total(), expected_total(5));
+  EXPECT_EQ(tl->stats().snapshot_forks, 0u);
+  EXPECT_GT(tl->stats().restores, 1u);
 }
 
 TEST_F(TimelineTest, ReverseContinueBeforeTheFirstHitIsHistoryBegin) {
