@@ -134,7 +134,9 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
     const Path before = t.path;
     const std::optional<Moment> known_before = t.known;
     const bool was_exit = t.at_exit, was_end = t.at_end;
+    t.interruptible = true;
     st = t.forward(motion);
+    t.interruptible = false;
     if (st.ok() && !was_exit && !was_end) {
       t.trace_base.reset();
       if (st->cause == StopCause::Exited && st->pc == 0) {

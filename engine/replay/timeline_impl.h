@@ -169,6 +169,7 @@ class Timeline::Impl final : public RunObserver {
   bool collect = false;
   bool pause_signals = false;
   std::optional<uint64_t> pause_after_event;
+  bool interruptible = false;  // a user's forward move (not a replay of a path)
 
   // Run state.
   uint64_t segment = 0;

@@ -291,6 +291,87 @@ TEST_F(TimelineTest, ReverseStepRetracesForwardSteps) {
   EXPECT_EQ(m->pc, pc());
 }
 
+// Registers equal except the flags the way of reaching a point may leave.
+void expect_same_regs(const user_regs_struct& a, const user_regs_struct& b) {
+  EXPECT_EQ(a.rip, b.rip);
+  EXPECT_EQ(a.rsp, b.rsp);
+  EXPECT_EQ(a.rax, b.rax);
+  EXPECT_EQ(a.rdi, b.rdi);
+  EXPECT_EQ(a.rsi, b.rsi);
+  EXPECT_EQ(a.rdx, b.rdx);
+  EXPECT_EQ(a.rbx, b.rbx);
+  EXPECT_EQ(a.rbp, b.rbp);
+  EXPECT_EQ(a.r12, b.r12);
+}
+
+TEST_F(TimelineTest, ReverseStepAcrossASyscallLandsOnTheSyscallInstruction) {
+  // The first instruction after a syscall event in a middle segment.
+  const uint64_t k = tl->checkpoint_count() / 2;
+  auto events = g_rec->reader->segment_events(SegmentId(k));
+  ASSERT_TRUE(events.ok());
+  size_t e = 0;
+  while (e < events->size() && (*events)[e].kind != store::EventKind::Syscall) e++;
+  ASSERT_LT(e, events->size()) << "segment " << k << " has no syscall";
+  const uint64_t after = (*events)[e].pc;
+  auto st = tl->goto_moment(Moment{k, e + 1, after, 1});
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto there = tl->regs();
+  ASSERT_TRUE(there.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(pc(), after - 2);
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(pc(), {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "not a syscall instruction";
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->checkpoint, k);
+  EXPECT_EQ(m->event, e);
+  // Stepping forward executes the syscall (replayed from the log) again.
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *there);
+  auto m2 = tl->current_moment();
+  ASSERT_TRUE(m2.ok()) << m2.error().message;
+  EXPECT_EQ(*m2, (Moment{k, e + 1, after, 1}));
+}
+
+TEST_F(TimelineTest, ReverseStepAtACheckpointGoesIntoThePreviousSegment) {
+  const uint64_t k = tl->checkpoint_count() / 2;
+  ASSERT_TRUE(tl->goto_checkpoint(CheckpointId(k)).ok());
+  auto at_k = tl->regs();
+  ASSERT_TRUE(at_k.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(tl->current_segment().value, k - 1);
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *at_k);
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  // The same point, named in either segment (the boundary is crossed lazily).
+  EXPECT_EQ(m->pc, at_k->rip);
+}
+
+TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
+  int polls = 0;
+  TimelineOptions o;
+  o.interrupted = [&polls] { return ++polls > 20; };
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Interrupted);
+  const uint64_t here = pc();
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->pc, here);
+  EXPECT_EQ(pc(), here);
+}
+
 TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   forward_to_iteration(8);
   ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());

@@ -300,7 +300,8 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint6
     return Verdict::Pause;
   }
   if (pause_after_event && *pause_after_event == cursor) return stop_here(PauseWhy::EventDone, instruction_next);
-  if (options.interrupted && options.interrupted()) return stop_here(PauseWhy::Interrupted, instruction_next);
+  if (interruptible && options.interrupted && options.interrupted())
+    return stop_here(PauseWhy::Interrupted, instruction_next);
   return Verdict::Resume;
 }
 
