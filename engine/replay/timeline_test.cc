@@ -481,5 +481,38 @@ TEST(TimelineSignals, DeathBySignalEndsHistoryAtTheSignal) {
   fs::remove_all(rec.dir);
 }
 
+TEST(TimelineEdges, ARecordingCutShortEndsInHistoryEnd) {
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");
+  const std::string b = build ? build : ".";
+  const fs::path dir = fs::temp_directory_path() / ("timeline_cut_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The recorder is SIGKILLed mid-run: complete checkpoints stay, the rest of
+  // the log is cut.
+  const std::string cmd = "(" + b + "/cli/slsdbg record -o " + (dir / "rec").string() + " --interval 2 -- " + b +
+                          "/tests/programs/timeline_counter 100000 0 >/dev/null 2>&1 & pid=$!; sleep 0.5; "
+                          "kill -9 $pid; wait $pid) 2>/dev/null";
+  (void)std::system(cmd.c_str());
+  auto reader = store::RecordingReader::open((dir / "rec").string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  ASSERT_GE((*reader)->checkpoints().size(), 2u);
+  auto t = Timeline::open(**reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::HistoryEnd);
+  EXPECT_TRUE(tl->regs().ok());
+  auto again = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cause, StopCause::HistoryEnd);
+  EXPECT_EQ(tl->current_segment().value, (*reader)->checkpoints().size() - 1);
+  // Backwards from the end, over the whole last segment.
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::HistoryBegin) << "no breakpoints: back to the start";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace slsdbg::replay
