@@ -21,10 +21,10 @@ std::string where(const Base& b) {
 
 Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reader(r), options(std::move(o)) {}
 
-Status Timeline::Impl::fresh(uint64_t k) {
+Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
   session.reset();
   if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
-  auto forked = snapshots->session_at(CheckpointId(k));
+  auto forked = snapshots->session_at(CheckpointId(k), use);
   if (!forked.ok()) {
     // A snapshot that cannot fork: restore instead (and say why once).
     SLSDBG_DEBUG("timeline", "snapshot of checkpoint %llu unusable: %s", (unsigned long long)k,
@@ -38,6 +38,7 @@ Status Timeline::Impl::fresh(uint64_t k) {
   inserted.clear();
   stepping = false;
   stepping_syscall = false;
+  pause_at_syscall_exit = PauseWhy::None;
   lifted_bp.reset();
   step_over_pending = true;
   why = PauseWhy::None;
@@ -267,7 +268,7 @@ Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t k, std::optional<Moment> 
   pause_signals = true;
   motion = Motion::Continue;
   pause_after_event.reset();
-  Status st = fresh(k);
+  Status st = fresh(k, SnapshotCache::Use::IfPresent);
   hits.clear();
   ordinal = 0;
   if (!st.ok()) {
