@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -129,7 +130,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> reverse_step();
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
-  Result<std::vector<Hit>> scan(uint64_t k, std::optional<Moment> until);
+  Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
   // After an error: somewhere valid (checkpoint 0's start at worst).
   void recover();
   Result<TimelineStop> to_checkpoint(uint64_t k);
@@ -171,6 +172,7 @@ class Timeline::Impl final : public RunObserver {
   bool pause_signals = false;
   std::optional<uint64_t> pause_after_event;
   bool interruptible = false;  // a user's forward move (not a replay of a path)
+  uint64_t flow_limit = UINT64_MAX;  // drive(flow) stops on entering a later segment
 
   // Run state.
   uint64_t segment = 0;
