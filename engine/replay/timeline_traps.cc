@@ -300,11 +300,28 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, 
     why = PauseWhy::TargetMissed;
     return Verdict::Pause;
   }
+  const process::WaitResult& last_stop = task.last_stop();
+  if (stepping && stepping_syscall) {
+    // The stepped `syscall` saved TF in r11: clear it before anything
+    // compares registers (checkpoint k+1 may be right after it).
+    stepping_syscall = false;
+    auto r = task.regs();
+    if (r.ok() && (r->r11 & 0x100)) {
+      r->r11 &= ~0x100ull;
+      TRY(task.set_regs(*r));
+    }
+    // Run for real (PTRACE_SYSCALL ended the single step): at its exit stop
+    // the instruction is done.
+    if (last_stop.kind == process::StopKind::SyscallStop) {
+      if (motion == Motion::Step && !(pause_after_event && *pause_after_event == cursor))
+        return stop_here(PauseWhy::Step, true);
+      end_step();
+    }
+  }
   PauseWhy want = PauseWhy::None;
   if (pause_after_event && *pause_after_event == cursor) want = PauseWhy::EventDone;
   else if (interruptible && options.interrupted && options.interrupted()) want = PauseWhy::Interrupted;
   if (want == PauseWhy::None) return Verdict::Resume;
-  const process::WaitResult& last_stop = task.last_stop();
   if (last_stop.kind == process::StopKind::PtraceEvent && last_stop.event == PTRACE_EVENT_SECCOMP) {
     pause_at_syscall_exit = want;
     return Verdict::Resume;
