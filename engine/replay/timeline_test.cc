@@ -30,6 +30,8 @@ struct Recording {
   fs::path dir;
   uint64_t total_addr = 0;
   uint64_t mark_addr = 0;
+  uint64_t seed_addr = 0;
+  uint64_t seed = 0;
   std::map<long, long> total_at;  // iteration -> tl_total printed after its update
   std::unique_ptr<store::RecordingReader> reader;
 };
@@ -60,9 +62,13 @@ class TimelineTest : public ::testing::Test {
     while (std::getline(in, line)) {
       unsigned long long t = 0, m = 0;
       long i = 0, total = 0;
-      if (std::sscanf(line.c_str(), "addr tl_total=%llx tl_mark=%llx", &t, &m) == 2) {
+      unsigned long long st = 0, sa = 0, sv = 0;
+      if (std::sscanf(line.c_str(), "addr tl_total=%llx tl_mark=%llx tl_start=%llx tl_seed=%llx seed=%llx", &t, &m,
+                      &st, &sa, &sv) == 5) {
         g_rec->total_addr = t;
         g_rec->mark_addr = m;
+        g_rec->seed_addr = sa;
+        g_rec->seed = sv;
       } else if (std::sscanf(line.c_str(), "i=%ld total=%ld", &i, &total) == 2) {
         g_rec->total_at[i] = total;
       }
@@ -412,6 +418,31 @@ TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
   EXPECT_EQ(pc(), here);
 }
 
+TEST_F(TimelineTest, WatchpointSeesASyscallsWrite) {
+  ASSERT_NE(g_rec->seed_addr, 0u);
+  ASSERT_TRUE(tl->add_watchpoint(WatchKind::Write, g_rec->seed_addr, 8).ok());
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Watchpoint);
+  EXPECT_EQ(st->watch_addr, g_rec->seed_addr);
+  uint64_t v = 0;
+  ASSERT_TRUE(tl->read_memory(g_rec->seed_addr, {reinterpret_cast<uint8_t*>(&v), 8}).ok());
+  EXPECT_EQ(v, g_rec->seed) << "right after read(2) filled it";
+  // Later, backwards: the stop is at the syscall instruction, before the write.
+  ASSERT_TRUE(tl->add_breakpoint(g_rec->mark_addr).ok());
+  ASSERT_TRUE(tl->resume(Direction::Forward, Motion::Continue).ok());
+  ASSERT_TRUE(tl->resume(Direction::Forward, Motion::Continue).ok());
+  ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->cause, StopCause::Watchpoint);
+  ASSERT_TRUE(tl->read_memory(g_rec->seed_addr, {reinterpret_cast<uint8_t*>(&v), 8}).ok());
+  EXPECT_EQ(v, 0u) << "before the read";
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(pc(), {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "at the read's syscall instruction";
+}
+
 TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   forward_to_iteration(8);
   ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());
@@ -487,7 +518,7 @@ TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
   // Back from the exit to tl_fault's entry.
   ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
   auto back = tl->resume(Direction::Backward, Motion::Continue);
-  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back.ok()) << back.error().message << " (recording " << rec.dir << ")";
   EXPECT_EQ(back->cause, StopCause::Breakpoint);
   EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
   EXPECT_EQ(tl->regs()->rdi, 16u) << "tl_fault's argument, the bad pointer";
