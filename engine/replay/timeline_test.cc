@@ -467,6 +467,12 @@ TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Write, g_rec->total_addr, 3).ok());
   EXPECT_TRUE(tl->add_watchpoint(WatchKind::Access, g_rec->total_addr, 4).ok());
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Read, g_rec->total_addr + 8, 8).ok()) << "a third watchpoint";
+  // Two watchpoints still leave room for navigation's probes.
+  auto two = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->cause, StopCause::Watchpoint);
+  auto m = tl->current_moment();
+  EXPECT_TRUE(m.ok()) << m.error().message;
 }
 
 // A recording of tests/programs/timeline_fault (a SIGSEGV in tl_fault),
