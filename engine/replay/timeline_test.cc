@@ -521,6 +521,23 @@ TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
   ASSERT_TRUE(done.ok()) << done.error().message;
   EXPECT_EQ(done->cause, StopCause::Exited);
   EXPECT_EQ(done->exit_status, 3);
+  // At the exit: the exit syscall is the next instruction; one reverse step,
+  // then forward again to the exit.
+  const uint64_t exit_pc = tl->regs()->rip;
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(exit_pc, {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "not at the exit syscall";
+  auto rs = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(rs.ok()) << rs.error().message;
+  EXPECT_EQ(rs->cause, StopCause::Step);
+  EXPECT_NE(tl->regs()->rip, exit_pc);
+  auto fs1 = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fs1.ok()) << fs1.error().message;
+  EXPECT_EQ(tl->regs()->rip, exit_pc);
+  auto fs2 = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fs2.ok()) << fs2.error().message;
+  EXPECT_EQ(fs2->cause, StopCause::Exited);
+  EXPECT_EQ(fs2->exit_status, 3);
   // Back from the exit to tl_fault's entry.
   ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
   auto back = tl->resume(Direction::Backward, Motion::Continue);
