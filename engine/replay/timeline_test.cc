@@ -488,12 +488,17 @@ FaultRecording record_fault(bool handled) {
   const char* build = std::getenv("SLSDBG_BUILD_DIR");
   const std::string b = build ? build : ".";
   r.dir = fs::temp_directory_path() / ("timeline_fault_" + std::to_string(getpid()) + (handled ? "_h" : "_u"));
-  fs::remove_all(r.dir);
-  fs::create_directories(r.dir);
+  // TIMELINE_FAULT_REUSE=DIR: use DIR's recording (debugging one that failed).
+  if (const char* reuse = std::getenv("TIMELINE_FAULT_REUSE")) {
+    r.dir = reuse;
+  } else {
+    fs::remove_all(r.dir);
+    fs::create_directories(r.dir);
+  }
   const std::string cmd = b + "/cli/slsdbg record -o " + (r.dir / "rec").string() + " --interval 2 -- " + b +
                           "/tests/programs/timeline_fault" + (handled ? " handle" : "") + " > " +
                           (r.dir / "native.out").string() + " 2>/dev/null";
-  (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
+  if (!std::getenv("TIMELINE_FAULT_REUSE")) (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
   std::ifstream in(r.dir / "native.out");
   std::string line;
   unsigned long long f = 0;
