@@ -541,7 +541,7 @@ TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
   EXPECT_EQ(tl->regs()->rip, exit_pc);
   auto fs2 = tl->resume(Direction::Forward, Motion::Step);
   ASSERT_TRUE(fs2.ok()) << fs2.error().message;
-  EXPECT_EQ(fs2->cause, StopCause::Exited);
+  EXPECT_EQ(fs2->cause, StopCause::Exited) << (fs2->divergence ? fs2->divergence->describe() : "");
   EXPECT_EQ(fs2->exit_status, 3);
   // Back from the exit to tl_fault's entry.
   ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
