@@ -11,5 +11,5 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/timeline_bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$build/cli/slsdbg" record -o "$tmp/rec" --interval 2 -- "$build/tests/programs/timeline_counter" "$iterations" 0 \
   >"$tmp/native.out" 2>/dev/null
-start=$(sed -n 's/^addr .* tl_start=\(0x[0-9a-f]*\)$/\1/p' "$tmp/native.out")
+start=$(sed -n 's/^addr .* tl_start=\(0x[0-9a-f]*\).*$/\1/p' "$tmp/native.out")
 "$build/bench/timeline/timeline_bench" "$tmp/rec" "$start" "$runs"

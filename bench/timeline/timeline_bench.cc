@@ -50,7 +50,8 @@ Numbers measure(const store::RecordingReader& reader, uint64_t bp, size_t snapsh
   std::vector<double> gc, gc2, gm, rc, rs;
   // The moment of the breakpoint's (only) hit, near the recording's start.
   if (!tl->add_breakpoint(bp).ok()) die("add_breakpoint");
-  must(tl->resume(Direction::Forward, Motion::Continue), "continue");
+  if (must(tl->resume(Direction::Forward, Motion::Continue), "continue").cause != StopCause::Breakpoint)
+    die("the breakpoint is never hit (wrong address?)");
   const Moment first = must(tl->current_moment(), "current_moment");
   for (int i = 0; i < runs; i++) {
     auto t0 = std::chrono::steady_clock::now();
@@ -67,7 +68,8 @@ Numbers measure(const store::RecordingReader& reader, uint64_t bp, size_t snapsh
     t0 = std::chrono::steady_clock::now();
     TimelineStop st = must(tl->resume(Direction::Backward, Motion::Continue), "reverse-continue");
     rc.push_back(ms_since(t0));
-    if (st.cause != StopCause::Breakpoint) die("reverse-continue did not stop at the breakpoint");
+    if (st.cause != StopCause::Breakpoint)
+      die("reverse-continue did not stop at the breakpoint (cause " + std::to_string(static_cast<int>(st.cause)) + ")");
     for (int s = 0; s < 5; s++) must(tl->resume(Direction::Forward, Motion::Step), "stepi");
     for (int s = 0; s < 5; s++) {
       t0 = std::chrono::steady_clock::now();

@@ -313,6 +313,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       return st;
     }
     std::vector<Hit> found = TRY(scan(lo, hi, hi == from ? c : std::nullopt));
+    SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu: %zu stops, ended in segment %llu (why %d)", (unsigned long long)lo, (unsigned long long)hi, found.size(), (unsigned long long)segment, static_cast<int>(why));
     const Hit* best = nullptr;
     for (const Hit& h : found)
       if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;

@@ -31,6 +31,7 @@ struct Recording {
   uint64_t total_addr = 0;
   uint64_t mark_addr = 0;
   uint64_t seed_addr = 0;
+  uint64_t start_addr = 0;
   uint64_t seed = 0;
   std::map<long, long> total_at;  // iteration -> tl_total printed after its update
   std::unique_ptr<store::RecordingReader> reader;
@@ -68,6 +69,7 @@ class TimelineTest : public ::testing::Test {
         g_rec->total_addr = t;
         g_rec->mark_addr = m;
         g_rec->seed_addr = sa;
+        g_rec->start_addr = st;
         g_rec->seed = sv;
       } else if (std::sscanf(line.c_str(), "i=%ld total=%ld", &i, &total) == 2) {
         g_rec->total_at[i] = total;
@@ -279,6 +281,18 @@ TEST_F(TimelineTest, WithoutSnapshotsTheSameStops) {
   EXPECT_EQ(read_total(), expected_total(5));
   EXPECT_EQ(tl->stats().snapshot_forks, 0u);
   EXPECT_GT(tl->stats().restores, 1u);
+}
+
+TEST_F(TimelineTest, ReverseContinueAcrossTheWholeRecording) {
+  // tl_start runs once, at the start: from the last checkpoint, every
+  // segment is re-run backwards to find it.
+  ASSERT_TRUE(tl->add_breakpoint(g_rec->start_addr).ok());
+  ASSERT_TRUE(tl->goto_checkpoint(CheckpointId(tl->checkpoint_count() - 1)).ok());
+  auto st = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Breakpoint);
+  EXPECT_EQ(pc(), g_rec->start_addr);
+  EXPECT_EQ(read_total(), 0);
 }
 
 TEST_F(TimelineTest, ReverseContinueBeforeTheFirstHitIsHistoryBegin) {

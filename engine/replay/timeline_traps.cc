@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -108,6 +109,7 @@ Status Timeline::Impl::insert_breakpoint_bytes() {
     if (!task.read_memory(RemoteAddr(addr), {&orig, 1}).ok()) continue;  // pending
     const uint8_t int3 = 0xcc;
     if (!task.write_memory(RemoteAddr(addr), {&int3, 1}).ok()) continue;
+    SLSDBG_DEBUG("timeline", "breakpoint 0x%llx inserted in %d (was %02x)", (unsigned long long)addr, task.raw_tid(), orig);
     inserted[addr] = orig;
   }
   return ok_status();
