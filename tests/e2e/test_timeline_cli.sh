@@ -30,16 +30,19 @@ moment=$(field "$at" moment)
 again=$("$SLSDBG" replay "$tmp/rec" --goto "$k:0:$rip:1" --print-regs --json) || { echo "--goto $k:0:$rip:1 failed"; exit 1; }
 [ "$(field "$again" regs)" = "$(field "$at" regs)" ] || { echo "registers differ: $at vs $again"; exit 1; }
 
-# A moment inside segment k: tl_mark's first run after event e.
+# A moment inside a middle segment: tl_mark's first run after event e of
+# segment s (some short segments hold no call of tl_mark: try the next).
 found=""
-for e in 0 1 2 3 4 5 6 7 8; do
-  if out=$("$SLSDBG" replay "$tmp/rec" --goto "$k:$e:$mark_addr:1" --print-regs --read "$total_addr:8" --json 2>"$tmp/err"); then
-    found=$out
-    break
-  fi
-  grep -q "not in history" "$tmp/err" || { echo "--goto $k:$e:$mark_addr:1: $(cat "$tmp/err")"; exit 1; }
+for ((s = k; s < cps - 1 && ${#found} == 0; s++)); do
+  for e in 0 1 2 3 4 5 6 7 8; do
+    if out=$("$SLSDBG" replay "$tmp/rec" --goto "$s:$e:$mark_addr:1" --print-regs --read "$total_addr:8" --json 2>"$tmp/err"); then
+      found=$out
+      break
+    fi
+    grep -q "not in history" "$tmp/err" || { echo "--goto $s:$e:$mark_addr:1: $(cat "$tmp/err")"; exit 1; }
+  done
 done
-[ -n "$found" ] || { echo "tl_mark never runs in segment $k"; exit 1; }
+[ -n "$found" ] || { echo "tl_mark never runs in segments $k.."; exit 1; }
 i=$(( $(field "$found" regs.rdi) ))
 hex=$(field "$found" memory.0.hex)
 value=$(python3 -c 'import sys; print(int.from_bytes(bytes.fromhex(sys.argv[1]), "little", signed=True))' "$hex")
@@ -70,4 +73,4 @@ expect_error "cannot read 0x10" "$tmp/rec" --at 0 --read 0x10:8
 expect_error "cannot be combined" "$tmp/rec" --check --at 0
 expect_error "need --goto or --at" "$tmp/rec" --print-regs --check
 expect_error "--goto needs a value" "$tmp/rec" --goto
-echo "timeline_cli: OK (checkpoint $k, iteration $i, tl_total $value)"
+echo "timeline_cli: OK ($(field "$found" moment), iteration $i, tl_total $value)"
