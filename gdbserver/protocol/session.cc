@@ -115,6 +115,8 @@ Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
     emit_console(ctx, "slsdbg: " + stop.error().message + "\n");
     return error_reply(stop.error());
   }
+  std::string notes = ctx.target.take_stop_notes();
+  if (!notes.empty()) emit_console(ctx, notes);
   if (stop->thread.value > 0) {
     ctx.session.last_stop_thread = stop->thread;
     // The client's next queries are about the thread that stopped.

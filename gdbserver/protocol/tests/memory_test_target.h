@@ -12,7 +12,9 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gdbserver/protocol/target.h"
@@ -233,6 +235,9 @@ class MemoryTestTarget : public Target,
   ResumeRequest last_request;
   SeekTarget last_seek;
   int resume_count = 0, reverse_count = 0, kill_count = 0, detach_count = 0;
+  // Said once with the next stop reply (take_stop_notes).
+  std::string stop_notes;
+  std::string take_stop_notes() override { return std::exchange(stop_notes, std::string()); }
 
  private:
   uint8_t* reg_bytes(Tid t, int number) {

@@ -268,6 +268,21 @@ TEST_F(Packets, XferObjectsFromTheTarget) {
   EXPECT_NE(threads.find("<thread id=\"66\" name=\"worker\"/>"), std::string::npos);
 }
 
+TEST_F(Packets, StopNotesGoOutAsConsolePacketsBeforeTheStopReplyOnce) {
+  target.stop_notes = "replay diverged\n";
+  auto r = exchange("vCont;s:65");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "O" + to_hex(std::string_view("replay diverged\n")));
+  EXPECT_EQ(r[1].substr(0, 3), "T05");
+  r = exchange("vCont;s:65");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].substr(0, 3), "T05");
+  target.stop_notes = "at the edge\n";
+  r = exchange("?");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "O" + to_hex(std::string_view("at the edge\n")));
+}
+
 TEST_F(Packets, MonitorCommandsPrintThroughConsolePackets) {
   auto r = exchange("qRcmd," + to_hex(std::string_view("help")));
   ASSERT_EQ(r.size(), 2u);
