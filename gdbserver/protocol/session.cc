@@ -94,6 +94,15 @@ std::string error_reply(const Error& error) {
   return out;
 }
 
+std::string error_reply_with_text(const Error& error) {
+  std::string out = "E.";
+  for (char c : error.message) {
+    bool plain = c >= 0x20 && c < 0x7f && c != '$' && c != '#' && c != '}' && c != '*';
+    out += plain ? c : '?';
+  }
+  return out;
+}
+
 void emit_console(PacketContext& ctx, std::string_view text) {
   // Chunks small enough that "O" plus the hex stays inside the packet size.
   size_t chunk = std::max<size_t>(1, (ctx.session.options.packet_size - 8) / 2);

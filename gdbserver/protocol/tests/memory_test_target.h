@@ -83,6 +83,7 @@ class MemoryTestTarget : public Target,
     return ok_status();
   }
   Status write_register(Tid t, int number, std::span<const uint8_t> value) override {
+    if (registers_read_only) return Error::msg("registers are read-only here");
     auto* bytes = reg_bytes(t, number);
     if (!bytes) return Error::msg("no such thread or register");
     std::memcpy(bytes, value.data(), value.size());
@@ -237,6 +238,7 @@ class MemoryTestTarget : public Target,
   int resume_count = 0, reverse_count = 0, kill_count = 0, detach_count = 0;
   // Said once with the next stop reply (take_stop_notes).
   std::string stop_notes;
+  bool registers_read_only = false;
   std::string take_stop_notes() override { return std::exchange(stop_notes, std::string()); }
 
  private:

@@ -112,6 +112,15 @@ TEST_F(Packets, WritesAllRegisters) {
   EXPECT_EQ(target.reg(kMainTid, x86_64::kRax), 1u);
 }
 
+TEST_F(Packets, RefusedRegisterWritesSayWhyInTheErrorReply) {
+  // GDB prints the reply of a failed P/G ("remote failure reply 'E.…'").
+  target.registers_read_only = true;
+  EXPECT_EQ(ask("P10=0810400000000000"), "E.registers are read-only here");
+  std::string g = ask("g");
+  EXPECT_EQ(ask("G" + g), "E.registers are read-only here");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase);
+}
+
 TEST_F(Packets, ThreadSelectionChangesWhoseRegistersAreRead) {
   EXPECT_EQ(ask("Hg66"), "OK");
   EXPECT_EQ(ask("p7"), "6600fe7f00000000");  // worker's rsp
