@@ -640,6 +640,19 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::start(const store::Recordi
 uint64_t ReplaySession::events_consumed() const { return run_ ? run_->cursor() : 0; }
 uint64_t ReplaySession::events_in_segment() const { return run_ ? run_->event_count() : 0; }
 
+Result<process::Task> ReplaySession::restore_process(const store::RecordingReader& reader, CheckpointId k) {
+  if (k.value >= reader.checkpoints().size())
+    return Error::msg("no checkpoint " + std::to_string(k.value));
+  return restore_for_replay(reader, k);
+}
+
+std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader& reader, CheckpointId k,
+                                                    process::Task task) {
+  auto s = std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
+  s->signals_queued_by_restore_ = false;
+  return s;
+}
+
 Result<SegmentOutcome> ReplaySession::run_segment() {
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);
   Result<SegmentOutcome> result = run_->run();

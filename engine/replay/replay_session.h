@@ -89,6 +89,13 @@ class ReplaySession {
 
   // Restores checkpoint k with replay's seccomp filter and rdtsc trapping.
   static Result<std::unique_ptr<ReplaySession>> start(const store::RecordingReader& reader, CheckpointId k);
+  // The restored process start() would use (for snapshots).
+  static Result<process::Task> restore_process(const store::RecordingReader& reader, CheckpointId k);
+  // A session over a process already at checkpoint k's state (a snapshot's
+  // fork): it has no pending signals, so the session sends the segment's
+  // opening ones itself.
+  static std::unique_ptr<ReplaySession> adopt(const store::RecordingReader& reader, CheckpointId k,
+                                              process::Task task);
 
   // Replays the current segment until the next checkpoint, the end of history
   // or a divergence. After ReachedBy*, checkpoint() is the next one.

@@ -103,6 +103,15 @@ class Timeline {
 
   const store::RecordingReader& recording() const;
 
+  // How moves were made (tests, benchmarks): processes restored from the
+  // store, sessions forked from snapshots, snapshots held.
+  struct Stats {
+    uint64_t restores = 0;
+    uint64_t snapshot_forks = 0;
+    uint64_t snapshots = 0;
+  };
+  Stats stats() const;
+
  private:
   class Impl;
   explicit Timeline(std::unique_ptr<Impl> impl);

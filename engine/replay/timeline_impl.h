@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/replay/replay_session.h"
+#include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
 
 namespace slsdbg::replay {
@@ -139,6 +140,7 @@ class Timeline::Impl final : public RunObserver {
   Tid recorded_tid;
   pid_t pid = 0;
   std::unique_ptr<ReplaySession> session;
+  std::unique_ptr<SnapshotCache> snapshots;  // pristine checkpoints the sessions are forked from
 
   // User state (persists across moves).
   TrapSet user;
@@ -167,12 +169,14 @@ class Timeline::Impl final : public RunObserver {
   bool collect = false;
   bool pause_signals = false;
   std::optional<uint64_t> pause_after_event;
+  bool interruptible = false;  // a user's forward move (not a replay of a path)
 
   // Run state.
   uint64_t segment = 0;
   uint64_t cursor = 0;
   bool step_over_pending = false;
   bool stepping = false;
+  bool stepping_syscall = false;  // the instruction being stepped is a `syscall`
   std::optional<uint64_t> lifted_bp;
   PauseWhy why = PauseWhy::None;
   Watch why_watch;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -22,12 +23,21 @@ Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reade
 
 Status Timeline::Impl::fresh(uint64_t k) {
   session.reset();
-  session = TRY(ReplaySession::start(reader, CheckpointId(k)));
+  if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
+  auto forked = snapshots->session_at(CheckpointId(k));
+  if (!forked.ok()) {
+    // A snapshot that cannot fork: restore instead (and say why once).
+    SLSDBG_DEBUG("timeline", "snapshot of checkpoint %llu unusable: %s", (unsigned long long)k,
+                 forked.error().message.c_str());
+    forked = ReplaySession::start(reader, CheckpointId(k));
+  }
+  session = TRY(std::move(forked));
   session->set_observer(this);
   segment = k;
   cursor = 0;
   inserted.clear();
   stepping = false;
+  stepping_syscall = false;
   lifted_bp.reset();
   step_over_pending = true;
   why = PauseWhy::None;
@@ -56,6 +66,7 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
         if (restored) {
           inserted.clear();
           stepping = false;
+          stepping_syscall = false;
           lifted_bp.reset();
           TRY(insert_breakpoint_bytes());
           TRY(apply_debug_registers());

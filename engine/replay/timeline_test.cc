@@ -226,6 +226,25 @@ TEST_F(TimelineTest, ReverseContinueFindsThePreviousHits) {
   auto fw = tl->resume(Direction::Forward, Motion::Continue);
   ASSERT_TRUE(fw.ok()) << fw.error().message;
   EXPECT_EQ(rdi(), 10u);
+  // The segments re-run were forked from snapshots, each restored once.
+  const Timeline::Stats s = tl->stats();
+  EXPECT_GT(s.snapshot_forks, s.restores) << "restores " << s.restores << ", forks " << s.snapshot_forks;
+  EXPECT_LE(s.snapshots, TimelineOptions{}.max_snapshots);
+}
+
+TEST_F(TimelineTest, WithoutSnapshotsTheSameStops) {
+  TimelineOptions o;
+  o.max_snapshots = 0;
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  forward_to_iteration(6);
+  auto st = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(rdi(), 5u);
+  EXPECT_EQ(read_total(), expected_total(5));
+  EXPECT_EQ(tl->stats().snapshot_forks, 0u);
+  EXPECT_GT(tl->stats().restores, 1u);
 }
 
 TEST_F(TimelineTest, ReverseContinueBeforeTheFirstHitIsHistoryBegin) {
@@ -270,6 +289,87 @@ TEST_F(TimelineTest, ReverseStepRetracesForwardSteps) {
   auto m = tl->current_moment();
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->pc, pc());
+}
+
+// Registers equal except the flags the way of reaching a point may leave.
+void expect_same_regs(const user_regs_struct& a, const user_regs_struct& b) {
+  EXPECT_EQ(a.rip, b.rip);
+  EXPECT_EQ(a.rsp, b.rsp);
+  EXPECT_EQ(a.rax, b.rax);
+  EXPECT_EQ(a.rdi, b.rdi);
+  EXPECT_EQ(a.rsi, b.rsi);
+  EXPECT_EQ(a.rdx, b.rdx);
+  EXPECT_EQ(a.rbx, b.rbx);
+  EXPECT_EQ(a.rbp, b.rbp);
+  EXPECT_EQ(a.r12, b.r12);
+}
+
+TEST_F(TimelineTest, ReverseStepAcrossASyscallLandsOnTheSyscallInstruction) {
+  // The first instruction after a syscall event in a middle segment.
+  const uint64_t k = tl->checkpoint_count() / 2;
+  auto events = g_rec->reader->segment_events(SegmentId(k));
+  ASSERT_TRUE(events.ok());
+  size_t e = 0;
+  while (e < events->size() && (*events)[e].kind != store::EventKind::Syscall) e++;
+  ASSERT_LT(e, events->size()) << "segment " << k << " has no syscall";
+  const uint64_t after = (*events)[e].pc;
+  auto st = tl->goto_moment(Moment{k, e + 1, after, 1});
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto there = tl->regs();
+  ASSERT_TRUE(there.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(pc(), after - 2);
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(pc(), {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "not a syscall instruction";
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->checkpoint, k);
+  EXPECT_EQ(m->event, e);
+  // Stepping forward executes the syscall (replayed from the log) again.
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *there);
+  auto m2 = tl->current_moment();
+  ASSERT_TRUE(m2.ok()) << m2.error().message;
+  EXPECT_EQ(*m2, (Moment{k, e + 1, after, 1}));
+}
+
+TEST_F(TimelineTest, ReverseStepAtACheckpointGoesIntoThePreviousSegment) {
+  const uint64_t k = tl->checkpoint_count() / 2;
+  ASSERT_TRUE(tl->goto_checkpoint(CheckpointId(k)).ok());
+  auto at_k = tl->regs();
+  ASSERT_TRUE(at_k.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(tl->current_segment().value, k - 1);
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *at_k);
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  // The same point, named in either segment (the boundary is crossed lazily).
+  EXPECT_EQ(m->pc, at_k->rip);
+}
+
+TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
+  int polls = 0;
+  TimelineOptions o;
+  o.interrupted = [&polls] { return ++polls > 20; };
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Interrupted);
+  const uint64_t here = pc();
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->pc, here);
+  EXPECT_EQ(pc(), here);
 }
 
 TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
@@ -379,6 +479,39 @@ TEST(TimelineSignals, DeathBySignalEndsHistoryAtTheSignal) {
   EXPECT_EQ(back->cause, StopCause::Breakpoint);
   EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
   fs::remove_all(rec.dir);
+}
+
+TEST(TimelineEdges, ARecordingCutShortEndsInHistoryEnd) {
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");
+  const std::string b = build ? build : ".";
+  const fs::path dir = fs::temp_directory_path() / ("timeline_cut_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The recorder is SIGKILLed mid-run: complete checkpoints stay, the rest of
+  // the log is cut.
+  const std::string cmd = "(" + b + "/cli/slsdbg record -o " + (dir / "rec").string() + " --interval 2 -- " + b +
+                          "/tests/programs/timeline_counter 100000 0 >/dev/null 2>&1 & pid=$!; sleep 0.5; "
+                          "kill -9 $pid; wait $pid) 2>/dev/null";
+  (void)std::system(cmd.c_str());
+  auto reader = store::RecordingReader::open((dir / "rec").string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  ASSERT_GE((*reader)->checkpoints().size(), 2u);
+  auto t = Timeline::open(**reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::HistoryEnd);
+  EXPECT_TRUE(tl->regs().ok());
+  auto again = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cause, StopCause::HistoryEnd);
+  EXPECT_EQ(tl->current_segment().value, (*reader)->checkpoints().size() - 1);
+  // Backwards from the end, over the whole last segment.
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::HistoryBegin) << "no breakpoints: back to the start";
+  fs::remove_all(dir);
 }
 
 }  // namespace

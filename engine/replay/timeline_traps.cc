@@ -157,6 +157,14 @@ bool Timeline::Impl::count_landing(bool instruction_next) {
 void Timeline::Impl::end_step() {
   if (!stepping) return;
   stepping = false;
+  if (stepping_syscall) {
+    stepping_syscall = false;
+    auto r = session->task().regs();
+    if (r.ok() && (r->r11 & 0x100)) {
+      r->r11 &= ~0x100ull;
+      (void)session->task().set_regs(*r);
+    }
+  }
   if (lifted_bp) {
     const uint8_t int3 = 0xcc;
     (void)session->task().write_memory(RemoteAddr(*lifted_bp), {&int3, 1});
@@ -215,6 +223,10 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
           dr7 &= ~(3ul << (2 * i));
       TRY(poke_dr(tid, 7, dr7));
     }
+    // A `syscall` stepped with TF set saves TF in r11 (rflags); fixed when
+    // the step completes, or the state would differ from the recording.
+    uint8_t code[2] = {0, 0};
+    stepping_syscall = task.read_memory(RemoteAddr(pc), {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05;
     stepping = true;
     return task.singlestep(signo);
   }
@@ -288,7 +300,8 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint6
     return Verdict::Pause;
   }
   if (pause_after_event && *pause_after_event == cursor) return stop_here(PauseWhy::EventDone, instruction_next);
-  if (options.interrupted && options.interrupted()) return stop_here(PauseWhy::Interrupted, instruction_next);
+  if (interruptible && options.interrupted && options.interrupted())
+    return stop_here(PauseWhy::Interrupted, instruction_next);
   return Verdict::Resume;
 }
 
