@@ -59,6 +59,14 @@ Result<std::string> TimelineTarget::run_monitor_command(std::string_view command
 
 Result<std::string> TimelineTarget::monitor_when() {
   replay::Timeline* t = TRY(live());
+  if (diverged_) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "Current moment: none (replay diverged in segment %" PRIu64 " at event %" PRIu64 ", pc 0x%" PRIx64
+                  "; go back or goto a checkpoint)\n",
+                  diverged_->segment.value, diverged_->event_index, diverged_->pc);
+    return std::string(line);
+  }
   replay::Moment m = TRY(t->current_moment());
   char line[160];
   std::snprintf(line, sizeof line, "Current moment: %s (checkpoint %" PRIu64 " of %" PRIu64 ", event %" PRIu64 ")\n",

@@ -71,8 +71,11 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   moved_ = true;
   if (!result.ok()) {
     last_reason_.reset();
+    diverged_.reset();
     return result.take_error();
   }
+  diverged_ = result->cause == replay::StopCause::Diverged ? result->divergence : std::nullopt;
+  if (result->cause == replay::StopCause::Diverged && !diverged_) diverged_ = replay::Divergence{};
   MappedStop mapped = map_timeline_stop(*result, tid_);
   notes_ += mapped.note;
   last_reason_ = mapped.reason;

@@ -106,6 +106,8 @@ class TimelineTarget final : public Target,
   bool moved_ = false;              // before the first move, '?' is a plain stop
   std::optional<StopReason> last_reason_;
   std::string notes_;
+  // Set while stopped at a divergence: no moment exists there.
+  std::optional<replay::Divergence> diverged_;
   std::set<uint64_t> breakpoints_;           // what the client set
   std::set<uint64_t> timeline_breakpoints_;  // ... of which the timeline has now
   std::vector<std::pair<uint64_t, uint64_t>> start_mappings_;  // checkpoint 0's [start, end)

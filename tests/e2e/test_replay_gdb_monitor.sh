@@ -42,6 +42,13 @@ expect "$out" "^$end_line[[:space:]].*TRAVEL_END" "goto theend: GDB shows the en
 expect "$out" 'received: "T05' "vRun c1 answers with a stop reply"
 expect "$out" '^Current moment: 1:0:0x[0-9a-f]+:1 \(checkpoint 1 of ' "vRun c1 went to checkpoint 1"
 expect "$out" 'no checkpoint 99999: the recording has' "goto a checkpoint that does not exist"
+# The bookmark lives in the recording: slsdbg replay --goto NAME starts GDB there.
+replay_gdb_at() { timeout 600 "$SLSDBG" replay "$rec" --goto "$1" -- -nx -batch -ex 'print (int)travel_balance' -ex 'monitor when' >"$2" 2>&1 || { cat "$2"; die "replay --goto $1 failed"; }; }
+replay_gdb_at theend "$WORK/goto.out"
+expect "$WORK/goto.out" "^$end_line[[:space:]].*TRAVEL_END" "--goto BOOKMARK: GDB starts at the end line"
+expect "$WORK/goto.out" '^\$1 = -7$' "--goto BOOKMARK: the corrupt balance"
+replay_gdb_at 2 "$WORK/goto2.out"
+expect "$WORK/goto2.out" '^Current moment: 2:0:0x[0-9a-f]+:1 ' "--goto K starts GDB at checkpoint K"
 # The core shows the moment it was taken at.
 gdb -nx -batch -ex 'print travel_balance' -ex 'bt' "$prog" "$core" >"$WORK/core.out" 2>&1
 expect "$WORK/core.out" '^\$1 = -7$' "the core holds the moment's memory"
