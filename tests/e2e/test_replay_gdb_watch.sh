@@ -21,7 +21,9 @@ replay_gdb "$rec" "$out" \
   -ex 'reverse-continue' \
   -ex 'print i' \
   -ex 'print travel_balance' \
-  -ex 'monitor when'
+  -ex 'monitor when' \
+  -ex 'continue' \
+  -ex 'print i'
 expect "$out" "Breakpoint 1, main \(.*\) at .*travel_corrupt\.c:$end_line" "continue stops at the end of the program"
 expect "$out" '^\$1 = -7$' "the balance is corrupt at the end"
 expect "$out" '^Old value = -7$' "the watchpoint's old value (reverse: the value after the write)"
@@ -30,4 +32,8 @@ expect "$out" "^$corrupt_line[[:space:]].*TRAVEL_CORRUPT" "reverse-continue stop
 expect "$out" '^\$2 = 2217$' "the loop counter there is the corrupting iteration"
 expect "$out" '^\$3 = 1000$' "before the write the balance is intact"
 grep -c '^Current moment:' "$out" | grep -qx 2 || die "monitor when did not answer twice"
+# Forward again from there: the same write, seen the other way round.
+expect "$out" '^Old value = 1000$' "forward: the old value"
+expect "$out" '^New value = -7$' "forward: the new value"
+expect "$out" '^\$4 = 2217$' "forward: still the corrupting iteration"
 echo "replay_gdb_watch: OK"
