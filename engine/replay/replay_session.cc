@@ -571,6 +571,11 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
         break;
       case process::StopKind::GroupStop:
       case process::StopKind::SyscallStop:
+        if (s_.observer_ && w.kind == process::StopKind::SyscallStop &&
+            s_.observer_->on_syscall_exit(task_) == RunObserver::Verdict::Pause) {
+          n = Next::Pause;
+          break;
+        }
         TRY(go());
         break;
     }

@@ -72,6 +72,8 @@ class RunObserver {
   virtual Result<Verdict> on_trap(process::Task& task, const siginfo_t& si) = 0;
   // Event `index` was just consumed (for a signal: before its delivery).
   virtual Result<Verdict> on_event_done(process::Task& task, uint64_t index, const store::Event& ev) = 0;
+  // A syscall-exit stop the observer asked for (by resuming with PTRACE_SYSCALL).
+  virtual Verdict on_syscall_exit(process::Task& task) = 0;
   // A logged signal is about to be delivered (not consumed yet).
   virtual Verdict before_signal(process::Task& task, int signo) = 0;
   // At the seccomp stop of the logged exit/exit_group (not run yet).

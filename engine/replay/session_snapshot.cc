@@ -48,8 +48,8 @@ Result<SnapshotCache::Snapshot*> SnapshotCache::snapshot(CheckpointId k) {
   return raw;
 }
 
-Result<std::unique_ptr<ReplaySession>> SnapshotCache::session_at(CheckpointId k) {
-  if (!TRY(eligible(k))) {
+Result<std::unique_ptr<ReplaySession>> SnapshotCache::session_at(CheckpointId k, Use use) {
+  if ((use == Use::IfPresent && !snapshots_.count(k.value)) || !TRY(eligible(k))) {
     restores_++;
     return ReplaySession::start(reader_, k);
   }

@@ -34,9 +34,12 @@ class SnapshotCache {
   SnapshotCache(const SnapshotCache&) = delete;
   SnapshotCache& operator=(const SnapshotCache&) = delete;
 
-  // A session at checkpoint k: forked from its snapshot (made on first use),
-  // or restored when k cannot be snapshotted or the cache is off.
-  Result<std::unique_ptr<ReplaySession>> session_at(CheckpointId k);
+  // A session at checkpoint k: forked from its snapshot (made on first use
+  // with Make, used only if present with IfPresent: a scan over many
+  // segments would churn the cache), or restored when k cannot be
+  // snapshotted or the cache is off.
+  enum class Use { Make, IfPresent };
+  Result<std::unique_ptr<ReplaySession>> session_at(CheckpointId k, Use use = Use::Make);
   size_t size() const { return snapshots_.size(); }
   uint64_t forks() const { return forks_; }
   uint64_t restores() const { return restores_; }

@@ -204,6 +204,7 @@ uint64_t Timeline::Impl::pc_now() {
 }
 
 Status Timeline::Impl::resume(process::Task& task, int signo) {
+  if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
   if (step_over_pending || (motion == Motion::Step && !stepping)) {
     step_over_pending = false;
     const uint64_t pc = pc_now();
@@ -290,7 +291,7 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   return Verdict::Resume;
 }
 
-Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint64_t index, const store::Event& ev) {
+Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, uint64_t index, const store::Event& ev) {
   cursor = index + 1;
   count_at_event = count_value;
   reset_counts();
@@ -299,10 +300,40 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint6
     why = PauseWhy::TargetMissed;
     return Verdict::Pause;
   }
-  if (pause_after_event && *pause_after_event == cursor) return stop_here(PauseWhy::EventDone, instruction_next);
-  if (interruptible && options.interrupted && options.interrupted())
-    return stop_here(PauseWhy::Interrupted, instruction_next);
-  return Verdict::Resume;
+  const process::WaitResult& last_stop = task.last_stop();
+  if (stepping && stepping_syscall) {
+    // The stepped `syscall` saved TF in r11: clear it before anything
+    // compares registers (checkpoint k+1 may be right after it).
+    stepping_syscall = false;
+    auto r = task.regs();
+    if (r.ok() && (r->r11 & 0x100)) {
+      r->r11 &= ~0x100ull;
+      TRY(task.set_regs(*r));
+    }
+    // Run for real (PTRACE_SYSCALL ended the single step): at its exit stop
+    // the instruction is done.
+    if (last_stop.kind == process::StopKind::SyscallStop) {
+      if (motion == Motion::Step && !(pause_after_event && *pause_after_event == cursor))
+        return stop_here(PauseWhy::Step, true);
+      end_step();
+    }
+  }
+  PauseWhy want = PauseWhy::None;
+  if (pause_after_event && *pause_after_event == cursor) want = PauseWhy::EventDone;
+  else if (interruptible && options.interrupted && options.interrupted()) want = PauseWhy::Interrupted;
+  if (want == PauseWhy::None) return Verdict::Resume;
+  if (last_stop.kind == process::StopKind::PtraceEvent && last_stop.event == PTRACE_EVENT_SECCOMP) {
+    pause_at_syscall_exit = want;
+    return Verdict::Resume;
+  }
+  return stop_here(want, instruction_next);
+}
+
+RunObserver::Verdict Timeline::Impl::on_syscall_exit(process::Task&) {
+  if (pause_at_syscall_exit == PauseWhy::None) return Verdict::Resume;
+  const PauseWhy w = pause_at_syscall_exit;
+  pause_at_syscall_exit = PauseWhy::None;
+  return stop_here(w, true);
 }
 
 RunObserver::Verdict Timeline::Impl::before_signal(process::Task&, int signo) {
