@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the monitor commands and rr's dialect on a replay in GDB: help,
 # checkpoints, when, bookmark + goto BOOKMARK, goto K (GDB then shows the new
-# place), qRRCmd:when, vRun to a checkpoint, and `monitor dump` writing a
+# place), qRRCmd:when, vRun to a checkpoint and to an event, and `monitor dump` writing a
 # core of the current moment that GDB reads back with the same variables.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/travel_corrupt.c
@@ -27,6 +27,8 @@ replay_gdb "$rec" "$out" \
   -ex 'print travel_balance' \
   -ex 'maint packet vRun;;6331' \
   -ex 'maint flush register-cache' \
+  -ex 'monitor when' \
+  -ex "maint packet vRun;;$(printf 1000 | od -An -tx1 | tr -d ' \n')" \
   -ex 'monitor when'
 expect "$out" '^  goto K:E:0xPC:N ' "monitor help lists goto MOMENT"
 expect "$out" '^\* 0 ' "monitor checkpoints marks checkpoint 0 as current at the start"
@@ -41,6 +43,7 @@ expect "$out" '^\$2 = -7$' "goto theend: the balance is corrupt again"
 expect "$out" "^$end_line[[:space:]].*TRAVEL_END" "goto theend: GDB shows the end line"
 expect "$out" 'received: "T05' "vRun c1 answers with a stop reply"
 expect "$out" '^Current moment: 1:0:0x[0-9a-f]+:1 \(checkpoint 1 of ' "vRun c1 went to checkpoint 1"
+expect "$out" '^Current moment: [0-9]+:[0-9]+:0x[0-9a-f]+:1 \(checkpoint [0-9]+ of [0-9]+, event 1000\)$' "vRun to event 1000 lands just after it"
 expect "$out" 'no checkpoint 99999: the recording has' "goto a checkpoint that does not exist"
 # The bookmark lives in the recording: slsdbg replay --goto NAME starts GDB there.
 replay_gdb_at() { timeout 600 "$SLSDBG" replay "$rec" --goto "$1" -- -nx -batch -ex 'print (int)travel_balance' -ex 'monitor when' >"$2" 2>&1 || { cat "$2"; die "replay --goto $1 failed"; }; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the real Debian lldb (and lldb-19 when installed) connects with
 # gdb-remote to `slsdbg replay REC --server 127.0.0.1:0`, sets a breakpoint,
-# continues to it, reads a register and shows the backtrace through the
+# continues to it, reads a register and a variable and shows the backtrace through the
 # recorded program's functions.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 clients=()
@@ -35,6 +35,7 @@ for lldb in "${clients[@]}"; do
     -o 'breakpoint set -n travel_leaf' \
     -o 'continue' \
     -o 'register read rip' \
+    -o 'frame variable v' \
     -o 'bt' \
     -o 'process kill' >"$out" 2>&1
   rc=$?
@@ -44,6 +45,7 @@ for lldb in "${clients[@]}"; do
   expect "$out" 'frame #1: .*travel_steps`travel_middle\(v=0\) at travel_steps\.c' "$lldb: frame 1 is travel_middle"
   expect "$out" 'frame #2: .*travel_steps`main at travel_steps\.c' "$lldb: frame 2 is main"
   expect "$out" 'rip = 0x[0-9a-f]+ +travel_steps`travel_leaf' "$lldb: rip in travel_leaf"
+  expect "$out" '^\(int\) v = 0$' "$lldb: a parameter read from the replay's stack"
   wait "$srv"; rc=$?
   bg_pids=()
   [ "$rc" -eq 0 ] || die "server exited $rc: $(cat "$WORK/server.err")"
