@@ -113,6 +113,7 @@ class Timeline::Impl final : public RunObserver {
   Status apply_debug_registers();
   Status assign_slots();
   Status insert_breakpoint_bytes();
+  void refresh_breakpoints();
   void reset_counts();
   // A pause at the current pc that no trap reported: count the arrival.
   bool count_landing(bool instruction_next);

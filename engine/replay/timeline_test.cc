@@ -171,6 +171,34 @@ TEST_F(TimelineTest, ForwardBreakpointsShowTheNativeValuesThenExit) {
   EXPECT_TRUE(tl->regs().ok()) << "the timeline stays at a live moment";
 }
 
+TEST_F(TimelineTest, BreakpointOnCodeNotYetMappedIsHitOnceLoaded) {
+  // At checkpoint 0 the dynamic loader has not mapped libc yet; write() is
+  // in libc. Its address: from the first logged write syscall's pc, in the
+  // recorded image of a later checkpoint.
+  uint64_t write_pc = 0;
+  for (uint64_t k = 0; k < tl->checkpoint_count() && !write_pc; k++) {
+    auto events = g_rec->reader->segment_events(SegmentId(k));
+    ASSERT_TRUE(events.ok());
+    for (const store::Event& ev : *events)
+      if (ev.kind == store::EventKind::Syscall && ev.syscall_no == 1) {
+        write_pc = ev.pc - 2;
+        break;
+      }
+  }
+  ASSERT_NE(write_pc, 0u);
+  uint8_t byte = 0;
+  auto unmapped = tl->read_memory(write_pc, {&byte, 1});
+  if (unmapped.ok()) GTEST_SKIP() << "libc is already mapped at checkpoint 0";
+  ASSERT_TRUE(tl->add_breakpoint(write_pc).ok());
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Breakpoint);
+  EXPECT_EQ(pc(), write_pc);
+  EXPECT_EQ(tl->regs()->rax, 1u) << "about to run write(2)";
+  ASSERT_TRUE(tl->read_memory(write_pc, {&byte, 1}).ok());
+  EXPECT_EQ(byte, 0x0f) << "the syscall instruction reads as itself";
+}
+
 TEST_F(TimelineTest, GotoMomentReturnsToTheSameState) {
   forward_to_iteration(17);
   auto m = tl->current_moment();

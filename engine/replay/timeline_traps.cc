@@ -3,6 +3,7 @@
 // (watchpoints and counting probes), single steps, and the pauses they cause.
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 
 #include <cstddef>
@@ -96,17 +97,40 @@ Status Timeline::Impl::assign_slots() {
   return ok_status();
 }
 
+// A breakpoint whose address is not mapped yet (a shared library's code at
+// the program's start) stays pending and is inserted when an address-space
+// syscall may have mapped it.
 Status Timeline::Impl::insert_breakpoint_bytes() {
   process::Task& task = session->task();
   for (uint64_t addr : active.breakpoints) {
     if (inserted.count(addr)) continue;
     uint8_t orig = 0;
-    TRY_CTX(task.read_memory(RemoteAddr(addr), {&orig, 1}), "breakpoint at " + std::to_string(addr));
+    if (!task.read_memory(RemoteAddr(addr), {&orig, 1}).ok()) continue;  // pending
     const uint8_t int3 = 0xcc;
-    TRY(task.write_memory(RemoteAddr(addr), {&int3, 1}));
+    if (!task.write_memory(RemoteAddr(addr), {&int3, 1}).ok()) continue;
     inserted[addr] = orig;
   }
   return ok_status();
+}
+
+// After the address space changed: a breakpoint whose page was replaced
+// (MAP_FIXED over it) or unmapped lost its int3; pending ones may be mapped.
+void Timeline::Impl::refresh_breakpoints() {
+  process::Task& task = session->task();
+  for (auto it = inserted.begin(); it != inserted.end();) {
+    uint8_t now = 0;
+    if (!task.read_memory(RemoteAddr(it->first), {&now, 1}).ok()) {
+      it = inserted.erase(it);  // pending again
+      continue;
+    }
+    if (now != 0xcc) {
+      it->second = now;
+      const uint8_t int3 = 0xcc;
+      (void)task.write_memory(RemoteAddr(it->first), {&int3, 1});
+    }
+    ++it;
+  }
+  (void)insert_breakpoint_bytes();
 }
 
 Status Timeline::Impl::set_traps(const TrapSet& traps) {
@@ -294,6 +318,10 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
 Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, uint64_t index, const store::Event& ev) {
   cursor = index + 1;
   count_at_event = count_value;
+  if (!active.breakpoints.empty() && ev.kind == store::EventKind::Syscall &&
+      (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
+       ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk))
+    refresh_breakpoints();
   reset_counts();
   const bool instruction_next = ev.kind != store::EventKind::Signal;
   if (target && cursor > target->event) {
