@@ -28,7 +28,7 @@ std::vector<std::pair<uint64_t, uint64_t>> aligned_pieces(uint64_t addr, uint64_
   return pieces;
 }
 
-constexpr size_t kMaxWatchPieces = 4;  // DR0-DR3
+constexpr size_t kMaxWatchPieces = 4;  // DR0-DR3; the timeline may allow fewer and says so
 
 }  // namespace
 
@@ -49,7 +49,6 @@ Result<std::unique_ptr<TimelineTarget>> TimelineTarget::open(store::RecordingRea
   replay::TimelineOptions options;
   options.interrupted = [self] { return self->running_ && self->running_->stop_requested(); };
   target->timeline_ = TRY(replay::Timeline::open(reader, options));
-  for (const store::Mapping& m : first.mappings) target->start_mappings_.emplace_back(m.start, m.end);
   target->tid_ = target->timeline_->thread();
   // What `ps` would show: the kernel's comm, at most 15 characters.
   target->thread_name_ = base_name(exe).substr(0, 15);
@@ -66,7 +65,7 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   TRY(live());
   regs_valid_ = false;
   running_ = stop;
-  auto result = move_with_late_breakpoints(fn);
+  auto result = fn();
   running_ = nullptr;
   moved_ = true;
   if (!result.ok()) {
@@ -158,74 +157,15 @@ Status TimelineTarget::detach() {
   return ok_status();
 }
 
-bool TimelineTarget::mapped_at_start(uint64_t addr) const {
-  for (auto [start, end] : start_mappings_) {
-    if (addr >= start && addr < end) return true;
-  }
-  return false;
-}
-
-void TimelineTarget::sync_pending_breakpoints() {
-  if (!timeline_) return;
-  for (uint64_t addr : breakpoints_) {
-    if (timeline_breakpoints_.count(addr)) continue;
-    if (timeline_->add_breakpoint(addr).ok()) timeline_breakpoints_.insert(addr);
-  }
-}
-
-Result<replay::TimelineStop> TimelineTarget::move_with_late_breakpoints(
-    const std::function<Result<replay::TimelineStop>()>& fn) {
-  replay::Timeline* t = TRY(live());
-  sync_pending_breakpoints();
-  std::vector<uint64_t> late;
-  for (uint64_t addr : timeline_breakpoints_) {
-    if (!mapped_at_start(addr)) late.push_back(addr);
-  }
-  std::optional<replay::Moment> before;
-  if (!late.empty()) {
-    // current_moment may itself re-run from a checkpoint: without them.
-    for (uint64_t addr : late) {
-      if (t->remove_breakpoint(addr).ok()) timeline_breakpoints_.erase(addr);
-    }
-    auto m = t->current_moment();
-    if (m.ok()) before = *m;
-    sync_pending_breakpoints();
-  }
-  auto result = fn();
-  if (result.ok() || !before || result.error().message.find("breakpoint at") == std::string::npos) {
-    sync_pending_breakpoints();
-    return result;
-  }
-  for (uint64_t addr : late) {
-    if (t->remove_breakpoint(addr).ok()) timeline_breakpoints_.erase(addr);
-  }
-  auto back = t->goto_moment(*before);
-  if (!back.ok()) return result;
-  auto retried = fn();
-  sync_pending_breakpoints();
-  return retried;
-}
-
+// Breakpoints on code not mapped yet (a shared library before ld.so loads
+// it) are kept pending by the timeline and inserted once mapped.
 Status TimelineTarget::insert_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
   replay::Timeline* t = TRY(live());
-  breakpoints_.insert(addr.value);
-  Status added = t->add_breakpoint(addr.value);
-  if (added.ok()) {
-    timeline_breakpoints_.insert(addr.value);
-    return added;
-  }
-  // Not mapped at this moment: kept, and given to the timeline when it can take it.
-  uint8_t probe = 0;
-  auto readable = t->read_memory(addr.value, std::span(&probe, 1));
-  if (!readable.ok() || *readable == 0) return ok_status();
-  breakpoints_.erase(addr.value);
-  return added;
+  return t->add_breakpoint(addr.value);
 }
 
 Status TimelineTarget::remove_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
   replay::Timeline* t = TRY(live());
-  if (!breakpoints_.erase(addr.value)) return Error::msg("no breakpoint there");
-  if (!timeline_breakpoints_.erase(addr.value)) return ok_status();
   return t->remove_breakpoint(addr.value);
 }
 

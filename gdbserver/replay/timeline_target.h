@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -78,15 +77,6 @@ class TimelineTarget final : public Target,
   // turns the result into a stop reply (plus a note for the user).
   Result<StopReason> move(StopRequest* stop, const std::function<Result<replay::TimelineStop>()>& fn);
   Status load_registers();
-  // Breakpoints the client set that the timeline could not take at the time
-  // (their page is not mapped at the current moment, e.g. in libc before
-  // ld.so mapped it): retried before every move.
-  void sync_pending_breakpoints();
-  bool mapped_at_start(uint64_t addr) const;
-  // The work-around for a timeline limit: a move that restores a checkpoint
-  // where a breakpoint's page is not mapped fails. Retry it from where it
-  // started without those breakpoints (they cannot be hit there anyway).
-  Result<replay::TimelineStop> move_with_late_breakpoints(const std::function<Result<replay::TimelineStop>()>& fn);
   // rr's global event numbers: events of all earlier segments + E.
   uint64_t global_event(uint64_t checkpoint, uint64_t event) const;
   Result<replay::Moment> moment_after_global_event(uint64_t n) const;
@@ -108,9 +98,6 @@ class TimelineTarget final : public Target,
   std::string notes_;
   // Set while stopped at a divergence: no moment exists there.
   std::optional<replay::Divergence> diverged_;
-  std::set<uint64_t> breakpoints_;           // what the client set
-  std::set<uint64_t> timeline_breakpoints_;  // ... of which the timeline has now
-  std::vector<std::pair<uint64_t, uint64_t>> start_mappings_;  // checkpoint 0's [start, end)
   // Registers of the current moment, read once per stop.
   bool regs_valid_ = false;
   std::vector<uint8_t> user_regs_;
