@@ -137,8 +137,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
   if (child == 0) {
     sigaction(SIGINT, &old_int, nullptr);
     ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "slsdbg: replay: cannot start %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
+    _exit(127);  // the parent says it, in one line
   }
   int status = 0;
   std::optional<UniqueFd> conn;
@@ -157,7 +156,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     if (done == child) {
       // GDB ended without connecting (bad arguments, `gdb` missing, --help...).
       int code = exit_code_of(status);
-      if (code == 127) return Error::msg("could not start " + gdb + " (is Debian's gdb installed?)");
+      if (code == 127) return Error::msg("could not start " + gdb + " (is Debian's gdb installed? $SLSDBG_GDB names another)");
       return code;
     }
   }

@@ -3,7 +3,7 @@
 # one-line error naming the problem with a nonzero exit: a missing recording,
 # malformed --server addresses, a non-loopback address without
 # --allow-remote, a busy port, --allow-remote without --server, --at with a
-# non-number, goto a checkpoint that does not exist; and that writing a
+# non-number, goto a checkpoint that does not exist, no gdb to start; and that writing a
 # register of a replay is refused with a clear message.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 expect_error() {  # expect_error WANT_SUBSTRING ARGS...
@@ -28,6 +28,8 @@ rec=$WORK/steps.rec
 record "$rec" 10 "$PROGRAMS/travel_steps"
 expect_error "--allow-remote" "$rec" --server 0.0.0.0:0
 expect_error "no checkpoint 999" "$rec" --at 999 --server 127.0.0.1:0
+# No gdb to start.
+SLSDBG_GDB=$WORK/no-such-gdb expect_error "could not start $WORK/no-such-gdb" "$rec"
 # A busy port: a server of our own holds it.
 "$PY" -c '
 import socket, sys, time
