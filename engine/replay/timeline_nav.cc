@@ -84,6 +84,12 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
           stop_here(PauseWhy::Step, true);
           return DriveResult{Halt::Paused};
         }
+        // A long run without events can still be interrupted at each checkpoint.
+        if (interruptible && options.interrupted && options.interrupted()) {
+          end_step();
+          stop_here(PauseWhy::Interrupted, true);
+          return DriveResult{Halt::Paused};
+        }
         continue;
       }
       case SegmentEnd::EndOfHistory: {

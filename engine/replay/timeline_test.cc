@@ -30,6 +30,8 @@ struct Recording {
   fs::path dir;
   uint64_t total_addr = 0;
   uint64_t mark_addr = 0;
+  uint64_t seed_addr = 0;
+  uint64_t seed = 0;
   std::map<long, long> total_at;  // iteration -> tl_total printed after its update
   std::unique_ptr<store::RecordingReader> reader;
 };
@@ -60,9 +62,13 @@ class TimelineTest : public ::testing::Test {
     while (std::getline(in, line)) {
       unsigned long long t = 0, m = 0;
       long i = 0, total = 0;
-      if (std::sscanf(line.c_str(), "addr tl_total=%llx tl_mark=%llx", &t, &m) == 2) {
+      unsigned long long st = 0, sa = 0, sv = 0;
+      if (std::sscanf(line.c_str(), "addr tl_total=%llx tl_mark=%llx tl_start=%llx tl_seed=%llx seed=%llx", &t, &m,
+                      &st, &sa, &sv) == 5) {
         g_rec->total_addr = t;
         g_rec->mark_addr = m;
+        g_rec->seed_addr = sa;
+        g_rec->seed = sv;
       } else if (std::sscanf(line.c_str(), "i=%ld total=%ld", &i, &total) == 2) {
         g_rec->total_at[i] = total;
       }
@@ -412,6 +418,31 @@ TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
   EXPECT_EQ(pc(), here);
 }
 
+TEST_F(TimelineTest, WatchpointSeesASyscallsWrite) {
+  ASSERT_NE(g_rec->seed_addr, 0u);
+  ASSERT_TRUE(tl->add_watchpoint(WatchKind::Write, g_rec->seed_addr, 8).ok());
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Watchpoint);
+  EXPECT_EQ(st->watch_addr, g_rec->seed_addr);
+  uint64_t v = 0;
+  ASSERT_TRUE(tl->read_memory(g_rec->seed_addr, {reinterpret_cast<uint8_t*>(&v), 8}).ok());
+  EXPECT_EQ(v, g_rec->seed) << "right after read(2) filled it";
+  // Later, backwards: the stop is at the syscall instruction, before the write.
+  ASSERT_TRUE(tl->add_breakpoint(g_rec->mark_addr).ok());
+  ASSERT_TRUE(tl->resume(Direction::Forward, Motion::Continue).ok());
+  ASSERT_TRUE(tl->resume(Direction::Forward, Motion::Continue).ok());
+  ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->cause, StopCause::Watchpoint);
+  ASSERT_TRUE(tl->read_memory(g_rec->seed_addr, {reinterpret_cast<uint8_t*>(&v), 8}).ok());
+  EXPECT_EQ(v, 0u) << "before the read";
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(pc(), {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "at the read's syscall instruction";
+}
+
 TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   forward_to_iteration(8);
   ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());
@@ -436,6 +467,12 @@ TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Write, g_rec->total_addr, 3).ok());
   EXPECT_TRUE(tl->add_watchpoint(WatchKind::Access, g_rec->total_addr, 4).ok());
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Read, g_rec->total_addr + 8, 8).ok()) << "a third watchpoint";
+  // Two watchpoints still leave room for navigation's probes.
+  auto two = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->cause, StopCause::Watchpoint);
+  auto m = tl->current_moment();
+  EXPECT_TRUE(m.ok()) << m.error().message;
 }
 
 // A recording of tests/programs/timeline_fault (a SIGSEGV in tl_fault),
@@ -451,12 +488,17 @@ FaultRecording record_fault(bool handled) {
   const char* build = std::getenv("SLSDBG_BUILD_DIR");
   const std::string b = build ? build : ".";
   r.dir = fs::temp_directory_path() / ("timeline_fault_" + std::to_string(getpid()) + (handled ? "_h" : "_u"));
-  fs::remove_all(r.dir);
-  fs::create_directories(r.dir);
+  // TIMELINE_FAULT_REUSE=DIR: use DIR's recording (debugging one that failed).
+  if (const char* reuse = std::getenv("TIMELINE_FAULT_REUSE")) {
+    r.dir = reuse;
+  } else {
+    fs::remove_all(r.dir);
+    fs::create_directories(r.dir);
+  }
   const std::string cmd = b + "/cli/slsdbg record -o " + (r.dir / "rec").string() + " --interval 2 -- " + b +
                           "/tests/programs/timeline_fault" + (handled ? " handle" : "") + " > " +
                           (r.dir / "native.out").string() + " 2>/dev/null";
-  (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
+  if (!std::getenv("TIMELINE_FAULT_REUSE")) (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
   std::ifstream in(r.dir / "native.out");
   std::string line;
   unsigned long long f = 0;
@@ -484,10 +526,27 @@ TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
   ASSERT_TRUE(done.ok()) << done.error().message;
   EXPECT_EQ(done->cause, StopCause::Exited);
   EXPECT_EQ(done->exit_status, 3);
+  // At the exit: the exit syscall is the next instruction; one reverse step,
+  // then forward again to the exit.
+  const uint64_t exit_pc = tl->regs()->rip;
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(exit_pc, {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "not at the exit syscall";
+  auto rs = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(rs.ok()) << rs.error().message;
+  EXPECT_EQ(rs->cause, StopCause::Step);
+  EXPECT_NE(tl->regs()->rip, exit_pc);
+  auto fs1 = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fs1.ok()) << fs1.error().message;
+  EXPECT_EQ(tl->regs()->rip, exit_pc);
+  auto fs2 = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fs2.ok()) << fs2.error().message;
+  EXPECT_EQ(fs2->cause, StopCause::Exited) << (fs2->divergence ? fs2->divergence->describe() : "");
+  EXPECT_EQ(fs2->exit_status, 3);
   // Back from the exit to tl_fault's entry.
   ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
   auto back = tl->resume(Direction::Backward, Motion::Continue);
-  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back.ok()) << back.error().message << " (recording " << rec.dir << ")";
   EXPECT_EQ(back->cause, StopCause::Breakpoint);
   EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
   EXPECT_EQ(tl->regs()->rdi, 16u) << "tl_fault's argument, the bad pointer";

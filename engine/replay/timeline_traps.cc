@@ -347,8 +347,20 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, 
     }
   }
   PauseWhy want = PauseWhy::None;
-  if (pause_after_event && *pause_after_event == cursor) want = PauseWhy::EventDone;
-  else if (interruptible && options.interrupted && options.interrupted()) want = PauseWhy::Interrupted;
+  // Debug registers do not see the kernel's (here: the log's) writes into
+  // the process: a syscall that wrote watched bytes is a watchpoint stop,
+  // right after the syscall.
+  if (stop_at_user && ev.kind == store::EventKind::Syscall)
+    for (const Watch& w : active.watches)
+      if (w.kind != WatchKind::Read)
+        for (const store::MemoryWrite& mw : ev.writes)
+          if (mw.addr < w.addr + w.len && w.addr < mw.addr + mw.bytes.size()) {
+            want = PauseWhy::Watchpoint;
+            why_watch = w;
+          }
+  if (want == PauseWhy::None && pause_after_event && *pause_after_event == cursor) want = PauseWhy::EventDone;
+  if (want == PauseWhy::None && interruptible && options.interrupted && options.interrupted())
+    want = PauseWhy::Interrupted;
   if (want == PauseWhy::None) return Verdict::Resume;
   if (last_stop.kind == process::StopKind::PtraceEvent && last_stop.event == PTRACE_EVENT_SECCOMP) {
     pause_at_syscall_exit = want;

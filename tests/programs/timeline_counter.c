@@ -1,16 +1,19 @@
 // Timeline fixture: prints its own state at known points so tests can compare
-// what replay shows with what the native run saw. Calls tl_start once, prints
+// what replay shows with what the native run saw. Calls tl_start once, reads
+// 8 bytes of /dev/urandom into tl_seed (a syscall's write), prints
 // the addresses of the global tl_total, of tl_mark and tl_start (PIE: they differ per run; replay restores
 // the recorded ones), then for each iteration i: tl_total is updated (the
 // watched write), tl_mark(i) is called (the breakpoint), the state is printed,
 // and time passes (a spin loop, or with spins 0 a 1 ms sleep) so a short
 // --interval gives many checkpoints.
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 volatile long tl_total = 0;
+unsigned long tl_seed = 0;  // written by read(2): a syscall's memory write
 
 __attribute__((noinline)) long tl_mark(long i) { return i + tl_total; }
 __attribute__((noinline)) void tl_start(void) { tl_total = 0; }
@@ -25,8 +28,11 @@ int main(int argc, char** argv) {
   const long spins = argc > 2 ? atol(argv[2]) : 300000;
   char buf[128];
   tl_start();
-  int len = snprintf(buf, sizeof buf, "addr tl_total=%p tl_mark=%p tl_start=%p\n", (void*)&tl_total,
-                     (void*)&tl_mark, (void*)&tl_start);
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd < 0 || read(fd, &tl_seed, sizeof tl_seed) != sizeof tl_seed) return 1;
+  close(fd);
+  int len = snprintf(buf, sizeof buf, "addr tl_total=%p tl_mark=%p tl_start=%p tl_seed=%p seed=%lx\n",
+                     (void*)&tl_total, (void*)&tl_mark, (void*)&tl_start, (void*)&tl_seed, tl_seed);
   if (write(1, buf, len) != len) return 1;
   for (long i = 0; i < iters; i++) {
     tl_total += i * 3 + 1;
