@@ -1,6 +1,7 @@
 #include "gdbserver/replay/stop_mapping.h"
 
 #include <csignal>
+#include <cstring>
 
 namespace slsdbg::gdbserver {
 
@@ -27,9 +28,17 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
     case StopCause::Signal: return {StopReason::with_signal(thread, stop.signo > 0 ? stop.signo : SIGTRAP), {}};
     case StopCause::HistoryBegin: return {StopReason::history_begin(thread), {}};
     case StopCause::HistoryEnd: return {StopReason::history_end(thread), {}};
-    case StopCause::Exited:
-      if (stop.signo > 0) return {StopReason::killed(thread, stop.signo), {}};
-      return {StopReason::exited(thread, stop.exit_status), {}};
+    case StopCause::Exited: {
+      // Not W/X: those end the client's session (GDB's `target remote` drops
+      // the inferior), and a user who ran past the last breakpoint could not
+      // go back any more. Like rr, stop just before the exit instead, at the
+      // end of history, and say how the program ended.
+      std::string how = stop.signo > 0 ? "was killed by signal " + std::to_string(stop.signo) + " (" +
+                                             std::string(sigabbrev_np(stop.signo) ? sigabbrev_np(stop.signo) : "?") + ")"
+                                       : "exited with status " + std::to_string(stop.exit_status);
+      return {StopReason::history_end(thread),
+              "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};
+    }
     case StopCause::Interrupted: return {StopReason::with_signal(thread, SIGINT), {}};
     case StopCause::Diverged: {
       // Nothing recorded lies beyond a divergence: the client sees the end of

@@ -1,7 +1,8 @@
 // How a Timeline stop (engine/replay/timeline.h) is told to a debugger: the
 // protocol's StopReason, plus a note for the user when the stop needs words
 // (a divergence: replay cannot go on, and saying only "end of history" would
-// hide why).
+// hide why; the program's exit, reported as the end of history so the
+// session stays alive for reverse execution).
 #pragma once
 
 #include <string>

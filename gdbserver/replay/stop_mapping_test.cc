@@ -1,6 +1,7 @@
 // Checks how each Timeline stop is told to a debugger: the stop reply kind,
-// the watch address and kind, exit code or signal, and that a divergence
-// becomes the end of history with a note naming it (never silent).
+// the watch address and kind, and that the program's exit (status or signal)
+// and a divergence become the end of history with a note saying what
+// happened (never silent, and the session stays alive).
 #include <gtest/gtest.h>
 
 #include "gdbserver/replay/stop_mapping.h"
@@ -47,13 +48,17 @@ TEST(StopMapping, HistoryEdgesAreReplaylog) {
             "T05thread:1092;replaylog:end;");
 }
 
-TEST(StopMapping, ExitAndDeathBySignal) {
+TEST(StopMapping, ExitAndDeathBySignalAreTheEndOfHistoryWithANote) {
   TimelineStop exited = stop_of(StopCause::Exited);
   exited.exit_status = 3;
-  EXPECT_EQ(encode_stop_reply(map_timeline_stop(exited, kTid).reason, {}), "W03");
+  MappedStop e = map_timeline_stop(exited, kTid);
+  EXPECT_EQ(encode_stop_reply(e.reason, {}), "T05thread:1092;replaylog:end;");
+  EXPECT_NE(e.note.find("exited with status 3"), std::string::npos) << e.note;
   TimelineStop killed = stop_of(StopCause::Exited);
   killed.signo = SIGSEGV;
-  EXPECT_EQ(encode_stop_reply(map_timeline_stop(killed, kTid).reason, {}), "X0b");
+  MappedStop k = map_timeline_stop(killed, kTid);
+  EXPECT_EQ(encode_stop_reply(k.reason, {}), "T05thread:1092;replaylog:end;");
+  EXPECT_NE(k.note.find("killed by signal 11 (SEGV)"), std::string::npos) << k.note;
 }
 
 TEST(StopMapping, SignalsStepsAndInterrupts) {
