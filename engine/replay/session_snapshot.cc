@@ -18,9 +18,22 @@ Result<bool> SnapshotCache::eligible(CheckpointId k) {
   if (capacity_ == 0) return false;
   store::ProcessState st = TRY(reader_.process_state(k));
   if (st.threads.size() != 1 || st.shared_sigpending != 0 || st.threads[0].sigpending != 0) return false;
-  for (const store::Mapping& m : st.mappings)
+  uint64_t bytes = 0;
+  for (const store::Mapping& m : st.mappings) {
     if ((m.flags & store::flag(store::MappingFlags::Shared)) && (m.prot & PROT_WRITE)) return false;
-  return true;
+    if (m.prot != PROT_NONE) bytes += m.end - m.start;
+  }
+  return bytes <= kByteBudget;
+}
+
+void SnapshotCache::evict_lru() {
+  const uint64_t victim = lru_.back();
+  lru_.pop_back();
+  auto v = snapshots_.find(victim);
+  if (v == snapshots_.end()) return;
+  bytes_ -= v->second->bytes;
+  v->second->task.kill_and_reap();
+  snapshots_.erase(v);
 }
 
 Result<SnapshotCache::Snapshot*> SnapshotCache::snapshot(CheckpointId k) {
@@ -28,21 +41,20 @@ Result<SnapshotCache::Snapshot*> SnapshotCache::snapshot(CheckpointId k) {
   lru_.remove(k.value);
   lru_.push_front(k.value);
   if (it != snapshots_.end()) return it->second.get();
-  while (snapshots_.size() >= capacity_ && !lru_.empty()) {
-    const uint64_t victim = lru_.back();
-    lru_.pop_back();
-    auto v = snapshots_.find(victim);
-    if (v != snapshots_.end()) {
-      v->second->task.kill_and_reap();
-      snapshots_.erase(v);
-    }
-  }
+  store::ProcessState st = TRY(reader_.process_state(k));
+  uint64_t bytes = 0;
+  for (const store::Mapping& m : st.mappings)
+    if (m.prot != PROT_NONE) bytes += m.end - m.start;
+  while (!lru_.empty() && lru_.back() != k.value &&
+         (snapshots_.size() >= capacity_ || bytes_ + bytes > kByteBudget))
+    evict_lru();
   process::Task task = TRY(ReplaySession::restore_process(reader_, k));
   restores_++;
   auto snap = std::make_unique<Snapshot>(Snapshot{std::move(task)});
   snap->regs = TRY(snap->task.regs());
-  store::ProcessState st = TRY(reader_.process_state(k));
   snap->sigmask = st.threads[0].sigmask;
+  snap->bytes = bytes;
+  bytes_ += bytes;
   Snapshot* raw = snap.get();
   snapshots_[k.value] = std::move(snap);
   return raw;

@@ -12,7 +12,8 @@
 // signals). It does not inherit pending signals or debug registers: the
 // session sends the segment's opening signals itself. Checkpoints with
 // pending signals or shared writable mappings (the child would write the
-// snapshot's memory) are not snapshotted.
+// snapshot's memory), or more than 2 GiB mapped, are not snapshotted; the
+// cache holds at most `capacity` snapshots and 2 GiB of mapped memory.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +50,13 @@ class SnapshotCache {
     process::Task task;
     user_regs_struct regs{};
     uint64_t sigmask = 0;
+    uint64_t bytes = 0;  // accessible mapped memory (an upper bound of what it holds)
   };
+  // Snapshots together hold at most this much mapped memory (each is a whole
+  // process); larger checkpoints are restored every time.
+  static constexpr uint64_t kByteBudget = 2ull << 30;
   Result<bool> eligible(CheckpointId k);
+  void evict_lru();
   Result<Snapshot*> snapshot(CheckpointId k);
 
   const store::RecordingReader& reader_;
@@ -59,6 +65,7 @@ class SnapshotCache {
   std::list<uint64_t> lru_;  // most recently used first
   uint64_t forks_ = 0;
   uint64_t restores_ = 0;
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace slsdbg::replay
