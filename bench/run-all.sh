@@ -17,4 +17,5 @@ run record python3 "$root/bench/record/run.py" "$build" --runs 5
 run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
 run restore bash "$root/bench/restore/run.sh" "$build"
 run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5
+run travel_gdb python3 "$root/bench/travel/reverse.py" "$build" --history-s 1 --runs 3 --stepi 40
 echo "bench: results in $out/" >&2

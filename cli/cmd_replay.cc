@@ -2,6 +2,8 @@
 // compare the replayed state with every recorded checkpoint.
 // `slsdbg replay REC --goto MOMENT|--at K`: go there (engine/replay's
 // Timeline) and print the moment, registers and memory for scripts.
+// `slsdbg replay REC [--goto|--at] [-- GDB-ARGS]`: GDB on the recording;
+// `--server ADDR`: serve it to one debugger (gdbserver/replay).
 #ifdef SLSDBG_HAVE_REPLAY
 
 #include <unistd.h>
@@ -19,14 +21,35 @@
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
 #include "store/recording.h"
+#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
+#include "gdbserver/replay/replay_frontend.h"
+#endif
 
 namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg replay REC --check\n"
+    "usage: slsdbg replay REC [--goto MOMENT | --at K] [-- GDB-ARGS...]\n"
+    "       slsdbg replay REC --server [HOST:]PORT|unix:PATH [--allow-remote] [--goto MOMENT | --at K]\n"
+    "       slsdbg replay REC --check\n"
     "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
-    "EXPERIMENTAL. Replays recording REC deterministically from its event log.\n"
+    "EXPERIMENTAL. Replays recording REC deterministically from its event log.\n\n"
+    "Without --check, --server, --print-regs, --read or --json: starts gdb\n"
+    "connected to the recording at its start (or at --goto/--at), with the\n"
+    "recorded program's symbols loaded, over a Unix socket in a private 0700\n"
+    "directory. Arguments after -- go to gdb (e.g. -- -batch -x script.gdb).\n"
+    "GDB's reverse-continue, reverse-step, reverse-next, reverse-finish,\n"
+    "reverse-stepi and watchpoints work across checkpoints; `monitor help`\n"
+    "lists when, checkpoints, goto, bookmark(s) and dump; gdb's `goto WHERE`\n"
+    "(defined by slsdbg) moves and refreshes the frame. The program's exit is\n"
+    "shown as the end of history (with a note saying how it ended), so reverse\n"
+    "execution still works there. Registers and memory of a replay cannot be\n"
+    "written.\n\n"
+    "  --server ADDR    serve one debugger instead (gdb `target remote ADDR`,\n"
+    "            lldb `gdb-remote ADDR`); PORT alone binds 127.0.0.1, port 0\n"
+    "            picks a free one; prints the address to connect to.\n"
+    "  --allow-remote   let --server listen on a non-loopback address (anyone\n"
+    "            who can connect reads the recorded memory).\n\n"
     "Known to report false divergences on some recordings: the XSAVE area\n"
     "glibc's lazy-binding trampoline leaves on the stack can differ in one\n"
     "CPU-owned bit (XINUSE), and a checkpoint's breakpoint is sometimes missed\n"
@@ -55,9 +78,9 @@ const char kUsage[] =
     "replaying with a counting hardware breakpoint on PC.\n\n"
     "A checkpoint taken inside a hot loop is reached exactly but slowly (each\n"
     "visit of its pc costs a hardware-breakpoint exception).\n\n"
-    "Not yet: starting GDB, a backtrace in divergence reports, multithreaded\n"
-    "recordings; some recordings with signal handlers interrupting syscalls\n"
-    "still report a divergence.\n";
+    "Not yet: a backtrace in divergence reports, multithreaded recordings;\n"
+    "some recordings with signal handlers interrupting syscalls still report a\n"
+    "divergence.\n";
 
 struct ReplayArgs {
   std::string rec;
@@ -120,8 +143,6 @@ std::optional<std::string> parse_replay_args(const std::vector<std::string>& arg
   }
   if (out.rec.empty()) return std::string("no recording given (usage: slsdbg replay REC --check | --goto MOMENT | --at K)");
   if (out.check && out.goto_moment) return std::string("--check cannot be combined with --goto/--at");
-  if (!out.check && !out.goto_moment)
-    return std::string("no mode given: --check, --goto MOMENT or --at K (starting GDB is not implemented yet)");
   if (!out.goto_moment && (out.print_regs || !out.reads.empty() || out.json))
     return std::string("--print-regs, --read and --json need --goto or --at");
   return std::nullopt;
@@ -208,16 +229,99 @@ int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
   return 0;
 }
 
-int run(const std::vector<std::string>& args) {
+// --- GDB / --server mode (issue #4): parsed apart from the options above.
+struct DebuggerOptions {
+  std::vector<std::string> gdb_args;  // after "--"
+  std::optional<std::string> server;
+  bool allow_remote = false;
+};
+
+// Takes everything after "--" out of `args` (GDB's arguments).
+std::vector<std::string> take_gdb_args(std::vector<std::string>& args) {
+  std::vector<std::string> gdb;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      gdb.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      args.resize(i);
+      break;
+    }
+  }
+  return gdb;
+}
+
+// Takes --server ADDR and --allow-remote out of `args`; an error text when malformed.
+std::optional<std::string> take_debugger_options(std::vector<std::string>& args, DebuggerOptions& out) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--server") {
+      if (i + 1 >= args.size() || args[i + 1].empty()) return std::string("--server needs an address (see slsdbg replay --help)");
+      out.server = args[++i];
+    } else if (args[i] == "--allow-remote") {
+      out.allow_remote = true;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  args = std::move(rest);
+  if (out.allow_remote && !out.server) return std::string("--allow-remote only applies to --server");
+  return std::nullopt;
+}
+
+// What the options ask for besides --check and the scripted --goto output.
+bool wants_script_output(const ReplayArgs& a) { return a.print_regs || !a.reads.empty() || a.json; }
+
+#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
+int run_debugger(const std::string& rec, const std::optional<std::string>& start_at, const DebuggerOptions& opts) {
+  std::optional<gdbserver::ListenSpec> spec;
+  if (opts.server) {
+    auto parsed = gdbserver::parse_listen_spec(*opts.server);
+    if (!parsed.ok()) return fail("replay: --server: " + parsed.error().message, 2);
+    spec = *parsed;
+  }
+  auto reader = store::RecordingReader::open(rec);
+  if (!reader.ok()) return fail("replay: " + reader.error().message);
+  gdbserver::ReplayFrontendOptions options;
+  options.start_at = start_at;
+  Result<int> code = 0;
+  if (spec) {
+    auto access = opts.allow_remote ? gdbserver::RemoteAccess::AllowRemote : gdbserver::RemoteAccess::LoopbackOnly;
+    code = gdbserver::serve_recording(**reader, *spec, access, options);
+    if (!code.ok() && code.error().message.starts_with("refusing to listen")) {
+      return fail("replay: --server: " + code.error().message + " (--allow-remote)", 2);
+    }
+  } else {
+    code = gdbserver::run_gdb_on_recording(**reader, opts.gdb_args, options);
+  }
+  if (!code.ok()) return fail("replay: " + code.error().message);
+  return *code;
+}
+#else
+int run_debugger(const std::string& rec, const std::optional<std::string>&, const DebuggerOptions&) {
+  auto reader = store::RecordingReader::open(rec);
+  if (!reader.ok()) return fail("replay: " + reader.error().message);
+  return fail("replay: this build has no gdbserver for replays (gdbserver/replay)");
+}
+#endif
+
+int run(const std::vector<std::string>& original_args) {
+  std::vector<std::string> args = original_args;
+  DebuggerOptions debugger;
+  debugger.gdb_args = take_gdb_args(args);
+  if (auto err = take_debugger_options(args, debugger)) return fail("replay: " + *err, 2);
   ReplayArgs a;
   if (auto err = parse_replay_args(args, a)) return fail("replay: " + *err, 2);
+  const bool debugger_mode = !a.check && !wants_script_output(a);
+  if (!debugger_mode && (debugger.server || !debugger.gdb_args.empty())) {
+    return fail("replay: --server and GDB arguments do not go with --check, --print-regs, --read or --json", 2);
+  }
+  if (debugger_mode) return run_debugger(a.rec, a.goto_moment, debugger);
   auto reader = store::RecordingReader::open(a.rec);
   if (!reader.ok()) return fail("replay: " + reader.error().message);
   if (a.check) return run_check(**reader);
   return run_goto(**reader, a);
 }
 
-Registrar reg({"replay", "EXPERIMENTAL: replay a recording from its log (--check, --goto/--at)", kUsage, run, 70});
+Registrar reg({"replay", "EXPERIMENTAL: replay a recording in GDB (or --server, --check, --goto/--at)", kUsage, run, 70});
 
 }  // namespace
 }  // namespace slsdbg::cli

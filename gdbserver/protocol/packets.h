@@ -30,6 +30,9 @@ inline constexpr std::string_view kErrorTooLarge = "E07";   // E2BIG
 inline constexpr std::string_view kErrorMemory = "E0e";     // EFAULT
 inline constexpr std::string_view kErrorNoThread = "E03";   // ESRCH
 std::string error_reply(const Error& error);
+// "E.message" (GDB prints the reply of some failed packets, e.g. P and G):
+// the message with the characters framing would need to escape replaced.
+std::string error_reply_with_text(const Error& error);
 // Queues `text` as console output ('O' packets) for the client to print.
 void emit_console(PacketContext& ctx, std::string_view text);
 

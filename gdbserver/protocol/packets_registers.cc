@@ -40,7 +40,7 @@ Reply handle_write_registers(PacketContext& ctx, std::string_view args) {
   for (const RegisterDesc& r : x86_64_registers()) {
     if (at + r.size > bytes->size()) break;
     auto status = ctx.target.write_register(*tid, r.number, std::span(bytes->data() + at, r.size));
-    if (!status.ok()) return error_reply(status.error());
+    if (!status.ok()) return error_reply_with_text(status.error());
     at += r.size;
   }
   return std::string("OK");
@@ -70,7 +70,7 @@ Reply handle_write_register(PacketContext& ctx, std::string_view args) {
   auto tid = resolve_thread(ctx, ctx.session.general_thread);
   if (!tid.ok()) return error_reply(tid.error());
   auto status = ctx.target.write_register(*tid, r->number, *value);
-  if (!status.ok()) return error_reply(status.error());
+  if (!status.ok()) return error_reply_with_text(status.error());
   return std::string("OK");
 }
 

@@ -209,6 +209,14 @@ Result<UniqueFd> Listener::accept_one() {
   }
 }
 
+Result<std::optional<UniqueFd>> Listener::accept_within(int timeout_ms) {
+  pollfd pfd{fd_.get(), POLLIN, 0};
+  int n = ::poll(&pfd, 1, timeout_ms);
+  if (n < 0 && errno != EINTR) return Error::from_errno("poll");
+  if (n <= 0) return std::optional<UniqueFd>();
+  return std::optional<UniqueFd>(TRY(accept_one()));
+}
+
 Status serve_connection(int fd, Target& target, const SessionOptions& options) {
   PacketDecoder decoder(options.packet_size);
   Session session(target, options);

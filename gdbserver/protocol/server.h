@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,9 @@ class Listener {
   const std::string& address() const { return address_; }
   uint16_t port() const { return port_; }
   Result<UniqueFd> accept_one();
+  // Waits at most timeout_ms for a client; nullopt when none came (so a
+  // caller can check meanwhile whether the client it started is still alive).
+  Result<std::optional<UniqueFd>> accept_within(int timeout_ms);
 
  private:
   Listener() = default;

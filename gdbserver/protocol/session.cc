@@ -94,6 +94,15 @@ std::string error_reply(const Error& error) {
   return out;
 }
 
+std::string error_reply_with_text(const Error& error) {
+  std::string out = "E.";
+  for (char c : error.message) {
+    bool plain = c >= 0x20 && c < 0x7f && c != '$' && c != '#' && c != '}' && c != '*';
+    out += plain ? c : '?';
+  }
+  return out;
+}
+
 void emit_console(PacketContext& ctx, std::string_view text) {
   // Chunks small enough that "O" plus the hex stays inside the packet size.
   size_t chunk = std::max<size_t>(1, (ctx.session.options.packet_size - 8) / 2);
@@ -115,6 +124,8 @@ Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
     emit_console(ctx, "slsdbg: " + stop.error().message + "\n");
     return error_reply(stop.error());
   }
+  std::string notes = ctx.target.take_stop_notes();
+  if (!notes.empty()) emit_console(ctx, notes);
   if (stop->thread.value > 0) {
     ctx.session.last_stop_thread = stop->thread;
     // The client's next queries are about the thread that stopped.

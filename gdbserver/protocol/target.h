@@ -178,6 +178,11 @@ class Target {
   virtual Status kill() = 0;
   virtual Status detach() = 0;
 
+  // Text the user must see with the next stop reply (e.g. why a replay could
+  // not go on). The protocol sends it as console output ('O' packets) just
+  // before the stop reply, then forgets it. Empty: nothing to say.
+  virtual std::string take_stop_notes() { return {}; }
+
   // Optional capabilities.
   virtual Breakpoints* breakpoints() { return nullptr; }
   virtual Watchpoints* watchpoints() { return nullptr; }

@@ -12,7 +12,9 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gdbserver/protocol/target.h"
@@ -81,6 +83,7 @@ class MemoryTestTarget : public Target,
     return ok_status();
   }
   Status write_register(Tid t, int number, std::span<const uint8_t> value) override {
+    if (registers_read_only) return Error::msg("registers are read-only here");
     auto* bytes = reg_bytes(t, number);
     if (!bytes) return Error::msg("no such thread or register");
     std::memcpy(bytes, value.data(), value.size());
@@ -233,6 +236,10 @@ class MemoryTestTarget : public Target,
   ResumeRequest last_request;
   SeekTarget last_seek;
   int resume_count = 0, reverse_count = 0, kill_count = 0, detach_count = 0;
+  // Said once with the next stop reply (take_stop_notes).
+  std::string stop_notes;
+  bool registers_read_only = false;
+  std::string take_stop_notes() override { return std::exchange(stop_notes, std::string()); }
 
  private:
   uint8_t* reg_bytes(Tid t, int number) {

@@ -112,6 +112,15 @@ TEST_F(Packets, WritesAllRegisters) {
   EXPECT_EQ(target.reg(kMainTid, x86_64::kRax), 1u);
 }
 
+TEST_F(Packets, RefusedRegisterWritesSayWhyInTheErrorReply) {
+  // GDB prints the reply of a failed P/G ("remote failure reply 'E.…'").
+  target.registers_read_only = true;
+  EXPECT_EQ(ask("P10=0810400000000000"), "E.registers are read-only here");
+  std::string g = ask("g");
+  EXPECT_EQ(ask("G" + g), "E.registers are read-only here");
+  EXPECT_EQ(target.reg(kMainTid, x86_64::kRip), kCodeBase);
+}
+
 TEST_F(Packets, ThreadSelectionChangesWhoseRegistersAreRead) {
   EXPECT_EQ(ask("Hg66"), "OK");
   EXPECT_EQ(ask("p7"), "6600fe7f00000000");  // worker's rsp
@@ -266,6 +275,21 @@ TEST_F(Packets, XferObjectsFromTheTarget) {
   std::string threads = ask("qXfer:threads:read::0,1000");
   EXPECT_NE(threads.find("<thread id=\"65\" name=\"main\"/>"), std::string::npos) << threads;
   EXPECT_NE(threads.find("<thread id=\"66\" name=\"worker\"/>"), std::string::npos);
+}
+
+TEST_F(Packets, StopNotesGoOutAsConsolePacketsBeforeTheStopReplyOnce) {
+  target.stop_notes = "replay diverged\n";
+  auto r = exchange("vCont;s:65");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "O" + to_hex(std::string_view("replay diverged\n")));
+  EXPECT_EQ(r[1].substr(0, 3), "T05");
+  r = exchange("vCont;s:65");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].substr(0, 3), "T05");
+  target.stop_notes = "at the edge\n";
+  r = exchange("?");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "O" + to_hex(std::string_view("at the edge\n")));
 }
 
 TEST_F(Packets, MonitorCommandsPrintThroughConsolePackets) {

@@ -1,0 +1,59 @@
+#include "gdbserver/replay/moment_core.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "engine/dump/core_writer.h"
+#include "engine/dump/memory_source.h"
+
+namespace slsdbg::gdbserver {
+
+namespace {
+
+// The live replay's memory as a MemorySource: all of a range or an error.
+class TimelineMemory final : public dump::MemorySource {
+ public:
+  explicit TimelineMemory(replay::Timeline& t) : t_(t) {}
+  Status read(uint64_t addr, std::span<uint8_t> out) override {
+    while (!out.empty()) {
+      size_t n = TRY(t_.read_memory(addr, out));
+      if (n == 0) return Error::msg("cannot read the replay's memory at " + std::to_string(addr));
+      addr += n;
+      out = out.subspan(n);
+    }
+    return ok_status();
+  }
+
+ private:
+  replay::Timeline& t_;
+};
+
+}  // namespace
+
+Result<std::string> write_moment_core(replay::Timeline& timeline, const std::string& path) {
+  CheckpointId k = timeline.current_segment();
+  store::ProcessState state = TRY_CTX(timeline.recording().process_state(k), "checkpoint " + std::to_string(k.value));
+  if (state.threads.empty()) return Error::msg("checkpoint " + std::to_string(k.value) + " has no thread");
+  store::ThreadState& thread = state.threads[0];
+  thread.regs = TRY(timeline.regs());
+  thread.xsave = TRY(timeline.xsave());
+  if (thread.xsave.size() >= sizeof thread.fpregs) std::memcpy(&thread.fpregs, thread.xsave.data(), sizeof thread.fpregs);
+  // Pages of a mapping the segment unmapped meanwhile cannot be read; leave
+  // unreadable mappings without contents rather than fail the whole core.
+  for (store::Mapping& m : state.mappings) {
+    if (!(m.prot & PROT_READ)) continue;
+    uint8_t probe = 0;
+    auto r = timeline.read_memory(m.start, std::span(&probe, 1));
+    if (!r.ok() || *r == 0) m.prot &= ~PROT_READ;
+  }
+  TimelineMemory memory(timeline);
+  dump::CoreOptions options;
+  options.signal = SIGTRAP;
+  dump::CoreSummary summary = TRY(dump::write_core(state, memory, path, options));
+  replay::Moment m = TRY(timeline.current_moment());
+  return "wrote " + path + " (" + std::to_string(summary.file_size >> 10) + " KiB, " +
+         std::to_string(summary.load_segments) + " mappings) at moment " + m.to_string() + "\n";
+}
+
+}  // namespace slsdbg::gdbserver

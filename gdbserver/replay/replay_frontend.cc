@@ -1,0 +1,173 @@
+#include "gdbserver/replay/replay_frontend.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "gdbserver/replay/timeline_target.h"
+
+namespace slsdbg::gdbserver {
+
+namespace {
+
+Result<std::unique_ptr<TimelineTarget>> open_target(store::RecordingReader& reader,
+                                                    const ReplayFrontendOptions& options) {
+  auto target = TRY(TimelineTarget::open(reader));
+  if (options.start_at) TRY_CTX(target->goto_text(*options.start_at), "going to " + *options.start_at);
+  return target;
+}
+
+// GDB quotes nothing in `file` / `target remote`; refuse what it would split.
+Status check_gdb_word(const std::string& what, const std::string& text) {
+  for (char c : text) {
+    if (c == '\n' || c == '\r') return Error::msg(what + " contains a newline: " + text);
+  }
+  return ok_status();
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// A 0700 directory holding GDB's socket and setup script, gone afterwards.
+class PrivateDir {
+ public:
+  static Result<PrivateDir> create() {
+    const char* tmp = getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/slsdbg-replay.XXXXXX";
+    if (!mkdtemp(tmpl.data())) return Error::from_errno("mkdtemp " + tmpl);
+    PrivateDir d;
+    d.path_ = tmpl;
+    return d;
+  }
+  PrivateDir(PrivateDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  ~PrivateDir() {
+    if (path_.empty()) return;
+    ::unlink((path_ + "/setup.gdb").c_str());
+    ::unlink((path_ + "/gdb.sock").c_str());
+    ::rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  PrivateDir() = default;
+  std::string path_;
+};
+
+// `goto WHERE`: monitor goto, then make GDB forget the registers it cached
+// so it shows the new place.
+constexpr const char* kGotoCommand =
+    "define goto\n"
+    "  monitor goto $arg0\n"
+    "  maint flush register-cache\n"
+    "  frame\n"
+    "end\n"
+    "document goto\n"
+    "goto K | K:E:0xPC:N | BOOKMARK -- go to a checkpoint, a moment or a bookmark of the recording.\n"
+    "end\n";
+
+}  // namespace
+
+Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& spec, RemoteAccess access,
+                            const ReplayFrontendOptions& options) {
+  Listener listener = TRY(Listener::open(spec, access));
+  auto target = TRY(open_target(reader, options));
+  std::printf("listening on %s\n", listener.address().c_str());
+  std::string exe = TRY(target->exec_file()->read_object(""));
+  std::string addr = listener.address();
+  std::printf("connect with: gdb %s -ex 'target remote %s'\n", exe.c_str(), addr.c_str());
+  std::printf("          or: lldb %s -o 'gdb-remote %s'\n", exe.c_str(), addr.c_str());
+  std::fflush(stdout);
+  UniqueFd conn = TRY(listener.accept_one());
+  TRY(serve_connection(conn.get(), *target));
+  return 0;
+}
+
+Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vector<std::string>& gdb_args,
+                                 const ReplayFrontendOptions& options) {
+  auto target = TRY(open_target(reader, options));
+  std::string exe = TRY(target->exec_file()->read_object(""));
+  TRY(check_gdb_word("the program path", exe));
+  PrivateDir dir = TRY(PrivateDir::create());
+  std::string sock = dir.path() + "/gdb.sock";
+  ListenSpec spec;
+  spec.kind = ListenSpec::Kind::Unix;
+  spec.path = sock;
+  Listener listener = TRY(Listener::open(spec, RemoteAccess::LoopbackOnly));
+
+  std::string setup = dir.path() + "/setup.gdb";
+  {
+    int fd = ::open(setup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return Error::from_errno("open " + setup);
+    ::close(fd);
+    std::ofstream out(setup);
+    // Libraries are read from this machine's files (the recording's paths);
+    // the replay does not serve files (vFile).
+    out << "set sysroot /\n";
+    if (::access(exe.c_str(), R_OK) == 0) {
+      out << "file " << exe << "\n";
+    }
+    out << "target remote " << sock << "\n";
+    out << kGotoCommand;
+    if (!out) return Error::msg("cannot write " + setup);
+  }
+
+  const char* gdb_env = getenv("SLSDBG_GDB");
+  std::string gdb = gdb_env && *gdb_env ? gdb_env : "gdb";
+  std::vector<std::string> argv_s = {gdb, "-q", "-x", setup};
+  argv_s.insert(argv_s.end(), gdb_args.begin(), gdb_args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  // Ctrl-C belongs to GDB (it sends the interrupt over the socket).
+  struct sigaction ignore{}, old_int{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  pid_t child = ::fork();
+  if (child < 0) return Error::from_errno("fork");
+  if (child == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    ::execvp(argv[0], argv.data());
+    _exit(127);  // the parent says it, in one line
+  }
+  int status = 0;
+  std::optional<UniqueFd> conn;
+  while (!conn) {
+    auto accepted = listener.accept_within(100);
+    if (!accepted.ok()) {
+      ::kill(child, SIGTERM);
+      ::waitpid(child, &status, 0);
+      return accepted.take_error();
+    }
+    if (*accepted) {
+      conn = std::move(**accepted);
+      break;
+    }
+    pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) {
+      // GDB ended without connecting (bad arguments, `gdb` missing, --help...).
+      int code = exit_code_of(status);
+      if (code == 127) return Error::msg("could not start " + gdb + " (is Debian's gdb installed? $SLSDBG_GDB names another)");
+      return code;
+    }
+  }
+  Status served = serve_connection(conn->get(), *target);
+  conn.reset();
+  target.reset();
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  if (!served.ok()) return served.take_error();
+  return exit_code_of(status);
+}
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,64 @@
+#include "gdbserver/replay/stop_mapping.h"
+
+#include <csignal>
+#include <cstring>
+
+namespace slsdbg::gdbserver {
+
+namespace {
+
+StopKind watch_stop_kind(replay::WatchKind kind) {
+  switch (kind) {
+    case replay::WatchKind::Write: return StopKind::Watch;
+    case replay::WatchKind::Read: return StopKind::ReadWatch;
+    case replay::WatchKind::Access: return StopKind::AccessWatch;
+  }
+  return StopKind::Watch;
+}
+
+}  // namespace
+
+MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
+  using replay::StopCause;
+  switch (stop.cause) {
+    case StopCause::Breakpoint: return {StopReason::breakpoint(thread), {}};
+    case StopCause::Watchpoint:
+      return {StopReason::watch(thread, watch_stop_kind(stop.watch_kind), RemoteAddr(stop.watch_addr)), {}};
+    case StopCause::Step: return {StopReason::with_signal(thread, SIGTRAP), {}};
+    case StopCause::Signal: return {StopReason::with_signal(thread, stop.signo > 0 ? stop.signo : SIGTRAP), {}};
+    case StopCause::HistoryBegin: return {StopReason::history_begin(thread), {}};
+    case StopCause::HistoryEnd: return {StopReason::history_end(thread), {}};
+    case StopCause::Exited: {
+      // Not W/X: those end the client's session (GDB's `target remote` drops
+      // the inferior), and a user who ran past the last breakpoint could not
+      // go back any more. Like rr, stop just before the exit instead, at the
+      // end of history, and say how the program ended.
+      std::string how = stop.signo > 0 ? "was killed by signal " + std::to_string(stop.signo) + " (" +
+                                             std::string(sigabbrev_np(stop.signo) ? sigabbrev_np(stop.signo) : "?") + ")"
+                                       : "exited with status " + std::to_string(stop.exit_status);
+      return {StopReason::history_end(thread),
+              "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};
+    }
+    case StopCause::Interrupted: return {StopReason::with_signal(thread, SIGINT), {}};
+    case StopCause::Diverged: {
+      // Nothing recorded lies beyond a divergence: the client sees the end of
+      // history, and the user reads why.
+      std::string why = stop.divergence ? stop.divergence->describe() : std::string("no details");
+      return {StopReason::history_end(thread),
+              "slsdbg: replay diverged from the recording here; history cannot go further forward.\n"
+              "slsdbg: " + why + "\n"};
+    }
+  }
+  return {StopReason::with_signal(thread, SIGTRAP), {}};
+}
+
+replay::WatchKind watch_kind_for(WatchType type) {
+  switch (type) {
+    case WatchType::Write: return replay::WatchKind::Write;
+    case WatchType::Read: return replay::WatchKind::Read;
+    case WatchType::Access: return replay::WatchKind::Access;
+  }
+  return replay::WatchKind::Write;
+}
+
+}  // namespace slsdbg::gdbserver

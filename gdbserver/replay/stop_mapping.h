@@ -1,0 +1,27 @@
+// How a Timeline stop (engine/replay/timeline.h) is told to a debugger: the
+// protocol's StopReason, plus a note for the user when the stop needs words
+// (a divergence: replay cannot go on, and saying only "end of history" would
+// hide why; the program's exit, reported as the end of history so the
+// session stays alive for reverse execution).
+#pragma once
+
+#include <string>
+
+#include "common/ids.h"
+#include "engine/replay/timeline.h"
+#include "gdbserver/protocol/stop_reason.h"
+#include "gdbserver/protocol/target.h"
+
+namespace slsdbg::gdbserver {
+
+struct MappedStop {
+  StopReason reason;
+  std::string note;  // console text for the user; empty when the stop speaks for itself
+};
+
+// `thread` is the recorded thread (every stop but Exited names it).
+MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread);
+
+replay::WatchKind watch_kind_for(WatchType type);
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,216 @@
+#include "gdbserver/replay/timeline_target.h"
+
+#include <cstring>
+
+#include "gdbserver/protocol/x86_64_registers.h"
+#include "gdbserver/replay/stop_mapping.h"
+
+namespace slsdbg::gdbserver {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Debug registers watch 1, 2, 4 or 8 bytes aligned to their size; a longer or
+// unaligned range becomes several pieces.
+std::vector<std::pair<uint64_t, uint64_t>> aligned_pieces(uint64_t addr, uint64_t len) {
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;
+  while (len > 0) {
+    uint64_t size = 8;
+    while (size > 1 && (addr % size != 0 || size > len)) size /= 2;
+    pieces.emplace_back(addr, size);
+    addr += size;
+    len -= size;
+  }
+  return pieces;
+}
+
+constexpr size_t kMaxWatchPieces = 4;  // DR0-DR3; the timeline may allow fewer and says so
+
+}  // namespace
+
+TimelineTarget::TimelineTarget(store::RecordingReader& reader, std::string exe, std::vector<uint8_t> auxv)
+    : reader_(reader),
+      exe_(std::move(exe)),
+      auxv_(std::string(auxv.begin(), auxv.end())),
+      exec_file_(exe_) {}
+
+TimelineTarget::~TimelineTarget() = default;
+
+Result<std::unique_ptr<TimelineTarget>> TimelineTarget::open(store::RecordingReader& reader) {
+  if (reader.checkpoints().empty()) return Error::msg("the recording has no checkpoint");
+  store::ProcessState first = TRY_CTX(reader.process_state(CheckpointId(0)), "reading checkpoint 0");
+  std::string exe = first.exe.empty() ? reader.meta().program : first.exe;
+  std::unique_ptr<TimelineTarget> target(new TimelineTarget(reader, exe, first.auxv));
+  TimelineTarget* self = target.get();
+  replay::TimelineOptions options;
+  options.interrupted = [self] { return self->running_ && self->running_->stop_requested(); };
+  target->timeline_ = TRY(replay::Timeline::open(reader, options));
+  target->tid_ = target->timeline_->thread();
+  // What `ps` would show: the kernel's comm, at most 15 characters.
+  target->thread_name_ = base_name(exe).substr(0, 15);
+  return target;
+}
+
+Result<replay::Timeline*> TimelineTarget::live() {
+  if (!timeline_) return Error::msg("the replay session has ended (killed or detached)");
+  return timeline_.get();
+}
+
+Result<StopReason> TimelineTarget::move(StopRequest* stop,
+                                        const std::function<Result<replay::TimelineStop>()>& fn) {
+  TRY(live());
+  regs_valid_ = false;
+  running_ = stop;
+  auto result = fn();
+  running_ = nullptr;
+  moved_ = true;
+  if (!result.ok()) {
+    last_reason_.reset();
+    diverged_.reset();
+    return result.take_error();
+  }
+  diverged_ = result->cause == replay::StopCause::Diverged ? result->divergence : std::nullopt;
+  if (result->cause == replay::StopCause::Diverged && !diverged_) diverged_ = replay::Divergence{};
+  MappedStop mapped = map_timeline_stop(*result, tid_);
+  notes_ += mapped.note;
+  last_reason_ = mapped.reason;
+  return mapped.reason;
+}
+
+std::string TimelineTarget::take_stop_notes() { return std::exchange(notes_, std::string()); }
+
+Result<std::vector<ThreadInfo>> TimelineTarget::threads() {
+  TRY(live());
+  return std::vector<ThreadInfo>{{tid_, thread_name_}};
+}
+
+Status TimelineTarget::load_registers() {
+  if (regs_valid_) return ok_status();
+  replay::Timeline* t = TRY(live());
+  user_regs_struct regs = TRY(t->regs());
+  user_regs_.assign(reinterpret_cast<const uint8_t*>(&regs), reinterpret_cast<const uint8_t*>(&regs) + sizeof regs);
+  fpu_ = TRY(t->xsave());
+  if (fpu_.size() < x86_64::kFxsaveSize) fpu_.resize(x86_64::kFxsaveSize, 0);
+  regs_valid_ = true;
+  return ok_status();
+}
+
+Status TimelineTarget::read_register(Tid thread, int number, std::span<uint8_t> out) {
+  if (thread != tid_) return Error::msg("no thread " + std::to_string(thread.value) + " in this recording");
+  TRY(load_registers());
+  return read_register_from_areas(RegisterAreasView{user_regs_, fpu_}, number, out);
+}
+
+Status TimelineTarget::write_register(Tid, int number, std::span<const uint8_t>) {
+  const RegisterDesc* desc = find_register(number);
+  std::string name = desc ? std::string(desc->name) : std::to_string(number);
+  return Error::msg("cannot write register " + name + ": a replay shows recorded history, which cannot be changed");
+}
+
+Result<size_t> TimelineTarget::read_memory(RemoteAddr addr, std::span<uint8_t> out) {
+  replay::Timeline* t = TRY(live());
+  return t->read_memory(addr.value, out);
+}
+
+Status TimelineTarget::write_memory(RemoteAddr addr, std::span<const uint8_t>) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(addr.value));
+  return Error::msg(std::string("cannot write memory at ") + text +
+                    ": a replay shows recorded history, which cannot be changed");
+}
+
+Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequest& stop) {
+  replay::Timeline* t = TRY(live());
+  ResumeMode mode = ResumeMode::Stay;
+  for (const ThreadResume& r : request.threads) {
+    if (r.tid == tid_) mode = r.mode;
+  }
+  if (mode == ResumeMode::Stay) return last_stop();
+  replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
+  return move(&stop, [&] { return t->resume(replay::Direction::Forward, motion); });
+}
+
+Result<StopReason> TimelineTarget::reverse_resume(Tid, ResumeMode mode, StopRequest& stop) {
+  replay::Timeline* t = TRY(live());
+  if (mode == ResumeMode::Stay) return last_stop();
+  replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
+  return move(&stop, [&] { return t->resume(replay::Direction::Backward, motion); });
+}
+
+Result<StopReason> TimelineTarget::last_stop() {
+  TRY(live());
+  if (!moved_ || !last_reason_) return StopReason::with_signal(tid_, SIGTRAP);
+  return *last_reason_;
+}
+
+Status TimelineTarget::kill() {
+  timeline_.reset();
+  return ok_status();
+}
+
+Status TimelineTarget::detach() {
+  timeline_.reset();
+  return ok_status();
+}
+
+// Breakpoints on code not mapped yet (a shared library before ld.so loads
+// it) are kept pending by the timeline and inserted once mapped.
+Status TimelineTarget::insert_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
+  replay::Timeline* t = TRY(live());
+  return t->add_breakpoint(addr.value);
+}
+
+Status TimelineTarget::remove_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
+  replay::Timeline* t = TRY(live());
+  return t->remove_breakpoint(addr.value);
+}
+
+Status TimelineTarget::insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) {
+  replay::Timeline* t = TRY(live());
+  auto pieces = aligned_pieces(addr.value, length);
+  if (pieces.size() > kMaxWatchPieces) {
+    return Error::msg("cannot watch " + std::to_string(length) + " bytes here: needs " +
+                      std::to_string(pieces.size()) + " debug registers, 4 exist");
+  }
+  replay::WatchKind kind = watch_kind_for(type);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Status s = t->add_watchpoint(kind, pieces[i].first, pieces[i].second);
+    if (!s.ok()) {
+      for (size_t j = 0; j < i; ++j) (void)t->remove_watchpoint(kind, pieces[j].first, pieces[j].second);
+      return s;
+    }
+  }
+  return ok_status();
+}
+
+Status TimelineTarget::remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) {
+  replay::Timeline* t = TRY(live());
+  replay::WatchKind kind = watch_kind_for(type);
+  Status first = ok_status();
+  for (auto [a, len] : aligned_pieces(addr.value, length)) {
+    Status s = t->remove_watchpoint(kind, a, len);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+uint64_t TimelineTarget::global_event(uint64_t checkpoint, uint64_t event) const {
+  uint64_t n = 0;
+  for (const store::CheckpointInfo& c : reader_.checkpoints()) {
+    if (c.id.value >= checkpoint) break;
+    n += c.segment_events;
+  }
+  return n + event;
+}
+
+Status TimelineTarget::goto_text(std::string_view where) {
+  auto text = monitor_goto(where);
+  if (!text.ok()) return text.take_error();
+  return ok_status();
+}
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,109 @@
+// The protocol's Target over the replay engine's Timeline: one recorded
+// thread, read-only registers and memory at the current moment, forward and
+// reverse execution, breakpoints and watchpoints, monitor commands, rr's
+// history seek, and auxv / exec-file from the recording.
+//
+// A replay cannot be changed: writes to registers or memory are refused with
+// an error that says so. Signals a client asks to deliver on resume are
+// ignored: what the program received is history (a recorded signal stops
+// the replay first, so GDB can show it, and resuming delivers it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/replay/timeline.h"
+#include "gdbserver/protocol/target.h"
+#include "gdbserver/replay/recording_xfer.h"
+#include "store/recording.h"
+
+namespace slsdbg::gdbserver {
+
+class TimelineTarget final : public Target,
+                             public Breakpoints,
+                             public Watchpoints,
+                             public ReverseExecution,
+                             public MonitorCommands,
+                             public HistorySeek {
+ public:
+  // `reader` must outlive the target; bookmarks are written through it.
+  static Result<std::unique_ptr<TimelineTarget>> open(store::RecordingReader& reader);
+  ~TimelineTarget() override;
+
+  // Moves before a client connects (slsdbg replay --goto / --at).
+  Status goto_text(std::string_view where);  // "K", a moment "K:E:0xPC:N" or a bookmark name
+
+  // --- Target
+  Result<std::vector<ThreadInfo>> threads() override;
+  Status read_register(Tid thread, int number, std::span<uint8_t> out) override;
+  Status write_register(Tid thread, int number, std::span<const uint8_t> value) override;
+  Result<size_t> read_memory(RemoteAddr addr, std::span<uint8_t> out) override;
+  Status write_memory(RemoteAddr addr, std::span<const uint8_t> bytes) override;
+  Result<StopReason> resume(const ResumeRequest& request, StopRequest& stop) override;
+  Result<StopReason> last_stop() override;
+  Status kill() override;
+  Status detach() override;
+  std::string take_stop_notes() override;
+
+  Breakpoints* breakpoints() override { return this; }
+  Watchpoints* watchpoints() override { return this; }
+  ReverseExecution* reverse_execution() override { return this; }
+  MonitorCommands* monitor_commands() override { return this; }
+  HistorySeek* history_seek() override { return this; }
+  XferSource* auxv() override { return &auxv_; }
+  XferSource* exec_file() override { return &exec_file_; }
+
+  // --- Breakpoints (software and hardware both become the timeline's breakpoints)
+  Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
+  Status remove_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
+  // --- Watchpoints (split into aligned 1/2/4/8-byte pieces; 4 debug registers)
+  Status insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
+  Status remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
+  // --- ReverseExecution
+  Result<StopReason> reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) override;
+  // --- MonitorCommands (monitor.cc)
+  Result<std::string> run_monitor_command(std::string_view command_line) override;
+  // --- HistorySeek (history_seek.cc)
+  Result<StopReason> seek(const SeekTarget& target, StopRequest& stop) override;
+  Result<std::string> rr_command(std::string_view name, std::string_view args) override;
+
+ private:
+  TimelineTarget(store::RecordingReader& reader, std::string exe, std::vector<uint8_t> auxv);
+  Result<replay::Timeline*> live();
+  // Runs one move of the timeline with `stop` as its interrupt source and
+  // turns the result into a stop reply (plus a note for the user).
+  Result<StopReason> move(StopRequest* stop, const std::function<Result<replay::TimelineStop>()>& fn);
+  Status load_registers();
+  // rr's global event numbers: events of all earlier segments + E.
+  uint64_t global_event(uint64_t checkpoint, uint64_t event) const;
+  Result<replay::Moment> moment_after_global_event(uint64_t n) const;
+  Result<std::string> monitor_goto(std::string_view where);
+  std::string monitor_checkpoints();
+  Result<std::string> monitor_when();
+  Result<std::string> monitor_bookmark(std::string_view name);
+  Result<std::string> monitor_bookmarks();
+  Result<std::string> monitor_dump(std::string_view path);
+
+  store::RecordingReader& reader_;
+  std::unique_ptr<replay::Timeline> timeline_;
+  std::string exe_;
+  Tid tid_;
+  std::string thread_name_;
+  StopRequest* running_ = nullptr;  // the client's interrupt source during a move
+  bool moved_ = false;              // before the first move, '?' is a plain stop
+  std::optional<StopReason> last_reason_;
+  std::string notes_;
+  // Set while stopped at a divergence: no moment exists there.
+  std::optional<replay::Divergence> diverged_;
+  // Registers of the current moment, read once per stop.
+  bool regs_valid_ = false;
+  std::vector<uint8_t> user_regs_;
+  std::vector<uint8_t> fpu_;
+  ConstantXfer auxv_;
+  ConstantXfer exec_file_;
+};
+
+}  // namespace slsdbg::gdbserver

@@ -1,0 +1,43 @@
+# Shared by test_replay_gdb_*.sh and test_replay_lldb.sh (sourced, not a test):
+# a work directory, recording a fixture, line numbers of marker comments, and
+# output checks.
+set -u
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/slsdbg-travel.XXXXXX")
+export SLSDBG_DIR="$WORK/default-root"
+bg_pids=()
+cleanup() {
+  for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+PY=$(command -v python3)
+FIXTURE_SRC=$SLSDBG_SOURCE_DIR/tests/programs
+command -v gdb >/dev/null || { echo "gdb is not installed (scripts/install-deps.sh installs it)"; exit 1; }
+
+die() { echo "FAIL: $*"; exit 1; }
+
+expect() {  # expect FILE EXTENDED-REGEX WHAT
+  grep -Eq -- "$2" "$1" || { echo "FAIL: $3 (no match for /$2/)"; echo "--- output:"; cat "$1"; exit 1; }
+}
+
+# line_of MARKER FILE: the line number of the line holding /* MARKER */.
+line_of() { grep -n "/\* $1 \*/" "$2" | head -1 | cut -d: -f1; }
+
+# record REC INTERVAL_MS PROGRAM ARGS...: records quietly; sets $checkpoints.
+record() {
+  local rec=$1 interval=$2; shift 2
+  rm -rf "$rec"
+  "$SLSDBG" record -o "$rec" --interval "$interval" -- "$@" >"$rec.out" 2>"$rec.err" \
+    || { cat "$rec.err"; die "recording $* failed"; }
+  checkpoints=$("$SLSDBG" info "$rec" --json | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))') \
+    || die "info --json on $rec failed"
+}
+
+# replay_gdb REC OUT GDB-ARGS...: slsdbg replay REC -- -nx -batch GDB-ARGS, output to OUT.
+replay_gdb() {
+  local rec=$1 out=$2; shift 2
+  timeout 600 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' -ex 'set remotetimeout 600' "$@" \
+    >"$out" 2>&1
+  local rc=$?
+  [ "$rc" -eq 0 ] || { echo "--- output:"; cat "$out"; die "slsdbg replay exited $rc"; }
+}
