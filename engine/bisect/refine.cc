@@ -1,0 +1,297 @@
+#include "engine/bisect/refine.h"
+
+#include <cstring>
+#include <set>
+
+#include "engine/bisect/locate.h"
+#include "engine/dump/disassembler.h"
+#include "engine/dump/module_cache.h"
+#include "engine/dump/recording_memory.h"
+#include "engine/replay/timeline.h"
+
+namespace slsdbg::bisect {
+
+bool refinement_built() { return true; }
+
+namespace {
+
+using replay::StopCause;
+
+constexpr size_t kDebugRegisters = 4;
+constexpr uint64_t kWatchLen = 8;
+
+// The live replay's memory at the current moment.
+class TimelineMemory final : public dump::MemorySource {
+ public:
+  explicit TimelineMemory(replay::Timeline& tl) : tl_(tl) {}
+  Status read(uint64_t addr, std::span<uint8_t> out) override {
+    size_t n = TRY(tl_.read_memory(addr, out));
+    if (n < out.size()) return Error::msg("replay memory unreadable at " + std::to_string(addr + n));
+    return ok_status();
+  }
+
+ private:
+  replay::Timeline& tl_;
+};
+
+// A base image with the watched ranges replaced by one recorded copy of them.
+class OverlayMemory final : public dump::MemorySource {
+ public:
+  OverlayMemory(dump::MemorySource& base, const std::vector<MemoryRange>& ranges, const std::vector<uint8_t>& bytes)
+      : base_(base), ranges_(ranges), bytes_(bytes) {}
+  Status read(uint64_t addr, std::span<uint8_t> out) override {
+    TRY(base_.read(addr, out));
+    size_t off = 0;
+    for (const auto& r : ranges_) {
+      uint64_t lo = std::max(addr, r.addr), hi = std::min(addr + out.size(), r.addr + r.len);
+      if (lo < hi) std::memcpy(out.data() + (lo - addr), bytes_.data() + off + (lo - r.addr), hi - lo);
+      off += r.len;
+    }
+    return ok_status();
+  }
+
+ private:
+  dump::MemorySource& base_;
+  const std::vector<MemoryRange>& ranges_;
+  const std::vector<uint8_t>& bytes_;
+};
+
+std::vector<uint64_t> watch_words(const std::vector<MemoryRange>& ranges) {
+  std::set<uint64_t> words;
+  for (const auto& r : ranges)
+    for (uint64_t a = r.addr & ~(kWatchLen - 1); a < r.addr + r.len; a += kWatchLen) words.insert(a);
+  return {words.begin(), words.end()};
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+RefineOutcome failed(std::string note) {
+  RefineOutcome out;
+  out.state = RefineState::Failed;
+  out.note = std::move(note);
+  return out;
+}
+
+class Refiner {
+ public:
+  explicit Refiner(const RefineInput& in) : in_(in) {}
+  RefineOutcome run();
+
+ private:
+  Status start();
+  // Forward to the next watchpoint stop inside the segment; false when the
+  // segment (and its closing checkpoint) is behind us.
+  Result<bool> next_hit();
+  Result<std::vector<uint8_t>> watched_bytes();
+  store::ProcessState live_state();
+  Result<Evaluation> evaluate_overlay(size_t hit);
+  Result<Refined> describe_here(const Evaluation& e, std::string* core);
+  void say(const std::string& s) {
+    if (in_.progress) in_.progress(s);
+  }
+
+  const RefineInput& in_;
+  std::unique_ptr<replay::Timeline> tl_;
+  store::ProcessState first_bad_state_;
+  std::vector<MemoryRange> ranges_;
+  std::vector<std::vector<uint8_t>> copies_;  // --expr: watched bytes at each hit
+  uint64_t hits_ = 0, evaluations_ = 0;
+};
+
+Status Refiner::start() {
+  replay::TimelineOptions options;
+  if (in_.progress)
+    options.progress = [this](std::string_view what, uint64_t done, uint64_t total) {
+      say("refining: " + std::string(what) + " " + std::to_string(done) + "/" + std::to_string(total));
+    };
+  tl_ = TRY_CTX(replay::Timeline::open(*in_.reader, options), "opening the replay timeline");
+  first_bad_state_ = TRY(in_.reader->process_state(CheckpointId(in_.first_bad)));
+  return ok_status();
+}
+
+Result<bool> Refiner::next_hit() {
+  for (;;) {
+    replay::TimelineStop stop = TRY(tl_->resume(replay::Direction::Forward, replay::Motion::Continue));
+    switch (stop.cause) {
+      case StopCause::Signal: continue;  // resuming delivers it
+      case StopCause::Watchpoint: {
+        uint64_t seg = tl_->current_segment().value;
+        if (seg == in_.last_good) return true;
+        if (seg != in_.first_bad) return false;
+        // A write that is the segment's last instruction stops at the next checkpoint's start.
+        replay::Moment m = TRY(tl_->current_moment());
+        return m.event == 0 && m.n == 1 && !first_bad_state_.threads.empty() && m.pc == first_bad_state_.threads[0].regs.rip;
+      }
+      case StopCause::HistoryEnd:
+      case StopCause::Exited: return false;
+      case StopCause::Diverged:
+        return Error::msg("replay diverged: " + (stop.divergence ? stop.divergence->describe() : std::string("?")));
+      default:
+        return Error::msg("unexpected stop at " + hex(stop.pc) + " while running forward to watchpoints");
+    }
+  }
+}
+
+Result<std::vector<uint8_t>> Refiner::watched_bytes() {
+  std::vector<uint8_t> out;
+  for (const auto& r : ranges_) {
+    std::vector<uint8_t> b(r.len);
+    size_t n = TRY(tl_->read_memory(r.addr, b));
+    if (n < r.len) return Error::msg("watched memory unreadable at " + hex(r.addr + n));
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+store::ProcessState Refiner::live_state() {
+  store::ProcessState s = *in_.last_good_state;
+  auto regs = tl_->regs();
+  if (regs.ok()) s.threads[0].regs = *regs;
+  auto xsave = tl_->xsave();
+  if (xsave.ok() && !xsave->empty()) {
+    s.threads[0].xsave = *xsave;
+    if (xsave->size() >= sizeof(user_fpregs_struct)) std::memcpy(&s.threads[0].fpregs, xsave->data(), sizeof(user_fpregs_struct));
+  }
+  s.threads[0].restarted_syscall = false;
+  return s;
+}
+
+Result<Evaluation> Refiner::evaluate_overlay(size_t hit) {
+  dump::RecordingMemory base(*in_.reader, CheckpointId(in_.last_good));
+  OverlayMemory memory(base, ranges_, copies_[hit]);
+  evaluations_++;
+  return in_.invariant->evaluate(
+      StateView{in_.last_good_state, &memory, "watchpoint stop " + std::to_string(hit + 1) + " of segment " + std::to_string(in_.last_good)});
+}
+
+Result<Refined> Refiner::describe_here(const Evaluation& e, std::string* core) {
+  Refined f;
+  replay::Moment m = TRY(tl_->current_moment());
+  f.moment = m.to_string();
+  store::ProcessState state = live_state();
+  TimelineMemory memory(*tl_);
+  f.at = locate(state, memory);
+  f.detail = e.detail;
+  f.watch_hits = hits_;
+  f.evaluations = evaluations_;
+  for (const auto& r : ranges_)
+    f.watched.push_back((r.name.empty() ? hex(r.addr) : r.name + " (" + hex(r.addr) + ")") + ", " + std::to_string(r.len) + " bytes");
+  // The writing instruction ends where execution stands; pc-1 lies inside it.
+  uint64_t pc = state.threads[0].regs.rip;
+  dump::ModuleCache modules(state, memory);
+  dump::Symbolized w = modules.symbolize(pc - 1);
+  f.write_function = w.function;
+  f.write_file = w.file;
+  f.write_line = w.line;
+  auto window = dump::disassemble_around(memory, pc, w.function_start);
+  if (window.ok())
+    for (size_t i = 0; i + 1 < window->size(); i++)
+      if ((*window)[i + 1].address == pc) f.write_pc = (*window)[i].address;
+  StateView here{&state, &memory, f.moment};
+  *core = TRY(write_core_of(here, *in_.scratch, "answer.core"));
+  return f;
+}
+
+RefineOutcome Refiner::run() {
+  ranges_ = in_.watch.ranges;
+  std::vector<uint64_t> words = watch_words(ranges_);
+  if (words.size() > kDebugRegisters) {
+    RefineOutcome out;
+    out.state = RefineState::Unavailable;
+    out.note = "the invariant reads " + std::to_string(words.size()) + " 8-byte words; the CPU has " +
+               std::to_string(kDebugRegisters) + " debug registers";
+    return out;
+  }
+  auto started = start();
+  if (!started.ok()) return failed(started.error().message);
+  auto run_to_start = [&]() -> Status {
+    TRY(tl_->goto_checkpoint(CheckpointId(in_.last_good)));
+    return ok_status();
+  };
+  if (auto s = run_to_start(); !s.ok()) return failed("going to checkpoint " + std::to_string(in_.last_good) + ": " + s.error().message);
+  for (uint64_t w : words)
+    if (auto s = tl_->add_watchpoint(replay::WatchKind::Write, w, kWatchLen); !s.ok())
+      return failed("watchpoint at " + hex(w) + ": " + s.error().message);
+
+  // Pass 1: every watchpoint stop of the segment.
+  std::optional<Evaluation> found;
+  for (;;) {
+    auto more = next_hit();
+    if (!more.ok()) return failed(more.error().message);
+    if (!*more) break;
+    hits_++;
+    if (hits_ % 4096 == 0) say("refining: " + std::to_string(hits_) + " watchpoint stops in segment " + std::to_string(in_.last_good));
+    if (in_.mode == Mode::Plugin) {
+      store::ProcessState state = live_state();
+      TimelineMemory memory(*tl_);
+      auto moment = tl_->current_moment();
+      evaluations_++;
+      auto e = in_.invariant->evaluate(StateView{&state, &memory, moment.ok() ? moment->to_string() : "refinement"});
+      if (!e.ok()) return failed(e.error().message);
+      if (e->verdict == Verdict::Bad) {
+        found = *e;
+        break;
+      }
+    } else {
+      auto bytes = watched_bytes();
+      if (!bytes.ok()) return failed(bytes.error().message);
+      copies_.push_back(std::move(*bytes));
+    }
+  }
+
+  if (in_.mode != Mode::Plugin) {
+    // Pass 2: binary search over the copies, then replay to the first bad stop.
+    if (copies_.empty()) return failed("no write to the watched memory in segment " + std::to_string(in_.last_good));
+    auto last = evaluate_overlay(copies_.size() - 1);
+    if (!last.ok()) return failed(last.error().message);
+    if (last->verdict == Verdict::Good)
+      return failed("the watched memory alone never makes the invariant false in segment " + std::to_string(in_.last_good) +
+                    " (it depends on something not watched)");
+    // -1 stands for the checkpoint itself (good: the search probed it).
+    long lo = -1, hi = static_cast<long>(copies_.size()) - 1;
+    while (hi - lo > 1) {
+      long mid = lo + (hi - lo) / 2;
+      auto e = evaluate_overlay(static_cast<size_t>(mid));
+      if (!e.ok()) return failed(e.error().message);
+      if (e->verdict == Verdict::Good) lo = mid; else hi = mid;
+    }
+    if (auto s = run_to_start(); !s.ok()) return failed(s.error().message);
+    for (long n = 0; n <= hi; n++) {
+      auto more = next_hit();
+      if (!more.ok()) return failed(more.error().message);
+      if (!*more) return failed("replaying to watchpoint stop " + std::to_string(hi + 1) + " left the segment early (replay not deterministic?)");
+    }
+    store::ProcessState state = live_state();
+    TimelineMemory memory(*tl_);
+    auto moment = tl_->current_moment();
+    evaluations_++;
+    auto e = in_.invariant->evaluate(StateView{&state, &memory, moment.ok() ? moment->to_string() : "refinement"});
+    if (!e.ok()) return failed(e.error().message);
+    if (e->verdict != Verdict::Bad) return failed("the invariant holds on the real state at the stop where the watched bytes made it false");
+    found = *e;
+  }
+  if (!found)
+    return failed("no watched write made the invariant false before checkpoint " + std::to_string(in_.first_bad) +
+                  " (it depends on something not watched)");
+  RefineOutcome out;
+  std::string core;
+  auto f = describe_here(*found, &core);
+  if (!f.ok()) return failed(f.error().message);
+  out.state = RefineState::Done;
+  out.refined = *f;
+  out.answer_core = core;
+  return out;
+}
+
+}  // namespace
+
+RefineOutcome refine_segment(const RefineInput& input) {
+  Refiner r(input);
+  return r.run();
+}
+
+}  // namespace slsdbg::bisect

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Checks `slsdbg bisect --plugin` with the example bank_invariant plugin (C
+# ABI, memory and symbols through the host's callbacks) on a real recording
+# of bisect_bank: the right segment within ceil(log2 K) search probes, refined
+# to the planted bug's line, the plugin's message naming the transfer; and the
+# register_range example plugin (registers, --plugin-arg) runs.
+source "$(dirname "$0")/bisect_lib.sh"
+record_bank
+"$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_bank_invariant.so" --json >"$WORK/r.json" 2>"$WORK/r.err" ||
+  { cat "$WORK/r.err"; fail "bisect --plugin exit $?"; }
+check_found "$WORK/r.json"
+if [ "$REFINED" = done ]; then
+  detail=$(json "$WORK/r.json" 'j["refined"]["detail"]')
+  [[ "$detail" == *"in transfer $BUG" ]] || fail "plugin message at the answer: '$detail', want transfer $BUG"
+else
+  detail=$(json "$WORK/r.json" 'j["first_bad"]["detail"]')
+  [[ "$detail" == "total 1999, expected 2000, in transfer "* ]] || fail "plugin message: '$detail'"
+fi
+
+# Registers: rsp stays in the stack's range everywhere -> never bad (exit 4).
+"$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_register_range.so" \
+  --plugin-arg rsp:0x7f0000000000:0x7fffffffffff --json >"$WORK/reg.json" 2>"$WORK/reg.err"
+rc=$?
+[ "$rc" -eq 4 ] || { cat "$WORK/reg.err"; fail "register_range: exit $rc, want 4 (never bad)"; }
+[ "$(json "$WORK/reg.json" 'j["outcome"]')" = never_bad ] || fail "register_range outcome"
+json "$WORK/reg.json" 'j["probe_log"][0]["detail"]' | grep -q '^rsp = 0x7ff' || fail "register_range detail"
+echo "bisect --plugin: OK (refinement $REFINED)"
