@@ -16,4 +16,5 @@ run capture bash "$root/bench/capture/run.sh" "$build" --checkpoints 300
 run record python3 "$root/bench/record/run.py" "$build" --runs 5
 run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
 run restore bash "$root/bench/restore/run.sh" "$build"
+run bisect python3 "$root/bench/bisect/run.py" "$build"
 echo "bench: results in $out/" >&2

@@ -2,7 +2,8 @@
 # Checks that `slsdbg bisect` says so, with its own exit status, when the
 # invariant is already false at the first checkpoint (3), never becomes false
 # (4), or flips back and forth (5, found by the spot checks, naming a bad
-# checkpoint before a good one); and that --good/--bad limit the search.
+# checkpoint before a good one); that --good/--bad limit the search; and that
+# an invariant over a register is not refined, with the reason in the report.
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
 
@@ -41,4 +42,9 @@ for k in $(json "$WORK/range.json" '" ".join(str(p["checkpoint"]) for p in j["pr
 done
 bad=$(json "$WORK/range.json" 'j["first_bad"]["checkpoint"]')
 expect range_bad_good 3 already_bad --expr 'bank.acct.checking + bank.acct.savings == total_expected' --good "$bad" --no-refine
+# A register cannot be watched: found at checkpoint granularity, and the report says why.
+expect register 0 found --expr '$rsp != 0 && bank.acct.checking + bank.acct.savings == total_expected'
+[ "$(json "$WORK/register.json" 'j["refinement"]["state"]')" = unavailable ] || fail "register: refinement state"
+json "$WORK/register.json" 'j["refinement"]["note"]' | grep -q 'reads register \$rsp' || fail "register: note"
+grep -q '^segment granularity: .*not refined: the expression reads register \$rsp' "$WORK/register.txt" || { cat "$WORK/register.txt"; fail "register: text"; }
 echo "bisect edges: OK"
