@@ -193,7 +193,13 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
   }
 
   if (!o.show.empty() && !answer_core.empty()) {
-    auto gdb = TRY(GdbMi::start(exe));
+    std::unique_ptr<GdbMi> own;
+    auto* expr = dynamic_cast<ExprInvariant*>(invariant.get());
+    GdbMi* gdb = expr ? expr->gdb() : nullptr;
+    if (!gdb) {
+      own = TRY(GdbMi::start(exe));
+      gdb = own.get();
+    }
     TRY_CTX(gdb->load_core(answer_core), "gdb could not load the core of the answer");
     for (const auto& expr : o.show) {
       auto v = gdb->evaluate(expr);

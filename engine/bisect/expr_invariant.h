@@ -23,6 +23,8 @@ class ExprInvariant final : public Invariant {
   // The globals the expression names (resolved with the ELF symbols), or why
   // that is not the whole story (registers, function calls, non-globals).
   WatchSet watch_set(const StateView& at) override;
+  // The GDB session of the probes (started by the first), for --show.
+  GdbMi* gdb() { return gdb_.get(); }
 
  private:
   std::string exe_, expr_;
