@@ -23,4 +23,10 @@ grep -q "^first bad checkpoint: $bad " "$WORK/r.txt" || { cat "$WORK/r.txt"; fai
 grep -q "^open GDB there: slsdbg replay $REC --goto " "$WORK/r.txt" || fail "no GDB command in the text report"
 grep -q "^#0 " "$WORK/r.txt" || fail "no backtrace in the text report"
 [ -s "$WORK/r.err" ] && fail "stderr not empty without a terminal: $(cat "$WORK/r.err")"
+# Without spot checks, every probe is a search probe: at most ceil(log2 K) in all.
+"$SLSDBG" bisect "$REC" --expr "$EXPR" --spot-checks 0 --no-refine --json >"$WORK/n.json" || fail "--spot-checks 0"
+total=$(json "$WORK/n.json" 'j["probes"]["total"]')
+bound=$("$PY" -c "import math; print(math.ceil(math.log2($CHECKPOINTS)))")
+[ "$total" -le "$bound" ] || fail "$total probes in all for $CHECKPOINTS checkpoints (bound $bound)"
+[ "$(json "$WORK/n.json" 'j["first_bad"]["checkpoint"]')" = "$bad" ] || fail "--spot-checks 0 found another checkpoint"
 echo "bisect --expr: OK ($(json "$WORK/r.json" 'j["probes"]["total"]') probes, refinement $REFINED)"
