@@ -16,7 +16,7 @@ namespace {
 
 const char kUsage[] =
     "usage: slsdbg bisect REC (--expr EXPR | --plugin LIB.so | --cmd COMMAND)\n"
-    "                     [--good K] [--bad K] [--show EXPR]... [--json]\n\n"
+    "                     [--good K] [--bad K] [--show EXPR]... [--core FILE] [--json]\n\n"
     "Finds the first checkpoint at which an invariant no longer holds, by binary\n"
     "search over the recording's checkpoints, then refines inside the segment\n"
     "before it to the exact instruction where the invariant flips.\n\n"
@@ -37,6 +37,7 @@ const char kUsage[] =
     "                    probed ones to notice an invariant that is not monotone\n"
     "                    (default 2; 0 = off)\n"
     "  --show EXPR       print EXPR (GDB) at the answer; repeatable\n"
+    "  --core FILE       write a core of the answer to FILE (mode 0600)\n"
     "  --no-refine       stop at checkpoint granularity\n"
     "  --json            print the report as one JSON object\n\n"
     "Cost: at most ceil(log2 K) probes for K searched checkpoints, one more when\n"
@@ -103,6 +104,8 @@ Result<Parsed> parse(const std::vector<std::string>& args) {
       o.spot_checks = static_cast<unsigned>(TRY(parse_number(s, TRY(value("a count")))));
     } else if (s == "--show") {
       o.show.push_back(TRY(value("an expression")));
+    } else if (s == "--core") {
+      o.core_out = TRY(value("a file name"));
     } else if (s == "--no-refine") {
       o.refinement = bisect::Refinement::Off;
     } else if (s == "--json") {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "engine/bisect/cmd_invariant.h"
@@ -155,7 +156,7 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
     CheckpointPoint at = TRY(load_point(*reader, CheckpointId(r.first_bad)));
     r.at_first_bad = locate(at.state, *at.memory);
     r.goto_command = "slsdbg replay " + o.recording + " --goto " + std::to_string(r.first_bad);
-    if (!o.show.empty()) answer_core = TRY(write_core_of(at.view(), scratch, "answer.core"));
+    if (!o.show.empty() || !o.core_out.empty()) answer_core = TRY(write_core_of(at.view(), scratch, "answer.core"));
   }
 
   if (r.outcome == Outcome::Found || r.outcome == Outcome::NotMonotone) {
@@ -205,6 +206,14 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       auto v = gdb->evaluate(expr);
       r.shown.emplace_back(expr, v.ok() ? *v : "error: " + v.error().message);
     }
+  }
+  if (!o.core_out.empty() && !answer_core.empty()) {
+    std::error_code ec;
+    std::filesystem::copy_file(answer_core, o.core_out, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return Error::msg("--core " + o.core_out + ": " + ec.message());
+    std::filesystem::permissions(o.core_out, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                 ec);  // process memory: 0600
+    r.core_out = o.core_out;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return r;

@@ -34,6 +34,7 @@ struct BisectOptions {
   unsigned spot_checks = 2;
   Refinement refinement = Refinement::Auto;
   std::vector<std::string> show;     // GDB expressions printed at the answer
+  std::string core_out;              // --core FILE: keep a core of the answer there
   // One line per probe, for terminals: "probe 3 (search): checkpoint 157 -> bad".
   std::function<void(const std::string& line)> progress;
 };
@@ -88,6 +89,7 @@ struct BisectReport {
   std::optional<Refined> refined;
   std::vector<std::pair<std::string, std::string>> shown;  // --show EXPR -> value (or "error: ...")
   std::string goto_command;          // opens GDB at the answer
+  std::string core_out;              // where --core wrote the answer's core
   std::string exe;
   double seconds = 0;
 };

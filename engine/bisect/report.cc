@@ -135,6 +135,7 @@ std::string format_report_text(const BisectReport& r) {
   }
   for (const auto& [expr, value] : r.shown) line("  " + expr + " = " + value);
   line("open GDB there: " + r.goto_command);
+  if (!r.core_out.empty()) line("core of that point: " + r.core_out + " (gdb " + r.exe + " " + r.core_out + ")");
   char took[64];
   std::snprintf(took, sizeof took, "%.2f s", r.seconds);
   line(std::string("took ") + took);
@@ -185,6 +186,7 @@ std::string format_report_json(const BisectReport& r) {
   nlohmann::json shown = nlohmann::json::object();
   for (const auto& [expr, value] : r.shown) shown[expr] = value;
   j["shown"] = shown;
+  if (!r.core_out.empty()) j["core"] = r.core_out;
   j["seconds"] = r.seconds;
   return j.dump() + "\n";
 }

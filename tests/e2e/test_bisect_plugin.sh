@@ -2,11 +2,12 @@
 # Checks `slsdbg bisect --plugin` with the example bank_invariant plugin (C
 # ABI, memory and symbols through the host's callbacks) on a real recording
 # of bisect_bank: the right segment within ceil(log2 K) search probes, refined
-# to the planted bug's line, the plugin's message naming the transfer; and the
+# to the planted bug's line, the plugin's message naming the transfer, --core
+# keeping the answer's core; and the
 # register_range example plugin (registers, --plugin-arg) runs.
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
-"$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_bank_invariant.so" --json >"$WORK/r.json" 2>"$WORK/r.err" ||
+"$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_bank_invariant.so" --core "$WORK/answer.core" --json >"$WORK/r.json" 2>"$WORK/r.err" ||
   { cat "$WORK/r.err"; fail "bisect --plugin exit $?"; }
 check_found "$WORK/r.json"
 if [ "$REFINED" = done ]; then
@@ -16,6 +17,13 @@ else
   detail=$(json "$WORK/r.json" 'j["first_bad"]["detail"]')
   [[ "$detail" == "total 1999, expected 2000, in transfer "* ]] || fail "plugin message: '$detail'"
 fi
+
+# --core: the answer's core, 0600, shows the lost unit (and, refined, the transfer).
+[ "$(stat -c %a "$WORK/answer.core")" = 600 ] || fail "--core mode $(stat -c %a "$WORK/answer.core")"
+out=$(gdb -batch -nx -ex 'set debuginfod enabled off' "$BANK" "$WORK/answer.core" \
+  -ex 'print bank.acct.checking + bank.acct.savings' -ex 'print current_transfer' 2>/dev/null)
+printf '%s\n' "$out" | grep -q '^\$1 = 1999$' || fail "--core: $out"
+if [ "$REFINED" = done ]; then printf '%s\n' "$out" | grep -q "^\\\$2 = $BUG\$" || fail "--core at the moment: $out"; fi
 
 # Registers: rsp stays in the stack's range everywhere -> never bad (exit 4).
 "$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_register_range.so" \
