@@ -90,6 +90,9 @@ class Refiner {
   store::ProcessState live_state();
   Result<Evaluation> evaluate_overlay(size_t hit);
   Result<Refined> describe_here(const Evaluation& e, std::string* core);
+  std::string hit_name(uint64_t hit) const {
+    return "watchpoint stop " + std::to_string(hit) + " of segment " + std::to_string(in_.last_good);
+  }
   void say(const std::string& s) {
     if (in_.progress) in_.progress(s);
   }
@@ -165,7 +168,7 @@ Result<Evaluation> Refiner::evaluate_overlay(size_t hit) {
   OverlayMemory memory(base, ranges_, copies_[hit]);
   evaluations_++;
   return in_.invariant->evaluate(
-      StateView{in_.last_good_state, &memory, "watchpoint stop " + std::to_string(hit + 1) + " of segment " + std::to_string(in_.last_good)});
+      StateView{in_.last_good_state, &memory, hit_name(hit + 1) + " (watched bytes over checkpoint " + std::to_string(in_.last_good) + ")"});
 }
 
 Result<Refined> Refiner::describe_here(const Evaluation& e, std::string* core) {
@@ -226,11 +229,11 @@ RefineOutcome Refiner::run() {
     hits_++;
     if (hits_ % 4096 == 0) say("refining: " + std::to_string(hits_) + " watchpoint stops in segment " + std::to_string(in_.last_good));
     if (in_.mode == Mode::Plugin) {
+      // current_moment() may re-execute to count: only the answer gets one.
       store::ProcessState state = live_state();
       TimelineMemory memory(*tl_);
-      auto moment = tl_->current_moment();
       evaluations_++;
-      auto e = in_.invariant->evaluate(StateView{&state, &memory, moment.ok() ? moment->to_string() : "refinement"});
+      auto e = in_.invariant->evaluate(StateView{&state, &memory, hit_name(hits_)});
       if (!e.ok()) return failed(e.error().message);
       if (e->verdict == Verdict::Bad) {
         found = *e;
@@ -267,9 +270,8 @@ RefineOutcome Refiner::run() {
     }
     store::ProcessState state = live_state();
     TimelineMemory memory(*tl_);
-    auto moment = tl_->current_moment();
     evaluations_++;
-    auto e = in_.invariant->evaluate(StateView{&state, &memory, moment.ok() ? moment->to_string() : "refinement"});
+    auto e = in_.invariant->evaluate(StateView{&state, &memory, hit_name(static_cast<uint64_t>(hi) + 1)});
     if (!e.ok()) return failed(e.error().message);
     if (e->verdict != Verdict::Bad) return failed("the invariant holds on the real state at the stop where the watched bytes made it false");
     found = *e;

@@ -135,6 +135,9 @@ std::string format_report_text(const BisectReport& r) {
   }
   for (const auto& [expr, value] : r.shown) line("  " + expr + " = " + value);
   line("open GDB there: " + r.goto_command);
+  if (!r.refined)
+    line("or as a core: slsdbg dump " + r.recording + " --at " + std::to_string(r.first_bad) + " -o bad.core && gdb " + r.exe +
+         " bad.core");
   if (!r.core_out.empty()) line("core of that point: " + r.core_out + " (gdb " + r.exe + " " + r.core_out + ")");
   char took[64];
   std::snprintf(took, sizeof took, "%.2f s", r.seconds);
