@@ -2,8 +2,10 @@
 // search over the recording's checkpoints (engine/bisect).
 #if SLSDBG_HAVE_STORE
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -60,7 +62,8 @@ const char kUsage[] =
     "  2  bad usage\n"
     "  3  the invariant is already false at the first searched checkpoint\n"
     "  4  the invariant never becomes false (it holds at the last searched checkpoint)\n"
-    "  5  not monotone: a spot check contradicts the search (the report names both)\n";
+    "  5  not monotone: a spot check contradicts the search (the report names both)\n"
+    "  130  interrupted (SIGINT/SIGTERM, between probes; its cores are removed)\n";
 
 constexpr int kExitAlreadyBad = 3;
 constexpr int kExitNeverBad = 4;
@@ -126,9 +129,20 @@ Result<Parsed> parse(const std::vector<std::string>& args) {
   return p;
 }
 
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
 int run_bisect_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) return fail(parsed.error().message, 2);
+  // Ctrl-C ends the bisect between probes, so the cores it wrote (process
+  // memory) are removed with their scratch directory.
+  struct sigaction sa = {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  parsed->options.interrupted = [] { return g_interrupted != 0; };
   bool tty = ::isatty(STDERR_FILENO);
   bool shown = false;
   if (tty)
@@ -139,7 +153,7 @@ int run_bisect_command(const std::vector<std::string>& args) {
     };
   auto report = bisect::run_bisect(parsed->options);
   if (shown) std::fprintf(stderr, "\r\033[K");
-  if (!report.ok()) return fail("bisect: " + report.error().message);
+  if (!report.ok()) return fail("bisect: " + report.error().message, g_interrupted ? 130 : 1);
   std::fputs(parsed->json ? bisect::format_report_json(*report).c_str() : bisect::format_report_text(*report).c_str(),
              stdout);
   switch (report->outcome) {

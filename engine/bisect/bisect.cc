@@ -126,6 +126,7 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
 
   size_t probe_number = 0;
   ProbeFn probe = [&](size_t index, ProbeKind kind) -> Result<Evaluation> {
+    if (o.interrupted && o.interrupted()) return Error::msg("interrupted");
     probe_number++;
     say("probe " + std::to_string(probe_number) + " (" + kind_name(kind) + "): checkpoint " +
         std::to_string(cps[index].id.value) + " ...");

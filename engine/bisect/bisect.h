@@ -37,6 +37,8 @@ struct BisectOptions {
   std::string core_out;              // --core FILE: keep a core of the answer there
   // One line per probe, for terminals: "probe 3 (search): checkpoint 157 -> bad".
   std::function<void(const std::string& line)> progress;
+  // Polled between probes; true = stop with an error (the scratch cores are removed).
+  std::function<bool()> interrupted;
 };
 
 struct Location {

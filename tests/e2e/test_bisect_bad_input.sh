@@ -4,7 +4,8 @@
 # invariant, two invariants, a bad expression, a missing plugin, a plugin of
 # the wrong ABI version, a plugin without a check function, a plugin refusing
 # its argument, a command that cannot run, unknown checkpoints, --good after
-# --bad, bad numbers, unknown options.
+# --bad, bad numbers, unknown options; and Ctrl-C (SIGINT) ends it with exit
+# 130, leaving none of its cores behind.
 source "$(dirname "$0")/bisect_lib.sh"
 TRANSFERS=3000000 MIN_CHECKPOINTS=3 record_bank
 E='bank.acct.checking + bank.acct.savings == total_expected'
@@ -34,4 +35,15 @@ one_line_error "unknown --good" "--good 99999: no such checkpoint" "$SLSDBG" bis
 one_line_error "--good after --bad" "--good must be a checkpoint before --bad" "$SLSDBG" bisect "$REC" --expr "$E" --good 5 --bad 2
 one_line_error "bad number" "--bad needs a number, got 'x'" "$SLSDBG" bisect "$REC" --expr "$E" --bad x
 one_line_error "unknown option" "unknown option '--frob'" "$SLSDBG" bisect "$REC" --expr "$E" --frob
+# SIGINT while a probe's command runs: exit 130, the scratch directory is gone.
+mkdir "$WORK/tmp"
+TMPDIR="$WORK/tmp" "$SLSDBG" bisect "$REC" --cmd "touch $WORK/started; sleep 1; exit 0" >/dev/null 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 600); do [ -e "$WORK/started" ] && break; sleep 0.1; done
+[ -e "$WORK/started" ] || fail "the first probe never ran"
+kill -INT "$pid"
+wait "$pid"; rc=$?
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, want 130 ($(cat "$WORK/int.err"))"
+grep -q "interrupted" "$WORK/int.err" || fail "SIGINT: $(cat "$WORK/int.err")"
+[ -z "$(ls -A "$WORK/tmp")" ] || fail "SIGINT left $(ls "$WORK/tmp") behind"
 echo "bisect bad input: OK"
