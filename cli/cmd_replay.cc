@@ -1,22 +1,31 @@
 // `slsdbg replay REC --check`: replay a whole recording from checkpoint 0 and
 // compare the replayed state with every recorded checkpoint.
+// `slsdbg replay REC --goto MOMENT|--at K`: go there (engine/replay's
+// Timeline) and print the moment, registers and memory for scripts.
 #ifdef SLSDBG_HAVE_REPLAY
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/command.h"
 #include "engine/replay/replay_check.h"
+#include "engine/replay/timeline.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg replay REC --check\n\n"
+    "usage: slsdbg replay REC --check\n"
+    "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
     "EXPERIMENTAL. Replays recording REC deterministically from its event log.\n"
     "Known to report false divergences on some recordings: the XSAVE area\n"
     "glibc's lazy-binding trampoline leaves on the stack can differ in one\n"
@@ -28,40 +37,103 @@ const char kUsage[] =
     "            how many checkpoint boundaries were crossed by execution and how\n"
     "            many by restore (forced checkpoints after unmodelled syscalls),\n"
     "            exit 0; or the first divergence (segment, event, expected vs\n"
-    "            actual, pc), exit 1.\n\n"
+    "            actual, pc), exit 1.\n"
+    "  --goto MOMENT  go to a moment K:E:PC:N (segment K, after its E-th event,\n"
+    "            the N-th execution of the instruction at PC since then; PC in hex\n"
+    "            with 0x) or K alone (checkpoint K), then print it (below).\n"
+    "  --at K    go to checkpoint K (same as --goto K).\n"
+    "  --print-regs  print the general registers there.\n"
+    "  --read ADDR:LEN  print LEN bytes (at most 1 MiB) of memory at ADDR (hex\n"
+    "            with 0x, or decimal) in hex; repeatable. Fewer bytes when the\n"
+    "            range ends in unmapped memory; an unreadable start is an error.\n"
+    "  --json    one JSON object: moment, checkpoint, regs, memory.\n\n"
     "How: syscalls are checked against the log (number and all six argument\n"
     "registers) and emulated from it; address-space, signal-state, fs-base and\n"
     "read-only open/close syscalls run for real and are checked; rdtsc returns\n"
-    "the logged value; the program's output is not repeated.\n\n"
+    "the logged value; the program's output is not repeated. A moment is\n"
+    "reached by restoring checkpoint K and replaying with a counting hardware\n"
+    "breakpoint on PC.\n\n"
     "A checkpoint taken inside a hot loop is reached exactly but slowly (each\n"
     "visit of its pc costs a hardware-breakpoint exception).\n\n"
-    "Not yet: --at K / --goto MOMENT, --print-regs, --read, starting GDB, a\n"
-    "backtrace in divergence reports, multithreaded recordings; some recordings\n"
-    "with signal handlers interrupting syscalls still report a divergence.\n";
+    "Not yet: starting GDB, session snapshots (every move restores a\n"
+    "checkpoint), a backtrace in divergence reports, multithreaded recordings;\n"
+    "some recordings with signal handlers interrupting syscalls still report a\n"
+    "divergence.\n";
 
-int run(const std::vector<std::string>& args) {
+struct ReplayArgs {
   std::string rec;
   bool check = false;
-  for (const std::string& a : args) {
+  std::optional<std::string> goto_moment;  // --goto text, or --at K as "K"
+  bool print_regs = false;
+  std::vector<std::pair<uint64_t, uint64_t>> reads;  // addr, len
+  bool json = false;
+};
+
+std::optional<uint64_t> parse_u64(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = hex ? text.substr(2) : text;
+  if (digits.empty() || digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos)
+    return std::nullopt;
+  errno = 0;
+  const unsigned long long v = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+  if (errno == ERANGE) return std::nullopt;
+  return v;
+}
+
+// Parses the arguments; on bad input returns the one-line error.
+std::optional<std::string> parse_replay_args(const std::vector<std::string>& args, ReplayArgs& out) {
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& a = args[i];
+    auto value = [&](const char* opt) -> const std::string* {
+      if (i + 1 >= args.size()) return nullptr;
+      (void)opt;
+      return &args[++i];
+    };
     if (a == "--check") {
-      check = true;
+      out.check = true;
+    } else if (a == "--goto" || a == "--at") {
+      const std::string* v = value(a.c_str());
+      if (!v) return a + " needs a value";
+      if (out.goto_moment) return "--goto/--at given twice";
+      if (a == "--at" && !parse_u64(*v)) return "--at '" + *v + "': not a checkpoint number";
+      out.goto_moment = *v;
+    } else if (a == "--print-regs") {
+      out.print_regs = true;
+    } else if (a == "--json") {
+      out.json = true;
+    } else if (a == "--read") {
+      const std::string* v = value("--read");
+      if (!v) return "--read needs ADDR:LEN";
+      const size_t colon = v->find(':');
+      const auto addr = colon == std::string::npos ? std::nullopt : parse_u64(v->substr(0, colon));
+      const auto len = colon == std::string::npos ? std::nullopt : parse_u64(v->substr(colon + 1));
+      if (!addr || !len) return "--read '" + *v + "': expected ADDR:LEN (e.g. 0x601040:8)";
+      if (*len == 0 || *len > (1u << 20)) return "--read '" + *v + "': LEN must be 1..1048576";
+      out.reads.emplace_back(*addr, *len);
     } else if (!a.empty() && a[0] == '-') {
-      return fail("replay: unknown option '" + a + "' (see slsdbg replay --help)", 2);
-    } else if (rec.empty()) {
-      rec = a;
+      return "unknown option '" + a + "' (see slsdbg replay --help)";
+    } else if (out.rec.empty()) {
+      out.rec = a;
     } else {
-      return fail("replay: more than one recording given ('" + rec + "', '" + a + "')", 2);
+      return "more than one recording given ('" + out.rec + "', '" + a + "')";
     }
   }
-  if (rec.empty()) return fail("replay: no recording given (usage: slsdbg replay REC --check)", 2);
-  if (!check) return fail("replay: only --check is implemented yet (see slsdbg replay --help)", 2);
-  auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("replay: " + reader.error().message);
+  if (out.rec.empty()) return std::string("no recording given (usage: slsdbg replay REC --check | --goto MOMENT | --at K)");
+  if (out.check && out.goto_moment) return std::string("--check cannot be combined with --goto/--at");
+  if (!out.check && !out.goto_moment)
+    return std::string("no mode given: --check, --goto MOMENT or --at K (starting GDB is not implemented yet)");
+  if (!out.goto_moment && (out.print_regs || !out.reads.empty() || out.json))
+    return std::string("--print-regs, --read and --json need --goto or --at");
+  return std::nullopt;
+}
+
+int run_check(const store::RecordingReader& reader) {
   const bool tty = isatty(STDERR_FILENO);
   auto progress = [tty](uint64_t k, uint64_t total) {
     if (tty) std::fprintf(stderr, "\rreplay: checkpoint %llu / %llu", (unsigned long long)k, (unsigned long long)total);
   };
-  auto report = replay::check_recording(**reader, progress);
+  auto report = replay::check_recording(reader, progress);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!report.ok()) return fail("replay: " + report.error().message);
   if (report->divergence) {
@@ -76,7 +148,77 @@ int run(const std::vector<std::string>& args) {
   return 0;
 }
 
-Registrar reg({"replay", "EXPERIMENTAL: replay a recording from its log (--check)", kUsage, run, 70});
+std::string hex64(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+// --goto / --at: go there, print the moment, registers and memory asked for.
+int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
+  auto moment = replay::Moment::parse(*a.goto_moment);
+  if (!moment.ok()) return fail("replay: " + moment.error().message);
+  auto tl = replay::Timeline::open(reader);
+  if (!tl.ok()) return fail("replay: " + tl.error().message);
+  auto st = (moment->pc == 0 && moment->event == 0) ? (*tl)->goto_checkpoint(CheckpointId(moment->checkpoint))
+                                                     : (*tl)->goto_moment(*moment);
+  if (!st.ok()) return fail("replay: " + st.error().message);
+  auto here = (*tl)->current_moment();
+  if (!here.ok()) return fail("replay: " + here.error().message);
+  auto regs = (*tl)->regs();
+  if (!regs.ok()) return fail("replay: reading registers: " + regs.error().message);
+  const user_regs_struct& r = *regs;
+  const std::pair<const char*, unsigned long long> named[] = {
+      {"rip", r.rip}, {"rsp", r.rsp}, {"rbp", r.rbp}, {"rax", r.rax}, {"rbx", r.rbx}, {"rcx", r.rcx},
+      {"rdx", r.rdx}, {"rsi", r.rsi}, {"rdi", r.rdi}, {"r8", r.r8},   {"r9", r.r9},   {"r10", r.r10},
+      {"r11", r.r11}, {"r12", r.r12}, {"r13", r.r13}, {"r14", r.r14}, {"r15", r.r15}, {"eflags", r.eflags},
+      {"fs_base", r.fs_base}, {"gs_base", r.gs_base}};
+  std::vector<std::pair<uint64_t, std::string>> memory;  // addr, hex
+  for (const auto& [addr, len] : a.reads) {
+    std::vector<uint8_t> buf(len);
+    auto n = (*tl)->read_memory(addr, buf);
+    if (!n.ok()) return fail("replay: cannot read " + hex64(addr) + ": " + n.error().message);
+    std::string h;
+    char b[4];
+    for (size_t i = 0; i < *n; i++) {
+      std::snprintf(b, sizeof b, "%02x", buf[i]);
+      h += b;
+    }
+    memory.emplace_back(addr, h);
+  }
+  if (a.json) {
+    std::printf("{\"moment\":\"%s\",\"checkpoint\":%llu", here->to_string().c_str(),
+                (unsigned long long)here->checkpoint);
+    if (a.print_regs) {
+      std::printf(",\"regs\":{");
+      for (size_t i = 0; i < std::size(named); i++)
+        std::printf("%s\"%s\":\"%s\"", i ? "," : "", named[i].first, hex64(named[i].second).c_str());
+      std::printf("}");
+    }
+    std::printf(",\"memory\":[");
+    for (size_t i = 0; i < memory.size(); i++)
+      std::printf("%s{\"addr\":\"%s\",\"len\":%zu,\"hex\":\"%s\"}", i ? "," : "", hex64(memory[i].first).c_str(),
+                  memory[i].second.size() / 2, memory[i].second.c_str());
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("moment %s\n", here->to_string().c_str());
+  if (a.print_regs)
+    for (const auto& [name, v] : named) std::printf("%-8s %s\n", name, hex64(v).c_str());
+  for (const auto& [addr, h] : memory) std::printf("%s: %s\n", hex64(addr).c_str(), h.c_str());
+  return 0;
+}
+
+int run(const std::vector<std::string>& args) {
+  ReplayArgs a;
+  if (auto err = parse_replay_args(args, a)) return fail("replay: " + *err, 2);
+  auto reader = store::RecordingReader::open(a.rec);
+  if (!reader.ok()) return fail("replay: " + reader.error().message);
+  if (a.check) return run_check(**reader);
+  return run_goto(**reader, a);
+}
+
+Registrar reg({"replay", "EXPERIMENTAL: replay a recording from its log (--check, --goto/--at)", kUsage, run, 70});
 
 }  // namespace
 }  // namespace slsdbg::cli

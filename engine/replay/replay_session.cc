@@ -30,6 +30,8 @@ namespace slsdbg::replay {
 namespace {
 
 constexpr uint64_t kPageSize = 4096;
+// DR7 bits of debug register 3 (L3, G3, RW3, LEN3).
+constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 #ifndef TRAP_PERF
 constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
 #endif
@@ -118,11 +120,21 @@ bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct
 class ReplaySession::SegmentRun {
  public:
   SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
+  // Starts the run, or resumes it where an observer paused it.
   Result<SegmentOutcome> run();
+  uint64_t cursor() const { return cursor_; }
+  uint64_t event_count() const { return events_.size(); }
 
  private:
   // What one stop handler decided.
-  enum class Next { Resume, Done };
+  enum class Next { Resume, Done, Pause };
+
+  Result<Next> begin();
+  Result<SegmentOutcome> loop();
+  Status go(int signo = 0);
+  Result<Next> after_event(const store::Event& ev);
+  Result<Next> resume_paused();
+  Result<SegmentOutcome> finish_run();
 
   Status arm_breakpoint();
   Status insert_breakpoint();
@@ -150,16 +162,52 @@ class ReplaySession::SegmentRun {
   uint8_t bp_saved_ = 0;
   int pending_signal_ = 0;
   SegmentOutcome outcome_;
+  // Observer state across a pause.
+  bool started_ = false;
+  bool signal_announced_ = false;   // before_signal was asked for the pending signal stop
+  int reenter_signal_ = 0;          // paused before a logged signal: handle it again on resume
+  int deliver_on_resume_ = 0;       // paused after consuming a signal: deliver it on resume
 };
 
-// A hardware execution breakpoint (DR0): the program's code stays untouched,
-// and the kernel sets RF on the hit, so resuming does not hit it again.
+// Resumption goes through the observer when there is one (it may single-step).
+Status ReplaySession::SegmentRun::go(int signo) {
+  return s_.observer_ ? s_.observer_->resume(task_, signo) : task_.cont(signo);
+}
+
+// An event was consumed: the observer may pause right after it.
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::after_event(const store::Event& ev) {
+  if (s_.observer_ &&
+      TRY(s_.observer_->on_event_done(task_, cursor_ - 1, ev)) == RunObserver::Verdict::Pause)
+    return Next::Pause;
+  TRY(go());
+  return Next::Resume;
+}
+
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::resume_paused() {
+  if (reenter_signal_) {
+    const int signo = reenter_signal_;
+    reenter_signal_ = 0;
+    return on_signal(signo);
+  }
+  const int signo = deliver_on_resume_;
+  deliver_on_resume_ = 0;
+  TRY(go(signo));
+  return Next::Resume;
+}
+
+// A hardware execution breakpoint (DR3; DR0-DR2 belong to the timeline's
+// probes and watchpoints): the program's code stays untouched, and the kernel
+// sets RF on the hit, so resuming does not hit it again.
 Status ReplaySession::SegmentRun::insert_breakpoint() {
   if (bp_inserted_ || !has_next_ || next_forced_) return ok_status();
   const pid_t tid = task_.raw_tid();
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[0]), target_.rip) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR0)");
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 1ul) != 0)  // L0, execute, 1 byte
+  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), target_.rip) != 0)
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
+  errno = 0;
+  const unsigned long dr7 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
+  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR7)");
+  // L3, execute, 1 byte: RW3 = LEN3 = 0.
+  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), (dr7 & ~kDr7Slot3) | (1ul << 6)) != 0)
     return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
   bp_inserted_ = true;
   return ok_status();
@@ -186,7 +234,11 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
 
 Status ReplaySession::SegmentRun::remove_breakpoint() {
   if (!bp_inserted_) return ok_status();
-  if (ptrace(PTRACE_POKEUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), 0ul) != 0 && errno != ESRCH)
+  errno = 0;
+  const unsigned long dr7 = ptrace(PTRACE_PEEKUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), 0);
+  if (errno == 0 &&
+      ptrace(PTRACE_POKEUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), dr7 & ~kDr7Slot3) != 0 &&
+      errno != ESRCH)
     return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
   bp_inserted_ = false;
   return ok_status();
@@ -209,6 +261,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
     TRY_CTX(task_.read_memory(RemoteAddr(vaddr), live), "reading page " + hex(vaddr));
+    if (s_.observer_) s_.observer_->hide_traps(vaddr, live);
     if (std::memcmp(live.data(), data.data(), kPageSize) != 0) {
       same = false;
       size_t first = 0;
@@ -257,6 +310,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
   const store::Event* ev = next_event();
   const SyscallHandling how = handling_of(nr, args);
   if (how == SyscallHandling::EndOfProcess && ev && ev->kind == store::EventKind::Exit) {
+    if (s_.observer_ && s_.observer_->before_exit(task_, *ev) == RunObserver::Verdict::Pause) return Next::Pause;
     TRY(task_.cont());  // the real exit; its status is checked against the Exit event
     return Next::Resume;
   }
@@ -302,8 +356,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
     outcome_.end = SegmentEnd::ReachedByRestore;
     return Next::Done;
   }
-  TRY(task_.cont());
-  return Next::Resume;
+  return after_event(*ev);
 }
 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int signo) {
@@ -312,7 +365,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   if (signo == SIGTRAP && bp_inserted_ && r.rip == target_.rip && si.si_code == TRAP_HWBKPT) {
     Next n = TRY(on_breakpoint(r));
     if (n == Next::Done) return n;
-    TRY(task_.cont());
+    TRY(go());
     return Next::Resume;
   }
   if (signo == SIGTRAP && conditional_ && si.si_code == TRAP_PERF) {
@@ -323,11 +376,19 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
         return n;
       }
     }
-    TRY(task_.cont());  // the SIGTRAP is ours: suppressed
+    TRY(go());  // the SIGTRAP is ours: suppressed
     return Next::Resume;
   }
+  if (signo == SIGTRAP && s_.observer_) {
+    const RunObserver::Verdict v = TRY(s_.observer_->on_trap(task_, si));
+    if (v == RunObserver::Verdict::Pause) return Next::Pause;
+    if (v == RunObserver::Verdict::Resume) {
+      TRY(go());
+      return Next::Resume;
+    }
+  }
   if (signo == SIGTRAP && si.si_code == TRAP_TRACE) {
-    TRY(task_.cont());
+    TRY(go());
     return Next::Resume;
   }
   const store::Event* ev = next_event();
@@ -355,12 +416,19 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
         Next n = TRY(on_breakpoint(r));
         if (n == Next::Done) return n;
       }
-      TRY(task_.cont());
-      return Next::Resume;
+      return after_event(*ev);
     }
   }
   if (!ev || ev->kind != store::EventKind::Signal || ev->signo != signo)
     return diverge(r.rip, expected_here(), "signal " + std::to_string(signo));
+  if (s_.observer_ && !signal_announced_) {
+    signal_announced_ = true;
+    if (s_.observer_->before_signal(task_, signo) == RunObserver::Verdict::Pause) {
+      reenter_signal_ = signo;
+      return Next::Pause;
+    }
+  }
+  signal_announced_ = false;
   if (ev->siginfo.size() >= sizeof(siginfo_t)) {
     siginfo_t logged;
     std::memcpy(&logged, ev->siginfo.data(), sizeof logged);
@@ -368,7 +436,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   }
   cursor_++;
   outcome_.events_replayed++;
-  TRY(task_.cont(signo));
+  if (s_.observer_ && TRY(s_.observer_->on_event_done(task_, cursor_ - 1, *ev)) == RunObserver::Verdict::Pause) {
+    deliver_on_resume_ = signo;
+    return Next::Pause;
+  }
+  TRY(go(signo));
   return Next::Resume;
 }
 
@@ -386,6 +458,23 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_exit(const
 }
 
 Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
+  if (!started_) {
+    started_ = true;
+    if (TRY(begin()) == Next::Done) return outcome_;
+  } else {
+    outcome_ = SegmentOutcome{SegmentEnd::Diverged, std::nullopt, outcome_.events_replayed, 0};
+    Next n = TRY(resume_paused());
+    if (n == Next::Pause) {
+      outcome_.end = SegmentEnd::Paused;
+      return outcome_;
+    }
+    if (n == Next::Done) return finish_run();
+  }
+  return loop();
+}
+
+// Reads the log and the next checkpoint, then starts the tracee.
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
   events_ = TRY_CTX(s_.reader_.segment_events(seg_), "reading segment " + std::to_string(seg_.value));
   const auto checkpoints = s_.reader_.checkpoints();
   has_next_ = s_.k_.value + 1 < checkpoints.size();
@@ -406,7 +495,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
   // last checkpoint is where history ends.
   if (!has_next_ && events_.size() == 1 && events_[0].kind == store::EventKind::Exit && events_[0].signo == SIGKILL) {
     outcome_.end = SegmentEnd::EndOfHistory;
-    return outcome_;
+    return Next::Done;
   }
   // Checkpoint capture ran an injected stub ending in int3, so the kernel's
   // last-trap number (shown in a signal frame's trapno) was 3 when the
@@ -426,11 +515,17 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
     user_regs_struct r = TRY(task_.regs());
     if (same_general_registers(r, target_, nullptr, target_at_) && TRY(at_next_checkpoint())) {
       outcome_.end = SegmentEnd::ReachedByExecution;
-      return outcome_;
+      return Next::Done;
     }
   }
   TRY(arm_breakpoint());
-  TRY(task_.cont());
+  TRY(go());
+  return Next::Resume;
+}
+
+// Waits for the tracee's stops and handles them until the segment ends or
+// the observer pauses the run.
+Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
   for (;;) {
     process::WaitResult w = TRY(task_.wait());
     SLSDBG_DEBUG("replay", "segment %llu event %zu/%zu: stop kind %d signo %d event %d",
@@ -446,7 +541,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
         if (w.event == PTRACE_EVENT_SECCOMP) {
           n = TRY(on_seccomp());
         } else {
-          TRY(task_.cont());
+          TRY(go());
         }
         break;
       case process::StopKind::SignalDelivery:
@@ -454,11 +549,19 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
         break;
       case process::StopKind::GroupStop:
       case process::StopKind::SyscallStop:
-        TRY(task_.cont());
+        TRY(go());
         break;
+    }
+    if (n == Next::Pause) {
+      outcome_.end = SegmentEnd::Paused;
+      return outcome_;
     }
     if (n == Next::Done) break;
   }
+  return finish_run();
+}
+
+Result<SegmentOutcome> ReplaySession::SegmentRun::finish_run() {
   conditional_.reset();
   if (outcome_.end != SegmentEnd::EndOfHistory) TRY(remove_breakpoint());
   return outcome_;
@@ -512,9 +615,15 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::start(const store::Recordi
   return std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
 }
 
+uint64_t ReplaySession::events_consumed() const { return run_ ? run_->cursor() : 0; }
+uint64_t ReplaySession::events_in_segment() const { return run_ ? run_->event_count() : 0; }
+
 Result<SegmentOutcome> ReplaySession::run_segment() {
-  SegmentRun run(*this);
-  SegmentOutcome out = TRY(run.run());
+  if (!run_) run_ = std::make_unique<SegmentRun>(*this);
+  Result<SegmentOutcome> result = run_->run();
+  if (!result.ok() || result->end != SegmentEnd::Paused) run_.reset();
+  SegmentOutcome out = TRY(std::move(result));
+  if (out.end == SegmentEnd::Paused) return out;
   if (out.end == SegmentEnd::ReachedByExecution) {
     k_ = CheckpointId(k_.value + 1);
   } else if (out.end == SegmentEnd::ReachedByRestore) {

@@ -48,6 +48,7 @@ enum class SegmentEnd {
   ReachedByRestore,    // k+1 is forced: the session restored it
   EndOfHistory,        // the process exited (or the recording ends) as logged
   Diverged,
+  Paused,              // a RunObserver paused the run; run_segment() resumes it
 };
 
 struct SegmentOutcome {
@@ -55,6 +56,29 @@ struct SegmentOutcome {
   std::optional<Divergence> divergence;
   uint64_t events_replayed = 0;
   uint64_t pages_compared = 0;  // at the boundary
+};
+
+// The hooks of a navigator (the Timeline) inside a run: its own traps
+// (software breakpoints, debug registers, single steps) and how the tracee
+// resumes. Without an observer a run behaves as plain replay.
+class RunObserver {
+ public:
+  enum class Verdict { Resume, Pause, NotMine };
+  virtual ~RunObserver() = default;
+  // Resumes the stopped tracee (continue or single-step), delivering signo.
+  virtual Status resume(process::Task& task, int signo) = 0;
+  // A SIGTRAP the session does not own: Resume (the session resumes through
+  // resume()), Pause, or NotMine (then it is matched against the log).
+  virtual Result<Verdict> on_trap(process::Task& task, const siginfo_t& si) = 0;
+  // Event `index` was just consumed (for a signal: before its delivery).
+  virtual Result<Verdict> on_event_done(process::Task& task, uint64_t index, const store::Event& ev) = 0;
+  // A logged signal is about to be delivered (not consumed yet).
+  virtual Verdict before_signal(process::Task& task, int signo) = 0;
+  // At the seccomp stop of the logged exit/exit_group (not run yet).
+  virtual Verdict before_exit(process::Task& task, const store::Event& exit_event) = 0;
+  // Live bytes read for a checkpoint comparison: show the original code
+  // under the observer's breakpoints.
+  virtual void hide_traps(uint64_t addr, std::span<uint8_t> bytes) = 0;
 };
 
 class ReplaySession {
@@ -72,6 +96,12 @@ class ReplaySession {
 
   CheckpointId checkpoint() const { return k_; }
   process::Task& task() { return task_; }
+  // Optional; must outlive the runs. Paused runs keep their state.
+  void set_observer(RunObserver* observer) { observer_ = observer; }
+  // Events of the current segment consumed so far (0 before a run).
+  uint64_t events_consumed() const;
+  // Events in the current segment's log (after a run started).
+  uint64_t events_in_segment() const;
 
  private:
   ReplaySession(const store::RecordingReader& reader, CheckpointId k, process::Task task);
@@ -83,6 +113,8 @@ class ReplaySession {
   // Restore queues the signals that open the segment; after crossing a
   // boundary by execution the session sends them itself.
   bool signals_queued_by_restore_ = true;
+  RunObserver* observer_ = nullptr;
+  std::unique_ptr<SegmentRun> run_;  // the current segment's run (kept while Paused)
 };
 
 // Registers equal for "being at a checkpoint": all general registers and

@@ -17,7 +17,7 @@ expect_error "no recording given" --check
 expect_error "not a recording" "$tmp" --check
 expect_error "unknown option '--frob'" "$tmp" --frob
 expect_error "more than one recording" a b --check
-expect_error "only --check" "$tmp"
+expect_error "no mode given" "$tmp"
 help=$("$SLSDBG" replay --help)
 [[ "$help" == *"--check"* && "$help" == *"Not yet:"* ]] || { echo "--help lacks --check or 'Not yet:': $help"; exit 1; }
 echo "replay_bad_input: OK"

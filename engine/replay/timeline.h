@@ -1,0 +1,112 @@
+// engine/replay/timeline.h
+#pragma once
+#include <sys/user.h>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+#include "common/ids.h"
+#include "common/result.h"
+#include "engine/replay/replay_session.h"   // Divergence
+#include "store/recording.h"
+
+namespace slsdbg::replay {
+
+// An exact point in history (DESIGN.md, Vocabulary): in segment `checkpoint`,
+// after its `event`-th event (0 = the segment's start, before any event), the
+// instruction at `pc` about to execute for the `n`-th time (n >= 1) since then.
+// Checkpoint K itself is Moment{K, 0, pc_of_K, 1}.
+struct Moment {
+  uint64_t checkpoint = 0;
+  uint64_t event = 0;
+  uint64_t pc = 0;
+  uint64_t n = 1;
+  // "K:E:0xPC:N", e.g. "12:3:0x401136:7". parse() also accepts "K" alone
+  // (= checkpoint K's start). Bad text -> Error naming what is wrong.
+  std::string to_string() const;
+  static Result<Moment> parse(std::string_view text);
+  bool operator==(const Moment&) const = default;
+};
+
+enum class Direction { Forward, Backward };
+enum class Motion { Continue, Step };        // Step = one instruction
+enum class WatchKind { Write, Read, Access };
+
+enum class StopCause {
+  Breakpoint,    // at a software breakpoint's address (about to execute it)
+  Watchpoint,    // forward: just after the accessing instruction;
+                 // backward: just before it (GDB's convention for reverse)
+  Step,          // one instruction done
+  Signal,        // a recorded signal is about to be delivered (signo)
+  HistoryBegin,  // backward: reached checkpoint 0's start
+  HistoryEnd,    // forward: the recording's last moment (no exit recorded)
+  Exited,        // forward: the program exited (exit_status) or was killed (signo)
+  Interrupted,   // interrupted() returned true
+  Diverged,      // replay left the recording: `divergence` says where
+};
+
+struct TimelineStop {
+  StopCause cause = StopCause::Step;
+  uint64_t pc = 0;
+  uint64_t watch_addr = 0;       // Watchpoint: the watched address that triggered
+  WatchKind watch_kind = WatchKind::Write;
+  int signo = 0;                 // Signal; Exited by a signal
+  int exit_status = 0;           // Exited normally
+  std::optional<Divergence> divergence;
+};
+
+struct TimelineOptions {
+  // Polled every few ms of work; true = stop now with StopCause::Interrupted.
+  std::function<bool()> interrupted = [] { return false; };
+  // Progress of long operations (replay scans over segments), for terminals.
+  std::function<void(std::string_view what, uint64_t done, uint64_t total)> progress;
+  size_t max_snapshots = 16;      // bounded cache of session snapshots
+};
+
+class Timeline {
+ public:
+  // A timeline over `reader` (which must outlive it), positioned at checkpoint 0's start.
+  static Result<std::unique_ptr<Timeline>> open(const store::RecordingReader& reader, TimelineOptions options = {});
+  virtual ~Timeline();
+
+  // --- where we are ---
+  // Exact; may re-execute part of the segment to count (cheap when known).
+  Result<Moment> current_moment();
+  CheckpointId current_segment() const;
+  uint64_t checkpoint_count() const;
+  TimelineStop last_stop() const;
+
+  // --- moving ---
+  Result<TimelineStop> goto_checkpoint(CheckpointId k);
+  Result<TimelineStop> goto_moment(const Moment& m);     // Error if m is not in history
+  Result<TimelineStop> resume(Direction direction, Motion motion);
+
+  // --- breakpoints and watchpoints (persist across moves) ---
+  Status add_breakpoint(uint64_t addr);                  // any number; invisible to reads
+  Status remove_breakpoint(uint64_t addr);
+  // Debug registers: up to 4 at once, len 1/2/4/8 aligned to len (else Error).
+  Status add_watchpoint(WatchKind kind, uint64_t addr, uint64_t len);
+  Status remove_watchpoint(WatchKind kind, uint64_t addr, uint64_t len);
+
+  // --- the state at the current moment (the thread of the recording) ---
+  Tid thread() const;                                     // the recorded tid
+  pid_t recorded_pid() const;
+  Result<user_regs_struct> regs();
+  Result<std::vector<uint8_t>> xsave();                   // NT_X86_XSTATE layout
+  // Up to out.size() bytes from addr; returns how many were readable (an
+  // unreadable start is an Error). Breakpoint bytes read as the original.
+  Result<size_t> read_memory(uint64_t addr, std::span<uint8_t> out);
+
+  const store::RecordingReader& recording() const;
+
+ private:
+  class Impl;
+  explicit Timeline(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slsdbg::replay

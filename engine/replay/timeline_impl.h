@@ -1,0 +1,194 @@
+// The Timeline's machinery (private to engine/replay): one ReplaySession at a
+// time plus the traps that navigation puts into its runs.
+//
+// Positions. A position is re-reachable exactly as a Path: a Base (a Moment,
+// or "right after event e of segment k", e = 0 being the segment's start)
+// followed by Legs (forward moves: Continue with a given set of breakpoints
+// and watchpoints, or single Steps). Determinism makes a Path a name for one
+// point of history. current_moment() turns a Path into a Moment by running it
+// again with a counting probe (debug register) on the current pc.
+//
+// Counting. Every trap at an address counts "arrivals" (the instruction there
+// is about to execute) since the latest event; counters reset when an event is
+// consumed. A pause at an address that its trap did not report (after a
+// single step, a watchpoint trigger, a restore) counts the arrival itself,
+// and resuming from any pause first single-steps the current instruction with
+// the traps at its address lifted, so no arrival is counted twice.
+//
+// Debug registers: DR0-DR2 here (watchpoints, the counting probe, the target
+// probe of a goto); DR3 is the session's fallback checkpoint breakpoint, and
+// its perf/BPF conditional breakpoint takes one hardware slot too.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "engine/replay/replay_session.h"
+#include "engine/replay/timeline.h"
+
+namespace slsdbg::replay {
+
+struct Watch {
+  WatchKind kind = WatchKind::Write;
+  uint64_t addr = 0;
+  uint64_t len = 1;
+  bool operator==(const Watch&) const = default;
+};
+
+struct TrapSet {
+  std::set<uint64_t> breakpoints;
+  std::vector<Watch> watches;
+  bool operator==(const TrapSet&) const = default;
+};
+
+struct Base {
+  uint64_t k = 0;
+  uint64_t e = 0;
+  bool after_event = true;  // true: right after event e (e = 0: checkpoint k itself); false: the Moment below
+  uint64_t pc = 0;
+  uint64_t n = 1;
+  static Base at(const Moment& m) { return Base{m.checkpoint, m.event, false, m.pc, m.n}; }
+  static Base after(uint64_t k, uint64_t e) { return Base{k, e, true, 0, 1}; }
+  bool operator==(const Base&) const = default;
+};
+
+struct Leg {
+  Motion motion = Motion::Continue;
+  uint64_t count = 1;
+  TrapSet traps;
+  bool operator==(const Leg&) const = default;
+};
+
+struct Path {
+  Base base;
+  std::vector<Leg> legs;
+  void push(const Leg& leg);
+};
+
+// Why a run paused (set by the observer).
+enum class PauseWhy { None, Breakpoint, Watchpoint, Step, Signal, Target, TargetMissed, EventDone, Exit, Interrupted };
+
+// How a drive() ended.
+enum class Halt { Paused, SegmentEnd, HistoryEnd, Killed, Diverged };
+
+struct DriveResult {
+  Halt halt = Halt::Paused;
+  std::optional<Divergence> divergence;
+  int signo = 0;                 // Killed
+  bool boundary_by_restore = false;  // SegmentEnd: reached by restoring a forced checkpoint
+};
+
+// A user-visible stop seen during a collecting scan (reverse continue).
+struct Hit {
+  uint64_t ordinal = 0;  // index among the stops a forward Continue would make
+  PauseWhy why = PauseWhy::Breakpoint;
+  uint64_t pc = 0;
+  std::optional<Moment> moment;  // breakpoints: exact
+  Watch watch;
+};
+
+class Timeline::Impl final : public RunObserver {
+ public:
+  Impl(const store::RecordingReader& reader, TimelineOptions options);
+
+  // --- RunObserver (timeline_traps.cc) ---
+  Status resume(process::Task& task, int signo) override;
+  Result<Verdict> on_trap(process::Task& task, const siginfo_t& si) override;
+  Result<Verdict> on_event_done(process::Task& task, uint64_t index, const store::Event& ev) override;
+  Verdict before_signal(process::Task& task, int signo) override;
+  Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
+  void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
+
+  // --- traps (timeline_traps.cc) ---
+  // Makes `traps` the inserted set (breakpoints and watchpoints).
+  Status set_traps(const TrapSet& traps);
+  Status set_count_probe(std::optional<uint64_t> pc);
+  Status set_target_probe(std::optional<Moment> target);
+  Status apply_debug_registers();
+  Status assign_slots();
+  Status insert_breakpoint_bytes();
+  void reset_counts();
+  // A pause at the current pc that no trap reported: count the arrival.
+  bool count_landing(bool instruction_next);
+  void end_step();
+  Verdict stop_here(PauseWhy why, bool instruction_next);
+
+  // --- navigation (timeline_nav.cc) ---
+  Status fresh(uint64_t k);
+  Result<DriveResult> drive(bool flow);
+  Status reach_base(const Base& base, std::optional<uint64_t> count_pc);
+  Status reach(const Path& path, std::optional<uint64_t> count_pc);
+  Result<TimelineStop> forward(Motion motion);
+  Result<Moment> resolve();
+  Result<TimelineStop> reverse_continue();
+  Result<TimelineStop> reverse_step();
+  Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
+  Result<TimelineStop> before_event(uint64_t k, uint64_t e);
+  Result<std::vector<Hit>> scan(uint64_t k, std::optional<Moment> until);
+  // After an error: somewhere valid (checkpoint 0's start at worst).
+  void recover();
+  Result<TimelineStop> to_checkpoint(uint64_t k);
+  uint64_t pc_now();
+
+  const store::RecordingReader& reader;
+  TimelineOptions options;
+  uint64_t checkpoints = 0;
+  Tid recorded_tid;
+  pid_t pid = 0;
+  std::unique_ptr<ReplaySession> session;
+
+  // User state (persists across moves).
+  TrapSet user;
+
+  // Trap state of the current process.
+  TrapSet active;
+  std::map<uint64_t, uint8_t> inserted;         // int3 address -> original byte
+  std::map<uint64_t, uint64_t> bp_count;        // arrivals since the latest event
+  std::set<uint64_t> bp_valid;                  // breakpoints counting since the latest event
+  enum class SlotUse { Free, Watch, CountProbe, TargetProbe };
+  struct Slot {
+    SlotUse use = SlotUse::Free;
+    Watch watch;
+    uint64_t addr = 0;
+  };
+  std::array<Slot, 3> slots{};
+  std::optional<uint64_t> count_pc;
+  uint64_t count_value = 0;
+  uint64_t count_at_event = 0;  // count_value when the latest event reset it
+  std::optional<Moment> target;
+  uint64_t target_count = 0;
+
+  // Run configuration.
+  Motion motion = Motion::Continue;
+  bool stop_at_user = false;
+  bool collect = false;
+  bool pause_signals = false;
+  std::optional<uint64_t> pause_after_event;
+
+  // Run state.
+  uint64_t segment = 0;
+  uint64_t cursor = 0;
+  bool step_over_pending = false;
+  bool stepping = false;
+  std::optional<uint64_t> lifted_bp;
+  PauseWhy why = PauseWhy::None;
+  Watch why_watch;
+  int why_signo = 0;
+  int exit_status = 0;
+  int exit_signo = 0;
+  std::vector<Hit> hits;
+  uint64_t ordinal = 0;
+
+  // Position.
+  Path path;
+  std::optional<Moment> known;
+  bool at_exit = false;       // paused before the logged exit
+  bool at_end = false;        // the recording's last moment (no exit logged)
+  TimelineStop last;
+  std::optional<Base> trace_base;  // reverse steps: the latest trace's start
+};
+
+}  // namespace slsdbg::replay

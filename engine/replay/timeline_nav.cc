@@ -1,0 +1,320 @@
+// The Timeline's moves: reaching a Path, forward resumption, resolving the
+// current Moment, reverse continue (re-running segments while collecting
+// hits) and reverse step (single-stepping forward from an exact earlier point).
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/replay/timeline_impl.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+std::string where(const Base& b) {
+  if (b.after_event) return "segment " + std::to_string(b.k) + " after event " + std::to_string(b.e);
+  return "moment " + Moment{b.k, b.e, b.pc, b.n}.to_string();
+}
+
+}  // namespace
+
+Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reader(r), options(std::move(o)) {}
+
+Status Timeline::Impl::fresh(uint64_t k) {
+  session.reset();
+  session = TRY(ReplaySession::start(reader, CheckpointId(k)));
+  session->set_observer(this);
+  segment = k;
+  cursor = 0;
+  inserted.clear();
+  stepping = false;
+  lifted_bp.reset();
+  step_over_pending = true;
+  why = PauseWhy::None;
+  at_exit = false;
+  at_end = false;
+  TRY(insert_breakpoint_bytes());
+  reset_counts();
+  TRY(assign_slots());
+  TRY(apply_debug_registers());
+  if (count_landing(true)) why = PauseWhy::Target;
+  return ok_status();
+}
+
+Result<DriveResult> Timeline::Impl::drive(bool flow) {
+  for (;;) {
+    why = PauseWhy::None;
+    const bool was_stepping = stepping;
+    SegmentOutcome out = TRY(session->run_segment());
+    switch (out.end) {
+      case SegmentEnd::Paused: return DriveResult{Halt::Paused};
+      case SegmentEnd::ReachedByExecution:
+      case SegmentEnd::ReachedByRestore: {
+        const bool restored = out.end == SegmentEnd::ReachedByRestore;
+        segment++;
+        cursor = 0;
+        if (restored) {
+          inserted.clear();
+          stepping = false;
+          lifted_bp.reset();
+          TRY(insert_breakpoint_bytes());
+          TRY(apply_debug_registers());
+        }
+        reset_counts();
+        if (!flow) {
+          end_step();
+          step_over_pending = true;
+          DriveResult d{Halt::SegmentEnd};
+          d.boundary_by_restore = restored;
+          return d;
+        }
+        if (restored && was_stepping && motion == Motion::Step) {
+          stop_here(PauseWhy::Step, true);
+          return DriveResult{Halt::Paused};
+        }
+        continue;
+      }
+      case SegmentEnd::EndOfHistory: {
+        if (session->task().regs().ok()) return DriveResult{Halt::HistoryEnd};
+        DriveResult d{Halt::Killed};
+        auto events = reader.segment_events(SegmentId(segment));
+        if (events.ok() && !events->empty()) d.signo = events->back().signo;
+        return d;
+      }
+      case SegmentEnd::Diverged: {
+        const bool last = segment + 1 >= checkpoints;
+        const uint64_t count = reader.checkpoints()[segment].segment_events;
+        if (last && out.divergence && out.divergence->event_index >= count) return DriveResult{Halt::HistoryEnd};
+        DriveResult d{Halt::Diverged};
+        d.divergence = out.divergence;
+        return d;
+      }
+    }
+  }
+}
+
+Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {
+  if (b.k >= checkpoints)
+    return Error::msg("no checkpoint " + std::to_string(b.k) + " (the recording has " + std::to_string(checkpoints) + ")");
+  const uint64_t events = reader.checkpoints()[b.k].segment_events;
+  if (b.e > events)
+    return Error::msg(where(b) + " is not in history: segment " + std::to_string(b.k) + " has " +
+                      std::to_string(events) + " events");
+  if (!b.after_event && b.n == 0) return Error::msg("moment counts start at 1 (n = 0 given)");
+  active = TrapSet{user.breakpoints, {}};
+  stop_at_user = false;
+  collect = false;
+  pause_signals = false;
+  motion = Motion::Continue;
+  pause_after_event.reset();
+  count_pc = probe_pc;
+  target.reset();
+  if (!b.after_event) target = Moment{b.k, b.e, b.pc, b.n};
+  TRY(fresh(b.k));
+  if (b.after_event) {
+    if (b.e == 0) return ok_status();
+    pause_after_event = b.e;
+    DriveResult d = TRY(drive(false));
+    pause_after_event.reset();
+    if (d.halt != Halt::Paused || why != PauseWhy::EventDone)
+      return Error::msg(where(b) + " was not reached (the run ended first)");
+    return ok_status();
+  }
+  if (why != PauseWhy::Target) {
+    DriveResult d = TRY(drive(false));
+    if (d.halt == Halt::Diverged && d.divergence) return Error::msg(d.divergence->describe());
+    if (d.halt != Halt::Paused || why != PauseWhy::Target)
+      return Error::msg(where(b) + " is not in history: pc " + Moment{0, 0, b.pc, 1}.to_string().substr(4) +
+                        " runs " + std::to_string(target_count) + " time(s) after event " + std::to_string(b.e));
+  }
+  return set_target_probe(std::nullopt);
+}
+
+Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
+  TRY(reach_base(p.base, probe_pc));
+  for (const Leg& leg : p.legs) {
+    TRY(set_traps(leg.traps));
+    for (uint64_t i = 0; i < leg.count; i++) {
+      TimelineStop st = TRY(forward(leg.motion));
+      if (st.cause == StopCause::Diverged || st.cause == StopCause::Interrupted)
+        return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ")");
+    }
+  }
+  return set_traps(user);
+}
+
+Result<TimelineStop> Timeline::Impl::forward(Motion m) {
+  TimelineStop st;
+  if (at_exit) {
+    st.cause = StopCause::Exited;
+    st.pc = pc_now();
+    st.exit_status = exit_status;
+    st.signo = exit_signo;
+    return st;
+  }
+  if (at_end) {
+    st.cause = StopCause::HistoryEnd;
+    st.pc = pc_now();
+    return st;
+  }
+  motion = m;
+  stop_at_user = true;
+  collect = false;
+  pause_signals = true;
+  pause_after_event.reset();
+  Result<DriveResult> dr = drive(true);
+  motion = Motion::Continue;
+  DriveResult d = TRY(std::move(dr));
+  st.pc = pc_now();
+  switch (d.halt) {
+    case Halt::Paused:
+      switch (why) {
+        case PauseWhy::Breakpoint: st.cause = StopCause::Breakpoint; break;
+        case PauseWhy::Watchpoint:
+          st.cause = StopCause::Watchpoint;
+          st.watch_addr = why_watch.addr;
+          st.watch_kind = why_watch.kind;
+          break;
+        case PauseWhy::Signal:
+          st.cause = StopCause::Signal;
+          st.signo = why_signo;
+          break;
+        case PauseWhy::Exit:
+          at_exit = true;
+          st.cause = StopCause::Exited;
+          st.exit_status = exit_status;
+          st.signo = exit_signo;
+          break;
+        case PauseWhy::Interrupted: st.cause = StopCause::Interrupted; break;
+        default: st.cause = StopCause::Step; break;
+      }
+      break;
+    case Halt::HistoryEnd:
+      at_end = true;
+      st.cause = StopCause::HistoryEnd;
+      break;
+    case Halt::Killed:
+      st.cause = StopCause::Exited;
+      st.signo = d.signo;
+      st.pc = 0;
+      break;
+    case Halt::Diverged:
+      st.cause = StopCause::Diverged;
+      st.divergence = d.divergence;
+      break;
+    case Halt::SegmentEnd: st.cause = StopCause::Step; break;
+  }
+  return st;
+}
+
+Result<Moment> Timeline::Impl::resolve() {
+  if (known) return *known;
+  if (at_end) return Error::msg("the end of a recording without a logged exit has no moment");
+  const uint64_t pc = pc_now();
+  const Path p = path;
+  const bool exit_here = at_exit;
+  TRY(reach(p, pc));
+  const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
+  TRY(set_count_probe(std::nullopt));
+  if (pc_now() != pc) return Error::msg("internal: re-running the path to " + m.to_string() + " ended elsewhere");
+  at_exit = exit_here;
+  known = m;
+  path = Path{Base::at(m), {}};
+  return m;
+}
+
+Result<TimelineStop> Timeline::Impl::to_checkpoint(uint64_t k) {
+  if (k >= checkpoints)
+    return Error::msg("no checkpoint " + std::to_string(k) + " (the recording has " + std::to_string(checkpoints) + ")");
+  active = user;
+  count_pc.reset();
+  target.reset();
+  TRY(fresh(k));
+  TimelineStop st;
+  st.cause = StopCause::Step;
+  st.pc = pc_now();
+  path = Path{Base::after(k, 0), {}};
+  known = Moment{k, 0, st.pc, 1};
+  trace_base.reset();
+  return st;
+}
+
+void Timeline::Impl::recover() {
+  trace_base.reset();
+  auto st = to_checkpoint(0);
+  if (st.ok()) last = *st;
+}
+
+Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t k, std::optional<Moment> until) {
+  active = user;
+  count_pc.reset();
+  target = until;
+  stop_at_user = true;
+  collect = true;
+  pause_signals = true;
+  motion = Motion::Continue;
+  pause_after_event.reset();
+  Status st = fresh(k);
+  hits.clear();
+  ordinal = 0;
+  if (!st.ok()) {
+    collect = false;
+    return st.take_error();
+  }
+  if (why == PauseWhy::Target) {
+    collect = false;
+    return hits;
+  }
+  Result<DriveResult> dr = drive(false);
+  collect = false;
+  DriveResult d = TRY(std::move(dr));
+  if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
+  if (d.halt == Halt::Paused && why == PauseWhy::TargetMissed)
+    return Error::msg("internal: the current moment was not found again in segment " + std::to_string(k));
+  return hits;
+}
+
+Result<TimelineStop> Timeline::Impl::reverse_continue() {
+  std::optional<Moment> c;
+  if (!at_end) c = TRY(resolve());
+  const uint64_t from = segment;
+  for (uint64_t s = from + 1; s-- > 0;) {
+    if (options.progress) options.progress("reverse-continue: segments scanned", from - s, from + 1);
+    if (options.interrupted && options.interrupted()) {
+      TimelineStop st = TRY(to_checkpoint(s));
+      st.cause = StopCause::Interrupted;
+      return st;
+    }
+    std::vector<Hit> found = TRY(scan(s, s == from ? c : std::nullopt));
+    const Hit* best = nullptr;
+    for (const Hit& h : found)
+      if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
+    if (!best) continue;
+    const Hit hit = *best;
+    Path p{Base::after(s, 0), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
+    TRY(reach(p, std::nullopt));
+    path = p;
+    known.reset();
+    trace_base.reset();
+    TimelineStop st;
+    if (hit.why == PauseWhy::Breakpoint) {
+      if (hit.moment) {
+        known = hit.moment;
+        path = Path{Base::at(*hit.moment), {}};
+      }
+      st.cause = StopCause::Breakpoint;
+      st.pc = pc_now();
+      return st;
+    }
+    // A watchpoint: GDB wants the state before the accessing instruction.
+    st = TRY(reverse_step());
+    st.cause = StopCause::Watchpoint;
+    st.watch_addr = hit.watch.addr;
+    st.watch_kind = hit.watch.kind;
+    return st;
+  }
+  TimelineStop st = TRY(to_checkpoint(0));
+  st.cause = StopCause::HistoryBegin;
+  return st;
+}
+
+}  // namespace slsdbg::replay

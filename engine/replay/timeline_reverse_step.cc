@@ -1,0 +1,174 @@
+// Reverse step: the instruction executed just before the current moment C,
+// found by single-stepping forward from the nearest exact point before C
+// (its previous visit since the latest event, or that event's completion) and
+// re-reached as "that point + s steps". Across an event it is the event's own
+// instruction (the syscall or rdtsc), found with a counting probe; at a
+// segment's start, the last instruction of the previous segment.
+#include "engine/replay/timeline_impl.h"
+
+namespace slsdbg::replay {
+
+namespace {
+constexpr uint64_t kMaxTraceSteps = 1'000'000;
+
+TimelineStop step_stop(uint64_t pc) {
+  TimelineStop st;
+  st.cause = StopCause::Step;
+  st.pc = pc;
+  return st;
+}
+}  // namespace
+
+// Single-steps from the current pause until `done` says stop; returns the pcs
+// of every position passed (the first is the start).
+Result<std::vector<uint64_t>> Timeline::Impl::trace_steps(const std::function<Result<bool>(DriveResult&)>& done) {
+  Impl& t = *this;
+  std::vector<uint64_t> pcs{t.pc_now()};
+  t.motion = Motion::Step;
+  t.stop_at_user = false;
+  t.pause_signals = false;
+  t.collect = false;
+  for (;;) {
+    if (pcs.size() > kMaxTraceSteps) {
+      t.motion = Motion::Continue;
+      return Error::msg("reverse step: more than " + std::to_string(kMaxTraceSteps) +
+                        " instructions from the nearest exact point before this moment (not supported yet)");
+    }
+    Result<DriveResult> dr = t.drive(false);
+    if (!dr.ok()) {
+      t.motion = Motion::Continue;
+      return dr.take_error();
+    }
+    if (dr->halt == Halt::Paused) pcs.push_back(t.pc_now());
+    Result<bool> stop = done(*dr);
+    if (!stop.ok() || *stop) {
+      t.motion = Motion::Continue;
+      if (!stop.ok()) return stop.take_error();
+      return pcs;
+    }
+  }
+}
+
+// The position just before the instruction behind event e-1 (e >= 1) of
+// segment k: a syscall or rdtsc by a counting probe, anything else by tracing.
+Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
+  Impl& t = *this;
+  const store::Event ev = TRY(t.reader.segment_event(SegmentId(k), e - 1));
+  if (ev.kind == store::EventKind::Syscall || ev.kind == store::EventKind::Rdtsc) {
+    const uint64_t insn = ev.kind == store::EventKind::Syscall ? ev.pc - 2 : ev.pc;
+    TRY(t.reach_base(Base::after(k, e - 1), insn));
+    t.pause_after_event = e;
+    Result<DriveResult> dr = t.drive(false);
+    t.pause_after_event.reset();
+    DriveResult d = TRY(std::move(dr));
+    uint64_t n = 0;
+    if (d.halt == Halt::Paused && t.why == PauseWhy::EventDone) n = t.count_at_event;
+    else if (d.halt == Halt::SegmentEnd) n = t.count_value;  // a forced checkpoint follows the syscall
+    TRY(t.set_count_probe(std::nullopt));
+    if (n == 0) return Error::msg("reverse step: the instruction of event " + std::to_string(e - 1) + " of segment " +
+                                  std::to_string(k) + " was not found");
+    const Moment m{k, e - 1, insn, n};
+    TRY(t.reach_base(Base::at(m), std::nullopt));
+    TRY(t.set_traps(t.user));
+    t.path = Path{Base::at(m), {}};
+    t.known = m;
+    t.trace_base.reset();
+    return step_stop(insn);
+  }
+  // A signal: the last position before its delivery.
+  const Base b = Base::after(k, e - 1);
+  TRY(t.reach_base(b, std::nullopt));
+  std::vector<uint64_t> pcs = TRY(t.trace_steps([&](DriveResult&) -> Result<bool> { return t.cursor >= e; }));
+  const uint64_t steps = pcs.size() >= 2 ? pcs.size() - 2 : 0;
+  Path p{b, {}};
+  if (steps) p.legs.push_back(Leg{Motion::Step, steps, t.user});
+  TRY(t.reach(p, std::nullopt));
+  t.path = p;
+  t.known.reset();
+  t.trace_base = b;
+  return step_stop(t.pc_now());
+}
+
+Result<TimelineStop> Timeline::Impl::reverse_step() {
+  if (at_end && !known) return Error::msg("reverse step from the end of a recording without a logged exit: not supported yet");
+  // Repeated reverse steps: the previous trace's start + s steps -> s - 1.
+  if (trace_base && path.base == *trace_base && path.legs.size() == 1 && path.legs[0].motion == Motion::Step) {
+    Path p{*trace_base, {}};
+    if (path.legs[0].count > 1) p.legs.push_back(Leg{Motion::Step, path.legs[0].count - 1, user});
+    const Base keep = *trace_base;
+    TRY(reach(p, std::nullopt));
+    path = p;
+    known.reset();
+    if (p.legs.empty() && !keep.after_event) known = Moment{keep.k, keep.e, keep.pc, keep.n};
+    trace_base = keep;
+    return step_stop(pc_now());
+  }
+  const Moment c = TRY(resolve());
+  const store::ProcessState cp = TRY(reader.process_state(CheckpointId(c.checkpoint)));
+  const bool at_segment_start = c.event == 0 && c.n == 1 && !cp.threads.empty() && cp.threads[0].regs.rip == c.pc;
+  if (at_segment_start) {
+    if (c.checkpoint == 0) {
+      TimelineStop st = step_stop(c.pc);
+      st.cause = StopCause::HistoryBegin;
+      return st;
+    }
+    // The last instruction of the previous segment.
+    const uint64_t prev = c.checkpoint - 1;
+    const uint64_t events = reader.checkpoints()[prev].segment_events;
+    const Base b = Base::after(prev, events > 0 && reader.segment_event(SegmentId(prev), events - 1)->kind ==
+                                                      store::EventKind::ForcedCheckpoint
+                                         ? events - 1
+                                         : events);
+    if (b.e < events) return before_event(prev, b.e);  // crossed by restore after that syscall
+    TRY(reach_base(b, std::nullopt));
+    bool by_restore = false;
+    std::vector<uint64_t> pcs = TRY(trace_steps([&](DriveResult& d) -> Result<bool> {
+      if (d.halt == Halt::SegmentEnd) {
+        by_restore = d.boundary_by_restore;
+        return true;
+      }
+      if (d.halt != Halt::Paused) return Error::msg("reverse step: the previous segment did not reach checkpoint " +
+                                                    std::to_string(c.checkpoint));
+      return false;
+    }));
+    // pcs.back() is checkpoint k's state itself (its breakpoint fires on the next step).
+    if (pcs.size() < 2) return before_event(prev, events);
+    const uint64_t steps = pcs.size() - 2;
+    Path p{b, {}};
+    if (steps) p.legs.push_back(Leg{Motion::Step, steps, user});
+    TRY(reach(p, std::nullopt));
+    path = p;
+    known.reset();
+    trace_base = b;
+    return step_stop(pc_now());
+  }
+  const Base b = c.n > 1 ? Base::at(Moment{c.checkpoint, c.event, c.pc, c.n - 1}) : Base::after(c.checkpoint, c.event);
+  TRY(reach_base(b, std::nullopt));
+  const uint64_t start_cursor = cursor;
+  uint64_t arrivals = b.after_event ? (pc_now() == c.pc ? 1 : 0) : c.n - 1;
+  std::vector<uint64_t> pcs{pc_now()};
+  if (arrivals < c.n) {
+    pcs = TRY(trace_steps([&](DriveResult& d) -> Result<bool> {
+      if (d.halt != Halt::Paused || why != PauseWhy::Step || cursor != start_cursor)
+        return Error::msg("reverse step: lost the way back to " + c.to_string());
+      if (pc_now() == c.pc) arrivals++;
+      return arrivals >= c.n;
+    }));
+  }
+  if (pcs.size() == 1) {
+    // C is the first instruction after event c.event: the event's own instruction is the previous one.
+    if (c.event == 0) return Error::msg("internal: " + c.to_string() + " looks like the segment's start");
+    return before_event(c.checkpoint, c.event);
+  }
+  const uint64_t steps = pcs.size() - 2;
+  Path p{b, {}};
+  if (steps) p.legs.push_back(Leg{Motion::Step, steps, user});
+  TRY(reach(p, std::nullopt));
+  path = p;
+  known.reset();
+  if (steps == 0 && !b.after_event) known = Moment{b.k, b.e, b.pc, b.n};
+  trace_base = b;
+  return step_stop(pc_now());
+}
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,319 @@
+// The Timeline's traps inside a replay run: software breakpoints (int3,
+// hidden from reads and checkpoint comparisons), debug registers DR0-DR2
+// (watchpoints and counting probes), single steps, and the pauses they cause.
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/replay/timeline_impl.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+#ifndef TRAP_HWBKPT
+constexpr int TRAP_HWBKPT = 4;
+#endif
+constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
+constexpr unsigned long kDr6Step = 0x4000;
+
+Result<unsigned long> peek_dr(pid_t tid, int i) {
+  errno = 0;
+  const long v = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), 0);
+  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR" + std::to_string(i) + ")");
+  return static_cast<unsigned long>(v);
+}
+
+Status poke_dr(pid_t tid, int i, unsigned long v) {
+  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), v) != 0)
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR" + std::to_string(i) + ")");
+  return ok_status();
+}
+
+// DR7 RW and LEN fields.
+unsigned long rw_bits(WatchKind kind) { return kind == WatchKind::Write ? 1ul : 3ul; }  // x86 has no read-only
+unsigned long len_bits(uint64_t len) {
+  switch (len) {
+    case 1: return 0;
+    case 2: return 1;
+    case 8: return 2;
+    default: return 3;  // 4
+  }
+}
+
+}  // namespace
+
+void Path::push(const Leg& leg) {
+  if (!legs.empty() && legs.back().motion == leg.motion && legs.back().traps == leg.traps) {
+    legs.back().count += leg.count;
+    return;
+  }
+  legs.push_back(leg);
+}
+
+void Timeline::Impl::reset_counts() {
+  bp_count.clear();
+  bp_valid.clear();
+  for (const auto& [addr, orig] : inserted) bp_valid.insert(addr);
+  count_value = 0;
+  target_count = 0;
+}
+
+Status Timeline::Impl::apply_debug_registers() {
+  const pid_t tid = session->task().raw_tid();
+  const unsigned long old = TRY(peek_dr(tid, 7));
+  unsigned long dr7 = old & kDr7Slot3;
+  TRY(poke_dr(tid, 7, dr7));
+  for (int i = 0; i < 3; i++) {
+    const Slot& s = slots[i];
+    if (s.use == SlotUse::Free) continue;
+    TRY(poke_dr(tid, i, s.addr));
+    dr7 |= 1ul << (2 * i);
+    if (s.use == SlotUse::Watch)
+      dr7 |= (rw_bits(s.watch.kind) | (len_bits(s.watch.len) << 2)) << (16 + 4 * i);
+  }
+  Status st = poke_dr(tid, 7, dr7);
+  if (!st.ok() && st.error().errno_value == ENOSPC)
+    return Error::msg("no free debug register (watchpoints, navigation probes and the checkpoint breakpoint share four)");
+  return st;
+}
+
+// Assigns DR0-DR2 from the active watchpoints and the probes.
+Status Timeline::Impl::assign_slots() {
+  std::vector<Slot> want;
+  for (const Watch& w : active.watches) want.push_back({SlotUse::Watch, w, w.addr});
+  if (count_pc) want.push_back({SlotUse::CountProbe, {}, *count_pc});
+  if (target) want.push_back({SlotUse::TargetProbe, {}, target->pc});
+  if (want.size() > slots.size())
+    return Error::msg("too many hardware traps at once (" + std::to_string(active.watches.size()) +
+                      " watchpoints plus navigation probes; at most 3 debug registers are free)");
+  slots = {};
+  for (size_t i = 0; i < want.size(); i++) slots[i] = want[i];
+  return ok_status();
+}
+
+Status Timeline::Impl::insert_breakpoint_bytes() {
+  process::Task& task = session->task();
+  for (uint64_t addr : active.breakpoints) {
+    if (inserted.count(addr)) continue;
+    uint8_t orig = 0;
+    TRY_CTX(task.read_memory(RemoteAddr(addr), {&orig, 1}), "breakpoint at " + std::to_string(addr));
+    const uint8_t int3 = 0xcc;
+    TRY(task.write_memory(RemoteAddr(addr), {&int3, 1}));
+    inserted[addr] = orig;
+  }
+  return ok_status();
+}
+
+Status Timeline::Impl::set_traps(const TrapSet& traps) {
+  process::Task& task = session->task();
+  for (auto it = inserted.begin(); it != inserted.end();) {
+    if (traps.breakpoints.count(it->first)) {
+      ++it;
+      continue;
+    }
+    TRY(task.write_memory(RemoteAddr(it->first), {&it->second, 1}));
+    bp_valid.erase(it->first);
+    it = inserted.erase(it);
+  }
+  active = traps;
+  TRY(insert_breakpoint_bytes());
+  TRY(assign_slots());
+  return apply_debug_registers();
+}
+
+Status Timeline::Impl::set_count_probe(std::optional<uint64_t> pc) {
+  count_pc = pc;
+  count_value = 0;
+  TRY(assign_slots());
+  return apply_debug_registers();
+}
+
+Status Timeline::Impl::set_target_probe(std::optional<Moment> t) {
+  target = t;
+  target_count = 0;
+  TRY(assign_slots());
+  return apply_debug_registers();
+}
+
+// The current instruction is about to run and no trap has counted it.
+// Returns whether that arrival is the target probe's.
+bool Timeline::Impl::count_landing(bool instruction_next) {
+  if (!instruction_next) return false;
+  const uint64_t pc = pc_now();
+  if (inserted.count(pc)) bp_count[pc]++;
+  if (count_pc && *count_pc == pc) count_value++;
+  if (target && target->pc == pc) {
+    target_count++;
+    return cursor == target->event && target_count == target->n;
+  }
+  return false;
+}
+
+void Timeline::Impl::end_step() {
+  if (!stepping) return;
+  stepping = false;
+  if (lifted_bp) {
+    const uint8_t int3 = 0xcc;
+    (void)session->task().write_memory(RemoteAddr(*lifted_bp), {&int3, 1});
+    lifted_bp.reset();
+  }
+  (void)apply_debug_registers();
+}
+
+// Prepares a pause here; in a collecting scan records user-visible stops and
+// goes on exactly as a resumed pause would.
+RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next) {
+  end_step();
+  const bool reached = count_landing(instruction_next);
+  step_over_pending = true;
+  const bool user_visible = w == PauseWhy::Breakpoint || w == PauseWhy::Watchpoint || w == PauseWhy::Signal;
+  if (collect && user_visible) {
+    Hit h;
+    h.ordinal = ordinal++;
+    h.why = w;
+    h.pc = pc_now();
+    h.watch = why_watch;
+    if (w == PauseWhy::Breakpoint && bp_valid.count(h.pc)) h.moment = Moment{segment, cursor, h.pc, bp_count[h.pc]};
+    hits.push_back(h);
+    if (reached) {
+      why = PauseWhy::Target;
+      return Verdict::Pause;
+    }
+    return Verdict::Resume;
+  }
+  why = w;
+  return Verdict::Pause;
+}
+
+uint64_t Timeline::Impl::pc_now() {
+  auto r = session->task().regs();
+  return r.ok() ? r->rip : 0;
+}
+
+Status Timeline::Impl::resume(process::Task& task, int signo) {
+  if (step_over_pending || (motion == Motion::Step && !stepping)) {
+    step_over_pending = false;
+    const uint64_t pc = pc_now();
+    auto it = inserted.find(pc);
+    if (it != inserted.end()) {
+      TRY(task.write_memory(RemoteAddr(pc), {&it->second, 1}));
+      lifted_bp = pc;
+    }
+    bool lift = false;
+    for (const Slot& s : slots)
+      if (s.use != SlotUse::Free && s.use != SlotUse::Watch && s.addr == pc) lift = true;
+    if (lift) {
+      const pid_t tid = task.raw_tid();
+      unsigned long dr7 = TRY(peek_dr(tid, 7));
+      for (int i = 0; i < 3; i++)
+        if (slots[i].use != SlotUse::Free && slots[i].use != SlotUse::Watch && slots[i].addr == pc)
+          dr7 &= ~(3ul << (2 * i));
+      TRY(poke_dr(tid, 7, dr7));
+    }
+    stepping = true;
+    return task.singlestep(signo);
+  }
+  if (stepping) return task.singlestep(signo);
+  return task.cont(signo);
+}
+
+Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const siginfo_t& si) {
+  user_regs_struct r = TRY(task.regs());
+  const pid_t tid = task.raw_tid();
+  if (si.si_code == SI_KERNEL) {  // int3
+    const uint64_t addr = r.rip - 1;
+    if (!inserted.count(addr)) return Verdict::NotMine;
+    r.rip = addr;
+    TRY(task.set_regs(r));
+    bp_count[addr]++;
+    step_over_pending = true;  // the original instruction still has to run
+    if (!stop_at_user) return Verdict::Resume;
+    return stop_here(PauseWhy::Breakpoint, false);
+  }
+  bool step_done = false;
+  bool watch_hit = false;
+  bool reached = false;
+  // DR6 tells which debug registers fired; a single step in the same #DB
+  // makes the si_code TRAP_TRACE, so look at it for every trap.
+  const unsigned long dr6 = TRY(peek_dr(tid, 6));
+  if (dr6 & (0xful | kDr6Step)) TRY(poke_dr(tid, 6, 0));
+  bool mine = false;
+  for (int i = 0; i < 3; i++) {
+    if (!(dr6 & (1ul << i)) || slots[i].use == SlotUse::Free) continue;
+    mine = true;
+    switch (slots[i].use) {
+      case SlotUse::Watch:
+        watch_hit = true;
+        why_watch = slots[i].watch;
+        break;
+      case SlotUse::CountProbe: count_value++; break;
+      case SlotUse::TargetProbe:
+        target_count++;
+        if (target && cursor == target->event && target_count == target->n) reached = true;
+        break;
+      case SlotUse::Free: break;
+    }
+  }
+  if (stepping && (si.si_code != TRAP_HWBKPT || (dr6 & kDr6Step))) step_done = true;
+  if (!mine && !step_done) {
+    if (si.si_code == TRAP_TRACE) return Verdict::Resume;
+    return Verdict::NotMine;
+  }
+  if (reached) return stop_here(PauseWhy::Target, false);
+  if (watch_hit && stop_at_user) {
+    if (step_done) end_step();
+    return stop_here(PauseWhy::Watchpoint, true);
+  }
+  if (step_done) {
+    if (motion == Motion::Step) return stop_here(PauseWhy::Step, true);
+    // An internal step over the previous pause's instruction: put the traps
+    // back and go on (the landing's traps fire when it runs).
+    end_step();
+  }
+  return Verdict::Resume;
+}
+
+Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint64_t index, const store::Event& ev) {
+  cursor = index + 1;
+  count_at_event = count_value;
+  reset_counts();
+  const bool instruction_next = ev.kind != store::EventKind::Signal;
+  if (target && cursor > target->event) {
+    why = PauseWhy::TargetMissed;
+    return Verdict::Pause;
+  }
+  if (pause_after_event && *pause_after_event == cursor) return stop_here(PauseWhy::EventDone, instruction_next);
+  if (options.interrupted && options.interrupted()) return stop_here(PauseWhy::Interrupted, instruction_next);
+  return Verdict::Resume;
+}
+
+RunObserver::Verdict Timeline::Impl::before_signal(process::Task&, int signo) {
+  if (!pause_signals) return Verdict::Resume;
+  why_signo = signo;
+  return stop_here(PauseWhy::Signal, false);
+}
+
+RunObserver::Verdict Timeline::Impl::before_exit(process::Task& task, const store::Event& exit_event) {
+  // Shown as "about to execute the exit syscall" (the recorder's rewind).
+  auto r = task.regs();
+  if (r.ok()) {
+    r->rip -= 2;
+    r->rax = r->orig_rax;
+    (void)task.set_regs(*r);
+  }
+  exit_status = exit_event.exit_status;
+  exit_signo = exit_event.signo;
+  return stop_here(PauseWhy::Exit, false);
+}
+
+void Timeline::Impl::hide_traps(uint64_t addr, std::span<uint8_t> bytes) {
+  for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
+    bytes[it->first - addr] = it->second;
+}
+
+}  // namespace slsdbg::replay
