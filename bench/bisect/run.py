@@ -11,8 +11,8 @@ import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 p = argparse.ArgumentParser()
 p.add_argument("build", nargs="?", default="build")
-p.add_argument("--transfers", type=int, default=300_000_000)
-p.add_argument("--bug", type=int, default=187_654_321)
+p.add_argument("--transfers", type=int, default=15_000_000)
+p.add_argument("--bug", type=int, default=9_876_543)
 p.add_argument("--interval", type=int, default=10)
 p.add_argument("--runs", type=int, default=3)
 a = p.parse_args()

@@ -76,4 +76,11 @@ std::optional<SymbolRange> ExeSymbols::lookup(std::string_view name) const {
   return it->second;
 }
 
+std::string ExeSymbols::name_at(uint64_t addr) const {
+  for (const auto& [name, r] : by_name_)
+    if (r.is_object && addr >= r.addr && addr < r.addr + r.size)
+      return addr == r.addr ? name : name + "+" + std::to_string(addr - r.addr);
+  return "";
+}
+
 }  // namespace slsdbg::bisect

@@ -26,6 +26,8 @@ class ExeSymbols {
   // `exe`: the executable's path; the mapping of that path at file offset 0 gives the bias.
   static Result<ExeSymbols> load(const std::string& exe, const store::ProcessState& state);
   std::optional<SymbolRange> lookup(std::string_view name) const;
+  // The data symbol covering addr ("bank", or "bank+4"); "" when none.
+  std::string name_at(uint64_t addr) const;
 
  private:
   std::unordered_map<std::string, SymbolRange> by_name_;

@@ -118,7 +118,7 @@ int PluginInvariant::cb_read_memory(void* ctx, uint64_t addr, void* buf, size_t 
   if (!self->current_ || !buf) return -1;
   if (len == 0) return 0;
   if (!self->current_->memory->read(addr, std::span<uint8_t>(static_cast<uint8_t*>(buf), len)).ok()) return -1;
-  self->this_call_reads_.push_back({addr, len, ""});
+  self->this_call_reads_.push_back({addr, len, self->symbols_.name_at(addr)});
   return 0;
 }
 

@@ -87,7 +87,10 @@ class Refiner {
   // segment (and its closing checkpoint) is behind us.
   Result<bool> next_hit();
   Result<std::vector<uint8_t>> watched_bytes();
-  store::ProcessState live_state();
+  // Xsave::No at every watchpoint stop (a plugin sees general registers);
+  // Xsave::Yes for the answer's core.
+  enum class Xsave { No, Yes };
+  store::ProcessState live_state(Xsave xsave);
   Result<Evaluation> evaluate_overlay(size_t hit);
   Result<Refined> describe_here(const Evaluation& e, std::string* core);
   std::string hit_name(uint64_t hit) const {
@@ -150,16 +153,17 @@ Result<std::vector<uint8_t>> Refiner::watched_bytes() {
   return out;
 }
 
-store::ProcessState Refiner::live_state() {
+store::ProcessState Refiner::live_state(Xsave with_xsave) {
   store::ProcessState s = *in_.last_good_state;
   auto regs = tl_->regs();
   if (regs.ok()) s.threads[0].regs = *regs;
+  s.threads[0].restarted_syscall = false;
+  if (with_xsave == Xsave::No) return s;
   auto xsave = tl_->xsave();
   if (xsave.ok() && !xsave->empty()) {
     s.threads[0].xsave = *xsave;
     if (xsave->size() >= sizeof(user_fpregs_struct)) std::memcpy(&s.threads[0].fpregs, xsave->data(), sizeof(user_fpregs_struct));
   }
-  s.threads[0].restarted_syscall = false;
   return s;
 }
 
@@ -175,7 +179,7 @@ Result<Refined> Refiner::describe_here(const Evaluation& e, std::string* core) {
   Refined f;
   replay::Moment m = TRY(tl_->current_moment());
   f.moment = m.to_string();
-  store::ProcessState state = live_state();
+  store::ProcessState state = live_state(Xsave::Yes);
   TimelineMemory memory(*tl_);
   f.at = locate(state, memory);
   f.detail = e.detail;
@@ -230,7 +234,7 @@ RefineOutcome Refiner::run() {
     if (hits_ % 4096 == 0) say("refining: " + std::to_string(hits_) + " watchpoint stops in segment " + std::to_string(in_.last_good));
     if (in_.mode == Mode::Plugin) {
       // current_moment() may re-execute to count: only the answer gets one.
-      store::ProcessState state = live_state();
+      store::ProcessState state = live_state(Xsave::No);
       TimelineMemory memory(*tl_);
       evaluations_++;
       auto e = in_.invariant->evaluate(StateView{&state, &memory, hit_name(hits_)});
@@ -268,7 +272,7 @@ RefineOutcome Refiner::run() {
       if (!more.ok()) return failed(more.error().message);
       if (!*more) return failed("replaying to watchpoint stop " + std::to_string(hi + 1) + " left the segment early (replay not deterministic?)");
     }
-    store::ProcessState state = live_state();
+    store::ProcessState state = live_state(Xsave::No);
     TimelineMemory memory(*tl_);
     evaluations_++;
     auto e = in_.invariant->evaluate(StateView{&state, &memory, hit_name(static_cast<uint64_t>(hi) + 1)});

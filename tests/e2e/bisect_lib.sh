@@ -8,7 +8,7 @@ PY=$(command -v python3)
 BANK="$PROGRAMS/bisect_bank"
 SRC="$SLSDBG_SOURCE_DIR/tests/programs/bisect_bank.c"
 PLUGINS="$SLSDBG_BUILD_DIR/plugins"
-TRANSFERS=${TRANSFERS:-120000000}
+TRANSFERS=${TRANSFERS:-6000000}
 REC="$WORK/bank.rec"
 
 fail() { echo "FAIL: $*"; exit 1; }

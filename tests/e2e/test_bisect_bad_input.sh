@@ -7,7 +7,7 @@
 # --bad, bad numbers, unknown options; and Ctrl-C (SIGINT) ends it with exit
 # 130, leaving none of its cores behind.
 source "$(dirname "$0")/bisect_lib.sh"
-TRANSFERS=3000000 MIN_CHECKPOINTS=3 record_bank
+TRANSFERS=300000 MIN_CHECKPOINTS=3 record_bank
 E='bank.acct.checking + bank.acct.savings == total_expected'
 
 one_line_error "no recording given" "missing recording directory" "$SLSDBG" bisect --expr "$E"

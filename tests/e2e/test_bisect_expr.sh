@@ -3,7 +3,8 @@
 # (planted bug at a random transfer): GDB evaluates the invariant at each
 # probed checkpoint; the report names the right segment within ceil(log2 K)
 # search probes, refined to the planted bug's line, and --show prints the
-# transfer number there; the text report says the same as the JSON.
+# transfer number there; the text report (checkpoint granularity, --no-refine)
+# says the same as the JSON.
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
 EXPR='bank.acct.checking + bank.acct.savings == total_expected'
@@ -17,7 +18,7 @@ else
   [ "$shown" -ge "$BUG" ] || fail "--show current_transfer = $shown at the first bad checkpoint, before transfer $BUG"
 fi
 
-"$SLSDBG" bisect "$REC" --expr "$EXPR" >"$WORK/r.txt" 2>"$WORK/r.err" || fail "text report exit $?"
+"$SLSDBG" bisect "$REC" --expr "$EXPR" --no-refine >"$WORK/r.txt" 2>"$WORK/r.err" || fail "text report exit $?"
 bad=$(json "$WORK/r.json" 'j["first_bad"]["checkpoint"]')
 grep -q "^first bad checkpoint: $bad " "$WORK/r.txt" || { cat "$WORK/r.txt"; fail "text report disagrees"; }
 grep -q "^open GDB there: slsdbg replay $REC --goto " "$WORK/r.txt" || fail "no GDB command in the text report"

@@ -25,6 +25,14 @@ out=$(gdb -batch -nx -ex 'set debuginfod enabled off' "$BANK" "$WORK/answer.core
 printf '%s\n' "$out" | grep -q '^\$1 = 1999$' || fail "--core: $out"
 if [ "$REFINED" = done ]; then printf '%s\n' "$out" | grep -q "^\\\$2 = $BUG\$" || fail "--core at the moment: $out"; fi
 
+# The text report of the refined answer.
+"$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_bank_invariant.so" >"$WORK/r.txt" 2>&1 || fail "text report"
+if [ "$REFINED" = done ]; then
+  grep -q "^refined: the invariant flips at moment $(json "$WORK/r.json" 'j["moment"]') .*bisect_bank.c:$BUG_LINE: .*in transfer $BUG\$" "$WORK/r.txt" ||
+    { cat "$WORK/r.txt"; fail "text report of the refined answer"; }
+  grep -q "^open GDB there: slsdbg replay $REC --goto $(json "$WORK/r.json" 'j["moment"]')\$" "$WORK/r.txt" || fail "goto line"
+fi
+
 # Registers: rsp stays in the stack's range everywhere -> never bad (exit 4).
 "$SLSDBG" bisect "$REC" --plugin "$PLUGINS/examples/libslsdbg_register_range.so" \
   --plugin-arg rsp:0x7f0000000000:0x7fffffffffff --json >"$WORK/reg.json" 2>"$WORK/reg.err"

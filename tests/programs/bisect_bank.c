@@ -35,6 +35,23 @@ static uint64_t next_random(void) {
   return rng_state;
 }
 
+// Each transfer is first audited: 256 rounds of arithmetic in locals only,
+// unrolled. It keeps the watched ledger's writes (one per transfer) rare
+// enough for watchpoints to be quick, and it is straight-line code on
+// purpose: replay finds a checkpoint by trapping at its pc, and a checkpoint
+// that lands in a tight loop would trap at every iteration.
+#define AUDIT1(h) h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+#define AUDIT4(h) AUDIT1(h) AUDIT1(h) AUDIT1(h) AUDIT1(h)
+#define AUDIT16(h) AUDIT4(h) AUDIT4(h) AUDIT4(h) AUDIT4(h)
+#define AUDIT256(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) \
+  AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h) AUDIT16(h)
+
+static int32_t audited_amount(uint64_t r) {
+  uint64_t h = r;
+  AUDIT256(h)
+  return (int32_t)((r ^ (h & 1)) % 50);
+}
+
 static void transfer(int32_t amount, int to_savings) {
   union bisect_ledger next = bank;
   int32_t* from = to_savings ? &next.acct.checking : &next.acct.savings;
@@ -48,12 +65,12 @@ static void transfer(int32_t amount, int to_savings) {
 }
 
 int main(int argc, char** argv) {
-  long n = argc > 1 ? atol(argv[1]) : 50000000;
+  long n = argc > 1 ? atol(argv[1]) : 5000000;
   bug_transfer = argc > 2 ? atol(argv[2]) : n / 2;
   for (long i = 1; i <= n; i++) {
     current_transfer = i;
     uint64_t r = next_random();
-    transfer((int32_t)(r % 50), (int)((r >> 8) & 1));
+    transfer(audited_amount(r), (int)((r >> 8) & 1));
   }
   long total = (long)bank.acct.checking + bank.acct.savings;
   printf("transfers %ld bug at %ld total %ld expected %ld\n", n, bug_transfer, total, total_expected);
