@@ -19,6 +19,9 @@ using replay::StopCause;
 
 constexpr size_t kDebugRegisters = 4;
 constexpr uint64_t kWatchLen = 8;
+// --expr: one GDB evaluation (≈ 0.15 s) per this many watchpoint stops
+// (≈ 0.5 ms each) bounds how far pass 1 runs past the flip.
+constexpr size_t kBatch = 1024;
 
 // The live replay's memory at the current moment.
 class TimelineMemory final : public dump::MemorySource {
@@ -221,11 +224,21 @@ RefineOutcome Refiner::run() {
   };
   if (auto s = run_to_start(); !s.ok()) return failed("going to checkpoint " + std::to_string(in_.last_good) + ": " + s.error().message);
   for (uint64_t w : words)
-    if (auto s = tl_->add_watchpoint(replay::WatchKind::Write, w, kWatchLen); !s.ok())
-      return failed("watchpoint at " + hex(w) + ": " + s.error().message);
+    if (auto s = tl_->add_watchpoint(replay::WatchKind::Write, w, kWatchLen); !s.ok()) {
+      // The Timeline shares the debug registers with its own navigation and
+      // may offer fewer than the CPU has: that is a limit, not a failure.
+      RefineOutcome out;
+      out.state = RefineState::Unavailable;
+      out.note = "the invariant reads " + std::to_string(words.size()) + " 8-byte words and the replay cannot watch them all (" +
+                 s.error().message + ")";
+      return out;
+    }
 
-  // Pass 1: every watchpoint stop of the segment.
+  // Pass 1: the watchpoint stops of the segment. --expr looks at every
+  // kBatch-th copy on the way, so the pass ends within a batch of the flip.
   std::optional<Evaluation> found;
+  long known_good = -1;  // copies: the last seen good (-1: the checkpoint itself)
+  std::optional<long> known_bad;
   for (;;) {
     auto more = next_hit();
     if (!more.ok()) return failed(more.error().message);
@@ -247,19 +260,32 @@ RefineOutcome Refiner::run() {
       auto bytes = watched_bytes();
       if (!bytes.ok()) return failed(bytes.error().message);
       copies_.push_back(std::move(*bytes));
+      if (copies_.size() % kBatch == 0) {
+        long last = static_cast<long>(copies_.size()) - 1;
+        auto e = evaluate_overlay(static_cast<size_t>(last));
+        if (!e.ok()) return failed(e.error().message);
+        if (e->verdict == Verdict::Bad) {
+          known_bad = last;
+          break;
+        }
+        known_good = last;
+      }
     }
   }
 
   if (in_.mode != Mode::Plugin) {
     // Pass 2: binary search over the copies, then replay to the first bad stop.
     if (copies_.empty()) return failed("no write to the watched memory in segment " + std::to_string(in_.last_good));
-    auto last = evaluate_overlay(copies_.size() - 1);
-    if (!last.ok()) return failed(last.error().message);
-    if (last->verdict == Verdict::Good)
-      return failed("the watched memory alone never makes the invariant false in segment " + std::to_string(in_.last_good) +
-                    " (it depends on something not watched)");
-    // -1 stands for the checkpoint itself (good: the search probed it).
-    long lo = -1, hi = static_cast<long>(copies_.size()) - 1;
+    if (!known_bad) {
+      long last = static_cast<long>(copies_.size()) - 1;
+      auto e = evaluate_overlay(static_cast<size_t>(last));
+      if (!e.ok()) return failed(e.error().message);
+      if (e->verdict == Verdict::Good)
+        return failed("the watched memory alone never makes the invariant false in segment " + std::to_string(in_.last_good) +
+                      " (it depends on something not watched)");
+      known_bad = last;
+    }
+    long lo = known_good, hi = *known_bad;
     while (hi - lo > 1) {
       long mid = lo + (hi - lo) / 2;
       auto e = evaluate_overlay(static_cast<size_t>(mid));
