@@ -16,5 +16,6 @@ run capture bash "$root/bench/capture/run.sh" "$build" --checkpoints 300
 run record python3 "$root/bench/record/run.py" "$build" --runs 5
 run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
 run restore bash "$root/bench/restore/run.sh" "$build"
+run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5
 run bisect python3 "$root/bench/bisect/run.py" "$build"
 echo "bench: results in $out/" >&2

@@ -51,14 +51,13 @@ const char kUsage[] =
     "registers) and emulated from it; address-space, signal-state, fs-base and\n"
     "read-only open/close syscalls run for real and are checked; rdtsc returns\n"
     "the logged value; the program's output is not repeated. A moment is\n"
-    "reached by restoring checkpoint K and replaying with a counting hardware\n"
-    "breakpoint on PC.\n\n"
+    "reached by restoring checkpoint K (or forking a snapshot of it) and\n"
+    "replaying with a counting hardware breakpoint on PC.\n\n"
     "A checkpoint taken inside a hot loop is reached exactly but slowly (each\n"
     "visit of its pc costs a hardware-breakpoint exception).\n\n"
-    "Not yet: starting GDB, session snapshots (every move restores a\n"
-    "checkpoint), a backtrace in divergence reports, multithreaded recordings;\n"
-    "some recordings with signal handlers interrupting syscalls still report a\n"
-    "divergence.\n";
+    "Not yet: starting GDB, a backtrace in divergence reports, multithreaded\n"
+    "recordings; some recordings with signal handlers interrupting syscalls\n"
+    "still report a divergence.\n";
 
 struct ReplayArgs {
   std::string rec;

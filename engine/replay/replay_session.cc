@@ -22,6 +22,7 @@
 #include "recorder/process/inject.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
+#include "recorder/record/signal_policy.h"
 #include "recorder/record/vdso_patch.h"
 #include "recorder/record/syscalls/model.h"
 
@@ -83,6 +84,13 @@ bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
   return false;
 }
 
+
+bool is_synchronous(const store::Event& ev) {
+  if (ev.siginfo.size() < sizeof(siginfo_t)) return false;
+  siginfo_t si;
+  std::memcpy(&si, ev.siginfo.data(), sizeof si);
+  return recorder::classify_signal(si) == recorder::SignalTiming::Synchronous;
+}
 
 }  // namespace
 
@@ -383,6 +391,16 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     const RunObserver::Verdict v = TRY(s_.observer_->on_trap(task_, si));
     if (v == RunObserver::Verdict::Pause) return Next::Pause;
     if (v == RunObserver::Verdict::Resume) {
+      // The observer's debug register at checkpoint k+1's pc fired in the
+      // same #DB as the conditional breakpoint, whose SIGTRAP is then lost
+      // (a second standard signal is not queued): check here.
+      if (conditional_ && has_next_ && !next_forced_ && cursor_ == events_.size()) {
+        user_regs_struct now = TRY(task_.regs());
+        if (now.rip == target_.rip && TRY(on_breakpoint(now)) == Next::Done) {
+          conditional_.reset();
+          return Next::Done;
+        }
+      }
       TRY(go());
       return Next::Resume;
     }
@@ -504,10 +522,14 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     TRY_CTX(process::run_injected_stub(task_, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
             "matching the recorder's last trap");
   // Asynchronous signals the recorder re-sent right after checkpoint k.
+  // A synchronous one (a fault the segment's first instructions cause) is
+  // not sent: the instruction raises it again.
   if (!s_.signals_queued_by_restore_)
-    for (size_t i = 0; i < events_.size() && events_[i].kind == store::EventKind::Signal; i++)
+    for (size_t i = 0; i < events_.size() && events_[i].kind == store::EventKind::Signal; i++) {
+      if (is_synchronous(events_[i])) continue;
       if (syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), events_[i].signo) != 0)
         return Error::from_errno("tgkill");
+    }
   s_.signals_queued_by_restore_ = false;
 
   // Already there (an empty segment)?
@@ -549,6 +571,11 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
         break;
       case process::StopKind::GroupStop:
       case process::StopKind::SyscallStop:
+        if (s_.observer_ && w.kind == process::StopKind::SyscallStop &&
+            s_.observer_->on_syscall_exit(task_) == RunObserver::Verdict::Pause) {
+          n = Next::Pause;
+          break;
+        }
         TRY(go());
         break;
     }
@@ -617,6 +644,19 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::start(const store::Recordi
 
 uint64_t ReplaySession::events_consumed() const { return run_ ? run_->cursor() : 0; }
 uint64_t ReplaySession::events_in_segment() const { return run_ ? run_->event_count() : 0; }
+
+Result<process::Task> ReplaySession::restore_process(const store::RecordingReader& reader, CheckpointId k) {
+  if (k.value >= reader.checkpoints().size())
+    return Error::msg("no checkpoint " + std::to_string(k.value));
+  return restore_for_replay(reader, k);
+}
+
+std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader& reader, CheckpointId k,
+                                                    process::Task task) {
+  auto s = std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
+  s->signals_queued_by_restore_ = false;
+  return s;
+}
 
 Result<SegmentOutcome> ReplaySession::run_segment() {
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);

@@ -72,6 +72,8 @@ class RunObserver {
   virtual Result<Verdict> on_trap(process::Task& task, const siginfo_t& si) = 0;
   // Event `index` was just consumed (for a signal: before its delivery).
   virtual Result<Verdict> on_event_done(process::Task& task, uint64_t index, const store::Event& ev) = 0;
+  // A syscall-exit stop the observer asked for (by resuming with PTRACE_SYSCALL).
+  virtual Verdict on_syscall_exit(process::Task& task) = 0;
   // A logged signal is about to be delivered (not consumed yet).
   virtual Verdict before_signal(process::Task& task, int signo) = 0;
   // At the seccomp stop of the logged exit/exit_group (not run yet).
@@ -89,6 +91,13 @@ class ReplaySession {
 
   // Restores checkpoint k with replay's seccomp filter and rdtsc trapping.
   static Result<std::unique_ptr<ReplaySession>> start(const store::RecordingReader& reader, CheckpointId k);
+  // The restored process start() would use (for snapshots).
+  static Result<process::Task> restore_process(const store::RecordingReader& reader, CheckpointId k);
+  // A session over a process already at checkpoint k's state (a snapshot's
+  // fork): it has no pending signals, so the session sends the segment's
+  // opening ones itself.
+  static std::unique_ptr<ReplaySession> adopt(const store::RecordingReader& reader, CheckpointId k,
+                                              process::Task task);
 
   // Replays the current segment until the next checkpoint, the end of history
   // or a divergence. After ReachedBy*, checkpoint() is the next one.

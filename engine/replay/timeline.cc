@@ -134,7 +134,9 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
     const Path before = t.path;
     const std::optional<Moment> known_before = t.known;
     const bool was_exit = t.at_exit, was_end = t.at_end;
+    t.interruptible = true;
     st = t.forward(motion);
+    t.interruptible = false;
     if (st.ok() && !was_exit && !was_end) {
       t.trace_base.reset();
       if (st->cause == StopCause::Exited && st->pc == 0) {
@@ -240,5 +242,15 @@ Result<size_t> Timeline::read_memory(uint64_t addr, std::span<uint8_t> out) {
 }
 
 const store::RecordingReader& Timeline::recording() const { return impl_->reader; }
+
+Timeline::Stats Timeline::stats() const {
+  Stats s;
+  if (impl_->snapshots) {
+    s.restores = impl_->snapshots->restores();
+    s.snapshot_forks = impl_->snapshots->forks();
+    s.snapshots = impl_->snapshots->size();
+  }
+  return s;
+}
 
 }  // namespace slsdbg::replay

@@ -86,7 +86,9 @@ class Timeline {
   Result<TimelineStop> resume(Direction direction, Motion motion);
 
   // --- breakpoints and watchpoints (persist across moves) ---
-  Status add_breakpoint(uint64_t addr);                  // any number; invisible to reads
+  // Any number; invisible to reads. An address not mapped yet (a shared
+  // library's code before it is loaded) is inserted once it is mapped.
+  Status add_breakpoint(uint64_t addr);
   Status remove_breakpoint(uint64_t addr);
   // Debug registers: up to 4 at once, len 1/2/4/8 aligned to len (else Error).
   Status add_watchpoint(WatchKind kind, uint64_t addr, uint64_t len);
@@ -102,6 +104,15 @@ class Timeline {
   Result<size_t> read_memory(uint64_t addr, std::span<uint8_t> out);
 
   const store::RecordingReader& recording() const;
+
+  // How moves were made (tests, benchmarks): processes restored from the
+  // store, sessions forked from snapshots, snapshots held.
+  struct Stats {
+    uint64_t restores = 0;
+    uint64_t snapshot_forks = 0;
+    uint64_t snapshots = 0;
+  };
+  Stats stats() const;
 
  private:
   class Impl;

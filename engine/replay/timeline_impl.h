@@ -21,12 +21,14 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "engine/replay/replay_session.h"
+#include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
 
 namespace slsdbg::replay {
@@ -98,6 +100,7 @@ class Timeline::Impl final : public RunObserver {
   Status resume(process::Task& task, int signo) override;
   Result<Verdict> on_trap(process::Task& task, const siginfo_t& si) override;
   Result<Verdict> on_event_done(process::Task& task, uint64_t index, const store::Event& ev) override;
+  Verdict on_syscall_exit(process::Task& task) override;
   Verdict before_signal(process::Task& task, int signo) override;
   Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
@@ -110,6 +113,7 @@ class Timeline::Impl final : public RunObserver {
   Status apply_debug_registers();
   Status assign_slots();
   Status insert_breakpoint_bytes();
+  void refresh_breakpoints();
   void reset_counts();
   // A pause at the current pc that no trap reported: count the arrival.
   bool count_landing(bool instruction_next);
@@ -117,7 +121,7 @@ class Timeline::Impl final : public RunObserver {
   Verdict stop_here(PauseWhy why, bool instruction_next);
 
   // --- navigation (timeline_nav.cc) ---
-  Status fresh(uint64_t k);
+  Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
   Result<DriveResult> drive(bool flow);
   Status reach_base(const Base& base, std::optional<uint64_t> count_pc);
   Status reach(const Path& path, std::optional<uint64_t> count_pc);
@@ -127,7 +131,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> reverse_step();
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
-  Result<std::vector<Hit>> scan(uint64_t k, std::optional<Moment> until);
+  Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
   // After an error: somewhere valid (checkpoint 0's start at worst).
   void recover();
   Result<TimelineStop> to_checkpoint(uint64_t k);
@@ -139,6 +143,7 @@ class Timeline::Impl final : public RunObserver {
   Tid recorded_tid;
   pid_t pid = 0;
   std::unique_ptr<ReplaySession> session;
+  std::unique_ptr<SnapshotCache> snapshots;  // pristine checkpoints the sessions are forked from
 
   // User state (persists across moves).
   TrapSet user;
@@ -167,12 +172,18 @@ class Timeline::Impl final : public RunObserver {
   bool collect = false;
   bool pause_signals = false;
   std::optional<uint64_t> pause_after_event;
+  bool interruptible = false;  // a user's forward move (not a replay of a path)
+  uint64_t flow_limit = UINT64_MAX;  // drive(flow) stops on entering a later segment
 
   // Run state.
   uint64_t segment = 0;
   uint64_t cursor = 0;
   bool step_over_pending = false;
   bool stepping = false;
+  bool stepping_syscall = false;  // the instruction being stepped is a `syscall`
+  // A pause wanted right after an emulated syscall: the seccomp stop is not an
+  // instruction boundary, so the syscall is finished (PTRACE_SYSCALL) first.
+  PauseWhy pause_at_syscall_exit = PauseWhy::None;
   std::optional<uint64_t> lifted_bp;
   PauseWhy why = PauseWhy::None;
   Watch why_watch;
@@ -189,6 +200,14 @@ class Timeline::Impl final : public RunObserver {
   bool at_end = false;        // the recording's last moment (no exit logged)
   TimelineStop last;
   std::optional<Base> trace_base;  // reverse steps: the latest trace's start
+  // A trace from right after event e of segment k (no event inside): its
+  // positions are exact Moments (pc, and how often it occurs up to there).
+  std::optional<Base> moment_trace_base;
+  std::vector<uint64_t> moment_trace;
+  size_t moment_trace_index = 0;  // the current position's index, if known == moment_in_trace(index)
+  Moment moment_in_trace(size_t i) const;
+  bool no_signal_before(const Base& b) const;
+  Result<TimelineStop> goto_trace_position(size_t i);
 };
 
 }  // namespace slsdbg::replay

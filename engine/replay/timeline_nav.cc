@@ -3,7 +3,9 @@
 // hits) and reverse step (single-stepping forward from an exact earlier point).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
+#include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -19,14 +21,24 @@ std::string where(const Base& b) {
 
 Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reader(r), options(std::move(o)) {}
 
-Status Timeline::Impl::fresh(uint64_t k) {
+Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
   session.reset();
-  session = TRY(ReplaySession::start(reader, CheckpointId(k)));
+  if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
+  auto forked = snapshots->session_at(CheckpointId(k), use);
+  if (!forked.ok()) {
+    // A snapshot that cannot fork: restore instead (and say why once).
+    SLSDBG_DEBUG("timeline", "snapshot of checkpoint %llu unusable: %s", (unsigned long long)k,
+                 forked.error().message.c_str());
+    forked = ReplaySession::start(reader, CheckpointId(k));
+  }
+  session = TRY(std::move(forked));
   session->set_observer(this);
   segment = k;
   cursor = 0;
   inserted.clear();
   stepping = false;
+  stepping_syscall = false;
+  pause_at_syscall_exit = PauseWhy::None;
   lifted_bp.reset();
   step_over_pending = true;
   why = PauseWhy::None;
@@ -55,12 +67,13 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
         if (restored) {
           inserted.clear();
           stepping = false;
+          stepping_syscall = false;
           lifted_bp.reset();
           TRY(insert_breakpoint_bytes());
           TRY(apply_debug_registers());
         }
         reset_counts();
-        if (!flow) {
+        if (!flow || segment > flow_limit) {
           end_step();
           step_over_pending = true;
           DriveResult d{Halt::SegmentEnd};
@@ -136,7 +149,9 @@ Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
     for (uint64_t i = 0; i < leg.count; i++) {
       TimelineStop st = TRY(forward(leg.motion));
       if (st.cause == StopCause::Diverged || st.cause == StopCause::Interrupted)
-        return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ")");
+        return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ", leg " +
+                          std::to_string(&leg - p.legs.data()) + " move " + std::to_string(i) + ": " +
+                          (st.divergence ? st.divergence->describe() : "interrupted") + ")");
     }
   }
   return set_traps(user);
@@ -244,7 +259,9 @@ void Timeline::Impl::recover() {
   if (st.ok()) last = *st;
 }
 
-Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t k, std::optional<Moment> until) {
+// Runs segments first..last from checkpoint `first`'s start in one go (up to
+// `until` when given), recording the stops a forward Continue would make.
+Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t first, uint64_t last, std::optional<Moment> until) {
   active = user;
   count_pc.reset();
   target = until;
@@ -253,7 +270,7 @@ Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t k, std::optional<Moment> 
   pause_signals = true;
   motion = Motion::Continue;
   pause_after_event.reset();
-  Status st = fresh(k);
+  Status st = fresh(first, SnapshotCache::Use::IfPresent);
   hits.clear();
   ordinal = 0;
   if (!st.ok()) {
@@ -264,33 +281,42 @@ Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t k, std::optional<Moment> 
     collect = false;
     return hits;
   }
-  Result<DriveResult> dr = drive(false);
+  flow_limit = last;
+  Result<DriveResult> dr = drive(true);
+  flow_limit = UINT64_MAX;
   collect = false;
   DriveResult d = TRY(std::move(dr));
   if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
   if (d.halt == Halt::Paused && why == PauseWhy::TargetMissed)
-    return Error::msg("internal: the current moment was not found again in segment " + std::to_string(k));
+    return Error::msg("internal: the current moment was not found again in segment " + std::to_string(last));
   return hits;
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
+  // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
   const uint64_t from = segment;
-  for (uint64_t s = from + 1; s-- > 0;) {
-    if (options.progress) options.progress("reverse-continue: segments scanned", from - s, from + 1);
+  uint64_t hi = from;
+  for (uint64_t width = 1;; width *= 2) {
+    const uint64_t lo = hi + 1 >= width ? hi + 1 - width : 0;
+    if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
     if (options.interrupted && options.interrupted()) {
-      TimelineStop st = TRY(to_checkpoint(s));
+      TimelineStop st = TRY(to_checkpoint(hi));
       st.cause = StopCause::Interrupted;
       return st;
     }
-    std::vector<Hit> found = TRY(scan(s, s == from ? c : std::nullopt));
+    std::vector<Hit> found = TRY(scan(lo, hi, hi == from ? c : std::nullopt));
     const Hit* best = nullptr;
     for (const Hit& h : found)
       if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
-    if (!best) continue;
+    if (!best) {
+      if (lo == 0) break;
+      hi = lo - 1;
+      continue;
+    }
     const Hit hit = *best;
-    Path p{Base::after(s, 0), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
+    Path p{Base::after(lo, 0), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
     TRY(reach(p, std::nullopt));
     path = p;
     known.reset();

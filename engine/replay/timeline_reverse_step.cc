@@ -4,6 +4,9 @@
 // re-reached as "that point + s steps". Across an event it is the event's own
 // instruction (the syscall or rdtsc), found with a counting probe; at a
 // segment's start, the last instruction of the previous segment.
+#include <cstdio>
+#include <cstdlib>
+
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -89,8 +92,43 @@ Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
   return step_stop(t.pc_now());
 }
 
+// Positions right after event e are exact "first arrival" moments unless
+// event e-1 is a signal (paused before its delivery).
+bool Timeline::Impl::no_signal_before(const Base& b) const {
+  if (b.e == 0) {
+    const uint64_t events = reader.checkpoints()[b.k].segment_events;
+    if (events == 0) return true;
+    auto first = reader.segment_event(SegmentId(b.k), 0);
+    return first.ok() && first->kind != store::EventKind::Signal;
+  }
+  auto ev = reader.segment_event(SegmentId(b.k), b.e - 1);
+  return ev.ok() && ev->kind != store::EventKind::Signal;
+}
+
+Moment Timeline::Impl::moment_in_trace(size_t i) const {
+  uint64_t n = 0;
+  for (size_t j = 0; j <= i; j++)
+    if (moment_trace[j] == moment_trace[i]) n++;
+  return Moment{moment_trace_base->k, moment_trace_base->e, moment_trace[i], n};
+}
+
+Result<TimelineStop> Timeline::Impl::goto_trace_position(size_t i) {
+  const Moment m = moment_in_trace(i);
+  TRY(reach_base(Base::at(m), std::nullopt));
+  TRY(set_traps(user));
+  path = Path{Base::at(m), {}};
+  known = m;
+  moment_trace_index = i;
+  trace_base.reset();
+  return step_stop(m.pc);
+}
+
 Result<TimelineStop> Timeline::Impl::reverse_step() {
   if (at_end && !known) return Error::msg("reverse step from the end of a recording without a logged exit: not supported yet");
+  // Repeated reverse steps inside a trace of exact moments: one goto each.
+  if (moment_trace_base && known && moment_trace_index > 0 && moment_trace_index < moment_trace.size() &&
+      *known == moment_in_trace(moment_trace_index))
+    return goto_trace_position(moment_trace_index - 1);
   // Repeated reverse steps: the previous trace's start + s steps -> s - 1.
   if (trace_base && path.base == *trace_base && path.legs.size() == 1 && path.legs[0].motion == Motion::Step) {
     Path p{*trace_base, {}};
@@ -133,6 +171,11 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     }));
     // pcs.back() is checkpoint k's state itself (its breakpoint fires on the next step).
     if (pcs.size() < 2) return before_event(prev, events);
+    if (no_signal_before(b)) {
+      moment_trace_base = b;
+      moment_trace = pcs;
+      return goto_trace_position(pcs.size() - 2);
+    }
     const uint64_t steps = pcs.size() - 2;
     Path p{b, {}};
     if (steps) p.legs.push_back(Leg{Motion::Step, steps, user});
@@ -159,6 +202,11 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     // C is the first instruction after event c.event: the event's own instruction is the previous one.
     if (c.event == 0) return Error::msg("internal: " + c.to_string() + " looks like the segment's start");
     return before_event(c.checkpoint, c.event);
+  }
+  if (b.after_event && no_signal_before(b)) {
+    moment_trace_base = b;
+    moment_trace = pcs;
+    return goto_trace_position(pcs.size() - 2);
   }
   const uint64_t steps = pcs.size() - 2;
   Path p{b, {}};

@@ -8,6 +8,7 @@
 #include "engine/replay/timeline.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -170,6 +171,34 @@ TEST_F(TimelineTest, ForwardBreakpointsShowTheNativeValuesThenExit) {
   EXPECT_TRUE(tl->regs().ok()) << "the timeline stays at a live moment";
 }
 
+TEST_F(TimelineTest, BreakpointOnCodeNotYetMappedIsHitOnceLoaded) {
+  // At checkpoint 0 the dynamic loader has not mapped libc yet; write() is
+  // in libc. Its address: from the first logged write syscall's pc, in the
+  // recorded image of a later checkpoint.
+  uint64_t write_pc = 0;
+  for (uint64_t k = 0; k < tl->checkpoint_count() && !write_pc; k++) {
+    auto events = g_rec->reader->segment_events(SegmentId(k));
+    ASSERT_TRUE(events.ok());
+    for (const store::Event& ev : *events)
+      if (ev.kind == store::EventKind::Syscall && ev.syscall_no == 1) {
+        write_pc = ev.pc - 2;
+        break;
+      }
+  }
+  ASSERT_NE(write_pc, 0u);
+  uint8_t byte = 0;
+  auto unmapped = tl->read_memory(write_pc, {&byte, 1});
+  if (unmapped.ok()) GTEST_SKIP() << "libc is already mapped at checkpoint 0";
+  ASSERT_TRUE(tl->add_breakpoint(write_pc).ok());
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Breakpoint);
+  EXPECT_EQ(pc(), write_pc);
+  EXPECT_EQ(tl->regs()->rax, 1u) << "about to run write(2)";
+  ASSERT_TRUE(tl->read_memory(write_pc, {&byte, 1}).ok());
+  EXPECT_EQ(byte, 0x0f) << "the syscall instruction reads as itself";
+}
+
 TEST_F(TimelineTest, GotoMomentReturnsToTheSameState) {
   forward_to_iteration(17);
   auto m = tl->current_moment();
@@ -225,6 +254,25 @@ TEST_F(TimelineTest, ReverseContinueFindsThePreviousHits) {
   auto fw = tl->resume(Direction::Forward, Motion::Continue);
   ASSERT_TRUE(fw.ok()) << fw.error().message;
   EXPECT_EQ(rdi(), 10u);
+  // Re-reaching the hits forked snapshots (scans only use existing ones).
+  const Timeline::Stats s = tl->stats();
+  EXPECT_GE(s.snapshot_forks, 3u) << "restores " << s.restores << ", forks " << s.snapshot_forks;
+  EXPECT_LE(s.snapshots, TimelineOptions{}.max_snapshots);
+}
+
+TEST_F(TimelineTest, WithoutSnapshotsTheSameStops) {
+  TimelineOptions o;
+  o.max_snapshots = 0;
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  forward_to_iteration(6);
+  auto st = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(rdi(), 5u);
+  EXPECT_EQ(read_total(), expected_total(5));
+  EXPECT_EQ(tl->stats().snapshot_forks, 0u);
+  EXPECT_GT(tl->stats().restores, 1u);
 }
 
 TEST_F(TimelineTest, ReverseContinueBeforeTheFirstHitIsHistoryBegin) {
@@ -271,6 +319,99 @@ TEST_F(TimelineTest, ReverseStepRetracesForwardSteps) {
   EXPECT_EQ(m->pc, pc());
 }
 
+// Registers equal except the flags the way of reaching a point may leave.
+void expect_same_regs(const user_regs_struct& a, const user_regs_struct& b) {
+  EXPECT_EQ(a.rip, b.rip);
+  EXPECT_EQ(a.rsp, b.rsp);
+  EXPECT_EQ(a.rax, b.rax);
+  EXPECT_EQ(a.rdi, b.rdi);
+  EXPECT_EQ(a.rsi, b.rsi);
+  EXPECT_EQ(a.rdx, b.rdx);
+  EXPECT_EQ(a.rbx, b.rbx);
+  EXPECT_EQ(a.rbp, b.rbp);
+  EXPECT_EQ(a.r12, b.r12);
+}
+
+TEST_F(TimelineTest, ReverseStepAcrossASyscallLandsOnTheSyscallInstruction) {
+  // The first instruction after a syscall event in a middle segment (not
+  // one right before the next checkpoint: that point is named in the next
+  // segment).
+  uint64_t k = tl->checkpoint_count() / 2;
+  size_t e = 0;
+  uint64_t after = 0;
+  for (; k + 1 < tl->checkpoint_count() && !after; k++) {
+    auto events = g_rec->reader->segment_events(SegmentId(k));
+    ASSERT_TRUE(events.ok());
+    auto next = g_rec->reader->process_state(CheckpointId(k + 1));
+    ASSERT_TRUE(next.ok());
+    for (e = 0; e < events->size(); e++)
+      if ((*events)[e].kind == store::EventKind::Syscall &&
+          (e + 1 < events->size() || next->threads[0].regs.rip != (*events)[e].pc)) {
+        after = (*events)[e].pc;
+        break;
+      }
+    if (after) break;
+  }
+  ASSERT_NE(after, 0u) << "no syscall event found";
+  auto st = tl->goto_moment(Moment{k, e + 1, after, 1});
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto there = tl->regs();
+  ASSERT_TRUE(there.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(pc(), after - 2);
+  uint8_t insn[2] = {0, 0};
+  ASSERT_TRUE(tl->read_memory(pc(), {insn, 2}).ok());
+  EXPECT_TRUE(insn[0] == 0x0f && insn[1] == 0x05) << "not a syscall instruction";
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->checkpoint, k);
+  EXPECT_EQ(m->event, e);
+  // Stepping forward executes the syscall (replayed from the log) again.
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *there);
+  auto m2 = tl->current_moment();
+  ASSERT_TRUE(m2.ok()) << m2.error().message;
+  EXPECT_EQ(*m2, (Moment{k, e + 1, after, 1}));
+}
+
+TEST_F(TimelineTest, ReverseStepAtACheckpointGoesIntoThePreviousSegment) {
+  const uint64_t k = tl->checkpoint_count() / 2;
+  ASSERT_TRUE(tl->goto_checkpoint(CheckpointId(k)).ok());
+  auto at_k = tl->regs();
+  ASSERT_TRUE(at_k.ok());
+  auto back = tl->resume(Direction::Backward, Motion::Step);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Step);
+  EXPECT_EQ(tl->current_segment().value, k - 1);
+  auto fw = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(fw.ok()) << fw.error().message;
+  expect_same_regs(*tl->regs(), *at_k);
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  // The same point, named in either segment (the boundary is crossed lazily).
+  EXPECT_EQ(m->pc, at_k->rip);
+}
+
+TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
+  int polls = 0;
+  TimelineOptions o;
+  o.interrupted = [&polls] { return ++polls > 20; };
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::Interrupted);
+  const uint64_t here = pc();
+  auto m = tl->current_moment();
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->pc, here);
+  EXPECT_EQ(pc(), here);
+}
+
 TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   forward_to_iteration(8);
   ASSERT_TRUE(tl->remove_breakpoint(g_rec->mark_addr).ok());
@@ -295,6 +436,124 @@ TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Write, g_rec->total_addr, 3).ok());
   EXPECT_TRUE(tl->add_watchpoint(WatchKind::Access, g_rec->total_addr, 4).ok());
   EXPECT_FALSE(tl->add_watchpoint(WatchKind::Read, g_rec->total_addr + 8, 8).ok()) << "a third watchpoint";
+}
+
+// A recording of tests/programs/timeline_fault (a SIGSEGV in tl_fault),
+// handled (exit 3) or not (death by SIGSEGV).
+struct FaultRecording {
+  fs::path dir;
+  uint64_t fault_fn = 0;
+  std::unique_ptr<store::RecordingReader> reader;
+};
+
+FaultRecording record_fault(bool handled) {
+  FaultRecording r;
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");
+  const std::string b = build ? build : ".";
+  r.dir = fs::temp_directory_path() / ("timeline_fault_" + std::to_string(getpid()) + (handled ? "_h" : "_u"));
+  fs::remove_all(r.dir);
+  fs::create_directories(r.dir);
+  const std::string cmd = b + "/cli/slsdbg record -o " + (r.dir / "rec").string() + " --interval 2 -- " + b +
+                          "/tests/programs/timeline_fault" + (handled ? " handle" : "") + " > " +
+                          (r.dir / "native.out").string() + " 2>/dev/null";
+  (void)std::system(cmd.c_str());  // exits 3 or dies by SIGSEGV
+  std::ifstream in(r.dir / "native.out");
+  std::string line;
+  unsigned long long f = 0;
+  while (std::getline(in, line))
+    if (std::sscanf(line.c_str(), "tl_fault=%llx", &f) == 1) r.fault_fn = f;
+  auto reader = store::RecordingReader::open((r.dir / "rec").string());
+  if (reader.ok()) r.reader = std::move(*reader);
+  return r;
+}
+
+TEST(TimelineSignals, RecordedSignalStopsThenTheHandlerRunsAndExits) {
+  FaultRecording rec = record_fault(true);
+  ASSERT_NE(rec.reader, nullptr);
+  ASSERT_NE(rec.fault_fn, 0u);
+  auto t = Timeline::open(*rec.reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Signal);
+  EXPECT_EQ(st->signo, SIGSEGV);
+  EXPECT_GE(st->pc, rec.fault_fn);
+  EXPECT_LT(st->pc, rec.fault_fn + 64) << "the faulting store is in tl_fault";
+  auto done = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_EQ(done->cause, StopCause::Exited);
+  EXPECT_EQ(done->exit_status, 3);
+  // Back from the exit to tl_fault's entry.
+  ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Breakpoint);
+  EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
+  EXPECT_EQ(tl->regs()->rdi, 16u) << "tl_fault's argument, the bad pointer";
+  fs::remove_all(rec.dir);
+}
+
+TEST(TimelineSignals, DeathBySignalEndsHistoryAtTheSignal) {
+  FaultRecording rec = record_fault(false);
+  ASSERT_NE(rec.reader, nullptr);
+  auto t = Timeline::open(*rec.reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->cause, StopCause::Signal);
+  const uint64_t fault_pc = st->pc;
+  auto dead = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(dead.ok()) << dead.error().message;
+  EXPECT_EQ(dead->cause, StopCause::Exited);
+  EXPECT_EQ(dead->signo, SIGSEGV);
+  ASSERT_TRUE(tl->regs().ok()) << "the timeline stays at a live moment";
+  EXPECT_EQ(tl->regs()->rip, fault_pc);
+  auto again = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cause, StopCause::Exited);
+  ASSERT_TRUE(tl->add_breakpoint(rec.fault_fn).ok());
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::Breakpoint);
+  EXPECT_EQ(tl->regs()->rip, rec.fault_fn);
+  fs::remove_all(rec.dir);
+}
+
+TEST(TimelineEdges, ARecordingCutShortEndsInHistoryEnd) {
+  const char* build = std::getenv("SLSDBG_BUILD_DIR");
+  const std::string b = build ? build : ".";
+  const fs::path dir = fs::temp_directory_path() / ("timeline_cut_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The recorder is SIGKILLed mid-run (once it has 4 checkpoints): complete
+  // checkpoints stay, the rest of the log is cut.
+  const std::string cmd = "(" + b + "/cli/slsdbg record -o " + (dir / "rec").string() + " --interval 2 -- " + b +
+                          "/tests/programs/timeline_counter 100000 0 >/dev/null 2>&1 & pid=$!; "
+                          "for i in $(seq 1200); do sleep 0.1; n=$(" + b + "/cli/slsdbg info " + (dir / "rec").string() +
+                          " --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"checkpoints\"]))' "
+                          "2>/dev/null); [ \"${n:-0}\" -ge 4 ] && break; done; kill -9 $pid; wait $pid) 2>/dev/null";
+  (void)std::system(cmd.c_str());
+  auto reader = store::RecordingReader::open((dir / "rec").string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  ASSERT_GE((*reader)->checkpoints().size(), 2u);
+  auto t = Timeline::open(**reader);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto& tl = *t;
+  auto st = tl->resume(Direction::Forward, Motion::Continue);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(st->cause, StopCause::HistoryEnd);
+  EXPECT_TRUE(tl->regs().ok());
+  auto again = tl->resume(Direction::Forward, Motion::Step);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cause, StopCause::HistoryEnd);
+  EXPECT_EQ(tl->current_segment().value, (*reader)->checkpoints().size() - 1);
+  // Backwards from the end, over the whole last segment.
+  auto back = tl->resume(Direction::Backward, Motion::Continue);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cause, StopCause::HistoryBegin) << "no breakpoints: back to the start";
+  fs::remove_all(dir);
 }
 
 }  // namespace

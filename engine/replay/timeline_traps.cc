@@ -3,6 +3,7 @@
 // (watchpoints and counting probes), single steps, and the pauses they cause.
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 
 #include <cstddef>
@@ -96,17 +97,40 @@ Status Timeline::Impl::assign_slots() {
   return ok_status();
 }
 
+// A breakpoint whose address is not mapped yet (a shared library's code at
+// the program's start) stays pending and is inserted when an address-space
+// syscall may have mapped it.
 Status Timeline::Impl::insert_breakpoint_bytes() {
   process::Task& task = session->task();
   for (uint64_t addr : active.breakpoints) {
     if (inserted.count(addr)) continue;
     uint8_t orig = 0;
-    TRY_CTX(task.read_memory(RemoteAddr(addr), {&orig, 1}), "breakpoint at " + std::to_string(addr));
+    if (!task.read_memory(RemoteAddr(addr), {&orig, 1}).ok()) continue;  // pending
     const uint8_t int3 = 0xcc;
-    TRY(task.write_memory(RemoteAddr(addr), {&int3, 1}));
+    if (!task.write_memory(RemoteAddr(addr), {&int3, 1}).ok()) continue;
     inserted[addr] = orig;
   }
   return ok_status();
+}
+
+// After the address space changed: a breakpoint whose page was replaced
+// (MAP_FIXED over it) or unmapped lost its int3; pending ones may be mapped.
+void Timeline::Impl::refresh_breakpoints() {
+  process::Task& task = session->task();
+  for (auto it = inserted.begin(); it != inserted.end();) {
+    uint8_t now = 0;
+    if (!task.read_memory(RemoteAddr(it->first), {&now, 1}).ok()) {
+      it = inserted.erase(it);  // pending again
+      continue;
+    }
+    if (now != 0xcc) {
+      it->second = now;
+      const uint8_t int3 = 0xcc;
+      (void)task.write_memory(RemoteAddr(it->first), {&int3, 1});
+    }
+    ++it;
+  }
+  (void)insert_breakpoint_bytes();
 }
 
 Status Timeline::Impl::set_traps(const TrapSet& traps) {
@@ -157,6 +181,14 @@ bool Timeline::Impl::count_landing(bool instruction_next) {
 void Timeline::Impl::end_step() {
   if (!stepping) return;
   stepping = false;
+  if (stepping_syscall) {
+    stepping_syscall = false;
+    auto r = session->task().regs();
+    if (r.ok() && (r->r11 & 0x100)) {
+      r->r11 &= ~0x100ull;
+      (void)session->task().set_regs(*r);
+    }
+  }
   if (lifted_bp) {
     const uint8_t int3 = 0xcc;
     (void)session->task().write_memory(RemoteAddr(*lifted_bp), {&int3, 1});
@@ -196,6 +228,7 @@ uint64_t Timeline::Impl::pc_now() {
 }
 
 Status Timeline::Impl::resume(process::Task& task, int signo) {
+  if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
   if (step_over_pending || (motion == Motion::Step && !stepping)) {
     step_over_pending = false;
     const uint64_t pc = pc_now();
@@ -215,6 +248,10 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
           dr7 &= ~(3ul << (2 * i));
       TRY(poke_dr(tid, 7, dr7));
     }
+    // A `syscall` stepped with TF set saves TF in r11 (rflags); fixed when
+    // the step completes, or the state would differ from the recording.
+    uint8_t code[2] = {0, 0};
+    stepping_syscall = task.read_memory(RemoteAddr(pc), {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05;
     stepping = true;
     return task.singlestep(signo);
   }
@@ -278,18 +315,53 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   return Verdict::Resume;
 }
 
-Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task&, uint64_t index, const store::Event& ev) {
+Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, uint64_t index, const store::Event& ev) {
   cursor = index + 1;
   count_at_event = count_value;
+  if (!active.breakpoints.empty() && ev.kind == store::EventKind::Syscall &&
+      (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
+       ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk))
+    refresh_breakpoints();
   reset_counts();
   const bool instruction_next = ev.kind != store::EventKind::Signal;
   if (target && cursor > target->event) {
     why = PauseWhy::TargetMissed;
     return Verdict::Pause;
   }
-  if (pause_after_event && *pause_after_event == cursor) return stop_here(PauseWhy::EventDone, instruction_next);
-  if (options.interrupted && options.interrupted()) return stop_here(PauseWhy::Interrupted, instruction_next);
-  return Verdict::Resume;
+  const process::WaitResult& last_stop = task.last_stop();
+  if (stepping && stepping_syscall) {
+    // The stepped `syscall` saved TF in r11: clear it before anything
+    // compares registers (checkpoint k+1 may be right after it).
+    stepping_syscall = false;
+    auto r = task.regs();
+    if (r.ok() && (r->r11 & 0x100)) {
+      r->r11 &= ~0x100ull;
+      TRY(task.set_regs(*r));
+    }
+    // Run for real (PTRACE_SYSCALL ended the single step): at its exit stop
+    // the instruction is done.
+    if (last_stop.kind == process::StopKind::SyscallStop) {
+      if (motion == Motion::Step && !(pause_after_event && *pause_after_event == cursor))
+        return stop_here(PauseWhy::Step, true);
+      end_step();
+    }
+  }
+  PauseWhy want = PauseWhy::None;
+  if (pause_after_event && *pause_after_event == cursor) want = PauseWhy::EventDone;
+  else if (interruptible && options.interrupted && options.interrupted()) want = PauseWhy::Interrupted;
+  if (want == PauseWhy::None) return Verdict::Resume;
+  if (last_stop.kind == process::StopKind::PtraceEvent && last_stop.event == PTRACE_EVENT_SECCOMP) {
+    pause_at_syscall_exit = want;
+    return Verdict::Resume;
+  }
+  return stop_here(want, instruction_next);
+}
+
+RunObserver::Verdict Timeline::Impl::on_syscall_exit(process::Task&) {
+  if (pause_at_syscall_exit == PauseWhy::None) return Verdict::Resume;
+  const PauseWhy w = pause_at_syscall_exit;
+  pause_at_syscall_exit = PauseWhy::None;
+  return stop_here(w, true);
 }
 
 RunObserver::Verdict Timeline::Impl::before_signal(process::Task&, int signo) {

@@ -10,7 +10,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/timeline_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$SLSDBG" record -o "$tmp/rec" --interval 2 -- "$PROGRAMS/timeline_counter" 30 0 >"$tmp/native.out" 2>"$tmp/rec.err" ||
   { echo "recording failed: $(cat "$tmp/rec.err")"; exit 1; }
-read -r total_addr mark_addr < <(sed -n 's/^addr tl_total=\(0x[0-9a-f]*\) tl_mark=\(0x[0-9a-f]*\)$/\1 \2/p' "$tmp/native.out")
+read -r total_addr mark_addr < <(sed -n 's/^addr tl_total=\(0x[0-9a-f]*\) tl_mark=\(0x[0-9a-f]*\) .*$/\1 \2/p' "$tmp/native.out")
 [ -n "$total_addr" ] || { echo "no addresses in fixture output: $(head -2 "$tmp/native.out")"; exit 1; }
 cps=$("$SLSDBG" info "$tmp/rec" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))')
 [ "$cps" -ge 4 ] || { echo "want >= 4 checkpoints, got $cps"; exit 1; }
