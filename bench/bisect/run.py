@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/bisect: time to the answer of `slsdbg bisect` on a recording of the
 bisect_bank fixture (planted bug at a fixed transfer), per mode, median of
-RUNS, side by side with the peer: the linear walk the demo does (a core of
+RUNS, refined and at checkpoint level (--no-refine), side by side with the peer: the linear walk the demo does (a core of
 every checkpoint, one GDB session evaluating the invariant on each).
 Prints one JSON object. Not run by ctest.
 
@@ -46,11 +46,19 @@ try:
             out = subprocess.run([slsdbg, "bisect", rec, *args, "--json"], capture_output=True, text=True)
             times.append(time.monotonic() - t)
             report = json.loads(out.stdout)
+        coarse = []
+        for _ in range(a.runs):
+            t = time.monotonic()
+            subprocess.run([slsdbg, "bisect", rec, *args, "--no-refine", "--json"], capture_output=True, text=True)
+            coarse.append(time.monotonic() - t)
+        refined = report.get("refined", {})
         result["modes"][name] = {
             "seconds_median": round(statistics.median(times), 3), "seconds": [round(x, 3) for x in times],
+            "checkpoint_level_seconds_median": round(statistics.median(coarse), 3),
             "probes": report["probes"], "first_bad": report.get("first_bad", {}).get("checkpoint"),
             "refinement": report["refinement"]["state"], "moment": report.get("moment"),
-            "refined_line": report.get("refined", {}).get("line")}
+            "refined_line": refined.get("line"), "watch_stops": refined.get("watch_hits"),
+            "refinement_evaluations": refined.get("evaluations")}
     # Peer: the linear walk (dump every checkpoint, one GDB over all the cores).
     t = time.monotonic()
     for c in cps:

@@ -3,7 +3,7 @@
 # ABI, memory and symbols through the host's callbacks) on a real recording
 # of bisect_bank: the right segment within ceil(log2 K) search probes, refined
 # to the planted bug's line, the plugin's message naming the transfer, --core
-# keeping the answer's core; and the
+# keeping the answer's core, `slsdbg replay --goto` reaching the moment; and the
 # register_range example plugin (registers, --plugin-arg) runs.
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
@@ -31,6 +31,13 @@ if [ "$REFINED" = done ]; then
   grep -q "^refined: the invariant flips at moment $(json "$WORK/r.json" 'j["moment"]') .*bisect_bank.c:$BUG_LINE: .*in transfer $BUG\$" "$WORK/r.txt" ||
     { cat "$WORK/r.txt"; fail "text report of the refined answer"; }
   grep -q "^open GDB there: slsdbg replay $REC --goto $(json "$WORK/r.json" 'j["moment"]')\$" "$WORK/r.txt" || fail "goto line"
+  # The moment it names is reachable: the replay stands at the same pc, with the unit gone.
+  moment=$(json "$WORK/r.json" 'j["moment"]')
+  bank_addr=$(gdb -batch -nx -ex 'set debuginfod enabled off' "$BANK" "$WORK/answer.core" -ex 'print/x (unsigned long)&bank' 2>/dev/null | sed -n 's/^\$1 = //p')
+  "$SLSDBG" replay "$REC" --goto "$moment" --print-regs --read "$bank_addr:8" --json >"$WORK/goto.json" || fail "replay --goto $moment"
+  [ "$(json "$WORK/goto.json" 'j["regs"]["rip"]')" = "$(json "$WORK/r.json" 'j["refined"]["at"]["pc"]')" ] || fail "replay --goto: another pc"
+  [ "$(json "$WORK/goto.json" 'sum(int.from_bytes(bytes.fromhex(j["memory"][0]["hex"])[i:i+4], "little", signed=True) for i in (0, 4))')" = 1999 ] ||
+    fail "replay --goto: bank there: $(cat "$WORK/goto.json")"
 fi
 
 # Registers: rsp stays in the stack's range everywhere -> never bad (exit 4).
