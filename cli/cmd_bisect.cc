@@ -66,7 +66,8 @@ const char kUsage[] =
     "  3  the invariant is already false at the first searched checkpoint\n"
     "  4  the invariant never becomes false (it holds at the last searched checkpoint)\n"
     "  5  not monotone: a spot check contradicts the search (the report names both)\n"
-    "  130  interrupted (SIGINT/SIGTERM, between probes; its cores are removed)\n";
+    "  130  interrupted (SIGINT/SIGTERM) during the search; its cores are removed.\n"
+    "       Interrupted during refinement, it reports at segment granularity.\n";
 
 constexpr int kExitAlreadyBad = 3;
 constexpr int kExitNeverBad = 4;

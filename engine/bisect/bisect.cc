@@ -176,6 +176,7 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       in.watch = invariant->watch_set(last_good.view());
       in.scratch = &scratch;
       in.progress = o.progress;
+      in.interrupted = o.interrupted;
       RefineOutcome out;
       if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
         out.state = RefineState::Unavailable;

@@ -117,6 +117,7 @@ Status Refiner::start() {
     options.progress = [this](std::string_view what, uint64_t done, uint64_t total) {
       say("refining: " + std::string(what) + " " + std::to_string(done) + "/" + std::to_string(total));
     };
+  if (in_.interrupted) options.interrupted = in_.interrupted;
   tl_ = TRY_CTX(replay::Timeline::open(*in_.reader, options), "opening the replay timeline");
   first_bad_state_ = TRY(in_.reader->process_state(CheckpointId(in_.first_bad)));
   return ok_status();
@@ -124,6 +125,7 @@ Status Refiner::start() {
 
 Result<bool> Refiner::next_hit() {
   for (;;) {
+    if (in_.interrupted && in_.interrupted()) return Error::msg("interrupted (SIGINT/SIGTERM)");
     replay::TimelineStop stop = TRY(tl_->resume(replay::Direction::Forward, replay::Motion::Continue));
     switch (stop.cause) {
       case StopCause::Signal: continue;  // resuming delivers it
@@ -137,6 +139,8 @@ Result<bool> Refiner::next_hit() {
       }
       case StopCause::HistoryEnd:
       case StopCause::Exited: return false;
+      case StopCause::Interrupted:
+        return Error::msg("interrupted (SIGINT/SIGTERM)");
       case StopCause::Diverged:
         return Error::msg("replay diverged: " + (stop.divergence ? stop.divergence->describe() : std::string("?")));
       default:

@@ -30,6 +30,8 @@ struct RefineInput {
   WatchSet watch;
   const ScratchDir* scratch = nullptr;
   std::function<void(const std::string&)> progress;
+  // Polled by the replay: true ends refinement (the answer stays at segment granularity).
+  std::function<bool()> interrupted;
 };
 
 struct RefineOutcome {
