@@ -1,0 +1,185 @@
+// slsdbg bisect: the first moment an invariant stops holding, by binary
+// search over the recording's checkpoints (engine/bisect).
+#if SLSDBG_HAVE_STORE
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli/command.h"
+#include "engine/bisect/bisect.h"
+
+namespace slsdbg::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: slsdbg bisect REC (--expr EXPR | --plugin LIB.so | --cmd COMMAND)\n"
+    "                     [--good K] [--bad K] [--show EXPR]... [--core FILE] [--json]\n\n"
+    "Finds the first checkpoint at which an invariant no longer holds, by binary\n"
+    "search over the recording's checkpoints, then refines inside the segment\n"
+    "before it to the exact instruction where the invariant flips.\n\n"
+    "The invariant, exactly one of:\n"
+    "  --expr EXPR       a C expression over the program's globals and registers\n"
+    "                    ($rax, $pc, ...), evaluated by GDB over a core of each\n"
+    "                    probed point; true (nonzero) = good\n"
+    "  --plugin LIB.so   a shared library implementing plugins/include/slsdbg_plugin.h\n"
+    "                    (ABI version 1); --plugin-arg TEXT is passed to its init\n"
+    "  --cmd COMMAND     a shell command run with SLSDBG_CORE (a core file of the\n"
+    "                    probed point), SLSDBG_EXE (the program) and SLSDBG_WHERE\n"
+    "                    set; exit 0 = good, 1-124 = bad, 125 = cannot tell (stops\n"
+    "                    the bisect), 126/127 or a signal = error\n\n"
+    "Options:\n"
+    "  --good K          a checkpoint where the invariant holds (default: the first)\n"
+    "  --bad K           a checkpoint where it does not (default: the last)\n"
+    "  --spot-checks N   after the search, probe N more checkpoints far from the\n"
+    "                    probed ones to notice an invariant that is not monotone\n"
+    "                    (default 2; 0 = off)\n"
+    "  --show EXPR       print EXPR (GDB) at the answer; repeatable\n"
+    "  --core FILE       write a core of the answer to FILE (mode 0600)\n"
+    "  --no-refine       stop at checkpoint granularity\n"
+    "  --json            print the report as one JSON object\n\n"
+    "Cost: at most ceil(log2 K) probes for K searched checkpoints, one more when\n"
+    "the answer is at an edge of the range, plus the spot checks. The endpoints\n"
+    "are probed only when the answer is next to them; a spot check that\n"
+    "contradicts the search means the invariant is not monotone (a search alone\n"
+    "cannot see that).\n\n"
+    "Refinement replays the first bad segment from its last good checkpoint\n"
+    "with hardware watchpoints (write) on the memory the invariant reads: for\n"
+    "--expr the globals it names, for --plugin what the plugin read through\n"
+    "read_memory while its verdict was good. The replay offers two 8-byte\n"
+    "watchpoints today. A --cmd command's reads cannot be known, nor registers,\n"
+    "nor memory behind pointers: those answers stay at segment granularity and\n"
+    "the report says so. The answer is the moment just after the writing\n"
+    "instruction, whose FILE:LINE is reported. Its cost is one replay stop per\n"
+    "write to the watched memory in the segment (two passes for --expr).\n\n"
+    "The report: the first bad checkpoint (and the last good one), the exact\n"
+    "moment when refined, the function, FILE:LINE with debug info, the backtrace,\n"
+    "and the command that opens GDB there (slsdbg replay REC --goto MOMENT).\n\n"
+    "Exit status:\n"
+    "  0  found: the report names where the invariant first fails\n"
+    "  1  error (unreadable recording, bad expression, plugin or command failure)\n"
+    "  2  bad usage\n"
+    "  3  the invariant is already false at the first searched checkpoint\n"
+    "  4  the invariant never becomes false (it holds at the last searched checkpoint)\n"
+    "  5  not monotone: a spot check contradicts the search (the report names both)\n"
+    "  130  interrupted (SIGINT/SIGTERM) during the search; its cores are removed.\n"
+    "       Interrupted during refinement, it reports at segment granularity.\n";
+
+constexpr int kExitAlreadyBad = 3;
+constexpr int kExitNeverBad = 4;
+constexpr int kExitNotMonotone = 5;
+
+Result<uint64_t> parse_number(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  uint64_t n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end || v[0] == '-') return Error::msg("bisect: " + option + " needs a number, got '" + v + "'");
+  return n;
+}
+
+struct Parsed {
+  bisect::BisectOptions options;
+  bool json = false;
+};
+
+Result<Parsed> parse(const std::vector<std::string>& args) {
+  Parsed p;
+  auto& o = p.options;
+  int modes = 0;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& s = args[i];
+    auto value = [&](const char* what) -> Result<std::string> {
+      if (i + 1 >= args.size()) return Error::msg("bisect: " + s + " needs " + what);
+      return args[++i];
+    };
+    if (s == "--expr" || s == "--plugin" || s == "--cmd") {
+      std::string v = TRY(value(s == "--expr" ? "an expression" : s == "--plugin" ? "a shared library" : "a command"));
+      if (v.empty()) return Error::msg("bisect: " + s + " is empty");
+      o.mode = s == "--expr" ? bisect::Mode::Expr : s == "--plugin" ? bisect::Mode::Plugin : bisect::Mode::Cmd;
+      o.spec = v;
+      modes++;
+    } else if (s == "--plugin-arg") {
+      o.plugin_arg = TRY(value("text"));
+    } else if (s == "--good") {
+      o.good = TRY(parse_number(s, TRY(value("a checkpoint id"))));
+    } else if (s == "--bad") {
+      o.bad = TRY(parse_number(s, TRY(value("a checkpoint id"))));
+    } else if (s == "--spot-checks") {
+      o.spot_checks = static_cast<unsigned>(TRY(parse_number(s, TRY(value("a count")))));
+    } else if (s == "--show") {
+      o.show.push_back(TRY(value("an expression")));
+    } else if (s == "--core") {
+      o.core_out = TRY(value("a file name"));
+    } else if (s == "--no-refine") {
+      o.refinement = bisect::Refinement::Off;
+    } else if (s == "--json") {
+      p.json = true;
+    } else if (!s.empty() && s[0] == '-') {
+      return Error::msg("bisect: unknown option '" + s + "' (see slsdbg bisect --help)");
+    } else if (o.recording.empty()) {
+      o.recording = s;
+    } else {
+      return Error::msg("bisect: unexpected argument '" + s + "'");
+    }
+  }
+  if (o.recording.empty()) return Error::msg("bisect: missing recording directory (see slsdbg bisect --help)");
+  if (modes == 0) return Error::msg("bisect: give the invariant with one of --expr, --plugin, --cmd");
+  if (modes > 1) return Error::msg("bisect: give only one of --expr, --plugin, --cmd");
+  if (!o.plugin_arg.empty() && o.mode != bisect::Mode::Plugin) return Error::msg("bisect: --plugin-arg needs --plugin");
+  if (o.good && o.bad && *o.good >= *o.bad) return Error::msg("bisect: --good must be a checkpoint before --bad");
+  return p;
+}
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+int run_bisect_command(const std::vector<std::string>& args) {
+  auto parsed = parse(args);
+  if (!parsed.ok()) return fail(parsed.error().message, 2);
+  // Ctrl-C ends the bisect between probes, so the cores it wrote (process
+  // memory) are removed with their scratch directory.
+  struct sigaction sa = {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  parsed->options.interrupted = [] { return g_interrupted != 0; };
+  bool tty = ::isatty(STDERR_FILENO);
+  bool shown = false;
+  if (tty)
+    parsed->options.progress = [&](const std::string& line) {
+      std::fprintf(stderr, "\r\033[Kbisect: %s", line.c_str());
+      std::fflush(stderr);
+      shown = true;
+    };
+  auto report = bisect::run_bisect(parsed->options);
+  if (shown) std::fprintf(stderr, "\r\033[K");
+  if (!report.ok()) return fail("bisect: " + report.error().message, g_interrupted ? 130 : 1);
+  std::fputs(parsed->json ? bisect::format_report_json(*report).c_str() : bisect::format_report_text(*report).c_str(),
+             stdout);
+  switch (report->outcome) {
+    case bisect::Outcome::Found: return 0;
+    case bisect::Outcome::AlreadyBad: return kExitAlreadyBad;
+    case bisect::Outcome::NeverBad: return kExitNeverBad;
+    case bisect::Outcome::NotMonotone: return kExitNotMonotone;
+  }
+  return 1;
+}
+
+// --help says whether this very build refines (it needs the replay Timeline).
+const std::string kFullUsage =
+    std::string(kUsage) + (bisect::refinement_built()
+                               ? ""
+                               : "\nTHIS BUILD DOES NOT REFINE: it was built without the replay Timeline, so\n"
+                                 "every answer is at checkpoint (segment) granularity, labelled so.\n");
+
+Registrar reg({"bisect", "find where an invariant first fails (binary search over checkpoints)", kFullUsage.c_str(),
+               run_bisect_command, 62});
+
+}  // namespace
+}  // namespace slsdbg::cli
+
+#endif  // SLSDBG_HAVE_STORE
