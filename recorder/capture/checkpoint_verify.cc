@@ -37,6 +37,26 @@ void read_live(pid_t pid, uint64_t addr, uint8_t* buf, size_t pages, std::vector
   }
 }
 
+// The kernel may merge two adjacent compatible VMAs after the maps were read
+// (e.g. when userfaultfd registration changes their flags), which no program
+// can observe: compare address-space coverage, not the VMA split.
+std::vector<store::Mapping> coalesced(const std::vector<store::Mapping>& maps) {
+  std::vector<store::Mapping> out;
+  for (const store::Mapping& m : maps) {
+    if (!out.empty()) {
+      store::Mapping& last = out.back();
+      const bool file_contiguous = last.inode == 0 || last.file_offset + (last.end - last.start) == m.file_offset;
+      if (last.end == m.start && last.prot == m.prot && last.path == m.path && last.inode == m.inode &&
+          last.dev == m.dev && file_contiguous) {
+        last.end = m.end;
+        continue;
+      }
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 }  // namespace
 
 Status verify_against_store(process::Task& leader, const std::vector<pid_t>& tids, const store::RecordingReader& reader,
@@ -53,6 +73,8 @@ Status verify_against_store(process::Task& leader, const std::vector<pid_t>& tid
   std::vector<store::Mapping> live_cap, stored_cap;
   for (const auto& m : maps) if (capturable(m)) live_cap.push_back(m);
   for (const auto& m : state.mappings) if (capturable(m)) stored_cap.push_back(m);
+  live_cap = coalesced(live_cap);
+  stored_cap = coalesced(stored_cap);
   if (live_cap.size() != stored_cap.size()) {
     return Error::msg(where + ": " + std::to_string(stored_cap.size()) + " mappings stored, " +
                       std::to_string(live_cap.size()) + " live");
