@@ -208,6 +208,7 @@ class Timeline::Impl final : public RunObserver {
   Moment moment_in_trace(size_t i) const;
   bool no_signal_before(const Base& b) const;
   Result<TimelineStop> goto_trace_position(size_t i);
+  Result<TimelineStop> land_before_last(const Base& b, const std::vector<uint64_t>& pcs);
 };
 
 }  // namespace slsdbg::replay

@@ -171,19 +171,7 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     }));
     // pcs.back() is checkpoint k's state itself (its breakpoint fires on the next step).
     if (pcs.size() < 2) return before_event(prev, events);
-    if (no_signal_before(b)) {
-      moment_trace_base = b;
-      moment_trace = pcs;
-      return goto_trace_position(pcs.size() - 2);
-    }
-    const uint64_t steps = pcs.size() - 2;
-    Path p{b, {}};
-    if (steps) p.legs.push_back(Leg{Motion::Step, steps, user});
-    TRY(reach(p, std::nullopt));
-    path = p;
-    known.reset();
-    trace_base = b;
-    return step_stop(pc_now());
+    return land_before_last(b, pcs);
   }
   const Base b = c.n > 1 ? Base::at(Moment{c.checkpoint, c.event, c.pc, c.n - 1}) : Base::after(c.checkpoint, c.event);
   TRY(reach_base(b, std::nullopt));
@@ -203,6 +191,13 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     if (c.event == 0) return Error::msg("internal: " + c.to_string() + " looks like the segment's start");
     return before_event(c.checkpoint, c.event);
   }
+  return land_before_last(b, pcs);
+}
+
+// The instruction before the last of `pcs`, a trace of single steps from b:
+// from the kept trace when its moments can be named, else by reaching b plus
+// the steps again.
+Result<TimelineStop> Timeline::Impl::land_before_last(const Base& b, const std::vector<uint64_t>& pcs) {
   if (b.after_event && no_signal_before(b)) {
     moment_trace_base = b;
     moment_trace = pcs;
