@@ -158,6 +158,7 @@ class ReplaySession::SegmentRun {
   Result<Next> on_signal(int signo);
   Result<Next> on_exit(const process::WaitResult& w);
   Result<bool> at_next_checkpoint();
+  Status read_live_page(uint64_t vaddr, std::span<uint8_t> out);
   std::optional<std::vector<uint64_t>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
                                                    std::span<const uint8_t> recorded);
   Result<bool> step_rep_iterations(user_regs_struct& r);
@@ -299,6 +300,14 @@ std::optional<std::vector<uint64_t>> ReplaySession::SegmentRun::noise_areas(uint
   return areas;
 }
 
+// A page of the live process as the program sees it: the timeline's int3
+// breakpoints read as the original code.
+Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
+  TRY(task_.read_memory(RemoteAddr(vaddr), out));
+  if (s_.observer_) s_.observer_->hide_traps(vaddr, out);
+  return ok_status();
+}
+
 // Registers equal (checked by the caller) and the log consumed: the pages
 // checkpoint k+1 lists as dirty decide. Differences that are only XINUSE noise
 // in XSAVE areas are overwritten with the recorded bytes once everything else
@@ -311,8 +320,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   // lives in memory (-O0 counters on the stack): the page that differed last
   // time usually differs again, so check it before all the others.
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
-      task_.read_memory(RemoteAddr(*last_differing_page_), live).ok() &&
-      (s_.observer_ ? (s_.observer_->hide_traps(*last_differing_page_, live), true) : true) &&
+      read_live_page(*last_differing_page_, live).ok() &&
       std::memcmp(live.data(), recorded.data(), kPageSize) != 0 &&
       !noise_areas(*last_differing_page_, live, recorded))
     return false;
@@ -321,8 +329,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   std::vector<uint64_t> noise;
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
-    TRY_CTX(task_.read_memory(RemoteAddr(vaddr), live), "reading page " + hex(vaddr));
-    if (s_.observer_) s_.observer_->hide_traps(vaddr, live);
+    TRY_CTX(read_live_page(vaddr, live), "reading page " + hex(vaddr));
     compared++;
     if (std::memcmp(live.data(), data.data(), kPageSize) == 0) return ok_status();
     if (std::optional<std::vector<uint64_t>> areas = noise_areas(vaddr, live, data)) {
