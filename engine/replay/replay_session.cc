@@ -404,7 +404,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
 // element a margin before the target, then steps the rest: a data breakpoint
 // in a fast-string run may be reported some iterations late.
 Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
-  constexpr uint64_t kStepMargin = 4096;  // iterations single-stepped at the end
+  constexpr uint64_t kStepMargin = 256;  // iterations single-stepped at the end (the data breakpoint was never seen late here)
   const pid_t tid = task_.raw_tid();
   if (r.rip == target_.rip && r.rcx > target_.rcx + 2 * kStepMargin) {
     const uint64_t run = r.rcx - target_.rcx - kStepMargin;  // iterations to let run
