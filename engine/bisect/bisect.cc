@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "engine/bisect/cmd_discover.h"
 #include "engine/bisect/cmd_invariant.h"
 #include "engine/bisect/exe_symbols.h"
 #include "engine/bisect/expr_invariant.h"
@@ -120,7 +121,11 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
   r.exe = exe;
   ScratchDir scratch = TRY(ScratchDir::create());
   std::optional<ExeSymbols> symbols;
-  if (o.mode != Mode::Cmd) symbols = TRY_CTX(ExeSymbols::load(exe, first.state), "reading symbols");
+  if (o.mode != Mode::Cmd) {
+    symbols = TRY_CTX(ExeSymbols::load(exe, first.state), "reading symbols");
+  } else if (auto s = ExeSymbols::load(exe, first.state); s.ok()) {
+    symbols = std::move(*s);  // --cmd: only names the words refinement discovers
+  }
   auto invariant = TRY(make_invariant(o, exe, symbols ? &*symbols : nullptr, scratch));
   r.invariant = invariant->describe();
 
@@ -178,7 +183,33 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       in.progress = o.progress;
       in.interrupted = o.interrupted;
       RefineOutcome out;
-      if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
+      std::optional<std::string> discovery_failed;
+      if (o.mode == Mode::Cmd && refinement_built()) {
+        // A command's reads are learned by asking it about patched cores.
+        DiscoverInput d;
+        d.reader = reader.get();
+        d.invariant = invariant.get();
+        d.last_good = r.last_good;
+        d.first_bad = r.first_bad;
+        d.last_good_state = &last_good.state;
+        d.symbols = symbols ? &*symbols : nullptr;
+        d.max_words = kReplayWatchWords;
+        d.progress = o.progress;
+        d.interrupted = o.interrupted;
+        auto found = discover_cmd_reads(d);
+        if (found.ok()) {
+          in.watch = found->watch;
+          r.discovered = found->info;
+        } else {
+          discovery_failed = found.error().message;
+        }
+      }
+      if (discovery_failed) {
+        out.state = RefineState::Failed;
+        out.note = *discovery_failed;
+      } else if (o.mode == Mode::Cmd && !refinement_built()) {
+        out = refine_segment(in);  // says it is not built
+      } else if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
         out.state = RefineState::Unavailable;
         out.note = in.watch.unknown_because.empty() ? "the invariant reads no memory that could be watched"
                                                     : in.watch.unknown_because;

@@ -19,9 +19,10 @@ class CmdInvariant final : public Invariant {
       : exe_(std::move(exe)), command_(std::move(command)), scratch_(scratch) {}
   std::string describe() const override { return "--cmd '" + command_ + "'"; }
   Result<Evaluation> evaluate(const StateView& at) override;
-  // What a command reads cannot be known.
+  // What a command reads cannot be observed; refinement learns it by asking
+  // the command about patched cores instead (cmd_discover.h).
   WatchSet watch_set(const StateView&) override {
-    return {{}, "what a --cmd command reads cannot be known"};
+    return {{}, "what a --cmd command reads cannot be observed"};
   }
 
  private:
