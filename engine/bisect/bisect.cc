@@ -92,6 +92,22 @@ Result<std::unique_ptr<Invariant>> make_invariant(const BisectOptions& o, const 
   return Error::msg("unknown mode");
 }
 
+// --cmd: what refinement should watch is learned by asking the command
+// about patched cores of the segment's ends.
+DiscoverInput discover_input(const RefineInput& in, const ExeSymbols* symbols) {
+  DiscoverInput d;
+  d.reader = in.reader;
+  d.invariant = in.invariant;
+  d.last_good = in.last_good;
+  d.first_bad = in.first_bad;
+  d.last_good_state = in.last_good_state;
+  d.symbols = symbols;
+  d.max_words = kReplayWatchWords;
+  d.progress = in.progress;
+  d.interrupted = in.interrupted;
+  return d;
+}
+
 }  // namespace
 
 Result<BisectReport> run_bisect(const BisectOptions& o) {
@@ -183,30 +199,18 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       in.progress = o.progress;
       in.interrupted = o.interrupted;
       RefineOutcome out;
-      std::optional<std::string> discovery_failed;
       if (o.mode == Mode::Cmd && refinement_built()) {
-        // A command's reads are learned by asking it about patched cores.
-        DiscoverInput d;
-        d.reader = reader.get();
-        d.invariant = invariant.get();
-        d.last_good = r.last_good;
-        d.first_bad = r.first_bad;
-        d.last_good_state = &last_good.state;
-        d.symbols = symbols ? &*symbols : nullptr;
-        d.max_words = kReplayWatchWords;
-        d.progress = o.progress;
-        d.interrupted = o.interrupted;
-        auto found = discover_cmd_reads(d);
+        auto found = discover_cmd_reads(discover_input(in, symbols ? &*symbols : nullptr));
         if (found.ok()) {
           in.watch = found->watch;
           r.discovered = found->info;
         } else {
-          discovery_failed = found.error().message;
+          out.state = RefineState::Failed;
+          out.note = found.error().message;
         }
       }
-      if (discovery_failed) {
-        out.state = RefineState::Failed;
-        out.note = *discovery_failed;
+      if (out.state == RefineState::Failed) {
+        // discovery could not ask the command
       } else if (o.mode == Mode::Cmd && !refinement_built()) {
         out = refine_segment(in);  // says it is not built
       } else if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
