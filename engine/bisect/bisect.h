@@ -78,7 +78,11 @@ struct Discovered {
   uint64_t changed_words = 0;        // 8-byte words that differ between the last good and first bad checkpoints
   uint64_t candidates = 0;           // of them, tried (capped: program data first)
   uint64_t probes = 0;               // command runs over patched cores
-  std::vector<std::string> words;    // what the verdict depends on: "bank (0x4028)"; empty when not found
+  // "found" (words: what the verdict depends on, "bank (0x4028)"), "none" (no
+  // subset of the changed words flips it) or "too_many" (words: more than the
+  // replay can watch, found before giving up).
+  std::string outcome;
+  std::vector<std::string> words;
   double seconds = 0;
 };
 

@@ -153,6 +153,7 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   switch (found.outcome) {
     case SubsetOutcome::None:
+      info.outcome = "none";
       out.watch.unknown_because =
           info.changed_words == 0
               ? "no 8-byte word of the program's data or heap changed between " + pair +
@@ -161,12 +162,15 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
                     std::to_string(in.last_good) + "'s core (all of them patched in: still good), so its verdict depends on something else (registers, stack, other memory)";
       return out;
     case SubsetOutcome::TooMany:
+      info.outcome = "too_many";
+      info.words = names;
       out.watch.unknown_because = "the command's verdict depends on at least " + std::to_string(names.size()) + " of the " +
                                   changed + " (" + list(names) + "); the replay watches " +
                                   std::to_string(in.max_words) + " 8-byte words";
       return out;
     case SubsetOutcome::Found: break;
   }
+  info.outcome = "found";
   info.words = names;
   for (size_t i : found.subset) out.watch.ranges.push_back({words[i].addr, kWord, word_name(in, regions, words[i])});
   return out;

@@ -6,8 +6,8 @@
 # cores), finds `bank`, and refines to the planted bug's line and the moment
 # --expr finds for the same invariant, the command's last line there naming
 # the bug's transfer. A command whose verdict depends on something else (a
-# local of main, on the stack) stays at segment granularity and the report
-# says why, in text and JSON.
+# local of main, on the stack) or on more changed words than the replay can
+# watch stays at segment granularity and the report says why, in text and JSON.
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
 cat >"$WORK/judge.sh" <<'SH'
@@ -62,9 +62,34 @@ check_found "$WORK/s.json" segment
 if [ "$REFINED" = unavailable ]; then
   json "$WORK/s.json" 'j["refinement"]["note"]' | grep -q "makes the command say bad .*depends on something else (registers, stack, other memory)" ||
     fail "note: $(json "$WORK/s.json" 'j["refinement"]["note"]')"
-  [ "$(json "$WORK/s.json" 'j["discovery"]["words"]')" = "[]" ] || fail "discovered $(json "$WORK/s.json" 'j["discovery"]["words"]')"
+  [ "$(json "$WORK/s.json" 'j["discovery"]["outcome"]')" = none ] || fail "discovery: $(json "$WORK/s.json" 'j["discovery"]')"
 fi
 "$SLSDBG" bisect "$REC" --cmd "$WORK/judge_stack.sh" --spot-checks 0 >"$WORK/s.txt" 2>&1 || fail "text report"
 grep -q "^segment granularity: .*not refined: .*depends on something else\|^segment granularity: .*not refined: .*not built" "$WORK/s.txt" ||
   { cat "$WORK/s.txt"; fail "the text report does not say why it stayed at segment granularity"; }
+# A verdict that needs three changed words at once (the ledger, the transfer
+# number and the random generator's state as the first bad checkpoint has
+# it): more than the replay's two watchpoints, said so, with the three words.
+if [ "$REFINED" = unavailable ]; then
+  good=$(json "$WORK/r.json" 'j["last_good"]["checkpoint"]')
+  bad=$(json "$WORK/r.json" 'j["first_bad"]["checkpoint"]')
+  rng=$(gdb_at "$bad" rng_state)
+  before=$(gdb_at "$good" current_transfer)
+  cat >"$WORK/judge3.sh" <<SH
+#!/bin/sh
+out=\$(gdb -batch -nx -ex 'set debuginfod enabled off' "\$SLSDBG_EXE" "\$SLSDBG_CORE" \\
+  -ex 'print bank.acct.checking + bank.acct.savings != total_expected && current_transfer > $before && rng_state == $rng' 2>/dev/null | sed -n 's/^\\\$1 = //p')
+echo "all three: \$out"
+[ "\$out" = 0 ]
+SH
+  chmod +x "$WORK/judge3.sh"
+  "$SLSDBG" bisect "$REC" --cmd "$WORK/judge3.sh" --good "$good" --bad "$bad" --json >"$WORK/3.json" 2>"$WORK/3.err" ||
+    { cat "$WORK/3.err"; fail "bisect --cmd (three words) exit $?"; }
+  [ "$(json "$WORK/3.json" 'j["refinement"]["state"]')" = unavailable ] || fail "three words: $(json "$WORK/3.json" 'j["refinement"]')"
+  json "$WORK/3.json" 'j["refinement"]["note"]' | grep -q "depends on at least 3 of the .*; the replay watches 2 8-byte words" ||
+    fail "three words: note $(json "$WORK/3.json" 'j["refinement"]["note"]')"
+  [ "$(json "$WORK/3.json" 'j["discovery"]["outcome"] == "too_many" and sorted(w.split()[0] for w in j["discovery"]["words"]) == ["bank", "current_transfer", "rng_state"]')" = True ] ||
+    fail "three words: discovery $(json "$WORK/3.json" 'j["discovery"]')"
+  echo "ok: a verdict on three words stays at the segment ($(json "$WORK/3.json" 'j["discovery"]["probes"]') command runs)"
+fi
 echo "bisect --cmd: OK (refinement $(json "$WORK/r.json" 'j["refinement"]["state"]'), $(json "$WORK/r.json" 'j.get("discovery", {}).get("probes")') discovery probes)"
