@@ -220,6 +220,9 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       } else {
         out = refine_segment(in);
       }
+      if (r.discovered && out.state == RefineState::Failed)
+        out.note += " (the command's verdict also depends on something the words that changed between the checkpoints "
+                    "do not show: memory written in the segment and restored by its end, registers, the stack)";
       r.refine_state = out.state;
       r.refine_note = out.note;
       if (out.state == RefineState::Done && out.refined) {

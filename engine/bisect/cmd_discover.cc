@@ -59,7 +59,8 @@ std::vector<Region> data_regions(const store::ProcessState& state) {
 struct ChangedWord {
   size_t region = 0;
   uint64_t addr = 0;
-  uint8_t after[kWord] = {};  // at the first bad checkpoint
+  uint8_t before[kWord] = {};  // at the last good checkpoint
+  uint8_t after[kWord] = {};   // at the first bad checkpoint
 };
 
 // The words of `regions` that differ between the two checkpoints. Only the
@@ -81,6 +82,7 @@ Result<std::vector<ChangedWord>> changed_words(const DiscoverInput& in, const st
             ChangedWord w;
             w.region = ri;
             w.addr = a;
+            std::memcpy(w.before, before.data() + (a - lo), kWord);
             std::memcpy(w.after, now, kWord);
             out.push_back(w);
           }
@@ -125,26 +127,39 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
   std::string changed = std::to_string(info.changed_words) + " 8-byte words that changed in the program's data and heap between " + pair;
   if (info.candidates < info.changed_words) changed += " (the first " + std::to_string(info.candidates) + " tried)";
 
-  dump::RecordingMemory base(*in.reader, CheckpointId(in.last_good));
-  SubsetProbe probe = [&](const std::vector<size_t>& subset) -> Result<bool> {
+  // A subset explains the flip when it carries it both ways: the last good
+  // core with the subset's first-bad values is bad, and the first bad core
+  // with the subset's last-good values is good. One way only is not enough:
+  // with `a` and `b` moved together, `a` alone patched into either core
+  // breaks a + b == const, and watching `a` alone would stop at the wrong write.
+  store::ProcessState first_bad_state = TRY(in.reader->process_state(CheckpointId(in.first_bad)));
+  dump::RecordingMemory good_memory(*in.reader, CheckpointId(in.last_good));
+  dump::RecordingMemory bad_memory(*in.reader, CheckpointId(in.first_bad));
+  enum class Base { LastGood, FirstBad };
+  auto judge = [&](const std::vector<size_t>& subset, Base base) -> Result<Verdict> {
     if (in.interrupted && in.interrupted()) return Error::msg("interrupted (SIGINT/SIGTERM)");
+    bool good = base == Base::LastGood;
     std::vector<MemoryRange> ranges;
     std::vector<uint8_t> bytes;
     for (size_t i : subset) {
       ranges.push_back({words[i].addr, kWord, ""});
-      bytes.insert(bytes.end(), words[i].after, words[i].after + kWord);
+      const uint8_t* value = good ? words[i].after : words[i].before;
+      bytes.insert(bytes.end(), value, value + kWord);
     }
-    OverlayMemory memory(base, ranges, bytes);
-    std::string where = "checkpoint " + std::to_string(in.last_good) + " with " + std::to_string(subset.size()) + " of its " +
-                        std::to_string(words.size()) + " changed words from checkpoint " + std::to_string(in.first_bad);
-    Evaluation e = TRY(in.invariant->evaluate(StateView{in.last_good_state, &memory, where}));
-    bool bad = e.verdict == Verdict::Bad;
-    if (in.progress)
-      in.progress("discovering what the command reads: probe " + std::to_string(info.probes + 1) + ", " +
-                  std::to_string(subset.size()) + " of " + std::to_string(words.size()) + " changed words -> " +
-                  (bad ? "bad" : "good"));
+    OverlayMemory memory(good ? static_cast<dump::MemorySource&>(good_memory) : bad_memory, ranges, bytes);
+    std::string where = "checkpoint " + std::to_string(good ? in.last_good : in.first_bad) + " with " +
+                        std::to_string(subset.size()) + " of the " + std::to_string(words.size()) +
+                        " changed words as checkpoint " + std::to_string(good ? in.first_bad : in.last_good) + " has them";
     info.probes++;
-    return bad;
+    Evaluation e = TRY(in.invariant->evaluate(StateView{good ? in.last_good_state : &first_bad_state, &memory, where}));
+    if (in.progress)
+      in.progress("discovering what the command reads: run " + std::to_string(info.probes) + ", " + where + " -> " +
+                  (e.verdict == Verdict::Good ? "good" : "bad"));
+    return e.verdict;
+  };
+  SubsetProbe probe = [&](const std::vector<size_t>& subset) -> Result<bool> {
+    if (TRY(judge(subset, Base::LastGood)) == Verdict::Good) return false;
+    return TRY(judge(subset, Base::FirstBad)) == Verdict::Good;
   };
   SubsetSearch found = TRY_CTX(find_flipping_subset(words.size(), in.max_words, probe),
                                "discovering what the command reads");
@@ -158,8 +173,10 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
           info.changed_words == 0
               ? "no 8-byte word of the program's data or heap changed between " + pair +
                     ", so the command's verdict depends on something else (registers, stack, other memory)"
-              : "no subset of the " + changed + " makes the command say bad over checkpoint " +
-                    std::to_string(in.last_good) + "'s core (all of them patched in: still good), so its verdict depends on something else (registers, stack, other memory)";
+              : "no subset of the " + changed + " carries the command's verdict from checkpoint " +
+                    std::to_string(in.last_good) + " to " + std::to_string(in.first_bad) +
+                    " (with all of them patched in, checkpoint " + std::to_string(in.last_good) + "'s core is still good or checkpoint " +
+                    std::to_string(in.first_bad) + "'s still bad), so its verdict depends on something else (registers, stack, other memory)";
       return out;
     case SubsetOutcome::TooMany:
       info.outcome = "too_many";

@@ -6,9 +6,11 @@
 //     anonymous mapping right after them: .data, .bss) and in [heap], program
 //     data first, at most kMaxCandidates of them;
 //   probes: the command judges the last good checkpoint's core with a subset
-//     of those words replaced by their first-bad values (overlay_memory.h);
-//     subset_search.h picks the subsets and ends with a 1-minimal one that
-//     makes the command say bad.
+//     of those words replaced by their first-bad values, and when that is
+//     bad, the first bad checkpoint's core with them replaced by their
+//     last-good values (overlay_memory.h): a subset explains the flip when
+//     the first is bad and the second good. subset_search.h picks the subsets
+//     and ends with a 1-minimal one that explains it.
 // Refinement (refine.h) then watches those words exactly as it watches the
 // globals an --expr names. When no subset flips the verdict (it reads
 // registers, the stack, memory elsewhere) or it needs more words than the

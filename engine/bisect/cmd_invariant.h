@@ -1,6 +1,7 @@
 // --cmd: a shell command judging a core file. It runs as `/bin/sh -c CMD`
 // with SLSDBG_CORE (the core of the probed point), SLSDBG_EXE (the program)
-// and SLSDBG_WHERE ("checkpoint 12" or a moment) in its environment, stdin
+// and SLSDBG_WHERE ("checkpoint 12", a moment, or during refinement a
+// checkpoint with some words patched, cmd_discover.h) in its environment, stdin
 // from /dev/null, stdout and stderr captured (the last line becomes the
 // probe's detail). Exit 0 = good, 1..124 = bad; 125 ("cannot tell"), 126/127
 // (not runnable) and death by a signal stop the bisect with an error.

@@ -29,7 +29,7 @@ transfer=${detail#transfer }
 [ "$transfer" -ge "$BUG" ] || fail "first bad checkpoint at transfer $transfer, before the bug's $BUG"
 if [ "$REFINED" = done ]; then
   # The command was asked, and its verdict was traced to the ledger alone.
-  [ "$(json "$WORK/r.json" 'len(j["discovery"]["words"]) == 1 and j["discovery"]["words"][0].startswith("bank (0x")')" = True ] ||
+  [ "$(json "$WORK/r.json" 'j["discovery"]["outcome"] == "found" and len(j["discovery"]["words"]) == 1 and j["discovery"]["words"][0].startswith("bank (0x")')" = True ] ||
     fail "discovered words $(json "$WORK/r.json" 'j["discovery"]["words"]'), expected bank alone"
   [ "$(json "$WORK/r.json" 'j["refined"]["watched"][0].startswith("bank (0x")')" = True ] ||
     fail "watched $(json "$WORK/r.json" 'j["refined"]["watched"]')"
@@ -60,7 +60,7 @@ chmod +x "$WORK/judge_stack.sh"
   fail "the stack judge found another segment"
 check_found "$WORK/s.json" segment
 if [ "$REFINED" = unavailable ]; then
-  json "$WORK/s.json" 'j["refinement"]["note"]' | grep -q "makes the command say bad .*depends on something else (registers, stack, other memory)" ||
+  json "$WORK/s.json" 'j["refinement"]["note"]' | grep -q "no subset of the .* carries the command.s verdict .*depends on something else (registers, stack, other memory)" ||
     fail "note: $(json "$WORK/s.json" 'j["refinement"]["note"]')"
   [ "$(json "$WORK/s.json" 'j["discovery"]["outcome"]')" = none ] || fail "discovery: $(json "$WORK/s.json" 'j["discovery"]')"
 fi
@@ -92,4 +92,4 @@ SH
     fail "three words: discovery $(json "$WORK/3.json" 'j["discovery"]')"
   echo "ok: a verdict on three words stays at the segment ($(json "$WORK/3.json" 'j["discovery"]["probes"]') command runs)"
 fi
-echo "bisect --cmd: OK (refinement $(json "$WORK/r.json" 'j["refinement"]["state"]'), $(json "$WORK/r.json" 'j.get("discovery", {}).get("probes")') discovery probes)"
+echo "bisect --cmd: OK (refinement $(json "$WORK/r.json" 'j["refinement"]["state"]'), $(json "$WORK/r.json" 'j.get("discovery", {}).get("probes")') command runs to discover what it reads)"
