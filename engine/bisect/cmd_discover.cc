@@ -130,8 +130,9 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
   // A subset explains the flip when it carries it both ways: the last good
   // core with the subset's first-bad values is bad, and the first bad core
   // with the subset's last-good values is good. One way only is not enough:
-  // with `a` and `b` moved together, `a` alone patched into either core
-  // breaks a + b == const, and watching `a` alone would stop at the wrong write.
+  // with `a` and `b` moved together, patching `a` alone into the last good
+  // core breaks a + b == const, yet reverting `a` alone does not mend the
+  // first bad core; watching `a` alone would stop at the wrong write.
   store::ProcessState first_bad_state = TRY(in.reader->process_state(CheckpointId(in.first_bad)));
   dump::RecordingMemory good_memory(*in.reader, CheckpointId(in.last_good));
   dump::RecordingMemory bad_memory(*in.reader, CheckpointId(in.first_bad));
@@ -157,9 +158,18 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
                   (e.verdict == Verdict::Good ? "good" : "bad"));
     return e.verdict;
   };
+  std::string all_patched;  // what the first probe (every word) saw, when it did not explain the flip
   SubsetProbe probe = [&](const std::vector<size_t>& subset) -> Result<bool> {
-    if (TRY(judge(subset, Base::LastGood)) == Verdict::Good) return false;
-    return TRY(judge(subset, Base::FirstBad)) == Verdict::Good;
+    bool first = info.probes == 0;
+    if (TRY(judge(subset, Base::LastGood)) == Verdict::Good) {
+      if (first) all_patched = "checkpoint " + std::to_string(in.last_good) + "'s core is still good";
+      return false;
+    }
+    if (TRY(judge(subset, Base::FirstBad)) == Verdict::Bad) {
+      if (first) all_patched = "checkpoint " + std::to_string(in.first_bad) + "'s core is still bad";
+      return false;
+    }
+    return true;
   };
   SubsetSearch found = TRY_CTX(find_flipping_subset(words.size(), in.max_words, probe),
                                "discovering what the command reads");
@@ -175,8 +185,8 @@ Result<DiscoverOutcome> discover_cmd_reads(const DiscoverInput& in) {
                     ", so the command's verdict depends on something else (registers, stack, other memory)"
               : "no subset of the " + changed + " carries the command's verdict from checkpoint " +
                     std::to_string(in.last_good) + " to " + std::to_string(in.first_bad) +
-                    " (with all of them patched in, checkpoint " + std::to_string(in.last_good) + "'s core is still good or checkpoint " +
-                    std::to_string(in.first_bad) + "'s still bad), so its verdict depends on something else (registers, stack, other memory)";
+                    " (with all of them patched in, " + all_patched +
+                    "), so its verdict depends on something else (registers, stack, other memory)";
       return out;
     case SubsetOutcome::TooMany:
       info.outcome = "too_many";
