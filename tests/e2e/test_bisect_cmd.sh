@@ -46,12 +46,15 @@ fi
 
 # A verdict read from the stack (main's i): no changed word of the program's
 # data flips it, so the answer stays at the segment, saying why. (Without spot
-# checks: before and after main, i is not there at all.)
+# checks: before and after main, i is not there at all. Bad from transfer
+# BUG + 1 on: the planted bug is transfer BUG's last store, so both judges
+# flip in the same segment unless a checkpoint falls in the few instructions
+# between them.)
 cat >"$WORK/judge_stack.sh" <<SH
 #!/bin/sh
 i=\$(gdb -batch -nx -ex 'set debuginfod enabled off' "\$SLSDBG_EXE" "\$SLSDBG_CORE" -ex 'frame function main' -ex 'print i' 2>/dev/null | sed -n 's/^\\\$1 = //p')
 echo "i \$i"
-[ -z "\$i" ] || [ "\$i" -lt $BUG ]
+[ -z "\$i" ] || [ "\$i" -le $BUG ]
 SH
 chmod +x "$WORK/judge_stack.sh"
 "$SLSDBG" bisect "$REC" --cmd "$WORK/judge_stack.sh" --spot-checks 0 --json >"$WORK/s.json" 2>"$WORK/s.err" ||
