@@ -803,6 +803,7 @@ int recorded_cpu(const store::RecordingReader& reader) {
 
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
   restore::RestoreOptions options;
+  options.fd_numbers = restore::FdNumbers::Exact;
   const int cpu = recorded_cpu(reader);
   options.in_child_before_exec = [cpu]() -> Status {
     if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));

@@ -44,7 +44,8 @@ std::vector<store::Event> leading_signal_events(const store::RecordingReader& re
 bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
 
 Status restore_into(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
-                    const store::ProcessState& state, RestorePlan& plan, LazyFiller* lazy, RestoreReport& report) {
+                    const store::ProcessState& state, RestorePlan& plan, LazyFiller* lazy, FdNumbers fd_numbers,
+                    RestoreReport& report) {
   RestoreTimings& t = report.timings;
   uint64_t t0 = now_ns();
   TRY_CTX(process::install_injection_page(task), "installing the injection page");
@@ -65,7 +66,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   t.fill_ns = t3 - t2;
 
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
-  TRY_CTX(restore_files(rc, state, report), "restoring files");
+  TRY_CTX(restore_files(rc, state, report, fd_numbers), "restoring files");
   TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), report), "restoring signal state");
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
@@ -132,7 +133,7 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
   report.timings.spawn_ns = now_ns() - t0;
   if (options.fill == FillMode::Lazy && !options.lazy) return Error::msg(where + ": lazy fill needs a LazyFiller");
   LazyFiller* lazy = options.fill == FillMode::Lazy ? options.lazy : nullptr;
-  Status done = restore_into(task, reader, k, state, plan, lazy, report);
+  Status done = restore_into(task, reader, k, state, plan, lazy, options.fd_numbers, report);
   if (!done.ok()) {
     task.kill_and_reap();
     return done.take_error().context(where);

@@ -57,6 +57,12 @@ class LazyFiller;
 // by a LazyFiller (lazy_fill.h) that the caller owns.
 enum class FillMode { Eager, Lazy };
 
+// Resume: descriptors that name files are reopened, the rest reported and
+// left closed. Exact (replay): every recorded descriptor number is open and
+// no other (non-files hold /dev/null), so descriptor numbers the program
+// gets afterwards are the recorded ones.
+enum class FdNumbers { Resume, Exact };
+
 struct RestoreOptions {
   // The restorer executable. Empty: $SLSDBG_RESTORER, else `slsdbg-restorer`
   // next to the running executable, else the build tree's.
@@ -67,6 +73,7 @@ struct RestoreOptions {
   // Optional: receives warnings and timings.
   RestoreReport* report = nullptr;
   FillMode fill = FillMode::Eager;
+  FdNumbers fd_numbers = FdNumbers::Resume;
   // Required for FillMode::Lazy: must outlive the restored process's first
   // touches, or until its wait_filled() returns.
   LazyFiller* lazy = nullptr;

@@ -44,7 +44,72 @@ Result<std::set<int>> open_fds(pid_t pid) {
   return fds;
 }
 
+// Occupies descriptor `fd` with /dev/null, so that the program's next
+// open/dup/socket gets the number it got when recorded.
+Status place_holder(RemoteCalls& rc, int fd) {
+  rc.reset_scratch();
+  uint64_t path = TRY(rc.put_string("/dev/null"));
+  int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(O_RDWR | O_CLOEXEC), 0));
+  if (tmp < 0) return Error::msg("open /dev/null for fd " + std::to_string(fd) + ": " + std::strerror(int(-tmp)));
+  if (tmp != fd) {
+    TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(fd), 0));
+    TRY(rc.call("close", SYS_close, uint64_t(tmp)));
+  }
+  return ok_status();
+}
+
 }  // namespace
+
+Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report,
+                     FdNumbers numbers) {
+  if (numbers == FdNumbers::Exact) return restore_fd_numbers(rc, state);
+  return restore_files(rc, state, report);
+}
+
+// Replay: every recorded descriptor number is open and no other, so the
+// program's next open/dup/pipe gets the number it got when recorded. What a
+// descriptor refers to matters less (replay emulates reads and writes from
+// the log): files are reopened where possible, the rest is /dev/null, and
+// descriptors 0-2 the restorer inherited stay.
+Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state) {
+  if (!state.cwd.empty()) {
+    rc.reset_scratch();
+    uint64_t path = TRY(rc.put_string(state.cwd));
+    (void)TRY(rc.raw(SYS_chdir, path));  // a failure shows as a divergence at a relative openat
+  }
+  std::set<int> recorded;
+  for (const auto& e : state.fds) recorded.insert(e.fd);
+  std::set<int> inherited;
+  for (int fd : TRY(open_fds(rc.task().tgid()))) {
+    if (fd <= 2 && recorded.count(fd)) {
+      inherited.insert(fd);
+    } else {
+      TRY(rc.call("close", SYS_close, uint64_t(fd)));
+    }
+  }
+  for (const auto& e : state.fds) {
+    if (!inherited.count(e.fd)) {
+      bool reopened = false;
+      if (why_not_reopenable(e).empty()) {
+        rc.reset_scratch();
+        uint64_t path = TRY(rc.put_string(e.path));
+        int flags = (e.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC)) | O_CLOEXEC;
+        int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(flags), 0));
+        if (tmp >= 0) {
+          reopened = true;
+          if (tmp != e.fd) {
+            TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(e.fd), 0));
+            TRY(rc.call("close", SYS_close, uint64_t(tmp)));
+          }
+        }
+      }
+      if (!reopened) TRY(place_holder(rc, e.fd));
+    }
+    const uint64_t cloexec = (e.fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0;
+    TRY(rc.call("fcntl", SYS_fcntl, uint64_t(e.fd), F_SETFD, cloexec));
+  }
+  return ok_status();
+}
 
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
   if (!state.cwd.empty()) {
