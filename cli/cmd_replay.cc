@@ -161,10 +161,11 @@ int run_check(const store::RecordingReader& reader) {
     return 1;
   }
   std::printf("OK: %llu checkpoints, %llu boundaries crossed by execution, %llu by restore, %llu events replayed, "
-              "%llu pages compared\n",
+              "%llu pages compared, %llu reached by patched breakpoint, %llu segments replayed again\n",
               (unsigned long long)report->checkpoints, (unsigned long long)report->crossed_by_execution,
               (unsigned long long)report->crossed_by_restore, (unsigned long long)report->events_replayed,
-              (unsigned long long)report->pages_compared);
+              (unsigned long long)report->pages_compared, (unsigned long long)report->reached_patched,
+              (unsigned long long)report->segments_rerun);
   return 0;
 }
 

@@ -17,11 +17,13 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
@@ -138,6 +140,10 @@ class ReplaySession::SegmentRun {
   Result<SegmentOutcome> run();
   uint64_t cursor() const { return cursor_; }
   uint64_t event_count() const { return events_.size(); }
+  // The patched run went wrong (diverged, overran its CPU budget): replay the
+  // segment again from checkpoint k.
+  bool patch_failed() const { return patch_failed_; }
+  bool patch_failed_by_budget() const { return patch_failed_by_budget_; }
 
  private:
   // What one stop handler decided.
@@ -153,6 +159,9 @@ class ReplaySession::SegmentRun {
   Status arm_breakpoint();
   Status insert_breakpoint();
   Status remove_breakpoint();
+  Status maybe_patch();
+  Status remove_patch();
+  Result<Next> on_patched_match(user_regs_struct& r);
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
   Result<Next> on_signal(int signo);
@@ -179,6 +188,11 @@ class ReplaySession::SegmentRun {
   std::optional<uint64_t> last_differing_page_;
   bool bp_inserted_ = false;
   std::optional<ConditionalBreakpoint> conditional_;
+  std::optional<PatchedBreakpoint> patched_;
+  UniqueFd budget_;  // the patched run's CPU-time alarm
+  bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
+  bool patch_failed_ = false;
+  bool patch_failed_by_budget_ = false;
   uint8_t bp_saved_ = 0;
   int pending_signal_ = 0;
   SegmentOutcome outcome_;
@@ -199,6 +213,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::after_event(c
   if (s_.observer_ &&
       TRY(s_.observer_->on_event_done(task_, cursor_ - 1, ev)) == RunObserver::Verdict::Pause)
     return Next::Pause;
+  TRY(maybe_patch());
   TRY(go());
   return Next::Resume;
 }
@@ -255,6 +270,83 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
   return insert_breakpoint();
 }
 
+// Once the log is consumed nothing but the checkpoint is left to find, often
+// in a hot loop: without an observer (whose traps and reads the patch would
+// disturb), reach it through the patched breakpoint, under a CPU-time budget
+// from the recorder's hint (checkpoint k+1's cpu_since_event_ns).
+Status ReplaySession::SegmentRun::maybe_patch() {
+  if (patched_ || patch_failed_ || s_.observer_ || s_.patch_off_ || !has_next_ || next_forced_ ||
+      cursor_ != events_.size() || target_at_ == RegsAt::InsideRepString)
+    return ok_status();
+  const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
+  if (mode && std::string(mode) == "off") return ok_status();
+  const auto checkpoints = s_.reader_.checkpoints();
+  const std::optional<uint64_t> hint = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
+  // SLSDBG_REPLAY_HINT_SCALE scales the hint (tests of a wrong hint).
+  double scale = 1.0;
+  if (const char* sc = std::getenv("SLSDBG_REPLAY_HINT_SCALE")) scale = std::strtod(sc, nullptr);
+  // The trampoline makes each visit of the pc several times slower: 20x,
+  // plus a margin for short segments; no hint (older recordings): 10 s.
+  uint64_t budget = static_cast<uint64_t>(
+      scale * (hint ? 20.0 * static_cast<double>(*hint) + 20'000'000.0 : 10'000'000'000.0));
+  for (int i = 0; i < s_.patch_failures_; i++) budget *= 4;
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
+  if (!alarm.ok()) {
+    SLSDBG_DEBUG("replay", "no CPU-time alarm, no patched breakpoint: %s", alarm.error().message.c_str());
+    return ok_status();
+  }
+  const PatchCompare compare = target_at_ == RegsAt::RewoundSyscall ? PatchCompare::AllButRcxR11 : PatchCompare::All;
+  // The tracee stands inside the bytes the jump would replace (back from a
+  // signal handler into the loop): patch at its next arrival at pc, found
+  // by a plain DR3 breakpoint (one #DB).
+  uint8_t code[32] = {};
+  const user_regs_struct now = TRY(task_.regs());
+  if (task_.read_memory(RemoteAddr(target_.rip), code).ok()) {
+    Result<uint64_t> length = patch_length(code, target_.rip);
+    if (length.ok() && now.rip > target_.rip && now.rip < target_.rip + *length) {
+      SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
+                   hex(target_.rip).c_str());
+      conditional_.reset();
+      patch_deferred_ = true;
+      return insert_breakpoint();
+    }
+  }
+  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, target_, compare);
+  if (!patch.ok()) {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
+                 patch.error().message.c_str());
+    return ok_status();
+  }
+  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s, CPU budget %llu us (hint %s)",
+               (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(), (unsigned long long)budget / 1000,
+               hint ? std::to_string(*hint / 1000).c_str() : "none");
+  patched_.emplace(std::move(*patch));
+  budget_ = std::move(*alarm);
+  conditional_.reset();
+  return remove_breakpoint();
+}
+
+Status ReplaySession::SegmentRun::remove_patch() {
+  budget_.reset();
+  if (!patched_) return ok_status();
+  Status st = patched_->remove(task_);
+  patched_.reset();
+  return st;
+}
+
+// The trampoline's int3: the registers equal the target's (rip aside).
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_match(user_regs_struct& r) {
+  user_regs_struct at = r;
+  at.rip = target_.rip;
+  if (TRY(on_breakpoint(at)) == Next::Done) {
+    outcome_.patched = true;
+    TRY(remove_patch());
+    return Next::Done;
+  }
+  TRY(go());  // rip is past the int3: the displaced code runs on
+  return Next::Resume;
+}
+
 Status ReplaySession::SegmentRun::remove_breakpoint() {
   if (!bp_inserted_) return ok_status();
   errno = 0;
@@ -271,6 +363,11 @@ ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, 
                                                                    std::string actual) {
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence = Divergence{seg_, cursor_, std::move(expected), std::move(actual), pc};
+  if (patched_) {
+    SLSDBG_DEBUG("replay", "segment %llu: patched run failed: %s", (unsigned long long)seg_.value,
+                 outcome_.divergence->describe().c_str());
+    patch_failed_ = true;
+  }
   return Next::Done;
 }
 
@@ -305,6 +402,7 @@ std::optional<std::vector<uint64_t>> ReplaySession::SegmentRun::noise_areas(uint
 Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
   TRY(task_.read_memory(RemoteAddr(vaddr), out));
   if (s_.observer_) s_.observer_->hide_traps(vaddr, out);
+  if (patched_) patched_->hide(vaddr, out);
   return ok_status();
 }
 
@@ -519,9 +617,25 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int signo) {
   siginfo_t si = TRY(task_.siginfo());
   user_regs_struct r = TRY(task_.regs());
+  if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
+    return on_patched_match(r);
+  if (signo == SIGTRAP && patched_ && !conditional_ && si.si_code == TRAP_PERF) {
+    // Far more CPU time than the recorder saw: the patch missed the checkpoint.
+    SLSDBG_DEBUG("replay", "segment %llu: patched run over its CPU budget at pc %s", (unsigned long long)seg_.value,
+                 hex(r.rip).c_str());
+    patch_failed_ = patch_failed_by_budget_ = true;
+    outcome_.end = SegmentEnd::Diverged;
+    return Next::Done;
+  }
   if (signo == SIGTRAP && bp_inserted_ && r.rip == target_.rip && si.si_code == TRAP_HWBKPT) {
     Next n = TRY(on_breakpoint(r));
     if (n == Next::Done) return n;
+    if (patch_deferred_) {
+      patch_deferred_ = false;
+      TRY(remove_breakpoint());
+      TRY(maybe_patch());
+      if (!patched_) TRY(arm_breakpoint());
+    }
     TRY(go());
     return Next::Resume;
   }
@@ -607,6 +721,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     deliver_on_resume_ = signo;
     return Next::Pause;
   }
+  TRY(maybe_patch());
   TRY(go(signo));
   return Next::Resume;
 }
@@ -695,6 +810,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     }
   }
   TRY(arm_breakpoint());
+  TRY(maybe_patch());
   TRY(go());
   return Next::Resume;
 }
@@ -744,6 +860,9 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
 
 Result<SegmentOutcome> ReplaySession::SegmentRun::finish_run() {
   conditional_.reset();
+  budget_.reset();
+  if (patched_ && outcome_.end == SegmentEnd::ReachedByExecution) TRY(remove_patch());
+  patched_.reset();  // otherwise the process ends or is replaced
   if (outcome_.end != SegmentEnd::EndOfHistory) TRY(remove_breakpoint());
   return outcome_;
 }
@@ -815,8 +934,27 @@ std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader
 Result<SegmentOutcome> ReplaySession::run_segment() {
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);
   Result<SegmentOutcome> result = run_->run();
+  if (result.ok() && run_->patch_failed()) {
+    // Correctness never rests on the patch: replay the segment again from
+    // checkpoint k, with a larger budget when only the budget ran out.
+    constexpr int kPatchAttempts = 5;  // budgets up to 256x the first
+    if (!run_->patch_failed_by_budget() || ++patch_failures_ >= kPatchAttempts) patch_off_ = true;
+    run_.reset();
+    reruns_++;
+    SLSDBG_DEBUG("replay", "segment %llu: replaying again from its checkpoint (%s)", (unsigned long long)k_.value,
+                 patch_off_ ? "hardware breakpoint" : "larger CPU budget");
+    task_.kill_and_reap();
+    task_ = TRY_CTX(restore_for_replay(reader_, k_), "restoring checkpoint " + std::to_string(k_.value));
+    signals_queued_by_restore_ = true;
+    return run_segment();
+  }
   if (!result.ok() || result->end != SegmentEnd::Paused) run_.reset();
   SegmentOutcome out = TRY(std::move(result));
+  if (out.end != SegmentEnd::Paused) {
+    out.reruns = std::exchange(reruns_, 0);
+    patch_failures_ = 0;
+    patch_off_ = false;
+  }
   if (out.end == SegmentEnd::Paused) return out;
   if (out.end == SegmentEnd::ReachedByExecution) {
     k_ = CheckpointId(k_.value + 1);
