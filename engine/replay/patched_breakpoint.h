@@ -16,13 +16,15 @@
 //                 rip-relative operands re-encoded); jmp pc + length
 //
 // Not transparent: the trampoline is a mapping of its own, the code bytes at
-// pc change and a single step walks the trampoline. So the session uses it
-// only without a RunObserver and only once the segment's log is consumed (no
-// mmap can then collide with the page, no signal is delivered); a branch into
-// the middle of the displaced bytes would run garbage, which ends the run in
-// a divergence or a stuck loop that the session detects and replays again
-// without the patch (replay_session.cc). Correctness never depends on it:
-// every match is checked like a hardware-breakpoint hit.
+// pc change and a single step or a watchpoint walks the trampoline. So the
+// session uses it only once the segment's log is consumed (no mmap can then
+// collide with the page, no signal is delivered) and, with a RunObserver,
+// only while the observer has no debug register or single step in use
+// (RunObserver::allows_patch), removing it before the observer's first trap.
+// A branch into the middle of the moved bytes hits the int3 padding or runs
+// garbage, which ends in a divergence or a stuck loop that the session
+// detects, then replays without the patch (replay_session.cc). Correctness
+// never depends on it: every match is checked like a hardware-breakpoint hit.
 #pragma once
 
 #include <sys/user.h>
@@ -64,6 +66,7 @@ class PatchedBreakpoint {
   // The rip of the match's SIGTRAP; resuming there goes on as if no match.
   uint64_t resume_addr() const { return resume_; }
   uint64_t pc() const { return pc_; }
+  uint64_t length() const { return original_.size(); }
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;
 

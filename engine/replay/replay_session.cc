@@ -19,6 +19,7 @@
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
+#include "engine/replay/tracee_fork.h"
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
@@ -35,6 +36,9 @@ namespace slsdbg::replay {
 namespace {
 
 constexpr uint64_t kPageSize = 4096;
+// Patched runs of one segment before the hardware breakpoint alone: CPU
+// budgets up to 256x the first.
+constexpr int kPatchAttempts = 5;
 // DR7 bits of debug register 3 (L3, G3, RW3, LEN3).
 constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 #ifndef TRAP_PERF
@@ -159,8 +163,11 @@ class ReplaySession::SegmentRun {
   Status arm_breakpoint();
   Status insert_breakpoint();
   Status remove_breakpoint();
-  Status maybe_patch();
+  Status maybe_patch(int deliver = 0);
   Status remove_patch();
+  Status drop_patch();
+  void drop_rescue();
+  Status use_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
@@ -191,6 +198,8 @@ class ReplaySession::SegmentRun {
   std::optional<PatchedBreakpoint> patched_;
   UniqueFd budget_;  // the patched run's CPU-time alarm
   bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
+  bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
+  std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
   bool patch_failed_ = false;
   bool patch_failed_by_budget_ = false;
   uint8_t bp_saved_ = 0;
@@ -271,15 +280,37 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
 }
 
 // Once the log is consumed nothing but the checkpoint is left to find, often
-// in a hot loop: without an observer (whose traps and reads the patch would
-// disturb), reach it through the patched breakpoint, under a CPU-time budget
-// from the recorder's hint (checkpoint k+1's cpu_since_event_ns).
-Status ReplaySession::SegmentRun::maybe_patch() {
-  if (patched_ || patch_failed_ || s_.observer_ || s_.patch_off_ || !has_next_ || next_forced_ ||
+// in a hot loop: reach it through the patched breakpoint, under a CPU-time
+// budget from the recorder's hint (checkpoint k+1's cpu_since_event_ns).
+// With an observer only where it cannot see the patch, and with a fork of
+// the tracee kept as a rescue: a replay again from checkpoint k would show
+// the observer the segment's events twice. `deliver` is the signal the
+// coming resumption delivers (a fork would not).
+Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
+  if (patched_ || patch_deferred_ || patch_failed_ || patch_dropped_ || s_.patch_off_ || !has_next_ || next_forced_ ||
       cursor_ != events_.size() || target_at_ == RegsAt::InsideRepString)
     return ok_status();
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
   if (mode && std::string(mode) == "off") return ok_status();
+  uint8_t code[32] = {};
+  if (!task_.read_memory(RemoteAddr(target_.rip), code).ok()) return ok_status();
+  if (s_.observer_) s_.observer_->hide_traps(target_.rip, code);
+  Result<uint64_t> length = patch_length(code, target_.rip);
+  if (!length.ok()) return ok_status();
+  if (s_.observer_ && (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length) ||
+                       TRY(has_shared_writable_mapping(task_.tgid()))))
+    return ok_status();
+  // The tracee stands inside the bytes the jump would replace (back from a
+  // signal handler into the loop): patch at its next arrival at pc, found
+  // by a plain DR3 breakpoint (one #DB).
+  user_regs_struct now = TRY(task_.regs());
+  if (now.rip > target_.rip && now.rip < target_.rip + *length) {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
+                 hex(target_.rip).c_str());
+    conditional_.reset();
+    patch_deferred_ = true;
+    return insert_breakpoint();
+  }
   const auto checkpoints = s_.reader_.checkpoints();
   const std::optional<uint64_t> hint = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
   // SLSDBG_REPLAY_HINT_SCALE scales the hint (tests of a wrong hint).
@@ -295,35 +326,69 @@ Status ReplaySession::SegmentRun::maybe_patch() {
     SLSDBG_DEBUG("replay", "no CPU-time alarm, no patched breakpoint: %s", alarm.error().message.c_str());
     return ok_status();
   }
-  const PatchCompare compare = target_at_ == RegsAt::RewoundSyscall ? PatchCompare::AllButRcxR11 : PatchCompare::All;
-  // The tracee stands inside the bytes the jump would replace (back from a
-  // signal handler into the loop): patch at its next arrival at pc, found
-  // by a plain DR3 breakpoint (one #DB).
-  uint8_t code[32] = {};
-  const user_regs_struct now = TRY(task_.regs());
-  if (task_.read_memory(RemoteAddr(target_.rip), code).ok()) {
-    Result<uint64_t> length = patch_length(code, target_.rip);
-    if (length.ok() && now.rip > target_.rip && now.rip < target_.rip + *length) {
-      SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
-                   hex(target_.rip).c_str());
-      conditional_.reset();
-      patch_deferred_ = true;
-      return insert_breakpoint();
+  if (s_.observer_) {
+    now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
+    const uint64_t mask = TRY(task_.signal_mask());
+    Result<process::Task> copy = fork_tracee(task_, now, mask);
+    if (!copy.ok()) {
+      SLSDBG_DEBUG("replay", "no rescue copy, no patched breakpoint: %s", copy.error().message.c_str());
+      return ok_status();
     }
+    rescue_.emplace(std::move(*copy));
   }
+  const PatchCompare compare = target_at_ == RegsAt::RewoundSyscall ? PatchCompare::AllButRcxR11 : PatchCompare::All;
   Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, target_, compare);
   if (!patch.ok()) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
                  patch.error().message.c_str());
+    drop_rescue();
     return ok_status();
   }
-  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s, CPU budget %llu us (hint %s)",
+  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s, CPU budget %llu us (hint %s)%s",
                (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(), (unsigned long long)budget / 1000,
-               hint ? std::to_string(*hint / 1000).c_str() : "none");
+               hint ? std::to_string(*hint / 1000).c_str() : "none", rescue_ ? ", rescue copy kept" : "");
   patched_.emplace(std::move(*patch));
   budget_ = std::move(*alarm);
   conditional_.reset();
   return remove_breakpoint();
+}
+
+void ReplaySession::SegmentRun::drop_rescue() {
+  if (rescue_) rescue_->kill_and_reap();
+  rescue_.reset();
+}
+
+// A trap for the observer: it must not see the patch, so the hardware
+// breakpoint takes over for the rest of the run.
+Status ReplaySession::SegmentRun::drop_patch() {
+  TRY(remove_patch());
+  drop_rescue();
+  patch_dropped_ = true;
+  return arm_breakpoint();
+}
+
+// The patched run failed with an observer: go on from the copy made when the
+// patch went in (the observer has seen nothing since), patched again with a
+// larger budget if only the budget ran out, else with the hardware breakpoint.
+Status ReplaySession::SegmentRun::use_rescue() {
+  const bool retry = patch_failed_by_budget_ && ++s_.patch_failures_ < kPatchAttempts;
+  SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
+               (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
+  task_.kill_and_reap();
+  task_ = std::move(*rescue_);
+  rescue_.reset();
+  patched_.reset();
+  budget_.reset();
+  conditional_.reset();
+  bp_inserted_ = false;
+  patch_failed_ = patch_failed_by_budget_ = false;
+  patch_dropped_ = !retry;
+  outcome_.end = SegmentEnd::Diverged;
+  outcome_.divergence.reset();
+  outcome_.reruns++;
+  TRY(maybe_patch());
+  if (!patched_) TRY(arm_breakpoint());
+  return go();
 }
 
 Status ReplaySession::SegmentRun::remove_patch() {
@@ -650,6 +715,12 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     TRY(go());  // the SIGTRAP is ours: suppressed
     return Next::Resume;
   }
+  if (signo == SIGTRAP && patched_ && s_.observer_) {
+    // An int3 of the padding after the jump: a branch into the moved bytes.
+    if (si.si_code == SI_KERNEL && r.rip > patched_->pc() + 1 && r.rip <= patched_->pc() + patched_->length())
+      return diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved");
+    TRY(drop_patch());
+  }
   if (signo == SIGTRAP && s_.observer_) {
     const RunObserver::Verdict v = TRY(s_.observer_->on_trap(task_, si));
     if (v == RunObserver::Verdict::Pause) return Next::Pause;
@@ -721,7 +792,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     deliver_on_resume_ = signo;
     return Next::Pause;
   }
-  TRY(maybe_patch());
+  TRY(maybe_patch(signo));
   TRY(go(signo));
   return Next::Resume;
 }
@@ -853,6 +924,10 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
       outcome_.end = SegmentEnd::Paused;
       return outcome_;
     }
+    if (n == Next::Done && patch_failed_ && rescue_) {
+      TRY(use_rescue());
+      continue;
+    }
     if (n == Next::Done) break;
   }
   return finish_run();
@@ -863,6 +938,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::finish_run() {
   budget_.reset();
   if (patched_ && outcome_.end == SegmentEnd::ReachedByExecution) TRY(remove_patch());
   patched_.reset();  // otherwise the process ends or is replaced
+  drop_rescue();
   if (outcome_.end != SegmentEnd::EndOfHistory) TRY(remove_breakpoint());
   return outcome_;
 }
@@ -937,7 +1013,6 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
   if (result.ok() && run_->patch_failed()) {
     // Correctness never rests on the patch: replay the segment again from
     // checkpoint k, with a larger budget when only the budget ran out.
-    constexpr int kPatchAttempts = 5;  // budgets up to 256x the first
     if (!run_->patch_failed_by_budget() || ++patch_failures_ >= kPatchAttempts) patch_off_ = true;
     run_.reset();
     reruns_++;

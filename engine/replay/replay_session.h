@@ -84,6 +84,16 @@ class RunObserver {
   // Live bytes read for a checkpoint comparison: show the original code
   // under the observer's breakpoints.
   virtual void hide_traps(uint64_t addr, std::span<uint8_t> bytes) = 0;
+  // Whether the session may put a patched breakpoint (patched_breakpoint.h)
+  // over [begin, end) until the observer's next trap: true only when the
+  // observer's next resumption is a plain continue and no debug register or
+  // breakpoint of its own could see the patch. The session removes the patch
+  // before any trap reaches the observer.
+  virtual bool allows_patch(uint64_t begin, uint64_t end) {
+    (void)begin;
+    (void)end;
+    return false;
+  }
 };
 
 class ReplaySession {

@@ -6,7 +6,10 @@
 # execution through the patched breakpoint, in seconds. Then the recovery
 # path: with the recorder's hint scaled down 100x the patched runs overrun
 # their CPU budget, the session replays those segments again from their
-# checkpoint with larger budgets, and --check still passes.
+# checkpoint with larger budgets, and --check still passes. Last, the same
+# through gdb (a Timeline run with a breakpoint, where the session goes on
+# from a fork kept when the patch went in): `continue` crosses every
+# segment to the line after the loop and shows the native values.
 set -u
 work=$(mktemp -d "${TMPDIR:-/tmp}/replay_hot_loop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -37,4 +40,16 @@ check plain
 check "hint/100" SLSDBG_REPLAY_HINT_SCALE=0.01
 again=$(sed -n 's/.* \([0-9]*\) segments replayed again.*/\1/p' <<<"$last_out")
 [ "${again:-0}" -gt 0 ] || { echo "hint/100: the recovery path did not run: $last_out"; exit 1; }
+line=$(grep -n 'setitimer(ITIMER_REAL, &off, 0)' "$SLSDBG_SOURCE_DIR/tests/programs/rec_sigalrm.c" | cut -d: -f1)
+gdb_check() {  # gdb_check LABEL [ENV=VALUE...]
+  local label=$1; shift
+  local start=$SECONDS
+  env "$@" timeout 120 "$SLSDBG" replay "$work/rec" -- -nx -batch -ex 'set pagination off' \
+    -ex "break rec_sigalrm.c:$line" -ex continue -ex 'print reads' -ex 'print eintr' >"$work/gdb.out" 2>&1
+  grep -q "^Breakpoint 1, main" "$work/gdb.out" && grep -q '^\$1 = 3$' "$work/gdb.out" && grep -q '^\$2 = 3$' "$work/gdb.out" ||
+    { echo "$label: gdb did not stop after the loop with reads = eintr = 3:"; cat "$work/gdb.out"; exit 1; }
+  echo "$label ($((SECONDS - start)) s): gdb stopped at line $line with reads = eintr = 3"
+}
+gdb_check "gdb continue"
+gdb_check "gdb continue, hint/100" SLSDBG_REPLAY_HINT_SCALE=0.01
 echo "replay_hot_loop: OK"
