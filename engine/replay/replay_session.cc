@@ -404,6 +404,13 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_ma
   user_regs_struct at = r;
   at.rip = target_.rip;
   if (TRY(on_breakpoint(at)) == Next::Done) {
+    uint64_t cpu_ns = 0;  // the alarm counts the patched run's CPU time
+    if (::read(budget_.get(), &cpu_ns, sizeof cpu_ns) == static_cast<ssize_t>(sizeof cpu_ns)) {
+      const std::optional<uint64_t> hint = s_.reader_.checkpoints()[seg_.value + 1].cpu_since_event_ns;
+      SLSDBG_DEBUG("replay", "checkpoint %llu reached by the patched breakpoint after %llu us of CPU (hint %s us)",
+                   (unsigned long long)seg_.value + 1, (unsigned long long)cpu_ns / 1000,
+                   hint ? std::to_string(*hint / 1000).c_str() : "none");
+    }
     outcome_.patched = true;
     TRY(remove_patch());
     return Next::Done;
@@ -429,8 +436,8 @@ ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, 
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence = Divergence{seg_, cursor_, std::move(expected), std::move(actual), pc};
   if (patched_) {
-    SLSDBG_DEBUG("replay", "segment %llu: patched run failed: %s", (unsigned long long)seg_.value,
-                 outcome_.divergence->describe().c_str());
+    SLSDBG_INFO("replay", "segment %llu: the patched breakpoint's run failed: %s", (unsigned long long)seg_.value,
+                outcome_.divergence->describe().c_str());
     patch_failed_ = true;
   }
   return Next::Done;
@@ -686,8 +693,8 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     return on_patched_match(r);
   if (signo == SIGTRAP && patched_ && !conditional_ && si.si_code == TRAP_PERF) {
     // Far more CPU time than the recorder saw: the patch missed the checkpoint.
-    SLSDBG_DEBUG("replay", "segment %llu: patched run over its CPU budget at pc %s", (unsigned long long)seg_.value,
-                 hex(r.rip).c_str());
+    SLSDBG_INFO("replay", "segment %llu: the patched breakpoint's run is over its CPU budget (pc %s)",
+                (unsigned long long)seg_.value, hex(r.rip).c_str());
     patch_failed_ = patch_failed_by_budget_ = true;
     outcome_.end = SegmentEnd::Diverged;
     return Next::Done;
