@@ -140,6 +140,7 @@ bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct
 class ReplaySession::SegmentRun {
  public:
   SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
+  ~SegmentRun() { drop_rescue(); }  // a run abandoned after an error
   // Starts the run, or resumes it where an observer paused it.
   Result<SegmentOutcome> run();
   uint64_t cursor() const { return cursor_; }
@@ -297,9 +298,11 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   if (s_.observer_) s_.observer_->hide_traps(target_.rip, code);
   Result<uint64_t> length = patch_length(code, target_.rip);
   if (!length.ok()) return ok_status();
-  if (s_.observer_ && (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length) ||
-                       TRY(has_shared_writable_mapping(task_.tgid()))))
-    return ok_status();
+  if (s_.observer_) {
+    if (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length)) return ok_status();
+    Result<bool> shared = has_shared_writable_mapping(task_.tgid());
+    if (!shared.ok() || *shared) return ok_status();  // the rescue fork would share it
+  }
   // The tracee stands inside the bytes the jump would replace (back from a
   // signal handler into the loop): patch at its next arrival at pc, found
   // by a plain DR3 breakpoint (one #DB).
