@@ -165,6 +165,7 @@ class ReplaySession::SegmentRun {
   Status insert_breakpoint();
   Status remove_breakpoint();
   Status maybe_patch(int deliver = 0);
+  Status at_log_end(int deliver = 0);
   Status remove_patch();
   Status drop_patch();
   void drop_rescue();
@@ -195,6 +196,7 @@ class ReplaySession::SegmentRun {
   std::optional<RepString> target_rep_;
   std::optional<uint64_t> last_differing_page_;
   bool bp_inserted_ = false;
+  bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
   std::optional<ConditionalBreakpoint> conditional_;
   std::optional<PatchedBreakpoint> patched_;
   UniqueFd budget_;  // the patched run's CPU-time alarm
@@ -223,7 +225,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::after_event(c
   if (s_.observer_ &&
       TRY(s_.observer_->on_event_done(task_, cursor_ - 1, ev)) == RunObserver::Verdict::Pause)
     return Next::Pause;
-  TRY(maybe_patch());
+  TRY(at_log_end());
   TRY(go());
   return Next::Resume;
 }
@@ -236,6 +238,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::resume_paused
   }
   const int signo = deliver_on_resume_;
   deliver_on_resume_ = 0;
+  TRY(at_log_end(signo));
   TRY(go(signo));
   return Next::Resume;
 }
@@ -278,6 +281,18 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
     SLSDBG_WARN("replay", "stopping at every hit of a checkpoint's pc (slow in loops): %s", cond.error().message.c_str());
   }
   return insert_breakpoint();
+}
+
+// The checkpoint can only be reached once the log is consumed: its breakpoint
+// goes in then (a visit of its pc before that would cost a #DB for nothing,
+// e.g. a checkpoint inside a loop that makes a syscall every 100k
+// iterations). Idempotent.
+Status ReplaySession::SegmentRun::at_log_end(int deliver) {
+  if (armed_ || cursor_ != events_.size() || !has_next_ || next_forced_) return ok_status();
+  armed_ = true;
+  TRY(maybe_patch(deliver));
+  if (!patched_ && !patch_deferred_) TRY(arm_breakpoint());
+  return ok_status();
 }
 
 // Once the log is consumed nothing but the checkpoint is left to find, often
@@ -802,7 +817,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     deliver_on_resume_ = signo;
     return Next::Pause;
   }
-  TRY(maybe_patch(signo));
+  TRY(at_log_end(signo));
   TRY(go(signo));
   return Next::Resume;
 }
@@ -890,8 +905,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
       return Next::Done;
     }
   }
-  TRY(arm_breakpoint());
-  TRY(maybe_patch());
+  TRY(at_log_end());
   TRY(go());
   return Next::Resume;
 }
