@@ -2,9 +2,10 @@
 # The main job (`make demo`): record the bundled bank example, whose planted
 # bug makes one unit of money vanish at transfer BUG_AT; go back in time with
 # GDB through every checkpoint (as cores) to the segment where the money
-# vanished; a backtrace and a core from the recording; resume a live process
-# from the middle of history. (`slsdbg replay --check` is experimental and
-# not part of the demo yet.) Each step prints the command it runs.
+# vanished; rewind under GDB (slsdbg replay) with reverse-continue to the
+# moment the lossy line ran, and dump a core of that moment; a backtrace and a
+# core from the recording; resume a live process from the middle of history.
+# Each step prints the command it runs.
 set -euo pipefail
 build=${1:-build}
 S=$(realpath "$build/cli/slsdbg")
@@ -59,19 +60,52 @@ if good and not rows[-1][1]:
     print("  => the money vanished in segment %d, between checkpoints %d and %d" % (g, g, g + 1))
 PY
 DEMO_WORK=$work DEMO_LAST=$last gdb -nx -batch -q "$BANK" -ex "source $work/walk.py" 2>/dev/null
-echo "Rewinding live under GDB (reverse-continue) needs the replay engine behind the gdbserver: not built yet."
 
-step "4. the call stack at the last checkpoint, straight from the recording"
+step "4. rewind under GDB: from the end of history, reverse-continue to the last run of the lossy line"
+bug_line=$(grep -n 'the planted bug: one' "$(dirname "$0")/../tests/programs/bank.c" | cut -d: -f1)
+cat >"$work/rewind.gdb" <<GDB
+set pagination off
+set confirm off
+echo (gdb) break bank.c:$bug_line\n
+break bank.c:$bug_line
+echo (gdb) reverse-continue\n
+reverse-continue
+echo (gdb) print transfers_done\n
+print transfers_done
+echo (gdb) print amount\n
+print amount
+echo (gdb) print accounts[to]\n
+print accounts[to]
+echo (gdb) next\n
+next
+echo (gdb) print accounts[to]     (one unit short of what arrived)\n
+print accounts[to]
+echo (gdb) reverse-step\n
+reverse-step
+echo (gdb) backtrace\n
+backtrace
+echo (gdb) monitor when\n
+monitor when
+echo (gdb) monitor dump $work/moment.core\n
+monitor dump $work/moment.core
+GDB
+run "$S" replay "$rec" --at "$last" -- -batch -nx -x "$work/rewind.gdb" 2>&1 | grep -v '^warning: '
+if [ -f "$work/moment.core" ]; then
+  echo "\$ gdb $BANK $work/moment.core -batch -ex 'print transfers_done'"
+  gdb -nx -batch -q "$BANK" "$work/moment.core" -ex 'print transfers_done' 2>/dev/null | grep '^\$'
+fi
+
+step "5. the call stack at the last checkpoint, straight from the recording"
 run "$S" backtrace "$rec" --last
 
-step "5. the core file GDB and readelf can open"
+step "6. the core file GDB and readelf can open"
 run "$S" dump "$rec" --last -o "$work/last.core"
 ls -l "$work/last.core"
 echo "notes: $(readelf -n "$work/last.core" | grep -oE 'NT_[A-Z0-9_]+' | sort -u | tr '\n' ' ')"
 
 if has_command restore; then
   mid=$((last / 2))
-  step "6. resume a real process from checkpoint $mid: it finishes the run and finds the same loss"
+  step "7. resume a real process from checkpoint $mid: it finishes the run and finds the same loss"
   set +e
   run "$S" restore "$rec" --at "$mid"
   echo "(exit status $?)"

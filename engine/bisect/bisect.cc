@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "engine/bisect/cmd_discover.h"
 #include "engine/bisect/cmd_invariant.h"
 #include "engine/bisect/exe_symbols.h"
 #include "engine/bisect/expr_invariant.h"
@@ -91,6 +92,22 @@ Result<std::unique_ptr<Invariant>> make_invariant(const BisectOptions& o, const 
   return Error::msg("unknown mode");
 }
 
+// --cmd: what refinement should watch is learned by asking the command
+// about patched cores of the segment's ends.
+DiscoverInput discover_input(const RefineInput& in, const ExeSymbols* symbols) {
+  DiscoverInput d;
+  d.reader = in.reader;
+  d.invariant = in.invariant;
+  d.last_good = in.last_good;
+  d.first_bad = in.first_bad;
+  d.last_good_state = in.last_good_state;
+  d.symbols = symbols;
+  d.max_words = kReplayWatchWords;
+  d.progress = in.progress;
+  d.interrupted = in.interrupted;
+  return d;
+}
+
 }  // namespace
 
 Result<BisectReport> run_bisect(const BisectOptions& o) {
@@ -120,7 +137,11 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
   r.exe = exe;
   ScratchDir scratch = TRY(ScratchDir::create());
   std::optional<ExeSymbols> symbols;
-  if (o.mode != Mode::Cmd) symbols = TRY_CTX(ExeSymbols::load(exe, first.state), "reading symbols");
+  if (o.mode != Mode::Cmd) {
+    symbols = TRY_CTX(ExeSymbols::load(exe, first.state), "reading symbols");
+  } else if (auto s = ExeSymbols::load(exe, first.state); s.ok()) {
+    symbols = std::move(*s);  // --cmd: only names the words refinement discovers
+  }
   auto invariant = TRY(make_invariant(o, exe, symbols ? &*symbols : nullptr, scratch));
   r.invariant = invariant->describe();
 
@@ -178,13 +199,30 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       in.progress = o.progress;
       in.interrupted = o.interrupted;
       RefineOutcome out;
-      if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
+      if (o.mode == Mode::Cmd && refinement_built()) {
+        auto found = discover_cmd_reads(discover_input(in, symbols ? &*symbols : nullptr));
+        if (found.ok()) {
+          in.watch = found->watch;
+          r.discovered = found->info;
+        } else {
+          out.state = RefineState::Failed;
+          out.note = found.error().message;
+        }
+      }
+      if (out.state == RefineState::Failed) {
+        // discovery could not ask the command
+      } else if (o.mode == Mode::Cmd && !refinement_built()) {
+        out = refine_segment(in);  // says it is not built
+      } else if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
         out.state = RefineState::Unavailable;
         out.note = in.watch.unknown_because.empty() ? "the invariant reads no memory that could be watched"
                                                     : in.watch.unknown_because;
       } else {
         out = refine_segment(in);
       }
+      if (r.discovered && out.state == RefineState::Failed)
+        out.note += " (the command's verdict also depends on something the words that changed between the checkpoints "
+                    "do not show: memory written in the segment and restored by its end, registers, the stack)";
       r.refine_state = out.state;
       r.refine_note = out.note;
       if (out.state == RefineState::Done && out.refined) {

@@ -71,6 +71,21 @@ struct Refined {
   std::vector<std::string> watched; // "bank (0x404028, 8 bytes)"
 };
 
+// --cmd: what refinement learned by asking the command which changed words
+// of memory its verdict depends on (cmd_discover.h).
+struct Discovered {
+  std::vector<std::string> regions;  // the memory compared: "bisect_bank data 0x...-0x...", "[heap] ..."
+  uint64_t changed_words = 0;        // 8-byte words that differ between the last good and first bad checkpoints
+  uint64_t candidates = 0;           // of them, tried (capped: program data first)
+  uint64_t probes = 0;               // command runs over patched cores
+  // "found" (words: what the verdict depends on, "bank (0x4028)"), "none" (no
+  // subset of the changed words flips it) or "too_many" (words: more than the
+  // replay can watch, found before giving up).
+  std::string outcome;
+  std::vector<std::string> words;
+  double seconds = 0;
+};
+
 struct BisectReport {
   std::string recording;
   std::string invariant;
@@ -89,6 +104,7 @@ struct BisectReport {
   RefineState refine_state = RefineState::NotBuilt;
   std::string refine_note;
   std::optional<Refined> refined;
+  std::optional<Discovered> discovered;  // --cmd, when refinement asked the command
   std::vector<std::pair<std::string, std::string>> shown;  // --show EXPR -> value (or "error: ...")
   std::string goto_command;          // opens GDB at the answer
   std::string core_out;              // where --core wrote the answer's core

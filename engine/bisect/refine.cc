@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/bisect/locate.h"
+#include "engine/bisect/overlay_memory.h"
 #include "engine/dump/disassembler.h"
 #include "engine/dump/module_cache.h"
 #include "engine/dump/recording_memory.h"
@@ -35,28 +36,6 @@ class TimelineMemory final : public dump::MemorySource {
 
  private:
   replay::Timeline& tl_;
-};
-
-// A base image with the watched ranges replaced by one recorded copy of them.
-class OverlayMemory final : public dump::MemorySource {
- public:
-  OverlayMemory(dump::MemorySource& base, const std::vector<MemoryRange>& ranges, const std::vector<uint8_t>& bytes)
-      : base_(base), ranges_(ranges), bytes_(bytes) {}
-  Status read(uint64_t addr, std::span<uint8_t> out) override {
-    TRY(base_.read(addr, out));
-    size_t off = 0;
-    for (const auto& r : ranges_) {
-      uint64_t lo = std::max(addr, r.addr), hi = std::min(addr + out.size(), r.addr + r.len);
-      if (lo < hi) std::memcpy(out.data() + (lo - addr), bytes_.data() + off + (lo - r.addr), hi - lo);
-      off += r.len;
-    }
-    return ok_status();
-  }
-
- private:
-  dump::MemorySource& base_;
-  const std::vector<MemoryRange>& ranges_;
-  const std::vector<uint8_t>& bytes_;
 };
 
 std::vector<uint64_t> watch_words(const std::vector<MemoryRange>& ranges) {

@@ -3,10 +3,12 @@
 // last good checkpoint, put hardware watchpoints (write) on the memory the
 // invariant reads, run forward; at each watchpoint stop in the segment
 //   --plugin: evaluate the plugin on the live replay state;
-//   --expr:   keep a copy of the watched bytes; afterwards a binary search over
-//             those copies (GDB over the last good checkpoint's core with the
-//             watched bytes replaced) finds the first bad stop, which is then
-//             replayed to and confirmed by GDB on the real state there.
+//   --expr, --cmd: keep a copy of the watched bytes; afterwards a binary
+//             search over those copies (the invariant over the last good
+//             checkpoint's core with the watched bytes replaced) finds the
+//             first bad stop, which is then replayed to and confirmed by the
+//             invariant on the real state there. For --cmd the watched words
+//             are those cmd_discover.h found.
 // The answer is the moment just after the writing instruction.
 // Built only when the Timeline exists (refine_none.cc otherwise).
 #pragma once
@@ -20,6 +22,10 @@
 #include "store/recording.h"
 
 namespace slsdbg::bisect {
+
+// 8-byte words the replay can watch at once (Timeline::add_watchpoint: the
+// debug registers are shared with its navigation).
+constexpr size_t kReplayWatchWords = 2;
 
 struct RefineInput {
   const store::RecordingReader* reader = nullptr;

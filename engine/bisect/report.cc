@@ -109,6 +109,22 @@ std::string format_report_text(const BisectReport& r) {
   }
   if (r.outcome == Outcome::NeverBad) return out;
 
+  if (r.discovered) {
+    const Discovered& d = *r.discovered;
+    char took[32];
+    std::snprintf(took, sizeof took, "%.2f s", d.seconds);
+    std::string words;
+    for (const auto& w : d.words) words += (words.empty() ? "" : ", ") + w;
+    std::string found = d.outcome == "found"      ? words
+                        : d.outcome == "too_many" ? "more words than the replay watches (" + words + ")"
+                                                  : "no changed word makes it say bad";
+    line("what the command reads, asked with patched cores: " + found + " (" + std::to_string(d.changed_words) +
+         " 8-byte words changed in the program's data and heap between checkpoints " + std::to_string(r.last_good) +
+         " and " + std::to_string(r.first_bad) +
+         (d.candidates < d.changed_words ? ", the first " + std::to_string(d.candidates) + " tried" : "") + "; " +
+         std::to_string(d.probes) + " command runs, " + took + ")");
+  }
+
   if (r.refined) {
     const Refined& f = *r.refined;
     line("refined: the invariant flips at moment " + f.moment + " in segment " + std::to_string(r.last_good) + ", just after " +
@@ -185,6 +201,12 @@ std::string format_report_json(const BisectReport& r) {
                     {"at", location_json(f.at)}};
   } else if (r.outcome != Outcome::NeverBad) {
     j["moment"] = std::to_string(r.first_bad);
+  }
+  if (r.discovered) {
+    const Discovered& d = *r.discovered;
+    j["discovery"] = {{"regions", d.regions},   {"changed_words", d.changed_words}, {"candidates", d.candidates},
+                      {"probes", d.probes},     {"outcome", d.outcome},             {"words", d.words},
+                      {"seconds", d.seconds}};
   }
   nlohmann::json shown = nlohmann::json::object();
   for (const auto& [expr, value] : r.shown) shown[expr] = value;

@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/dead_stack.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/tracee_fork.h"
@@ -179,6 +180,12 @@ class ReplaySession::SegmentRun {
   Status read_live_page(uint64_t vaddr, std::span<uint8_t> out);
   std::optional<std::vector<uint64_t>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
                                                    std::span<const uint8_t> recorded);
+  struct Settle {
+    std::vector<uint64_t> xsave_areas;
+    std::vector<ByteRun> dead_runs;
+  };
+  bool equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
+                       Settle& settle);
   Result<bool> step_rep_iterations(user_regs_struct& r);
   Next diverge(uint64_t pc, std::string expected, std::string actual);
   const store::Event* next_event() const { return cursor_ < events_.size() ? &events_[cursor_] : nullptr; }
@@ -194,6 +201,7 @@ class ReplaySession::SegmentRun {
   user_regs_struct target_{};
   RegsAt target_at_ = RegsAt::Anywhere;
   std::optional<RepString> target_rep_;
+  std::optional<AddressRange> dead_stack_;  // checkpoint k+1's dead stack (dead_stack.h)
   std::optional<uint64_t> last_differing_page_;
   bool bp_inserted_ = false;
   bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
@@ -487,6 +495,24 @@ std::optional<std::vector<uint64_t>> ReplaySession::SegmentRun::noise_areas(uint
   return areas;
 }
 
+// A live page equals its recorded contents once the differences that no
+// program input decides are set aside: bytes in dead stack (dead_stack.h),
+// then XINUSE noise in XSAVE areas (xsave_noise.h). What must be written to
+// make them equal is added to `settle`.
+bool ReplaySession::SegmentRun::equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live,
+                                                std::span<const uint8_t> recorded, Settle& settle) {
+  if (std::memcmp(live.data(), recorded.data(), kPageSize) == 0) return true;
+  if (std::optional<std::vector<ByteRun>> dead = dead_only_differences(vaddr, live, recorded, dead_stack_)) {
+    settle.dead_runs.insert(settle.dead_runs.end(), dead->begin(), dead->end());
+    return true;
+  }
+  if (std::optional<std::vector<uint64_t>> areas = noise_areas(vaddr, live, recorded)) {
+    settle.xsave_areas.insert(settle.xsave_areas.end(), areas->begin(), areas->end());
+    return true;
+  }
+  return false;
+}
+
 // A page of the live process as the program sees it: the timeline's int3
 // breakpoints read as the original code.
 Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
@@ -507,23 +533,19 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   // Registers alone do not tell loop iterations apart when the loop's state
   // lives in memory (-O0 counters on the stack): the page that differed last
   // time usually differs again, so check it before all the others.
+  Settle settle;
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
       read_live_page(*last_differing_page_, live).ok() &&
-      std::memcmp(live.data(), recorded.data(), kPageSize) != 0 &&
-      !noise_areas(*last_differing_page_, live, recorded))
+      !equal_but_noise(*last_differing_page_, live, recorded, settle))
     return false;
+  settle = Settle{};
   bool same = true;
   uint64_t compared = 0;
-  std::vector<uint64_t> noise;
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
     TRY_CTX(read_live_page(vaddr, live), "reading page " + hex(vaddr));
     compared++;
-    if (std::memcmp(live.data(), data.data(), kPageSize) == 0) return ok_status();
-    if (std::optional<std::vector<uint64_t>> areas = noise_areas(vaddr, live, data)) {
-      noise.insert(noise.end(), areas->begin(), areas->end());
-      return ok_status();
-    }
+    if (equal_but_noise(vaddr, live, data, settle)) return ok_status();
     same = false;
     last_differing_page_ = vaddr;
     size_t first = 0;
@@ -544,14 +566,22 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   }));
   outcome_.pages_compared = compared;
   if (!same) return false;
+  for (const ByteRun& run : settle.dead_runs) {
+    std::vector<uint8_t> bytes(run.len);
+    TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
+    TRY_CTX(task_.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu dead stack bytes at %s set to the recorded ones",
+                 (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
+    outcome_.dead_stack_bytes_settled += run.len;
+  }
   std::vector<uint8_t> area(kXsaveAreaBytes);
-  for (uint64_t a : noise) {
+  for (uint64_t a : settle.xsave_areas) {
     TRY_CTX(s_.reader_.read_memory(next, a, area), "reading the recorded XSAVE area at " + hex(a));
     TRY_CTX(task_.write_memory(RemoteAddr(a), area), "writing the recorded XSAVE area at " + hex(a));
     SLSDBG_DEBUG("replay", "checkpoint %llu: XSAVE area at %s differed only in XINUSE state; set to the recorded bytes",
                  (unsigned long long)next.value, hex(a).c_str());
   }
-  outcome_.xsave_areas_settled += noise.size();
+  outcome_.xsave_areas_settled += settle.xsave_areas.size();
   return true;
 }
 
@@ -562,7 +592,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
 // element a margin before the target, then steps the rest: a data breakpoint
 // in a fast-string run may be reported some iterations late.
 Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
-  constexpr uint64_t kStepMargin = 4096;  // iterations single-stepped at the end
+  constexpr uint64_t kStepMargin = 256;  // iterations single-stepped at the end (the data breakpoint was never seen late here)
   const pid_t tid = task_.raw_tid();
   if (r.rip == target_.rip && r.rcx > target_.rcx + 2 * kStepMargin) {
     const uint64_t run = r.rcx - target_.rcx - kStepMargin;  // iterations to let run
@@ -862,6 +892,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     store::ProcessState next = TRY(s_.reader_.process_state(CheckpointId(s_.k_.value + 1)));
     if (next.threads.size() != 1) return Error::msg("replay of multithreaded checkpoints is not supported yet");
     target_ = next.threads[0].regs;
+    dead_stack_ = dead_stack_range(next, target_.rsp);
     uint8_t code[2] = {0, 0};
     // From the recorded image: at checkpoint 0 the code may not be mapped yet.
     if (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() && code[0] == 0x0f &&

@@ -57,6 +57,7 @@ struct SegmentOutcome {
   uint64_t events_replayed = 0;
   uint64_t pages_compared = 0;  // at the boundary
   uint64_t xsave_areas_settled = 0;  // XINUSE noise overwritten at the boundary (xsave_noise.h)
+  uint64_t dead_stack_bytes_settled = 0;  // dead stack set to the recorded bytes (dead_stack.h)
   uint64_t reruns = 0;  // times the segment was replayed again from checkpoint k after a patched run failed
   bool patched = false;  // reached through the patched breakpoint (patched_breakpoint.h)
 };

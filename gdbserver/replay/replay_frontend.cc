@@ -83,7 +83,7 @@ Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& sp
   std::printf("listening on %s\n", listener.address().c_str());
   std::string exe = TRY(target->exec_file()->read_object(""));
   std::string addr = listener.address();
-  std::printf("connect with: gdb %s -ex 'target remote %s'\n", exe.c_str(), addr.c_str());
+  std::printf("connect with: gdb %s -ex 'set remotetimeout 600' -ex 'target remote %s'\n", exe.c_str(), addr.c_str());
   std::printf("          or: lldb %s -o 'gdb-remote %s'\n", exe.c_str(), addr.c_str());
   std::fflush(stdout);
   UniqueFd conn = TRY(listener.accept_one());
@@ -112,6 +112,9 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     // Libraries are read from this machine's files (the recording's paths);
     // the replay does not serve files (vFile).
     out << "set sysroot /\n";
+    // A monitor command or a first memory read may re-execute a segment
+    // (seconds on a long one); GDB's default 2 s would drop the reply.
+    out << "set remotetimeout 600\n";
     if (::access(exe.c_str(), R_OK) == 0) {
       out << "file " << exe << "\n";
     }

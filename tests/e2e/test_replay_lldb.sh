@@ -27,7 +27,7 @@ for lldb in "${clients[@]}"; do
     sleep 0.1
   done
   [ -n "$addr" ] || die "server did not start: $(cat "$WORK/server.err")"
-  grep -q "^connect with: gdb .*travel_steps -ex 'target remote $addr'" "$srv_out" || die "no connect hint: $(cat "$srv_out")"
+  grep -q "^connect with: gdb .*travel_steps -ex 'set remotetimeout 600' -ex 'target remote $addr'" "$srv_out" || die "no connect hint: $(cat "$srv_out")"
   out=$WORK/lldb.out
   timeout 600 "$lldb" -b -x "$prog" \
     -o 'settings set plugin.process.gdb-remote.packet-timeout 300' \
