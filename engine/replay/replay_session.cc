@@ -363,7 +363,11 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
     rescue_.emplace(std::move(*copy));
   }
   const PatchCompare compare = target_at_ == RegsAt::RewoundSyscall ? PatchCompare::AllButRcxR11 : PatchCompare::All;
-  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, target_, compare);
+  // SLSDBG_REPLAY_PATCH=miss: a trampoline that never matches (tests of the
+  // recovery from a patch that broke the program or missed the checkpoint).
+  user_regs_struct compared = target_;
+  if (mode && std::string(mode) == "miss") compared.rax ^= 1;
+  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, compared, compare);
   if (!patch.ok()) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
                  patch.error().message.c_str());

@@ -10,7 +10,11 @@
 # downgraded to catalog format 1 (no hint). Last, the same
 # through gdb (a Timeline run with a breakpoint, where the session goes on
 # from a fork kept when the patch went in): `continue` crosses every
-# segment to the line after the loop and shows the native values.
+# segment to the line after the loop and shows the native values. Finally
+# a patch that never matches (SLSDBG_REPLAY_PATCH=miss) on rec_spin, whose
+# program runs on to its next syscall past the checkpoint: the divergence
+# makes --check replay those segments again with the hardware breakpoint,
+# and gdb go on from the rescue fork; both still reach the end.
 set -u
 work=$(mktemp -d "${TMPDIR:-/tmp}/replay_hot_loop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -63,4 +67,16 @@ gdb_check() {  # gdb_check LABEL [ENV=VALUE...]
 }
 gdb_check "gdb continue"
 gdb_check "gdb continue, hint/100" SLSDBG_REPLAY_HINT_SCALE=0.01
+"$SLSDBG" record -o "$work/spin" -- "$PROGRAMS/rec_spin" 50 7 >/dev/null 2>"$work/spin.err" ||
+  [ $? -eq 7 ] || { echo "recording rec_spin failed: $(cat "$work/spin.err")"; exit 1; }
+out=$(SLSDBG_REPLAY_PATCH=miss timeout 120 "$SLSDBG" replay "$work/spin" --check 2>&1)
+again=$(sed -n 's/.* \([0-9]*\) segments replayed again.*/\1/p' <<<"$out")
+[[ "$out" == OK:*" 0 by restore"*" 0 reached by patched breakpoint"* && "${again:-0}" -gt 0 ]] ||
+  { echo "miss: $out"; exit 1; }
+echo "miss: $out"
+spin_line=$(grep -n 'printf("rec_spin done' "$SLSDBG_SOURCE_DIR/tests/programs/rec_spin.c" | cut -d: -f1)
+SLSDBG_REPLAY_PATCH=miss timeout 120 "$SLSDBG" replay "$work/spin" -- -nx -batch -ex 'set pagination off' \
+  -ex "break rec_spin.c:$spin_line" -ex continue -ex 'print status' >"$work/gdb.out" 2>&1
+grep -q '^\$1 = 7$' "$work/gdb.out" || { echo "miss, gdb:"; cat "$work/gdb.out"; exit 1; }
+echo "miss, gdb: stopped at line $spin_line with status = 7"
 echo "replay_hot_loop: OK"
