@@ -347,11 +347,6 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   uint64_t budget = static_cast<uint64_t>(
       scale * (hint ? 20.0 * static_cast<double>(*hint) + 20'000'000.0 : 10'000'000'000.0));
   for (int i = 0; i < s_.patch_failures_; i++) budget *= 4;
-  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
-  if (!alarm.ok()) {
-    SLSDBG_DEBUG("replay", "no CPU-time alarm, no patched breakpoint: %s", alarm.error().message.c_str());
-    return ok_status();
-  }
   if (s_.observer_) {
     now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
     const uint64_t mask = TRY(task_.signal_mask());
@@ -378,6 +373,13 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
                (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(), (unsigned long long)budget / 1000,
                hint ? std::to_string(*hint / 1000).c_str() : "none", rescue_ ? ", rescue copy kept" : "");
   patched_.emplace(std::move(*patch));
+  // Armed last: the injected fork and mmap above run on the tracee's clock.
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
+  if (!alarm.ok()) {
+    SLSDBG_DEBUG("replay", "no CPU-time alarm, no patched breakpoint: %s", alarm.error().message.c_str());
+    drop_rescue();
+    return remove_patch();
+  }
   budget_ = std::move(*alarm);
   conditional_.reset();
   return remove_breakpoint();
@@ -743,7 +745,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   user_regs_struct r = TRY(task_.regs());
   if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
     return on_patched_match(r);
-  if (signo == SIGTRAP && patched_ && !conditional_ && si.si_code == TRAP_PERF) {
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && !patched_) {
+    TRY(go());  // queued before the patch went away: stale
+    return Next::Resume;
+  }
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si)) {
     // Far more CPU time than the recorder saw: the patch missed the checkpoint.
     SLSDBG_INFO("replay", "segment %llu: the patched breakpoint's run is over its CPU budget (pc %s)",
                 (unsigned long long)seg_.value, hex(r.rip).c_str());

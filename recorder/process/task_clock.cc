@@ -46,9 +46,19 @@ Result<UniqueFd> arm_cpu_time_alarm(pid_t tid, uint64_t ns) {
   attr.sample_period = ns ? ns : 1;
   attr.sigtrap = 1;
   attr.remove_on_exec = 1;  // required by sigtrap
+  attr.sig_data = kCpuTimeAlarmData;
   const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
   if (fd < 0) return Error::from_errno("perf_event_open(task clock alarm)");
   return UniqueFd(fd);
+}
+
+bool is_cpu_time_alarm(const siginfo_t& si) {
+  constexpr int kTrapPerf = 6;           // TRAP_PERF
+  constexpr size_t kPerfDataOffset = 24;  // _sigfault._perf._data, after si_addr
+  if (si.si_signo != SIGTRAP || si.si_code != kTrapPerf) return false;
+  uint64_t data = 0;
+  std::memcpy(&data, reinterpret_cast<const char*>(&si) + kPerfDataOffset, sizeof data);
+  return data == kCpuTimeAlarmData;
 }
 
 }  // namespace slsdbg::process

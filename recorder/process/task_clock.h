@@ -5,6 +5,7 @@
 // bounds a patched run with it (engine/replay/README.md).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -26,8 +27,13 @@ class TaskClock {
   UniqueFd fd_;  // invalid: schedstat
 };
 
-// Raises a SIGTRAP (si_code TRAP_PERF) in thread `tid` once it has used
-// `ns` more CPU time; closing the object cancels it.
+// Raises a SIGTRAP (si_code TRAP_PERF, si_perf_data kCpuTimeAlarmData) in
+// thread `tid` once it has used `ns` more CPU time; closing the fd cancels
+// it, but not a SIGTRAP already queued.
+inline constexpr uint64_t kCpuTimeAlarmData = 0x534c5344424c4d41ull;  // "AMLBDSLS"
 Result<UniqueFd> arm_cpu_time_alarm(pid_t tid, uint64_t ns);
+// Whether `si` is such an alarm's SIGTRAP (the kernel's si_perf_data sits
+// where glibc's siginfo_t has no name for it).
+bool is_cpu_time_alarm(const siginfo_t& si);
 
 }  // namespace slsdbg::process
