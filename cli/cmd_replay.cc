@@ -59,8 +59,10 @@ const char kUsage[] =
     "            checkpoint lists as dirty with the recorded ones. Prints OK with\n"
     "            how many checkpoint boundaries were crossed by execution and how\n"
     "            many by restore (forced checkpoints after unmodelled syscalls),\n"
-    "            exit 0; or the first divergence (segment, event, expected vs\n"
-    "            actual, pc), exit 1.\n"
+    "            how many were reached through the patched in-process breakpoint\n"
+    "            (checkpoints in hot loops) and how many segments had to be\n"
+    "            replayed again without it, exit 0; or the first divergence\n"
+    "            (segment, event, expected vs actual, pc), exit 1.\n"
     "  --goto MOMENT  go to a moment K:E:PC:N (segment K, after its E-th event,\n"
     "            the N-th execution of the instruction at PC since then; PC in hex\n"
     "            with 0x) or K alone (checkpoint K), then print it (below).\n"
@@ -161,10 +163,11 @@ int run_check(const store::RecordingReader& reader) {
     return 1;
   }
   std::printf("OK: %llu checkpoints, %llu boundaries crossed by execution, %llu by restore, %llu events replayed, "
-              "%llu pages compared\n",
+              "%llu pages compared, %llu reached by patched breakpoint, %llu segments replayed again\n",
               (unsigned long long)report->checkpoints, (unsigned long long)report->crossed_by_execution,
               (unsigned long long)report->crossed_by_restore, (unsigned long long)report->events_replayed,
-              (unsigned long long)report->pages_compared);
+              (unsigned long long)report->pages_compared, (unsigned long long)report->reached_patched,
+              (unsigned long long)report->segments_rerun);
   return 0;
 }
 

@@ -11,7 +11,8 @@ namespace slsdbg::store {
 
 namespace {
 
-// Schema version 1. Compatibility: any change bumps kRecordingFormatVersion.
+// Schema version 2 (1 lacked checkpoints.cpu_since_event_ns). Compatibility:
+// any change bumps kRecordingFormatVersion.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);          -- scalars (program, cwd, tracker, ...)
 CREATE TABLE meta_list(key TEXT NOT NULL, idx INTEGER NOT NULL,    -- 'arg' / 'env' lists, in order
@@ -25,6 +26,7 @@ CREATE TABLE checkpoints(
   root_ref INTEGER NOT NULL,     -- tree root block (extent << 32 | slot), 0 = empty image
   root_sum INTEGER NOT NULL,     -- xxh3-64 of the root node (seeded, see tree.md)
   extents INTEGER NOT NULL,      -- extent files in existence at commit
+  cpu_since_event_ns INTEGER,    -- tracee CPU time since the segment's last event; NULL: unknown
   state BLOB NOT NULL,           -- zstd frame of encode_process_state()
   dirty_list BLOB NOT NULL);     -- sorted dirty page addresses, delta varints
 CREATE TABLE segments(           -- a row exists once the segment's log is sealed
@@ -124,9 +126,11 @@ Result<Catalog> Catalog::open(const std::string& dir) {
   auto vrow = ver.step();
   if (!vrow.ok()) return corrupt(vrow.error().message);
   int64_t version = *vrow ? ver.i64(0) : -1;
-  if (version != kRecordingFormatVersion)
+  if (version < kOldestReadableFormatVersion || version > kRecordingFormatVersion)
     return Error::msg("recording format version " + std::to_string(version) + " in " + dir + " is not supported: this slsdbg reads version " +
-                      std::to_string(kRecordingFormatVersion));
+                      std::to_string(kRecordingFormatVersion) + " (and older down to " +
+                      std::to_string(kOldestReadableFormatVersion) + ")");
+  c.version_ = version;
   // Touch every table once so a truncated file fails here, not later.
   auto check = c.db_.exec("SELECT count(*) FROM checkpoints; SELECT count(*) FROM segments; SELECT count(*) FROM meta_list;");
   if (!check.ok()) return corrupt(check.error().message);
@@ -167,7 +171,9 @@ Result<uint64_t> Catalog::retention_generation() {
 
 Result<std::vector<CheckpointRow>> Catalog::checkpoints() {
   std::vector<CheckpointRow> rows;
-  auto st = TRY(db_.prepare("SELECT id, time_ns, stop_ns, reason, dirty_pages, root_ref, root_sum, extents FROM checkpoints ORDER BY id"));
+  // Format 1 has no cpu_since_event_ns column.
+  auto st = TRY(db_.prepare(std::string("SELECT id, time_ns, stop_ns, reason, dirty_pages, root_ref, root_sum, extents, ") +
+                            (version_ >= 2 ? "cpu_since_event_ns" : "NULL") + " FROM checkpoints ORDER BY id"));
   while (TRY(st.step())) {
     CheckpointRow r;
     r.info.id = CheckpointId(st.u64(0));
@@ -177,6 +183,7 @@ Result<std::vector<CheckpointRow>> Catalog::checkpoints() {
     r.info.dirty_pages = st.u64(4);
     r.root = TreeEntry{st.u64(5), st.u64(6)};
     r.extents = uint32_t(st.u64(7));
+    if (!st.is_null(8)) r.info.cpu_since_event_ns = st.u64(8);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -210,11 +217,12 @@ Status Catalog::commit_checkpoint(const CheckpointRow& row, const std::vector<ui
                                   std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks) {
   return in_transaction(db_, [&]() -> Status {
     auto st = TRY(db_.prepare(
-        "INSERT INTO checkpoints(id, time_ns, stop_ns, reason, dirty_pages, root_ref, root_sum, extents, state, dirty_list) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        "INSERT INTO checkpoints(id, time_ns, stop_ns, reason, dirty_pages, root_ref, root_sum, extents, state, dirty_list, "
+        "cpu_since_event_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     st.bind(1, row.info.id.value).bind(2, row.info.time_ns).bind(3, row.info.stop_ns).bind(4, row.info.reason);
     st.bind(5, row.info.dirty_pages).bind(6, row.root.ref).bind(7, row.root.checksum).bind(8, uint64_t(row.extents));
     st.bind_blob(9, state.data(), state.size()).bind_blob(10, dirty.data(), dirty.size());
+    if (row.info.cpu_since_event_ns) st.bind(11, *row.info.cpu_since_event_ns);  // unbound: NULL
     TRY(st.run());
     if (sealed) TRY(insert_segment(db_, *sealed));
     if (took_free_blocks) TRY(db_.exec("DELETE FROM free_blocks"));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/format.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/sqlite_db.h"
@@ -56,6 +57,7 @@ class Catalog {
 
  private:
   SqliteDb db_;
+  int64_t version_ = kRecordingFormatVersion;
 };
 
 }  // namespace slsdbg::store

@@ -8,8 +8,10 @@
 
 namespace slsdbg::store {
 
-// catalog.db: PRAGMA user_version and meta('format_version').
-inline constexpr uint32_t kRecordingFormatVersion = 1;
+// catalog.db: PRAGMA user_version and meta('format_version'). Version 2 adds
+// checkpoints.cpu_since_event_ns; version 1 recordings stay readable (no hint).
+inline constexpr uint32_t kRecordingFormatVersion = 2;
+inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
 

@@ -50,6 +50,9 @@ struct DirtyPage {
 struct CheckpointInput {
   uint64_t time_ns = 0;                // since recording start
   uint64_t stop_ns = 0;                // how long the tracee was stopped for it
+  // CPU time the tracee used since the segment's last event (or its start):
+  // replay's progress hint. nullopt: not measured.
+  std::optional<uint64_t> cpu_since_event_ns;
   ProcessState state;
   // Page ranges [start,end) whose previous contents are gone (munmap, new
   // mmap over them, MADV_DONTNEED): reset to zero before applying `dirty`.
@@ -63,6 +66,7 @@ struct CheckpointInfo {
   uint64_t stop_ns = 0;
   uint64_t dirty_pages = 0;            // pages in `dirty` (including zero pages)
   uint64_t segment_events = 0;         // events in the segment that starts here
+  std::optional<uint64_t> cpu_since_event_ns;  // CheckpointInput's; nullopt in format 1
   std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exit"
 };
 

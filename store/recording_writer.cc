@@ -235,6 +235,7 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.info.id = CheckpointId(next_id_);
   row.info.time_ns = input.time_ns;
   row.info.stop_ns = input.stop_ns;
+  row.info.cpu_since_event_ns = input.cpu_since_event_ns;
   row.info.dirty_pages = input.dirty.size();
   row.info.reason = reason;
   row.root = root;

@@ -31,6 +31,7 @@ class SqliteStmt {
 
   int64_t i64(int col) const { return sqlite3_column_int64(st_, col); }
   uint64_t u64(int col) const { return uint64_t(sqlite3_column_int64(st_, col)); }
+  bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
   std::string text(int col) const;
   std::vector<uint8_t> blob(int col) const;
 

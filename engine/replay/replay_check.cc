@@ -13,11 +13,14 @@ Result<CheckReport> check_recording(const store::RecordingReader& reader,
     SegmentOutcome out = TRY(session->run_segment());
     report.events_replayed += out.events_replayed;
     report.pages_compared += out.pages_compared;
+    report.segments_rerun += out.reruns;
+    if (out.patched) report.reached_patched++;
     switch (out.end) {
       case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
       case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;
       case SegmentEnd::Diverged: report.divergence = out.divergence; return report;
       case SegmentEnd::EndOfHistory: return report;
+      case SegmentEnd::Paused: return Error::msg("internal: a run without observer paused");
     }
     if (progress) progress(session->checkpoint().value, total);
   }

@@ -19,6 +19,8 @@ struct CheckReport {
   uint64_t crossed_by_restore = 0;
   uint64_t events_replayed = 0;
   uint64_t pages_compared = 0;
+  uint64_t reached_patched = 0;   // boundaries reached through the patched breakpoint
+  uint64_t segments_rerun = 0;    // replays of a segment again after a failed patched run
   std::optional<Divergence> divergence;  // the first one; the check stops there
 };
 

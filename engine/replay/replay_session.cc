@@ -18,11 +18,14 @@
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/dead_stack.h"
+#include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
+#include "engine/replay/tracee_fork.h"
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
@@ -34,6 +37,9 @@ namespace slsdbg::replay {
 namespace {
 
 constexpr uint64_t kPageSize = 4096;
+// Patched runs of one segment before the hardware breakpoint alone: CPU
+// budgets up to 256x the first.
+constexpr int kPatchAttempts = 5;
 // DR7 bits of debug register 3 (L3, G3, RW3, LEN3).
 constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 #ifndef TRAP_PERF
@@ -135,10 +141,15 @@ bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct
 class ReplaySession::SegmentRun {
  public:
   SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
+  ~SegmentRun() { drop_rescue(); }  // a run abandoned after an error
   // Starts the run, or resumes it where an observer paused it.
   Result<SegmentOutcome> run();
   uint64_t cursor() const { return cursor_; }
   uint64_t event_count() const { return events_.size(); }
+  // The patched run went wrong (diverged, overran its CPU budget): replay the
+  // segment again from checkpoint k.
+  bool patch_failed() const { return patch_failed_; }
+  bool patch_failed_by_budget() const { return patch_failed_by_budget_; }
 
  private:
   // What one stop handler decided.
@@ -154,6 +165,13 @@ class ReplaySession::SegmentRun {
   Status arm_breakpoint();
   Status insert_breakpoint();
   Status remove_breakpoint();
+  Status maybe_patch(int deliver = 0);
+  Status at_log_end(int deliver = 0);
+  Status remove_patch();
+  Status drop_patch();
+  void drop_rescue();
+  Status use_rescue();
+  Result<Next> on_patched_match(user_regs_struct& r);
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
   Result<Next> on_signal(int signo);
@@ -186,7 +204,15 @@ class ReplaySession::SegmentRun {
   std::optional<AddressRange> dead_stack_;  // checkpoint k+1's dead stack (dead_stack.h)
   std::optional<uint64_t> last_differing_page_;
   bool bp_inserted_ = false;
+  bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
   std::optional<ConditionalBreakpoint> conditional_;
+  std::optional<PatchedBreakpoint> patched_;
+  UniqueFd budget_;  // the patched run's CPU-time alarm
+  bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
+  bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
+  std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
+  bool patch_failed_ = false;
+  bool patch_failed_by_budget_ = false;
   uint8_t bp_saved_ = 0;
   int pending_signal_ = 0;
   SegmentOutcome outcome_;
@@ -207,6 +233,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::after_event(c
   if (s_.observer_ &&
       TRY(s_.observer_->on_event_done(task_, cursor_ - 1, ev)) == RunObserver::Verdict::Pause)
     return Next::Pause;
+  TRY(at_log_end());
   TRY(go());
   return Next::Resume;
 }
@@ -219,6 +246,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::resume_paused
   }
   const int signo = deliver_on_resume_;
   deliver_on_resume_ = 0;
+  TRY(at_log_end(signo));
   TRY(go(signo));
   return Next::Resume;
 }
@@ -263,6 +291,166 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
   return insert_breakpoint();
 }
 
+// The checkpoint can only be reached once the log is consumed: its breakpoint
+// goes in then (a visit of its pc before that would cost a #DB for nothing,
+// e.g. a checkpoint inside a loop that makes a syscall every 100k
+// iterations). Idempotent.
+Status ReplaySession::SegmentRun::at_log_end(int deliver) {
+  if (armed_ || cursor_ != events_.size() || !has_next_ || next_forced_) return ok_status();
+  armed_ = true;
+  TRY(maybe_patch(deliver));
+  if (!patched_ && !patch_deferred_) TRY(arm_breakpoint());
+  return ok_status();
+}
+
+// Once the log is consumed nothing but the checkpoint is left to find, often
+// in a hot loop: reach it through the patched breakpoint, under a CPU-time
+// budget from the recorder's hint (checkpoint k+1's cpu_since_event_ns).
+// With an observer only where it cannot see the patch, and with a fork of
+// the tracee kept as a rescue: a replay again from checkpoint k would show
+// the observer the segment's events twice. `deliver` is the signal the
+// coming resumption delivers (a fork would not).
+Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
+  if (patched_ || patch_deferred_ || patch_failed_ || patch_dropped_ || s_.patch_off_ || !has_next_ || next_forced_ ||
+      cursor_ != events_.size() || target_at_ == RegsAt::InsideRepString)
+    return ok_status();
+  const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
+  if (mode && std::string(mode) == "off") return ok_status();
+  uint8_t code[32] = {};
+  if (!task_.read_memory(RemoteAddr(target_.rip), code).ok()) return ok_status();
+  if (s_.observer_) s_.observer_->hide_traps(target_.rip, code);
+  Result<uint64_t> length = patch_length(code, target_.rip);
+  if (!length.ok()) return ok_status();
+  if (s_.observer_) {
+    if (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length)) return ok_status();
+    Result<bool> shared = has_shared_writable_mapping(task_.tgid());
+    if (!shared.ok() || *shared) return ok_status();  // the rescue fork would share it
+  }
+  // The tracee stands inside the bytes the jump would replace (back from a
+  // signal handler into the loop): patch at its next arrival at pc, found
+  // by a plain DR3 breakpoint (one #DB).
+  user_regs_struct now = TRY(task_.regs());
+  if (now.rip > target_.rip && now.rip < target_.rip + *length) {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
+                 hex(target_.rip).c_str());
+    conditional_.reset();
+    patch_deferred_ = true;
+    return insert_breakpoint();
+  }
+  const auto checkpoints = s_.reader_.checkpoints();
+  const std::optional<uint64_t> hint = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
+  // SLSDBG_REPLAY_HINT_SCALE scales the hint (tests of a wrong hint).
+  double scale = 1.0;
+  if (const char* sc = std::getenv("SLSDBG_REPLAY_HINT_SCALE")) scale = std::strtod(sc, nullptr);
+  // The trampoline makes each visit of the pc several times slower: 20x,
+  // plus a margin for short segments; no hint (older recordings): 10 s.
+  uint64_t budget = static_cast<uint64_t>(
+      scale * (hint ? 20.0 * static_cast<double>(*hint) + 20'000'000.0 : 10'000'000'000.0));
+  for (int i = 0; i < s_.patch_failures_; i++) budget *= 4;
+  if (s_.observer_) {
+    now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
+    const uint64_t mask = TRY(task_.signal_mask());
+    Result<process::Task> copy = fork_tracee(task_, now, mask);
+    if (!copy.ok()) {
+      SLSDBG_DEBUG("replay", "no rescue copy, no patched breakpoint: %s", copy.error().message.c_str());
+      return ok_status();
+    }
+    rescue_.emplace(std::move(*copy));
+  }
+  const PatchCompare compare = target_at_ == RegsAt::RewoundSyscall ? PatchCompare::AllButRcxR11 : PatchCompare::All;
+  // SLSDBG_REPLAY_PATCH=miss: a trampoline that never matches (tests of the
+  // recovery from a patch that broke the program or missed the checkpoint).
+  user_regs_struct compared = target_;
+  if (mode && std::string(mode) == "miss") compared.rax ^= 1;
+  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, compared, compare);
+  if (!patch.ok()) {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
+                 patch.error().message.c_str());
+    drop_rescue();
+    return ok_status();
+  }
+  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s, CPU budget %llu us (hint %s)%s",
+               (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(), (unsigned long long)budget / 1000,
+               hint ? std::to_string(*hint / 1000).c_str() : "none", rescue_ ? ", rescue copy kept" : "");
+  patched_.emplace(std::move(*patch));
+  // Armed last: the injected fork and mmap above run on the tracee's clock.
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
+  if (!alarm.ok()) {
+    SLSDBG_DEBUG("replay", "no CPU-time alarm, no patched breakpoint: %s", alarm.error().message.c_str());
+    drop_rescue();
+    return remove_patch();
+  }
+  budget_ = std::move(*alarm);
+  conditional_.reset();
+  return remove_breakpoint();
+}
+
+void ReplaySession::SegmentRun::drop_rescue() {
+  if (rescue_) rescue_->kill_and_reap();
+  rescue_.reset();
+}
+
+// A trap for the observer: it must not see the patch, so the hardware
+// breakpoint takes over for the rest of the run.
+Status ReplaySession::SegmentRun::drop_patch() {
+  TRY(remove_patch());
+  drop_rescue();
+  patch_dropped_ = true;
+  return arm_breakpoint();
+}
+
+// The patched run failed with an observer: go on from the copy made when the
+// patch went in (the observer has seen nothing since), patched again with a
+// larger budget if only the budget ran out, else with the hardware breakpoint.
+Status ReplaySession::SegmentRun::use_rescue() {
+  const bool retry = patch_failed_by_budget_ && ++s_.patch_failures_ < kPatchAttempts;
+  SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
+               (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
+  task_.kill_and_reap();
+  task_ = std::move(*rescue_);
+  rescue_.reset();
+  patched_.reset();
+  budget_.reset();
+  conditional_.reset();
+  bp_inserted_ = false;
+  patch_failed_ = patch_failed_by_budget_ = false;
+  patch_dropped_ = !retry;
+  outcome_.end = SegmentEnd::Diverged;
+  outcome_.divergence.reset();
+  outcome_.reruns++;
+  TRY(maybe_patch());
+  if (!patched_) TRY(arm_breakpoint());
+  return go();
+}
+
+Status ReplaySession::SegmentRun::remove_patch() {
+  budget_.reset();
+  if (!patched_) return ok_status();
+  Status st = patched_->remove(task_);
+  patched_.reset();
+  return st;
+}
+
+// The trampoline's int3: the registers equal the target's (rip aside).
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_match(user_regs_struct& r) {
+  user_regs_struct at = r;
+  at.rip = target_.rip;
+  if (TRY(on_breakpoint(at)) == Next::Done) {
+    uint64_t cpu_ns = 0;  // the alarm counts the patched run's CPU time
+    if (::read(budget_.get(), &cpu_ns, sizeof cpu_ns) == static_cast<ssize_t>(sizeof cpu_ns)) {
+      const std::optional<uint64_t> hint = s_.reader_.checkpoints()[seg_.value + 1].cpu_since_event_ns;
+      SLSDBG_DEBUG("replay", "checkpoint %llu reached by the patched breakpoint after %llu us of CPU (hint %s us)",
+                   (unsigned long long)seg_.value + 1, (unsigned long long)cpu_ns / 1000,
+                   hint ? std::to_string(*hint / 1000).c_str() : "none");
+    }
+    outcome_.patched = true;
+    TRY(remove_patch());
+    return Next::Done;
+  }
+  TRY(go());  // rip is past the int3: the displaced code runs on
+  return Next::Resume;
+}
+
 Status ReplaySession::SegmentRun::remove_breakpoint() {
   if (!bp_inserted_) return ok_status();
   errno = 0;
@@ -279,6 +467,11 @@ ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, 
                                                                    std::string actual) {
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence = Divergence{seg_, cursor_, std::move(expected), std::move(actual), pc};
+  if (patched_) {
+    SLSDBG_INFO("replay", "segment %llu: the patched breakpoint's run failed: %s", (unsigned long long)seg_.value,
+                outcome_.divergence->describe().c_str());
+    patch_failed_ = true;
+  }
   return Next::Done;
 }
 
@@ -331,6 +524,7 @@ bool ReplaySession::SegmentRun::equal_but_noise(uint64_t vaddr, std::span<const 
 Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
   TRY(task_.read_memory(RemoteAddr(vaddr), out));
   if (s_.observer_) s_.observer_->hide_traps(vaddr, out);
+  if (patched_) patched_->hide(vaddr, out);
   return ok_status();
 }
 
@@ -549,9 +743,29 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int signo) {
   siginfo_t si = TRY(task_.siginfo());
   user_regs_struct r = TRY(task_.regs());
+  if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
+    return on_patched_match(r);
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && !patched_) {
+    TRY(go());  // queued before the patch went away: stale
+    return Next::Resume;
+  }
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si)) {
+    // Far more CPU time than the recorder saw: the patch missed the checkpoint.
+    SLSDBG_INFO("replay", "segment %llu: the patched breakpoint's run is over its CPU budget (pc %s)",
+                (unsigned long long)seg_.value, hex(r.rip).c_str());
+    patch_failed_ = patch_failed_by_budget_ = true;
+    outcome_.end = SegmentEnd::Diverged;
+    return Next::Done;
+  }
   if (signo == SIGTRAP && bp_inserted_ && r.rip == target_.rip && si.si_code == TRAP_HWBKPT) {
     Next n = TRY(on_breakpoint(r));
     if (n == Next::Done) return n;
+    if (patch_deferred_) {
+      patch_deferred_ = false;
+      TRY(remove_breakpoint());
+      TRY(maybe_patch());
+      if (!patched_) TRY(arm_breakpoint());
+    }
     TRY(go());
     return Next::Resume;
   }
@@ -565,6 +779,12 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     }
     TRY(go());  // the SIGTRAP is ours: suppressed
     return Next::Resume;
+  }
+  if (signo == SIGTRAP && patched_ && s_.observer_) {
+    // An int3 of the padding after the jump: a branch into the moved bytes.
+    if (si.si_code == SI_KERNEL && r.rip > patched_->pc() + 1 && r.rip <= patched_->pc() + patched_->length())
+      return diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved");
+    TRY(drop_patch());
   }
   if (signo == SIGTRAP && s_.observer_) {
     const RunObserver::Verdict v = TRY(s_.observer_->on_trap(task_, si));
@@ -637,6 +857,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     deliver_on_resume_ = signo;
     return Next::Pause;
   }
+  TRY(at_log_end(signo));
   TRY(go(signo));
   return Next::Resume;
 }
@@ -725,7 +946,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
       return Next::Done;
     }
   }
-  TRY(arm_breakpoint());
+  TRY(at_log_end());
   TRY(go());
   return Next::Resume;
 }
@@ -768,6 +989,10 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
       outcome_.end = SegmentEnd::Paused;
       return outcome_;
     }
+    if (n == Next::Done && patch_failed_ && rescue_) {
+      TRY(use_rescue());
+      continue;
+    }
     if (n == Next::Done) break;
   }
   return finish_run();
@@ -775,6 +1000,10 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::loop() {
 
 Result<SegmentOutcome> ReplaySession::SegmentRun::finish_run() {
   conditional_.reset();
+  budget_.reset();
+  if (patched_ && outcome_.end == SegmentEnd::ReachedByExecution) TRY(remove_patch());
+  patched_.reset();  // otherwise the process ends or is replaced
+  drop_rescue();
   if (outcome_.end != SegmentEnd::EndOfHistory) TRY(remove_breakpoint());
   return outcome_;
 }
@@ -847,8 +1076,26 @@ std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader
 Result<SegmentOutcome> ReplaySession::run_segment() {
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);
   Result<SegmentOutcome> result = run_->run();
+  if (result.ok() && run_->patch_failed()) {
+    // Correctness never rests on the patch: replay the segment again from
+    // checkpoint k, with a larger budget when only the budget ran out.
+    if (!run_->patch_failed_by_budget() || ++patch_failures_ >= kPatchAttempts) patch_off_ = true;
+    run_.reset();
+    reruns_++;
+    SLSDBG_DEBUG("replay", "segment %llu: replaying again from its checkpoint (%s)", (unsigned long long)k_.value,
+                 patch_off_ ? "hardware breakpoint" : "larger CPU budget");
+    task_.kill_and_reap();
+    task_ = TRY_CTX(restore_for_replay(reader_, k_), "restoring checkpoint " + std::to_string(k_.value));
+    signals_queued_by_restore_ = true;
+    return run_segment();
+  }
   if (!result.ok() || result->end != SegmentEnd::Paused) run_.reset();
   SegmentOutcome out = TRY(std::move(result));
+  if (out.end != SegmentEnd::Paused) {
+    out.reruns = std::exchange(reruns_, 0);
+    patch_failures_ = 0;
+    patch_off_ = false;
+  }
   if (out.end == SegmentEnd::Paused) return out;
   if (out.end == SegmentEnd::ReachedByExecution) {
     k_ = CheckpointId(k_.value + 1);

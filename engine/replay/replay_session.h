@@ -58,6 +58,8 @@ struct SegmentOutcome {
   uint64_t pages_compared = 0;  // at the boundary
   uint64_t xsave_areas_settled = 0;  // XINUSE noise overwritten at the boundary (xsave_noise.h)
   uint64_t dead_stack_bytes_settled = 0;  // dead stack set to the recorded bytes (dead_stack.h)
+  uint64_t reruns = 0;  // times the segment was replayed again from checkpoint k after a patched run failed
+  bool patched = false;  // reached through the patched breakpoint (patched_breakpoint.h)
 };
 
 // The hooks of a navigator (the Timeline) inside a run: its own traps
@@ -83,6 +85,16 @@ class RunObserver {
   // Live bytes read for a checkpoint comparison: show the original code
   // under the observer's breakpoints.
   virtual void hide_traps(uint64_t addr, std::span<uint8_t> bytes) = 0;
+  // Whether the session may put a patched breakpoint (patched_breakpoint.h)
+  // over [begin, end) until the observer's next trap: true only when the
+  // observer's next resumption is a plain continue and no debug register or
+  // breakpoint of its own could see the patch. The session removes the patch
+  // before any trap reaches the observer.
+  virtual bool allows_patch(uint64_t begin, uint64_t end) {
+    (void)begin;
+    (void)end;
+    return false;
+  }
 };
 
 class ReplaySession {
@@ -125,7 +137,12 @@ class ReplaySession {
   // boundary by execution the session sends them itself.
   bool signals_queued_by_restore_ = true;
   RunObserver* observer_ = nullptr;
-  std::unique_ptr<SegmentRun> run_;  // the current segment's run (kept while Paused)
+  std::unique_ptr<SegmentRun> run_;
+  // Patched runs of the current segment that failed (their CPU budget grows
+  // 4x each time; after kPatchAttempts, or any other failure, no patch).
+  int patch_failures_ = 0;
+  bool patch_off_ = false;
+  uint64_t reruns_ = 0;  // the current segment's run (kept while Paused)
 };
 
 // Registers equal for "being at a checkpoint": all general registers and

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include "common/log.h"
+#include "engine/replay/tracee_fork.h"
 #include "recorder/process/inject.h"
 
 namespace slsdbg::replay {
@@ -66,16 +67,8 @@ Result<std::unique_ptr<ReplaySession>> SnapshotCache::session_at(CheckpointId k,
     return ReplaySession::start(reader_, k);
   }
   Snapshot* snap = TRY(snapshot(k));
-  const int64_t child = TRY_CTX(process::inject_syscall(snap->task, SYS_clone, {CLONE_PARENT | SIGCHLD, 0, 0, 0, 0, 0}),
-                                "forking the snapshot of checkpoint " + std::to_string(k.value));
-  if (child <= 0) return Error::from_errno("clone (snapshot fork)", static_cast<int>(-child));
-  process::Task task(Tid(static_cast<int32_t>(child)), static_cast<pid_t>(child));
-  // The auto-attached child reports its first stop.
-  process::WaitResult w = TRY(task.wait());
-  if (!w.stopped()) return Error::msg("the snapshot's fork died at once");
-  TRY(task.set_regs(snap->regs));
-  TRY(task.set_signal_mask(snap->sigmask));
-  task.set_has_injection_page(true);
+  process::Task task = TRY_CTX(fork_tracee(snap->task, snap->regs, snap->sigmask),
+                               "forking the snapshot of checkpoint " + std::to_string(k.value));
   forks_++;
   return ReplaySession::adopt(reader_, k, std::move(task));
 }

@@ -104,6 +104,7 @@ class Timeline::Impl final : public RunObserver {
   Verdict before_signal(process::Task& task, int signo) override;
   Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
+  bool allows_patch(uint64_t begin, uint64_t end) override;
 
   // --- traps (timeline_traps.cc) ---
   // Makes `traps` the inserted set (breakpoints and watchpoints).

@@ -224,6 +224,18 @@ RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next
   return Verdict::Pause;
 }
 
+// A patched breakpoint is invisible as long as nothing steps through it or
+// watches with a debug register (a watchpoint could fire inside the
+// trampoline), and no int3 of ours lies in the bytes it moves.
+bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
+  if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
+      motion == Motion::Step)
+    return false;
+  for (const Slot& s : slots)
+    if (s.use != SlotUse::Free) return false;
+  return inserted.lower_bound(begin) == inserted.lower_bound(end);
+}
+
 uint64_t Timeline::Impl::pc_now() {
   auto r = session->task().regs();
   return r.ok() ? r->rip : 0;

@@ -19,6 +19,7 @@
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_signals.h"
 #include "recorder/process/spawn.h"
+#include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
@@ -110,10 +111,15 @@ class RecordSession {
   Result<user_regs_struct> regs();
   Status set_regs(const user_regs_struct& r);
   void kill_tracee();
+  // The tracee's CPU time since the last event: replay's progress hint.
+  void mark_progress();
+  std::optional<uint64_t> cpu_since_progress();
 
   RecordOptions opts_;
   pid_t pid_ = -1;
   std::unique_ptr<process::Task> task_;
+  std::optional<process::TaskClock> clock_;
+  std::optional<uint64_t> cpu_at_progress_;
   std::unique_ptr<CheckpointCapture> capture_;
   std::unique_ptr<store::RecordingWriter> writer_;
   std::unique_ptr<Tick> tick_;
@@ -171,7 +177,21 @@ Status RecordSession::request_interrupt() {
 Status RecordSession::log_event(const store::Event& ev) {
   TRY_CTX(writer_->append_event(ev), "writing the event log");
   events_++;
+  mark_progress();
   return ok_status();
+}
+
+void RecordSession::mark_progress() {
+  if (!clock_) return;
+  Result<uint64_t> ns = clock_->read();
+  cpu_at_progress_ = ns.ok() ? std::optional<uint64_t>(*ns) : std::nullopt;
+}
+
+std::optional<uint64_t> RecordSession::cpu_since_progress() {
+  if (!clock_ || !cpu_at_progress_) return std::nullopt;
+  Result<uint64_t> ns = clock_->read();
+  if (!ns.ok() || *ns < *cpu_at_progress_) return std::nullopt;
+  return *ns - *cpu_at_progress_;
 }
 
 void RecordSession::kill_tracee() {
@@ -196,6 +216,7 @@ Status RecordSession::start() {
   };
   task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   pid_ = task_->tid().value;
+  clock_ = process::TaskClock::open(pid_);
   // Ctrl-C and Ctrl-\ reach the program through the terminal; the recorder
   // stays to record what the program does with them. (Set after the spawn:
   // an ignored signal would be inherited across execve.)
@@ -229,10 +250,13 @@ Status RecordSession::start() {
 }
 
 Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
+  // Before capture, whose injected code runs in the tracee.
+  const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
   store::CheckpointInput input =
       TRY_CTX(capture_->capture({pid_}), "capturing checkpoint " + std::to_string(checkpoints_));
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
   input.time_ns = stop_time_ - t0_;
+  input.cpu_since_event_ns = cpu_since_event;
   const std::string why = reason == Reason::None ? "start" : reason_name(reason);
 
   // Held signals go back in the queue now; they are handed over with their
@@ -272,6 +296,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
     return ok_status();
   }
   if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
+  mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
   if (opts_.verify == VerifyMode::Off)
     TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
@@ -381,7 +406,10 @@ Status RecordSession::on_syscall_exit() {
     if (mem.read(cur_args_[1], act, sizeof act).ok())
       dispositions_.set(static_cast<int>(cur_args_[0]), {act[0], act[1]});
   }
-  if (cls == SyscallClass::AddressSpace) TRY_CTX(capture_->note_address_space_change(), "tracking a new mapping");
+  if (cls == SyscallClass::AddressSpace) {
+    TRY_CTX(capture_->note_address_space_change(), "tracking a new mapping");
+    mark_progress();  // not the tracee's own time
+  }
   if (cls == SyscallClass::Unmodelled) {
     SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
     store::Event forced;

@@ -3,9 +3,8 @@
 # recorder's fixtures (file I/O, stdin, rdtsc, clock_gettime, /dev/urandom, a
 # spin loop with exit status, heap churn with checkpoints inside memset's
 # `rep stosb`, python3 and sqlite3): each replays to its end with every
-# checkpoint boundary crossed by execution, none by restore. (rec_sigalrm is
-# correct but slow to replay: checkpoints inside its hot loop cost a
-# hardware-breakpoint exception per iteration; engine/replay/README.md.)
+# checkpoint boundary crossed by execution, none by restore. (rec_sigalrm,
+# checkpoints inside a hot loop, has its own test: test_replay_hot_loop.sh.)
 set -u
 work=$(mktemp -d "${TMPDIR:-/tmp}/replay_fixtures.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -1,0 +1,81 @@
+// An in-process conditional breakpoint: a `jmp` written over the checkpoint's
+// pc leads to a trampoline in the tracee that compares the general registers
+// with the target and executes int3 only on a match; otherwise it runs the
+// displaced instructions and jumps back. A visit costs a few nanoseconds
+// instead of a #DB exception (about 30 us in this VM), which is what makes a
+// checkpoint inside a hot loop cheap to reach (engine/replay/README.md).
+//
+//   pc:           jmp tramp                (5 bytes; the rest of the last
+//                                           displaced instruction is padding)
+//   tramp:        save rsp, private stack, pushfq
+//                 cmp each register with its target value; jne fail
+//                 popfq, rsp back; int3     <- match: SIGTRAP, rip = resume()
+//   resume():     jmp displaced
+//   fail:         popfq, rsp back
+//   displaced:    the instructions that were at pc (relative branches and
+//                 rip-relative operands re-encoded); jmp pc + length
+//
+// Not transparent: the trampoline is a mapping of its own, the code bytes at
+// pc change and a single step or a watchpoint walks the trampoline. So the
+// session uses it only once the segment's log is consumed (no mmap can then
+// collide with the page, no signal is delivered) and, with a RunObserver,
+// only while the observer has no debug register or single step in use
+// (RunObserver::allows_patch), removing it before the observer's first trap.
+// A branch into the middle of the moved bytes hits the int3 padding or runs
+// garbage, which ends in a divergence or a stuck loop that the session
+// detects, then replays without the patch (replay_session.cc). Correctness
+// never depends on it: every match is checked like a hardware-breakpoint hit.
+#pragma once
+
+#include <sys/user.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "common/result.h"
+#include "recorder/process/task.h"
+
+namespace slsdbg::replay {
+
+// Which registers the trampoline compares (as ConditionalBreakpoint::Compare).
+enum class PatchCompare { All, AllButRcxR11 };
+
+// The trampoline's bytes for `code` (the bytes at target.rip, at least 32),
+// placed at `tramp`; an error when the instructions at pc cannot be moved
+// (call, loop/jrcxz, an unconditional jump or return before 5 bytes).
+struct Trampoline {
+  std::vector<uint8_t> bytes;  // fits in one page with its data
+  uint64_t displaced = 0;      // bytes taken from pc (>= 5)
+  uint64_t resume = 0;         // the int3's next instruction (address)
+};
+// How many bytes at pc the jump displaces (whole instructions, >= 5).
+Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc);
+Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_regs_struct& target,
+                                    PatchCompare compare, uint64_t tramp);
+
+class PatchedBreakpoint {
+ public:
+  // Maps the trampoline near target.rip and writes the jump. The tracee is
+  // stopped; its rip must not lie inside the displaced bytes.
+  static Result<PatchedBreakpoint> install(process::Task& task, const user_regs_struct& target, PatchCompare compare);
+  // Puts the code back and unmaps the trampoline.
+  Status remove(process::Task& task);
+
+  // The rip of the match's SIGTRAP; resuming there goes on as if no match.
+  uint64_t resume_addr() const { return resume_; }
+  uint64_t pc() const { return pc_; }
+  uint64_t length() const { return original_.size(); }
+  // Shows the original code in bytes read from the live process at addr.
+  void hide(uint64_t addr, std::span<uint8_t> bytes) const;
+
+ private:
+  PatchedBreakpoint() = default;
+  uint64_t pc_ = 0;
+  uint64_t page_ = 0;
+  uint64_t resume_ = 0;
+  std::vector<uint8_t> original_;  // the bytes the jump replaced
+};
+
+}  // namespace slsdbg::replay

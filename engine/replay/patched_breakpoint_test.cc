@@ -1,0 +1,96 @@
+// Checks the trampoline of the patched breakpoint: the displaced instructions
+// are whole, relative branches and rip-relative operands still reach their
+// targets from the trampoline, the trampoline jumps back after them, and code
+// that cannot be moved (a call, a jump before 5 bytes) is refused.
+#include "engine/replay/patched_breakpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace slsdbg::replay {
+namespace {
+
+constexpr uint64_t kPc = 0x401000;
+constexpr uint64_t kTramp = 0x500000;
+
+user_regs_struct at_pc() {
+  user_regs_struct r{};
+  r.rip = kPc;
+  r.rax = 0x1111;
+  r.rsp = 0x7ffc0000;
+  return r;
+}
+
+std::vector<uint8_t> padded(std::vector<uint8_t> code) {
+  code.resize(32, 0x90);
+  return code;
+}
+
+// Addresses that a rel32 jump/jcc (opcode bytes `op`) in the trampoline reaches.
+std::vector<uint64_t> rel32_targets(const Trampoline& t, std::vector<uint8_t> op) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i + op.size() + 4 <= t.bytes.size(); i++) {
+    if (std::memcmp(&t.bytes[i], op.data(), op.size()) != 0) continue;
+    int32_t rel;
+    std::memcpy(&rel, &t.bytes[i + op.size()], 4);
+    out.push_back(kTramp + i + op.size() + 4 + static_cast<int64_t>(rel));
+  }
+  return out;
+}
+
+bool contains(const std::vector<uint64_t>& v, uint64_t x) {
+  for (uint64_t y : v)
+    if (y == x) return true;
+  return false;
+}
+
+TEST(PatchedBreakpoint, MovesAShortConditionalBranchAsRel32) {
+  // jne -16; add rax, 1
+  auto code = padded({0x75, 0xf0, 0x48, 0x83, 0xc0, 0x01});
+  auto t = build_trampoline(code, at_pc(), PatchCompare::All, kTramp);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(6u, t->displaced);
+  EXPECT_TRUE(contains(rel32_targets(*t, {0x0f, 0x85}), kPc + 2 - 16));
+  EXPECT_TRUE(contains(rel32_targets(*t, {0xe9}), kPc + 6));  // back after the displaced code
+  ASSERT_TRUE(patch_length(code, kPc).ok());
+  EXPECT_EQ(6u, *patch_length(code, kPc));
+}
+
+TEST(PatchedBreakpoint, RipRelativeOperandKeepsItsTarget) {
+  // mov rax, [rip + 0x100]
+  auto code = padded({0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00});
+  auto t = build_trampoline(code, at_pc(), PatchCompare::All, kTramp);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(7u, t->displaced);
+  bool found = false;
+  for (size_t i = 0; i + 7 <= t->bytes.size(); i++) {
+    if (t->bytes[i] != 0x48 || t->bytes[i + 1] != 0x8b || t->bytes[i + 2] != 0x05) continue;
+    int32_t disp;
+    std::memcpy(&disp, &t->bytes[i + 3], 4);
+    if (kTramp + i + 7 + static_cast<int64_t>(disp) == kPc + 7 + 0x100) found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(PatchedBreakpoint, RefusesCodeItCannotMove) {
+  EXPECT_FALSE(build_trampoline(padded({0xe8, 0, 0, 0, 0}), at_pc(), PatchCompare::All, kTramp).ok());  // call
+  EXPECT_FALSE(build_trampoline(padded({0xeb, 0x10}), at_pc(), PatchCompare::All, kTramp).ok());  // jmp, then a branch target
+  EXPECT_FALSE(build_trampoline(padded({0xc3}), at_pc(), PatchCompare::All, kTramp).ok());        // ret
+  EXPECT_FALSE(build_trampoline(padded({0xe2, 0xfe}), at_pc(), PatchCompare::All, kTramp).ok());  // loop: no rel32 form
+}
+
+TEST(PatchedBreakpoint, ComparesTheTargetRegisters) {
+  auto t = build_trampoline(padded({0x48, 0x83, 0xc0, 0x01, 0x90}), at_pc(), PatchCompare::All, kTramp);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  // rax's value is in the data area, and the trampoline has an int3 before resume.
+  uint64_t rax = 0;
+  std::memcpy(&rax, &t->bytes[2048 + 8], 8);
+  EXPECT_EQ(0x1111u, rax);
+  ASSERT_GT(t->resume, kTramp);
+  EXPECT_EQ(0xcc, t->bytes[t->resume - kTramp - 1]);
+}
+
+}  // namespace
+}  // namespace slsdbg::replay
