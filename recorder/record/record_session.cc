@@ -24,6 +24,7 @@
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
+#include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/tick.h"
 #include "recorder/record/tracee_stop.h"
@@ -107,6 +108,7 @@ class RecordSession {
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
   Status request_interrupt();
   Status rewind_before_syscall(user_regs_struct& regs);
+  Status skip_with_result(user_regs_struct& regs, int64_t result);
   Result<user_regs_struct> regs();
   Status set_regs(const user_regs_struct& r);
   void kill_tracee();
@@ -119,6 +121,7 @@ class RecordSession {
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
+  FastWrite fast_write_;
 
   enum class State { Running, InSyscall } state_ = State::Running;
   long cur_nr_ = -1;
@@ -209,6 +212,7 @@ Status RecordSession::start() {
   SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker), "setting up checkpoint capture");
   dispositions_ = initial_dispositions(pid_);
+  fast_write_ = FastWrite::for_process(pid_);
 
   store::RecordingMeta meta;
   meta.program = opts_.argv[0];
@@ -324,25 +328,38 @@ Status RecordSession::on_seccomp() {
     case SYS_rseq: {
       // The kernel writes a registered rseq area behind the program's back on
       // preemption; refuse it (the C library copes with ENOSYS).
-      r.orig_rax = static_cast<uint64_t>(-1);
-      r.rax = static_cast<uint64_t>(-ENOSYS);
-      TRY(set_regs(r));
-      store::Event ev;
-      ev.kind = store::EventKind::Syscall;
-      ev.tid = Tid(pid_);
-      ev.pc = r.rip;
-      ev.syscall_no = nr;
-      ev.args = syscall_args(r);
-      ev.result = -ENOSYS;
-      TRY(log_event(ev));
-      return cont();
+      return skip_with_result(r, -ENOSYS);
     }
-    default:
+    default: {
+      const std::array<uint64_t, 6> args = syscall_args(r);
+      // Done by the recorder on the tracee's behalf: one stop instead of two.
+      if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
+      fast_write_.before_syscall(nr, args);
       cur_nr_ = nr;
-      cur_args_ = syscall_args(r);
+      cur_args_ = args;
       state_ = State::InSyscall;
       return cont(0, PTRACE_SYSCALL);
+    }
   }
+}
+
+// At a seccomp stop: the syscall is not run; the tracee sees `result` as its
+// return value, and the log has the event the syscall-exit stop would have
+// logged (no memory writes).
+Status RecordSession::skip_with_result(user_regs_struct& r, int64_t result) {
+  const long nr = static_cast<long>(r.orig_rax);
+  store::Event ev;
+  ev.kind = store::EventKind::Syscall;
+  ev.tid = Tid(pid_);
+  ev.pc = r.rip;
+  ev.syscall_no = nr;
+  ev.args = syscall_args(r);
+  ev.result = result;
+  r.orig_rax = static_cast<uint64_t>(-1);
+  r.rax = static_cast<uint64_t>(result);
+  TRY(set_regs(r));
+  TRY(log_event(ev));
+  return cont();
 }
 
 Status RecordSession::on_syscall_exit() {
@@ -383,6 +400,7 @@ Status RecordSession::on_syscall_exit() {
   }
   if (cls == SyscallClass::AddressSpace) TRY_CTX(capture_->note_address_space_change(), "tracking a new mapping");
   if (cls == SyscallClass::Unmodelled) {
+    fast_write_.forget_all();
     SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
     store::Event forced;
     forced.kind = store::EventKind::ForcedCheckpoint;
@@ -606,6 +624,8 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
+  SLSDBG_DEBUG("record", "%llu syscalls performed by the recorder at their seccomp stop",
+               static_cast<unsigned long long>(fast_write_.performed()));
   if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.
