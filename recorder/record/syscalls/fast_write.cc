@@ -28,13 +28,15 @@ namespace {
 // Larger writes gain nothing from saving one stop, and the copy is ours.
 constexpr uint64_t kMaxBytes = 1 << 20;
 constexpr uint64_t kMaxIov = 1024;  // UIO_MAXIOV: the kernel says EINVAL above it
-// Every buffer must lie below this, so the kernel's access_ok on the
-// tracee's pointers could not have failed where ours pass.
-constexpr uint64_t kUserTop = 0x7ffffffff000ull;
+// Every buffer must end below this, so the kernel's access_ok on the
+// tracee's pointers could not have failed where ours pass. (The limit is
+// TASK_SIZE_MAX, 0x7ffffffff000, exclusive or not depending on the kernel
+// version; the page below it is left to the ordinary path.)
+constexpr uint64_t kUserTop = 0x7ffffffff000ull - 4096;
 // Bounds our own descriptor use; past it the cache starts over.
 constexpr size_t kMaxCached = 256;
 
-bool in_user_range(uint64_t addr, uint64_t len) { return addr <= kUserTop && len <= kUserTop - addr; }
+bool in_user_range(uint64_t addr, uint64_t len) { return addr < kUserTop && len < kUserTop - addr; }
 
 // Local filesystems, where a write waits for the disk at worst. A network or
 // FUSE filesystem could block indefinitely, which only the ordinary path
@@ -80,7 +82,10 @@ std::optional<FastWrite::Entry> FastWrite::make_entry(int tracee_fd) const {
   if (fstat(dup.get(), &st) != 0) return e;
   if (S_ISCHR(st.st_mode)) {
     // /dev/null and /dev/zero: writes succeed at once, lseek returns 0.
-    if (st.st_rdev == makedev(1, 3) || st.st_rdev == makedev(1, 5)) e.dup = std::move(dup);
+    if (st.st_rdev == makedev(1, 3) || st.st_rdev == makedev(1, 5)) {
+      e.dup = std::move(dup);
+      e.discards = true;
+    }
     return e;
   }
   if (!S_ISREG(st.st_mode)) return e;
@@ -104,10 +109,12 @@ const FastWrite::Entry* FastWrite::entry_for(uint64_t fd_arg) {
   return &cache_.emplace(fd, std::move(*e)).first->second;
 }
 
-bool FastWrite::gather_buffer(uint64_t addr, uint64_t len) {
+bool FastWrite::gather_buffer(uint64_t addr, uint64_t len, const Entry& e) {
   if (len > kMaxBytes || !in_user_range(addr, len)) return false;
   if (buf_.size() < len + 1) buf_.resize(len + 1);
-  if (len == 0) return true;
+  // write(2) to these checks only that the range is user memory (access_ok,
+  // above): an unreadable buffer succeeds natively too. Saves a syscall.
+  if (len == 0 || e.discards) return true;
   struct iovec local{buf_.data(), len};
   struct iovec remote{reinterpret_cast<void*>(addr), len};
   return process_vm_readv(pid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
@@ -152,11 +159,11 @@ std::optional<int64_t> FastWrite::try_perform(long nr, const std::array<uint64_t
   long r = -1;
   switch (nr) {
     case SYS_write:
-      if (!gather_buffer(a[1], a[2])) return std::nullopt;
+      if (!gather_buffer(a[1], a[2], *e)) return std::nullopt;
       r = syscall(SYS_write, fd, buf_.data(), a[2]);
       break;
     case SYS_pwrite64:
-      if (!gather_buffer(a[1], a[2])) return std::nullopt;
+      if (!gather_buffer(a[1], a[2], *e)) return std::nullopt;
       r = syscall(SYS_pwrite64, fd, buf_.data(), a[2], a[3]);
       break;
     case SYS_writev:

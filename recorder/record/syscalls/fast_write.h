@@ -51,7 +51,8 @@ class FastWrite {
 
  private:
   struct Entry {
-    UniqueFd dup;  // invalid: this fd is not eligible (a pipe, a tty, ...)
+    UniqueFd dup;           // invalid: this fd is not eligible (a pipe, a tty, ...)
+    bool discards = false;  // /dev/null, /dev/zero: the kernel never reads a write's bytes
   };
   const Entry* entry_for(uint64_t fd_arg);
   // nullopt: `fd` is not open in the tracee (or cannot be copied).
@@ -59,7 +60,7 @@ class FastWrite {
   // Reads the tracee's iovec array and its buffers into buf_; local iovecs
   // pointing into buf_ in iov_. False: declined.
   bool gather_iovec(uint64_t iov_addr, uint64_t iovcnt);
-  bool gather_buffer(uint64_t addr, uint64_t len);
+  bool gather_buffer(uint64_t addr, uint64_t len, const Entry& e);
 
   pid_t pid_ = -1;
   UniqueFd pidfd_;
