@@ -1,6 +1,7 @@
 #include "recorder/record/record_session.h"
 
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -19,6 +20,7 @@
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_signals.h"
 #include "recorder/process/spawn.h"
+#include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
@@ -117,7 +119,7 @@ class RecordSession {
   pid_t pid_ = -1;
   std::unique_ptr<process::Task> task_;
   std::unique_ptr<CheckpointCapture> capture_;
-  std::unique_ptr<store::RecordingWriter> writer_;
+  std::unique_ptr<CheckpointWriter> writer_;
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
@@ -187,6 +189,8 @@ void RecordSession::kill_tracee() {
 }
 
 Status RecordSession::start() {
+  cpu_set_t all_cpus;
+  if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
   const int cpu = choose_record_cpu();
   TRY(pin_to_cpu(cpu));
   process::SpawnOptions so;
@@ -224,7 +228,7 @@ Status RecordSession::start() {
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-  writer_ = TRY(store::RecordingWriter::create(opts_.out_dir, meta));
+  writer_ = TRY(CheckpointWriter::start(TRY(store::RecordingWriter::create(opts_.out_dir, meta)), all_cpus));
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
@@ -233,6 +237,8 @@ Status RecordSession::start() {
 }
 
 Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
+  // The previous checkpoint's pages live in capture's buffer until it is stored.
+  TRY(writer_->wait());
   store::CheckpointInput input =
       TRY_CTX(capture_->capture({pid_}), "capturing checkpoint " + std::to_string(checkpoints_));
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
@@ -250,7 +256,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   CheckpointId k;
   if (opts_.verify == VerifyMode::EveryCheckpoint) {
     input.stop_ns = monotonic_ns() - stop_time_;
-    k = TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    k = TRY_CTX(writer_->add_now(input, why), "storing checkpoint " + std::to_string(checkpoints_));
     if (!verify_reader_)
       verify_reader_ = TRY_CTX(store::RecordingReader::open(opts_.out_dir), "--verify: opening the recording");
     else
@@ -262,7 +268,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   if (reason == Reason::Exit && !refusal_.empty()) {
     // Refused (fork, threads, exec): the recording ends at this checkpoint.
     if (opts_.verify == VerifyMode::Off)
-      TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+      TRY_CTX(writer_->add_now(input, why), "storing checkpoint " + std::to_string(checkpoints_));
     checkpoints_++;
     kill_tracee();
     store::Event ev;
@@ -277,8 +283,9 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   }
   if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
   if (reason != Reason::None) TRY(cont());
+  // Stored while the program runs; an error surfaces at a later event or checkpoint.
   if (opts_.verify == VerifyMode::Off)
-    TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    TRY_CTX(writer_->add_in_background(std::move(input), why), "storing checkpoint " + std::to_string(checkpoints_));
   checkpoints_++;
   if (tick_) tick_->rearm();
   return ok_status();
@@ -597,13 +604,14 @@ Status RecordSession::loop() {
 }
 
 // After a ptrace call failed: did the tracee die of SIGKILL under it? Either
-// it is gone already (capture's injection reaped it), or ptrace said ESRCH
-// and its death is about to be reported: a zombie still answers kill(pid, 0),
-// so wait (briefly, never blocking) for waitpid to report it.
+// it is gone already (capture's injection reaped it), or its death is about
+// to be reported: a zombie still answers kill(pid, 0), so wait (briefly,
+// never blocking) for waitpid to report it. Not only after ESRCH: a kill
+// during capture shows up as e.g. an empty /proc/PID/maps.
 bool tracee_was_killed(pid_t pid, const Error& error) {
   if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  if (error.errno_value != ESRCH) return false;
-  for (int i = 0; i < 200; ++i) {
+  const int tries = error.errno_value == ESRCH ? 200 : 20;
+  for (int i = 0; i < tries; ++i) {
     int status = 0;
     pid_t got = waitpid(pid, &status, __WALL | WNOHANG);
     if (got == pid) {
