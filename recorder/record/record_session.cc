@@ -308,6 +308,9 @@ Status RecordSession::on_seccomp() {
   const long nr = static_cast<long>(r.orig_rax);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
     pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
+    // Our duplicates must not outlive the program's fds (flock locks, the
+    // last close's inotify event).
+    fast_write_.forget_all();
     return cont();
   }
   if (pending_ != Reason::None || interrupt_requested_) {
