@@ -1,6 +1,7 @@
 #include "recorder/record/record_session.h"
 
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -20,11 +21,13 @@
 #include "recorder/process/proc_signals.h"
 #include "recorder/process/spawn.h"
 #include "recorder/process/task_clock.h"
+#include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
+#include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/tick.h"
 #include "recorder/record/tracee_stop.h"
@@ -108,6 +111,7 @@ class RecordSession {
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
   Status request_interrupt();
   Status rewind_before_syscall(user_regs_struct& regs);
+  Status skip_with_result(user_regs_struct& regs, int64_t result);
   Result<user_regs_struct> regs();
   Status set_regs(const user_regs_struct& r);
   void kill_tracee();
@@ -121,10 +125,11 @@ class RecordSession {
   std::optional<process::TaskClock> clock_;
   std::optional<uint64_t> cpu_at_progress_;
   std::unique_ptr<CheckpointCapture> capture_;
-  std::unique_ptr<store::RecordingWriter> writer_;
+  std::unique_ptr<CheckpointWriter> writer_;
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
+  FastWrite fast_write_;
 
   enum class State { Running, InSyscall } state_ = State::Running;
   long cur_nr_ = -1;
@@ -204,6 +209,8 @@ void RecordSession::kill_tracee() {
 }
 
 Status RecordSession::start() {
+  cpu_set_t all_cpus;
+  if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
   const int cpu = choose_record_cpu();
   TRY(pin_to_cpu(cpu));
   process::SpawnOptions so;
@@ -230,6 +237,7 @@ Status RecordSession::start() {
   SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker), "setting up checkpoint capture");
   dispositions_ = initial_dispositions(pid_);
+  fast_write_ = FastWrite::for_process(pid_);
 
   store::RecordingMeta meta;
   meta.program = opts_.argv[0];
@@ -241,7 +249,7 @@ Status RecordSession::start() {
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-  writer_ = TRY(store::RecordingWriter::create(opts_.out_dir, meta));
+  writer_ = TRY(CheckpointWriter::start(TRY(store::RecordingWriter::create(opts_.out_dir, meta)), all_cpus));
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
@@ -252,6 +260,8 @@ Status RecordSession::start() {
 Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   // Before capture, whose injected code runs in the tracee.
   const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
+  // The previous checkpoint's pages live in capture's buffer until it is stored.
+  TRY(writer_->wait());
   store::CheckpointInput input =
       TRY_CTX(capture_->capture({pid_}), "capturing checkpoint " + std::to_string(checkpoints_));
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
@@ -270,7 +280,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   CheckpointId k;
   if (opts_.verify == VerifyMode::EveryCheckpoint) {
     input.stop_ns = monotonic_ns() - stop_time_;
-    k = TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    k = TRY_CTX(writer_->add_now(input, why), "storing checkpoint " + std::to_string(checkpoints_));
     if (!verify_reader_)
       verify_reader_ = TRY_CTX(store::RecordingReader::open(opts_.out_dir), "--verify: opening the recording");
     else
@@ -282,7 +292,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   if (reason == Reason::Exit && !refusal_.empty()) {
     // Refused (fork, threads, exec): the recording ends at this checkpoint.
     if (opts_.verify == VerifyMode::Off)
-      TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+      TRY_CTX(writer_->add_now(input, why), "storing checkpoint " + std::to_string(checkpoints_));
     checkpoints_++;
     kill_tracee();
     store::Event ev;
@@ -298,8 +308,9 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
+  // Stored while the program runs; an error surfaces at a later event or checkpoint.
   if (opts_.verify == VerifyMode::Off)
-    TRY_CTX(writer_->add_checkpoint(input, why), "storing checkpoint " + std::to_string(checkpoints_));
+    TRY_CTX(writer_->add_in_background(std::move(input), why), "storing checkpoint " + std::to_string(checkpoints_));
   checkpoints_++;
   if (tick_) tick_->rearm();
   return ok_status();
@@ -322,6 +333,9 @@ Status RecordSession::on_seccomp() {
   const long nr = static_cast<long>(r.orig_rax);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
     pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
+    // Our duplicates must not outlive the program's fds (flock locks, the
+    // last close's inotify event).
+    fast_write_.forget_all();
     return cont();
   }
   if (pending_ != Reason::None || interrupt_requested_) {
@@ -349,25 +363,38 @@ Status RecordSession::on_seccomp() {
     case SYS_rseq: {
       // The kernel writes a registered rseq area behind the program's back on
       // preemption; refuse it (the C library copes with ENOSYS).
-      r.orig_rax = static_cast<uint64_t>(-1);
-      r.rax = static_cast<uint64_t>(-ENOSYS);
-      TRY(set_regs(r));
-      store::Event ev;
-      ev.kind = store::EventKind::Syscall;
-      ev.tid = Tid(pid_);
-      ev.pc = r.rip;
-      ev.syscall_no = nr;
-      ev.args = syscall_args(r);
-      ev.result = -ENOSYS;
-      TRY(log_event(ev));
-      return cont();
+      return skip_with_result(r, -ENOSYS);
     }
-    default:
+    default: {
+      const std::array<uint64_t, 6> args = syscall_args(r);
+      // Done by the recorder on the tracee's behalf: one stop instead of two.
+      if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
+      fast_write_.before_syscall(nr, args);
       cur_nr_ = nr;
-      cur_args_ = syscall_args(r);
+      cur_args_ = args;
       state_ = State::InSyscall;
       return cont(0, PTRACE_SYSCALL);
+    }
   }
+}
+
+// At a seccomp stop: the syscall is not run; the tracee sees `result` as its
+// return value, and the log has the event the syscall-exit stop would have
+// logged (no memory writes).
+Status RecordSession::skip_with_result(user_regs_struct& r, int64_t result) {
+  const long nr = static_cast<long>(r.orig_rax);
+  store::Event ev;
+  ev.kind = store::EventKind::Syscall;
+  ev.tid = Tid(pid_);
+  ev.pc = r.rip;
+  ev.syscall_no = nr;
+  ev.args = syscall_args(r);
+  ev.result = result;
+  r.orig_rax = static_cast<uint64_t>(-1);
+  r.rax = static_cast<uint64_t>(result);
+  TRY(set_regs(r));
+  TRY(log_event(ev));
+  return cont();
 }
 
 Status RecordSession::on_syscall_exit() {
@@ -411,6 +438,7 @@ Status RecordSession::on_syscall_exit() {
     mark_progress();  // not the tracee's own time
   }
   if (cls == SyscallClass::Unmodelled) {
+    fast_write_.forget_all();
     SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
     store::Event forced;
     forced.kind = store::EventKind::ForcedCheckpoint;
@@ -607,13 +635,14 @@ Status RecordSession::loop() {
 }
 
 // After a ptrace call failed: did the tracee die of SIGKILL under it? Either
-// it is gone already (capture's injection reaped it), or ptrace said ESRCH
-// and its death is about to be reported: a zombie still answers kill(pid, 0),
-// so wait (briefly, never blocking) for waitpid to report it.
+// it is gone already (capture's injection reaped it), or its death is about
+// to be reported: a zombie still answers kill(pid, 0), so wait (briefly,
+// never blocking) for waitpid to report it. Not only after ESRCH: a kill
+// during capture shows up as e.g. an empty /proc/PID/maps.
 bool tracee_was_killed(pid_t pid, const Error& error) {
   if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  if (error.errno_value != ESRCH) return false;
-  for (int i = 0; i < 200; ++i) {
+  const int tries = error.errno_value == ESRCH ? 200 : 20;
+  for (int i = 0; i < tries; ++i) {
     int status = 0;
     pid_t got = waitpid(pid, &status, __WALL | WNOHANG);
     if (got == pid) {
@@ -634,6 +663,8 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
+  SLSDBG_DEBUG("record", "%llu syscalls performed by the recorder at their seccomp stop",
+               static_cast<unsigned long long>(fast_write_.performed()));
   if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.
