@@ -59,9 +59,13 @@ if good and not rows[-1][1]:
     g = good[-1]
     print("  => the money vanished in segment %d, between checkpoints %d and %d" % (g, g, g + 1))
 PY
-DEMO_WORK=$work DEMO_LAST=$last gdb -nx -batch -q "$BANK" -ex "source $work/walk.py" 2>/dev/null
+DEMO_WORK=$work DEMO_LAST=$last gdb -nx -batch -q "$BANK" -ex "source $work/walk.py" 2>/dev/null | tee "$work/walk.out"
+# GDB starts at the first checkpoint with money missing (the end of history
+# if the walk found none): reverse-continue then re-runs one segment.
+first_bad=$(sed -n 's/.*between checkpoints [0-9]* and \([0-9]*\)$/\1/p' "$work/walk.out")
+first_bad=${first_bad:-$last}
 
-step "4. rewind under GDB: from the end of history, reverse-continue to the last run of the lossy line"
+step "4. rewind under GDB: from checkpoint $first_bad, reverse-continue to the last run of the lossy line"
 bug_line=$(grep -n 'the planted bug: one' "$(dirname "$0")/../tests/programs/bank.c" | cut -d: -f1)
 cat >"$work/rewind.gdb" <<GDB
 set pagination off
@@ -89,7 +93,7 @@ monitor when
 echo (gdb) monitor dump $work/moment.core\n
 monitor dump $work/moment.core
 GDB
-run "$S" replay "$rec" --at "$last" -- -batch -nx -x "$work/rewind.gdb" 2>&1 | grep -v '^warning: '
+run "$S" replay "$rec" --at "$first_bad" -- -batch -nx -x "$work/rewind.gdb" 2>&1 | grep -v '^warning: '
 if [ -f "$work/moment.core" ]; then
   echo "\$ gdb $BANK $work/moment.core -batch -ex 'print transfers_done'"
   gdb -nx -batch -q "$BANK" "$work/moment.core" -ex 'print transfers_done' 2>/dev/null | grep '^\$'
