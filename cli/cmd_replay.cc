@@ -33,7 +33,8 @@ const char kUsage[] =
     "       slsdbg replay REC --server [HOST:]PORT|unix:PATH [--allow-remote] [--goto MOMENT | --at K]\n"
     "       slsdbg replay REC --check\n"
     "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
-    "EXPERIMENTAL. Replays recording REC deterministically from its event log.\n\n"
+    "Replays recording REC deterministically from its event log (single-threaded\n"
+    "programs; recordings of threads or forks are refused when recorded).\n\n"
     "Without --check, --server, --print-regs, --read or --json: starts gdb\n"
     "connected to the recording at its start (or at --goto/--at), with the\n"
     "recorded program's symbols loaded, over a Unix socket in a private 0700\n"
@@ -324,7 +325,7 @@ int run(const std::vector<std::string>& original_args) {
   return run_goto(**reader, a);
 }
 
-Registrar reg({"replay", "EXPERIMENTAL: replay a recording in GDB (or --server, --check, --goto/--at)", kUsage, run, 70});
+Registrar reg({"replay", "replay a recording in GDB: reverse execution (or --server, --check, --goto/--at)", kUsage, run, 70});
 
 }  // namespace
 }  // namespace slsdbg::cli
