@@ -18,5 +18,6 @@ run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
 run restore bash "$root/bench/restore/run.sh" "$build"
 run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5
 run travel_gdb python3 "$root/bench/travel/reverse.py" "$build" --history-s 1 --runs 3 --stepi 40
+run replay_speed python3 "$root/bench/travel/replay_speed.py" "$build" --runs 3
 run bisect python3 "$root/bench/bisect/run.py" "$build"
 echo "bench: results in $out/" >&2
