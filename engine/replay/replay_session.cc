@@ -207,6 +207,7 @@ class ReplaySession::SegmentRun {
   bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
   std::optional<ConditionalBreakpoint> conditional_;
   std::optional<PatchedBreakpoint> patched_;
+  std::optional<uint64_t> hint_;  // checkpoint k+1's cpu_since_event_ns: the patched run's CPU budget
   UniqueFd budget_;  // the patched run's CPU-time alarm
   bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
   bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
@@ -337,8 +338,7 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
     patch_deferred_ = true;
     return insert_breakpoint();
   }
-  const auto checkpoints = s_.reader_.checkpoints();
-  const std::optional<uint64_t> hint = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
+  const std::optional<uint64_t> hint = hint_;
   // SLSDBG_REPLAY_HINT_SCALE scales the hint (tests of a wrong hint).
   double scale = 1.0;
   if (const char* sc = std::getenv("SLSDBG_REPLAY_HINT_SCALE")) scale = std::strtod(sc, nullptr);
@@ -438,7 +438,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_ma
   if (TRY(on_breakpoint(at)) == Next::Done) {
     uint64_t cpu_ns = 0;  // the alarm counts the patched run's CPU time
     if (::read(budget_.get(), &cpu_ns, sizeof cpu_ns) == static_cast<ssize_t>(sizeof cpu_ns)) {
-      const std::optional<uint64_t> hint = s_.reader_.checkpoints()[seg_.value + 1].cpu_since_event_ns;
+      const std::optional<uint64_t> hint = hint_;
       SLSDBG_DEBUG("replay", "checkpoint %llu reached by the patched breakpoint after %llu us of CPU (hint %s us)",
                    (unsigned long long)seg_.value + 1, (unsigned long long)cpu_ns / 1000,
                    hint ? std::to_string(*hint / 1000).c_str() : "none");
@@ -896,6 +896,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
   events_ = TRY_CTX(s_.reader_.segment_events(seg_), "reading segment " + std::to_string(seg_.value));
   const auto checkpoints = s_.reader_.checkpoints();
   has_next_ = s_.k_.value + 1 < checkpoints.size();
+  if (has_next_) hint_ = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
   for (const store::Event& ev : events_)
     if (ev.kind == store::EventKind::ForcedCheckpoint) next_forced_ = true;
   if (has_next_) {
