@@ -66,7 +66,8 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   t.fill_ns = t3 - t2;
 
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
-  TRY_CTX(restore_files(rc, state, report, fd_numbers), "restoring files");
+  TRY_CTX(fd_numbers == FdNumbers::Exact ? restore_fd_numbers(rc, state, report) : restore_files(rc, state, report),
+          "restoring files");
   TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), report), "restoring signal state");
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));

@@ -44,39 +44,46 @@ Result<std::set<int>> open_fds(pid_t pid) {
   return fds;
 }
 
-// Occupies descriptor `fd` with /dev/null, so that the program's next
-// open/dup/socket gets the number it got when recorded.
-Status place_holder(RemoteCalls& rc, int fd) {
+// The recorded open flags, without those that would change the file.
+int reopen_flags(const store::FdEntry& e) {
+  return e.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+}
+
+// Opens `path` in the tracee as descriptor `fd` (close-on-exec as asked;
+// the temporary descriptor is always close-on-exec): 0, or the open's
+// negative errno.
+Result<int64_t> open_as(RemoteCalls& rc, const std::string& path, int flags, int fd, bool cloexec) {
   rc.reset_scratch();
-  uint64_t path = TRY(rc.put_string("/dev/null"));
-  int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(O_RDWR | O_CLOEXEC), 0));
-  if (tmp < 0) return Error::msg("open /dev/null for fd " + std::to_string(fd) + ": " + std::strerror(int(-tmp)));
+  uint64_t remote_path = TRY(rc.put_string(path));
+  int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), remote_path, uint64_t(flags | O_CLOEXEC), 0));
+  if (tmp < 0) return tmp;
   if (tmp != fd) {
-    TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(fd), 0));
+    TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(fd), cloexec ? uint64_t(O_CLOEXEC) : 0));
     TRY(rc.call("close", SYS_close, uint64_t(tmp)));
+  } else if (!cloexec) {
+    TRY(rc.call("fcntl", SYS_fcntl, uint64_t(fd), F_SETFD, 0));
   }
+  return 0;
+}
+
+Status restore_cwd(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
+  if (state.cwd.empty()) return ok_status();
+  rc.reset_scratch();
+  uint64_t path = TRY(rc.put_string(state.cwd));
+  int64_t r = TRY(rc.raw(SYS_chdir, path));
+  if (r < 0) report.warnings.push_back("cwd " + state.cwd + " not restored: chdir: " + std::strerror(int(-r)));
   return ok_status();
 }
 
 }  // namespace
-
-Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report,
-                     FdNumbers numbers) {
-  if (numbers == FdNumbers::Exact) return restore_fd_numbers(rc, state);
-  return restore_files(rc, state, report);
-}
 
 // Replay: every recorded descriptor number is open and no other, so the
 // program's next open/dup/pipe gets the number it got when recorded. What a
 // descriptor refers to matters less (replay emulates reads and writes from
 // the log): files are reopened where possible, the rest is /dev/null, and
 // descriptors 0-2 the restorer inherited stay.
-Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state) {
-  if (!state.cwd.empty()) {
-    rc.reset_scratch();
-    uint64_t path = TRY(rc.put_string(state.cwd));
-    (void)TRY(rc.raw(SYS_chdir, path));  // a failure shows as a divergence at a relative openat
-  }
+Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
+  TRY(restore_cwd(rc, state, report));
   std::set<int> recorded;
   for (const auto& e : state.fds) recorded.insert(e.fd);
   std::set<int> inherited;
@@ -88,36 +95,20 @@ Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state) {
     }
   }
   for (const auto& e : state.fds) {
-    if (!inherited.count(e.fd)) {
-      bool reopened = false;
-      if (why_not_reopenable(e).empty()) {
-        rc.reset_scratch();
-        uint64_t path = TRY(rc.put_string(e.path));
-        int flags = (e.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC)) | O_CLOEXEC;
-        int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(flags), 0));
-        if (tmp >= 0) {
-          reopened = true;
-          if (tmp != e.fd) {
-            TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(e.fd), 0));
-            TRY(rc.call("close", SYS_close, uint64_t(tmp)));
-          }
-        }
-      }
-      if (!reopened) TRY(place_holder(rc, e.fd));
+    const bool cloexec = (e.fd_flags & FD_CLOEXEC) != 0;
+    if (inherited.count(e.fd)) {
+      TRY(rc.call("fcntl", SYS_fcntl, uint64_t(e.fd), F_SETFD, cloexec ? FD_CLOEXEC : 0));
+      continue;
     }
-    const uint64_t cloexec = (e.fd_flags & FD_CLOEXEC) ? FD_CLOEXEC : 0;
-    TRY(rc.call("fcntl", SYS_fcntl, uint64_t(e.fd), F_SETFD, cloexec));
+    int64_t r = why_not_reopenable(e).empty() ? TRY(open_as(rc, e.path, reopen_flags(e), e.fd, cloexec)) : -1;
+    if (r < 0) r = TRY(open_as(rc, "/dev/null", O_RDWR, e.fd, cloexec));
+    if (r < 0) return Error::msg("open /dev/null for fd " + std::to_string(e.fd) + ": " + std::strerror(int(-r)));
   }
   return ok_status();
 }
 
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
-  if (!state.cwd.empty()) {
-    rc.reset_scratch();
-    uint64_t path = TRY(rc.put_string(state.cwd));
-    int64_t r = TRY(rc.raw(SYS_chdir, path));
-    if (r < 0) report.warnings.push_back("cwd " + state.cwd + " not restored: chdir: " + std::strerror(int(-r)));
-  }
+  TRY(restore_cwd(rc, state, report));
 
   for (int fd : TRY(open_fds(rc.task().tgid())))
     if (fd > 2) TRY(rc.call("close", SYS_close, uint64_t(fd)));
@@ -129,21 +120,11 @@ Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreR
       report.warnings.push_back("fd " + std::to_string(e.fd) + " (" + e.path + ") not restored: " + why);
       continue;
     }
-    rc.reset_scratch();
-    uint64_t path = TRY(rc.put_string(e.path));
-    int flags = (e.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC)) | O_CLOEXEC;
-    int64_t tmp = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(flags), 0));
-    if (tmp < 0) {
+    int64_t opened = TRY(open_as(rc, e.path, reopen_flags(e), e.fd, (e.fd_flags & FD_CLOEXEC) != 0));
+    if (opened < 0) {
       report.warnings.push_back("fd " + std::to_string(e.fd) + " (" + e.path + ") not restored: open: " +
-                                std::strerror(int(-tmp)));
+                                std::strerror(int(-opened)));
       continue;
-    }
-    uint64_t cloexec = (e.fd_flags & FD_CLOEXEC) ? O_CLOEXEC : 0;
-    if (tmp != e.fd) {
-      TRY(rc.call("dup3", SYS_dup3, uint64_t(tmp), uint64_t(e.fd), cloexec));
-      TRY(rc.call("close", SYS_close, uint64_t(tmp)));
-    } else if (!cloexec) {
-      TRY(rc.call("fcntl", SYS_fcntl, uint64_t(e.fd), F_SETFD, 0));
     }
     if (!(e.flags & O_APPEND) && e.offset != 0) {
       int64_t r = TRY(rc.raw(SYS_lseek, uint64_t(e.fd), e.offset, SEEK_SET));

@@ -33,8 +33,7 @@ std::vector<std::pair<uint64_t, uint64_t>> mark_lazy_regions(RestorePlan& plan);
 Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, CheckpointId k,
                   const store::ProcessState& state, RestoreReport& report);
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
-Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state);
-Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report, FdNumbers numbers);
+Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 // `deliveries`: the Signal events that open segment k (signals the recorder
 // delivered right after the checkpoint); they are queued with their siginfo.
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
