@@ -15,7 +15,8 @@ namespace slsdbg::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash] -- PROGRAM [ARGS...]\n"
+    "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
+    "                     [--copy deferred|in-stop] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
     "--interval milliseconds (default 10) and at exit, and a log of every\n"
@@ -29,6 +30,10 @@ constexpr const char* kUsage =
     "  --verify        after each checkpoint, compare the stored memory image with\n"
     "                  the live process (slow; for tests and doubters)\n"
     "  --tracker T     dirty-page tracking: auto (default), uffd, hash\n"
+    "  --copy C        when a tick checkpoint copies its dirty pages: deferred\n"
+    "                  (default: cold pages are copied on another CPU after the\n"
+    "                  program resumed, and the checkpoint is dropped if one was\n"
+    "                  written first) or in-stop (all while the program waits)\n"
     "\n"
     "Not supported yet: programs that create threads, fork or exec (recording\n"
     "stops with an error; what was recorded stays readable), attaching to a\n"
@@ -72,6 +77,11 @@ int run_record(const std::vector<std::string>& args) {
       if (!v || *end != '\0' || ms < 1 || ms > 60000)
         return fail("record: --interval needs a number of milliseconds between 1 and 60000", 2);
       opts.interval_ns = static_cast<uint64_t>(ms) * 1'000'000;
+    } else if (a == "--copy") {
+      const std::string* v = value("--copy");
+      if (!v || (*v != "deferred" && *v != "in-stop"))
+        return fail("record: --copy needs 'deferred' or 'in-stop'", 2);
+      opts.defer_copy = *v == "deferred";
     } else if (a == "--verify") {
       opts.verify = recorder::VerifyMode::EveryCheckpoint;
     } else if (a == "--tracker") {
@@ -104,6 +114,10 @@ int run_record(const std::vector<std::string>& args) {
   std::fprintf(stderr, "slsdbg: recorded %llu checkpoints, %llu events (tracker %s) in %s\n",
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
+  if (outcome->torn_checkpoints > 0)
+    std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
+                 static_cast<unsigned long long>(outcome->torn_checkpoints),
+                 static_cast<unsigned long long>(outcome->deferred_checkpoints));
   switch (outcome->end) {
     case recorder::RecordOutcome::End::Exited:
       return outcome->exit_code;

@@ -485,5 +485,74 @@ TEST(Capture, RoundTripThroughTheStoreAndVerify) {
   EXPECT_EQ(v.error().message, "checkpoint 1: page " + hex_addr(a + 2 * 4096) + " differs from the live process");
 }
 
+// Deferred copies (uffd-wp only: the page-hash tracker cannot watch pages).
+Result<Fixture> start_with(const CaptureOptions& options) {
+  auto t = TRY(CommandTracee::start());
+  TRY(t.command("G"));
+  auto c = TRY(CheckpointCapture::create(t.pid(), TrackerChoice::UffdWp, options));
+  return Fixture{std::move(t), std::move(c)};
+}
+
+bool page_filled(const store::CheckpointInput& in, uint64_t vaddr, uint8_t byte) {
+  const uint8_t* d = page_data(in, vaddr);
+  return d && std::all_of(d, d + 4096, [&](uint8_t b) { return b == byte; });
+}
+
+TEST(DeferredCapture, ColdPagesArriveWithSettleAndMatchTheStop) {
+  auto f = start_with({});
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 200");
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  ASSERT_OK(f->tracee.command("W " + hex(a) + " 200 11"));
+  auto c = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::Deferred);
+  ASSERT_OK(c);
+  ASSERT_TRUE(c->deferred);
+  const uint64_t deferred = f->capture->last_stats().deferred_pages;
+  EXPECT_GT(deferred, 150u);  // all but the pages next to a register
+  EXPECT_LT(dirty_in(c->input, a, a + 200 * 4096).size(), 200u);  // not there yet
+  // Another capture before settling is refused.
+  EXPECT_FALSE(f->capture->capture({f->tracee.pid()}).ok());
+  auto exact = f->capture->settle(*c);
+  ASSERT_OK(exact);
+  EXPECT_TRUE(*exact);
+  EXPECT_EQ(dirty_in(c->input, a, a + 200 * 4096), pages(a, 200));
+  for (uint64_t p = a; p < a + 200 * 4096; p += 4096) EXPECT_TRUE(page_filled(c->input, p, 0x11)) << hex_addr(p);
+  EXPECT_TRUE(std::is_sorted(c->input.dirty.begin(), c->input.dirty.end(),
+                             [](const auto& x, const auto& y) { return x.vaddr < y.vaddr; }));
+  // Small dirty sets are copied in the stop.
+  ASSERT_OK(f->tracee.command("W " + hex(a) + " 3 12"));
+  auto small = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::Deferred);
+  ASSERT_OK(small);
+  EXPECT_FALSE(small->deferred);
+  EXPECT_TRUE(page_filled(small->input, a + 4096, 0x12));
+}
+
+TEST(DeferredCapture, APageWrittenBeforeItsCopyTearsTheCheckpointAndTheNextTakesItsPages) {
+  CaptureOptions options;
+  options.deferred_copy_delay_us_for_tests = 300'000;  // the tracee writes first
+  auto f = start_with(options);
+  ASSERT_OK(f);
+  uint64_t a = *f->tracee.command("M 200");
+  ASSERT_OK(f->capture->note_address_space_change());
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  ASSERT_OK(f->tracee.command("W " + hex(a) + " 200 11"));
+  auto torn = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::Deferred);
+  ASSERT_OK(torn);
+  ASSERT_TRUE(torn->deferred);
+  ASSERT_OK(f->tracee.command("W " + hex(a + 5 * 4096) + " 1 22"));  // before the copy
+  auto exact = f->capture->settle(*torn);
+  ASSERT_OK(exact);
+  EXPECT_FALSE(*exact);
+  // The next capture holds all 200 pages (none was written again but page
+  // 5), each with its present bytes, as if the torn one had not been taken.
+  auto next = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::InStop);
+  ASSERT_OK(next);
+  EXPECT_FALSE(next->deferred);
+  EXPECT_EQ(dirty_in(next->input, a, a + 200 * 4096), pages(a, 200));
+  EXPECT_TRUE(page_filled(next->input, a + 5 * 4096, 0x22));
+  EXPECT_TRUE(page_filled(next->input, a + 100 * 4096, 0x11));
+}
+
 }  // namespace
 }  // namespace slsdbg::recorder

@@ -9,11 +9,14 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include "common/fd.h"
 #include "common/log.h"
 #include "recorder/capture/address_space_diff.h"
+#include "recorder/capture/deferred_copy.h"
+#include "recorder/capture/page_buffer_pool.h"
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/populated_pages.h"
@@ -32,6 +35,14 @@ Status verify_against_store(process::Task& leader, const std::vector<pid_t>& tid
 
 namespace {
 
+// Below this many cold pages a deferred copy is not worth its check.
+constexpr size_t kMinDeferredPages = 64;
+// Above this many the copy outlasts many writes (a whole heap touched for
+// the first time): the checkpoint would likely be torn.
+constexpr size_t kMaxDeferredPages = 16384;
+// Pages this close to the stack pointer count as hot.
+constexpr uint64_t kHotStackBytes = 64 * 1024;
+
 bool discards_memory(int advice) {
   return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE || advice == 24 /* MADV_DONTNEED_LOCKED */;
 }
@@ -46,7 +57,9 @@ class ProcessCapture final : public CheckpointCapture {
  public:
   ProcessCapture(pid_t pid, UniqueFd pagemap, const CaptureOptions& options)
       : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(options.copy_threads),
-        copy_path_(options.copy_path) {}
+        copy_path_(options.copy_path) {
+    deferred_.set_delay_for_tests(options.deferred_copy_delay_us_for_tests);
+  }
 
   Status init(TrackerChoice choice) {
     TRY_CTX(process::install_injection_page(leader_), "installing the injection page");
@@ -72,10 +85,18 @@ class ProcessCapture final : public CheckpointCapture {
   const char* tracker_name() const override { return tracker_->name(); }
 
   Result<store::CheckpointInput> capture(const std::vector<pid_t>& tids) override {
+    CapturedCheckpoint c = TRY(capture_checkpoint(tids, CopyTiming::InStop));
+    last_pages_ = std::move(c.pages);  // valid until the next capture, as documented
+    return std::move(c.input);
+  }
+
+  Result<CapturedCheckpoint> capture_checkpoint(const std::vector<pid_t>& tids, CopyTiming timing) override {
     const uint64_t t0 = monotonic_ns();
     if (tids.empty() || tids[0] != pid_) return Error::msg("capture: the thread group leader must come first");
+    if (deferred_.outstanding()) return Error::msg("capture: the previous deferred capture was not settled");
     TRY(reconcile());  // stack growth and anything the caller did not report
-    store::CheckpointInput input;
+    CapturedCheckpoint out;
+    store::CheckpointInput& input = out.input;
     store::ProcessState& st = input.state;
     st.pid = pid_;
     for (pid_t tid : tids) {
@@ -98,59 +119,70 @@ class ProcessCapture final : public CheckpointCapture {
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
-    std::vector<PageRange> lost;
-    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
-    for (const PageRange& r : lost) {
-      cleared_.push_back({r.start, r.end});
-      unseen_.push_back({r, copy_every_page(maps_, r.start)});
-    }
-    std::vector<uint64_t> staged;  // copied by the in-tracee stub
-    if (copy_path_ == CopyPath::InTracee) {
-      pages_.clear();
-      for (uint64_t p : written) {
-        if (staged.size() < process::kStagingMaxPages && tracee_can_read(p)) {
-          staged.push_back(p);
-        } else {
-          pages_.push_back(p);
-        }
-      }
-    } else {
-      pages_ = std::move(written);
-    }
-    if (!unseen_.empty()) {
-      for (const auto& [range, file_backed] : unseen_) {
-        if (file_backed) {
-          // Every page: a file page never touched still reads as the file's bytes, not zero.
-          for (uint64_t p = range.start; p < range.end; p += kPageSize) pages_.push_back(p);
-        } else {
-          TRY(append_populated_pages(pagemap_.get(), range, pages_));
-        }
-      }
-      std::sort(pages_.begin(), pages_.end());
-      pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
-      if (!staged.empty()) {
-        std::vector<uint64_t> rest;
-        std::set_difference(pages_.begin(), pages_.end(), staged.begin(), staged.end(), std::back_inserter(rest));
-        pages_ = std::move(rest);
-      }
-      unseen_.clear();
-    }
+    std::vector<uint64_t> pages = TRY(pages_to_take());
+    PageSplit split = split_pages(pages, timing, likely_next_writes(st.threads));
+
     const uint64_t t_copy = monotonic_ns();
-    if (!staged.empty()) TRY_CTX(staging_.copy(leader_, staged), "copying dirty pages in the tracee");
-    TRY_CTX(copier_.copy(leader_, pages_), "copying dirty pages");
-    const uint64_t t_end = monotonic_ns();
-    input.dirty.reserve(pages_.size() + staged.size());
-    for (size_t i = 0; i < pages_.size(); ++i) input.dirty.push_back(store::DirtyPage{pages_[i], copier_.data(i)});
-    if (!staged.empty()) {
-      for (size_t i = 0; i < staged.size(); ++i) input.dirty.push_back(store::DirtyPage{staged[i], staging_.data(i)});
-      std::sort(input.dirty.begin(), input.dirty.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
+    const size_t n_now = split.now.size(), n_staged = split.staged.size();
+    std::shared_ptr<PageBuffer> buffer = buffers_->acquire(pages.size());
+    if (!buffer) return Error::msg("capture: out of memory for " + std::to_string(pages.size()) + " page copies");
+    if (!split.staged.empty()) {
+      TRY_CTX(staging_.copy(leader_, split.staged), "copying dirty pages in the tracee");
+      for (size_t i = 0; i < n_staged; ++i) std::memcpy(buffer->page(n_now + i), staging_.data(i), kPageSize);
     }
+    TRY_CTX(copier_.copy(leader_, split.now, buffer->page(0)), "copying dirty pages");
+    const uint64_t t_end = monotonic_ns();
+    input.dirty.reserve(pages.size());
+    for (size_t i = 0; i < split.now.size(); ++i) input.dirty.push_back(store::DirtyPage{split.now[i], buffer->page(i)});
+    for (size_t i = 0; i < n_staged; ++i) input.dirty.push_back(store::DirtyPage{split.staged[i], buffer->page(n_now + i)});
+    sort_by_address(input.dirty);
     input.cleared = std::move(cleared_);
     cleared_.clear();
+    if (!split.cold.empty()) {
+      DeferredCopyJob job;
+      job.pid = pid_;
+      job.pagemap_fd = pagemap_.get();
+      job.pages = split.cold;
+      job.dest = buffer->page(n_now + n_staged);
+      deferred_offset_ = n_now + n_staged;
+      job.buffer = buffer;
+      TRY_CTX(deferred_.start(std::move(job)), "deferring the copy of dirty pages");
+      deferred_pages_ = std::move(split.cold);
+      out.deferred = true;
+    }
     input.stop_ns = monotonic_ns() - t0;
-    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy, input.dirty.size()};
+    stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy,
+                          input.dirty.size() + deferred_pages_.size(), out.deferred ? deferred_pages_.size() : 0};
+    out.pages = std::move(buffer);
     last_tids_ = tids;
-    return input;
+    return out;
+  }
+
+  Result<bool> settle(CapturedCheckpoint& c) override {
+    if (!c.deferred) return true;
+    c.deferred = false;
+    DeferredCopyResult r = deferred_.wait();
+    std::vector<uint64_t> cold = std::move(deferred_pages_);
+    deferred_pages_.clear();
+    if (!r.status.ok() || !r.torn.empty()) {
+      if (!r.status.ok())
+        SLSDBG_DEBUG("capture", "deferred copy failed (%s); the checkpoint is dropped", r.status.error().message.c_str());
+      else
+        SLSDBG_DEBUG("capture", "deferred copy: %zu of %zu cold pages written before confirmed (first 0x%llx); dropped",
+                     r.torn.size(), cold.size(), static_cast<unsigned long long>(r.torn[0]));
+      // Taken again next time: the next checkpoint starts from the one before this.
+      for (const store::DirtyPage& d : c.input.dirty) carried_.push_back(d.vaddr);
+      carried_.insert(carried_.end(), cold.begin(), cold.end());
+      c.input.cleared.insert(c.input.cleared.end(), cleared_.begin(), cleared_.end());
+      cleared_ = std::move(c.input.cleared);
+      c.input.dirty.clear();
+      return false;
+    }
+    auto* buffer = static_cast<const PageBuffer*>(c.pages.get());
+    for (size_t i = 0; i < r.copied.size(); ++i)
+      c.input.dirty.push_back(store::DirtyPage{r.copied[i], buffer->page(deferred_offset_ + i)});
+    sort_by_address(c.input.dirty);
+    return true;
   }
 
   Status note_address_space_change() override {
@@ -183,6 +215,104 @@ class ProcessCapture final : public CheckpointCapture {
   }
 
  private:
+  struct PageSplit {
+    std::vector<uint64_t> now;     // copied by the recorder in the stop
+    std::vector<uint64_t> staged;  // copied by the in-tracee stub in the stop
+    std::vector<uint64_t> cold;    // copied after the tracee resumed
+  };
+
+  // The pages this capture takes, ascending: written since the last capture,
+  // those of ranges that appeared or whose tracking was lost, and those a
+  // dropped (torn) capture left behind.
+  Result<std::vector<uint64_t>> pages_to_take() {
+    std::vector<PageRange> lost;
+    std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
+    for (const PageRange& r : lost) {
+      cleared_.push_back({r.start, r.end});
+      unseen_.push_back({r, copy_every_page(maps_, r.start)});
+    }
+    hot_ = std::move(written_);
+    written_ = written;
+    std::vector<uint64_t> pages = std::move(written);
+    for (const auto& [range, file_backed] : unseen_) {
+      if (file_backed) {
+        // Every page: a file page never touched still reads as the file's bytes, not zero.
+        for (uint64_t p = range.start; p < range.end; p += kPageSize) pages.push_back(p);
+      } else {
+        TRY(append_populated_pages(pagemap_.get(), range, pages));
+      }
+    }
+    unseen_.clear();
+    pages.insert(pages.end(), carried_.begin(), carried_.end());
+    carried_.clear();
+    std::sort(pages.begin(), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    return pages;
+  }
+
+  // Where the threads are likely to write right after resuming: around the
+  // stack pointer, and next to any register that holds an address (a loop's
+  // cursor). Sorted, possibly overlapping ranges.
+  static std::vector<PageRange> likely_next_writes(const std::vector<store::ThreadState>& threads) {
+    std::vector<PageRange> near;
+    for (const store::ThreadState& t : threads) {
+      const auto& r = t.regs;
+      near.push_back({std::max(page_floor(r.rsp), kHotStackBytes) - kHotStackBytes, page_floor(r.rsp) + kHotStackBytes});
+      for (uint64_t v : {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13,
+                         r.r14, r.r15})
+        if (v >= kPageSize) near.push_back({page_floor(v) - kPageSize, page_floor(v) + 2 * kPageSize});
+    }
+    std::sort(near.begin(), near.end(), [](const PageRange& a, const PageRange& b) { return a.start < b.start; });
+    return near;
+  }
+
+  PageSplit split_pages(const std::vector<uint64_t>& pages, CopyTiming timing, const std::vector<PageRange>& near) const {
+    PageSplit split;
+    if (timing == CopyTiming::Deferred) {
+      for (uint64_t p : pages)
+        if (may_defer(p, near)) split.cold.push_back(p);
+      if (split.cold.size() < kMinDeferredPages || split.cold.size() > kMaxDeferredPages) split.cold.clear();
+    }
+    std::vector<uint64_t> rest;
+    std::set_difference(pages.begin(), pages.end(), split.cold.begin(), split.cold.end(), std::back_inserter(rest));
+    for (uint64_t p : rest) {
+      // The stub reads with the tracee's permissions, and only written pages
+      // are surely backed (a file page beyond EOF would fault in the tracee).
+      const bool stage = copy_path_ == CopyPath::InTracee && split.staged.size() < process::kStagingMaxPages &&
+                         std::binary_search(written_.begin(), written_.end(), p) && tracee_can_read(p);
+      (stage ? split.staged : split.now).push_back(p);
+    }
+    return split;
+  }
+
+  // Cold private anonymous memory the tracker watches: a write to it after
+  // this stop shows in the deferred copy's check. Pages likely written again
+  // at once (near a register's address, or written in the previous interval
+  // too) would make the checkpoint torn: those are copied in the stop.
+  bool may_defer(uint64_t page, const std::vector<PageRange>& near) const {
+    for (const PageRange& r : near) {
+      if (r.start > page) break;
+      if (page < r.end) return false;
+    }
+    if (std::binary_search(hot_.begin(), hot_.end(), page)) return false;
+    const store::Mapping* m = mapping_at(page);
+    if (!m || !(m->flags & store::flag(store::MappingFlags::Anonymous)) ||
+        (m->flags & (store::flag(store::MappingFlags::Shared) | store::flag(store::MappingFlags::Vdso))))
+      return false;
+    return tracker_->watches(page);
+  }
+
+  const store::Mapping* mapping_at(uint64_t addr) const {
+    auto it = std::upper_bound(maps_.begin(), maps_.end(), addr, [](uint64_t a, const auto& m) { return a < m.start; });
+    if (it == maps_.begin()) return nullptr;
+    --it;
+    return addr < it->end ? &*it : nullptr;
+  }
+
+  static void sort_by_address(std::vector<store::DirtyPage>& dirty) {
+    std::sort(dirty.begin(), dirty.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
+  }
+
   // Re-reads the map; ranges that appeared are tracked from now on and copied
   // in full at the next capture, ranges that went away are `cleared`.
   Status reconcile() {
@@ -204,10 +334,8 @@ class ProcessCapture final : public CheckpointCapture {
 
   // The stub reads with the tracee's own permissions.
   bool tracee_can_read(uint64_t addr) const {
-    auto it = std::upper_bound(maps_.begin(), maps_.end(), addr, [](uint64_t a, const auto& m) { return a < m.start; });
-    if (it == maps_.begin()) return false;
-    --it;
-    return addr < it->end && (it->prot & PROT_READ);
+    const store::Mapping* m = mapping_at(addr);
+    return m && (m->prot & PROT_READ);
   }
 
   // File pages (and [vdso] code) read as their backing bytes even when not
@@ -226,8 +354,15 @@ class ProcessCapture final : public CheckpointCapture {
   std::vector<store::Mapping> maps_;
   std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else populated ones)
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
-  std::vector<uint64_t> pages_;
   PageCopier copier_;
+  std::shared_ptr<PageBufferPool> buffers_ = PageBufferPool::create();
+  std::shared_ptr<const void> last_pages_;  // capture()'s result points here
+  DeferredCopier deferred_;
+  std::vector<uint64_t> deferred_pages_;    // the cold pages of the capture not yet settled
+  size_t deferred_offset_ = 0;              // where their copies start in its buffer
+  std::vector<uint64_t> carried_;           // a dropped capture's pages, taken by the next
+  std::vector<uint64_t> written_;           // the tracker's pages at the last capture
+  std::vector<uint64_t> hot_;               // ... and at the one before
   CopyPath copy_path_;
   StagingCopier staging_;
   uint64_t brk_start_ = 0;

@@ -31,6 +31,25 @@ struct CaptureOptions {
   // the default: on this loaded 2-vCPU machine it measured no faster
   // (docs/performance.md, ## capture).
   CopyThreads copy_threads = CopyThreads::One;
+  // Deferred captures: the copy thread sleeps this long before copying, so
+  // that tests can make the tracee write a page first (a torn checkpoint).
+  unsigned deferred_copy_delay_us_for_tests = 0;
+};
+
+// When a capture copies its pages.
+enum class CopyTiming {
+  InStop,    // every page before the tracee resumes
+  // Hot pages (near the stack pointer, or written in the previous interval
+  // too) and pages the tracker cannot watch in the stop; the cold rest of
+  // the private anonymous memory on another CPU after the tracee resumed,
+  // checked by settle(). Small dirty sets are copied in the stop anyway.
+  Deferred,
+};
+
+struct CapturedCheckpoint {
+  store::CheckpointInput input;
+  std::shared_ptr<const void> pages;  // owns the bytes input.dirty[i].data point at
+  bool deferred = false;              // its cold pages arrive with settle()
 };
 
 // Where the time of the latest capture() went (for bench/capture).
@@ -40,6 +59,7 @@ struct CaptureStats {
   uint64_t collect_ns = 0;  // dirty-page tracker (PAGEMAP_SCAN or hashing)
   uint64_t copy_ns = 0;     // copying the pages out of the tracee
   uint64_t pages = 0;
+  uint64_t deferred_pages = 0;  // of `pages`, copied after the tracee resumed
 };
 
 class CheckpointCapture {
@@ -65,6 +85,19 @@ class CheckpointCapture {
   // time capture() took; time_ns and ThreadState::restarted_syscall are the
   // caller's.
   virtual Result<store::CheckpointInput> capture(const std::vector<pid_t>& tids) = 0;
+
+  // As capture(), but the result owns its pages (so several checkpoints can
+  // be in flight), and with CopyTiming::Deferred the tracee may resume
+  // before its cold pages are copied: call settle() before the next capture
+  // and before using the result's pages, whatever the tracee did meanwhile.
+  virtual Result<CapturedCheckpoint> capture_checkpoint(const std::vector<pid_t>& tids, CopyTiming timing) = 0;
+
+  // Completes a deferred capture (a no-op for an InStop one). true: `c` is
+  // exact as of its stop. false: a cold page was written before its copy was
+  // confirmed (or could not be read), so `c` is torn and must be dropped;
+  // its pages and cleared ranges are taken again by the next capture, which
+  // should then be InStop so that checkpoints keep coming.
+  virtual Result<bool> settle(CapturedCheckpoint& c) = 0;
 
   // Called with the tracee stopped after an address-space syscall returned
   // (mmap, munmap, mremap, brk, madvise, mprotect, shmat ...): registers new

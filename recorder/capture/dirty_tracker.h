@@ -32,6 +32,10 @@ class DirtyTracker {
   // replaced by an identical-looking one between two map reads) are re-armed
   // and appended to `lost`: their contents must be taken afresh.
   virtual Result<std::vector<uint64_t>> collect(std::vector<PageRange>& lost) = 0;
+  // After collect(): would a write to `page` show in written_among() on the
+  // process's pagemap (uffd write-protected, not hashed)? A deferred copy
+  // may only take such pages.
+  virtual bool watches(uint64_t page) const = 0;
 };
 
 // uffd-wp-async; fails (so Auto can fall back) when the kernel lacks it.

@@ -24,7 +24,7 @@ PageCopier::~PageCopier() {
   }
 }
 
-void PageCopier::copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t first, size_t last,
+void PageCopier::copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t first, size_t last, uint8_t* dest,
                            std::vector<size_t>& failed) {
   iovec remote[kMaxIov];
   size_t i = first;
@@ -36,12 +36,12 @@ void PageCopier::copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t
       remote[n++] = iovec{reinterpret_cast<void*>(pages[i]), run * kPageSize};
       i += run;
     }
-    iovec local{buf_.data() + batch_first * kPageSize, (i - batch_first) * kPageSize};
+    iovec local{dest + batch_first * kPageSize, (i - batch_first) * kPageSize};
     ssize_t got = process_vm_readv(tid, &local, 1, remote, n, 0);
     size_t done = got > 0 ? static_cast<size_t>(got) / kPageSize : 0;
     // A short read stops at the first unreadable page: take the rest one page at a time.
     for (size_t p = batch_first + done; p < i; ++p) {
-      iovec l1{buf_.data() + p * kPageSize, kPageSize};
+      iovec l1{dest + p * kPageSize, kPageSize};
       iovec r1{reinterpret_cast<void*>(pages[p]), kPageSize};
       if (process_vm_readv(tid, &l1, 1, &r1, 1, 0) != static_cast<ssize_t>(kPageSize)) failed.push_back(p);
     }
@@ -62,7 +62,7 @@ void PageCopier::worker_loop() {
     job_ready_ = false;
     lock.unlock();
     std::vector<size_t> failed;
-    copy_span(job_tid_, *job_pages_, job_first_, job_last_, failed);
+    copy_span(job_tid_, *job_pages_, job_first_, job_last_, job_dest_, failed);
     lock.lock();
     job_failed_ = std::move(failed);
     job_done_ = true;
@@ -70,8 +70,7 @@ void PageCopier::worker_loop() {
   }
 }
 
-Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages) {
-  if (buf_.size() < pages.size() * kPageSize) buf_.resize(pages.size() * kPageSize);
+Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages, uint8_t* dest) {
   std::vector<size_t> failed;
   const bool split = threads_ == CopyThreads::Two && pages.size() >= kSplitThreshold;
   if (split) {
@@ -81,18 +80,19 @@ Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages) {
       std::lock_guard<std::mutex> lock(mu_);
       job_tid_ = task.raw_tid();
       job_pages_ = &pages;
+      job_dest_ = dest;
       job_first_ = half;
       job_last_ = pages.size();
       job_done_ = false;
       job_ready_ = true;
     }
     cv_.notify_all();
-    copy_span(task.raw_tid(), pages, 0, half, failed);
+    copy_span(task.raw_tid(), pages, 0, half, dest, failed);
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return job_done_; });
     failed.insert(failed.end(), job_failed_.begin(), job_failed_.end());
   } else {
-    copy_span(task.raw_tid(), pages, 0, pages.size(), failed);
+    copy_span(task.raw_tid(), pages, 0, pages.size(), dest, failed);
   }
   if (failed.empty()) return ok_status();
   // Last resort for what process_vm_readv cannot read: /proc/PID/mem (PROT_NONE pages).
@@ -100,7 +100,7 @@ Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages) {
   std::vector<bool> drop(pages.size(), false);
   bool any_drop = false;
   for (size_t p : failed) {
-    std::span<uint8_t> out(buf_.data() + p * kPageSize, kPageSize);
+    std::span<uint8_t> out(dest + p * kPageSize, kPageSize);
     if (!task.read_memory(RemoteAddr(pages[p]), out).ok()) drop[p] = any_drop = true;
   }
   if (any_drop) {
@@ -109,7 +109,7 @@ Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages) {
       if (drop[p]) continue;
       if (out != p) {
         pages[out] = pages[p];
-        std::copy_n(buf_.data() + p * kPageSize, kPageSize, buf_.data() + out * kPageSize);
+        std::copy_n(dest + p * kPageSize, kPageSize, dest + out * kPageSize);
       }
       ++out;
     }

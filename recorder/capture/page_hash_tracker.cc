@@ -17,6 +17,7 @@ class PageHashTracker final : public DirtyTracker {
  public:
   explicit PageHashTracker(pid_t pid) : pid_(pid) {}
   const char* name() const override { return "page-hash"; }
+  bool watches(uint64_t) const override { return false; }  // hashes say nothing until the next collect
 
   Status track(const PageRange& range) override {
     std::vector<uint64_t>& hashes = ranges_[range.start];

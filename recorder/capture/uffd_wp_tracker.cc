@@ -14,6 +14,7 @@
 
 #include "common/fd.h"
 #include "recorder/capture/dirty_tracker.h"
+#include "recorder/capture/pagemap_scan.h"
 #include "recorder/capture/uffd_compat.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/remote_fd.h"
@@ -21,11 +22,6 @@
 namespace slsdbg::recorder {
 
 namespace {
-
-// Regions per PAGEMAP_SCAN call. Kernel quirk: when a call returns fewer than
-// vec_len regions but more than ~512, walk_end is stale; so stop as soon as a
-// call returns fewer than vec_len, and keep vec_len at 512.
-constexpr size_t kScanRegions = 512;
 
 class UffdWpTracker final : public DirtyTracker {
  public:
@@ -69,7 +65,7 @@ class UffdWpTracker final : public DirtyTracker {
     std::vector<uint64_t> dirty;
     std::vector<PageRange> unregistered;
     for (auto& [start, end] : registered_) {
-      Status s = scan(start, end, dirty);
+      Status s = scan_written_pages(pagemap_.get(), start, end, true, dirty);
       if (s.ok()) continue;
       // EPERM (PM_SCAN_CHECK_WPASYNC): some VMA here is no longer registered,
       // e.g. mmap(MAP_FIXED) over it without us re-reading the map in between.
@@ -92,30 +88,15 @@ class UffdWpTracker final : public DirtyTracker {
     return dirty;
   }
 
- private:
-  Status scan(uint64_t start, uint64_t end, std::vector<uint64_t>& dirty) {
-    page_region vec[kScanRegions];
-    uint64_t cur = start;
-    while (cur < end) {
-      pm_scan_arg a{};
-      a.size = sizeof a;
-      a.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC;
-      a.start = cur;
-      a.end = end;
-      a.vec = reinterpret_cast<uint64_t>(vec);
-      a.vec_len = kScanRegions;
-      a.category_mask = PAGE_IS_WRITTEN;
-      a.return_mask = PAGE_IS_WRITTEN;
-      long n = ioctl(pagemap_.get(), PAGEMAP_SCAN, &a);
-      if (n < 0) return Error::from_errno("ioctl(PAGEMAP_SCAN)");
-      for (long i = 0; i < n; ++i)
-        for (uint64_t p = vec[i].start; p < vec[i].end; p += kPageSize) dirty.push_back(p);
-      if (static_cast<size_t>(n) < kScanRegions) break;  // complete; walk_end may be stale
-      cur = a.walk_end;
-    }
-    return ok_status();
-  }
+  bool watches(uint64_t page) const override { return contains(registered_, page) && !contains(hashed_, page); }
 
+ private:
+  static bool contains(const std::map<uint64_t, uint64_t>& m, uint64_t page) {
+    auto it = m.upper_bound(page);
+    if (it == m.begin()) return false;
+    --it;
+    return page < it->second;
+  }
   // Sorted disjoint ranges, merged when adjacent.
   static void add(std::map<uint64_t, uint64_t>& m, PageRange r) {
     remove(m, r);

@@ -107,6 +107,11 @@ class RecordSession {
   Status settle_interrupted(int signo);
   Status on_tick();
   Status checkpoint(Reason reason, bool restarted_syscall);
+  CopyTiming copy_timing(Reason reason) const;
+  // Hands a deferred checkpoint to the store once its copy is confirmed, or
+  // drops it (torn). Called before anything else at every tracee stop, so no
+  // event is logged between a checkpoint and its settling.
+  Status settle_deferred(bool tracee_stopped);
   Status log_event(const store::Event& ev);
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
   Status request_interrupt();
@@ -126,6 +131,13 @@ class RecordSession {
   std::optional<uint64_t> cpu_at_progress_;
   std::unique_ptr<CheckpointCapture> capture_;
   std::unique_ptr<CheckpointWriter> writer_;
+  struct Unsettled {
+    CapturedCheckpoint checkpoint;
+    std::string why;
+    std::optional<uint64_t> cpu_at_progress_before;  // restored if it is dropped
+  };
+  std::optional<Unsettled> unsettled_;
+  int torn_in_a_row_ = 0;  // deferred ticks dropped since the last stored checkpoint
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
@@ -260,10 +272,10 @@ Status RecordSession::start() {
 Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   // Before capture, whose injected code runs in the tracee.
   const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
-  // The previous checkpoint's pages live in capture's buffer until it is stored.
-  TRY(writer_->wait());
-  store::CheckpointInput input =
-      TRY_CTX(capture_->capture({pid_}), "capturing checkpoint " + std::to_string(checkpoints_));
+  const CopyTiming timing = copy_timing(reason);
+  CapturedCheckpoint captured =
+      TRY_CTX(capture_->capture_checkpoint({pid_}, timing), "capturing checkpoint " + std::to_string(checkpoints_));
+  store::CheckpointInput& input = captured.input;
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
@@ -306,13 +318,55 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
     return ok_status();
   }
   if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
+  const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
-  // Stored while the program runs; an error surfaces at a later event or checkpoint.
-  if (opts_.verify == VerifyMode::Off)
-    TRY_CTX(writer_->add_in_background(std::move(input), why), "storing checkpoint " + std::to_string(checkpoints_));
+  if (captured.deferred) {
+    outcome_.deferred_checkpoints++;
+    unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
+  } else if (opts_.verify == VerifyMode::Off) {
+    // Stored while the program runs; an error surfaces at a later event or checkpoint.
+    TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
+            "storing checkpoint " + std::to_string(checkpoints_));
+  }
   checkpoints_++;
   if (tick_) tick_->rearm();
+  return ok_status();
+}
+
+// Only ticks, the one kind of checkpoint that may be dropped: it delivers
+// nothing (no held signal goes out after it), so the program runs the same
+// with or without it, and the next checkpoint takes its pages. After
+// kMaxTornInARow dropped ones the next copies in the stop, so that a gap
+// between checkpoints stays below (kMaxTornInARow + 1) intervals.
+constexpr int kMaxTornInARow = 2;
+
+CopyTiming RecordSession::copy_timing(Reason reason) const {
+  const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() &&
+                         opts_.verify == VerifyMode::Off && torn_in_a_row_ < kMaxTornInARow;
+  return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
+}
+
+Status RecordSession::settle_deferred(bool tracee_stopped) {
+  if (!unsettled_) return ok_status();
+  Unsettled u = std::move(*unsettled_);
+  unsettled_.reset();
+  const uint64_t t = monotonic_ns();
+  const bool exact = TRY_CTX(capture_->settle(u.checkpoint), "copying checkpoint pages");
+  if (!exact) {
+    // As if the tick had not come: its segment joins the previous one.
+    checkpoints_--;
+    outcome_.torn_checkpoints++;
+    torn_in_a_row_++;
+    cpu_at_progress_ = u.cpu_at_progress_before;
+    SLSDBG_DEBUG("record", "tick checkpoint dropped: a page was written before its deferred copy");
+    return ok_status();
+  }
+  torn_in_a_row_ = 0;
+  // A tracee that stopped before the copy was done waited for it.
+  if (tracee_stopped) u.checkpoint.input.stop_ns += monotonic_ns() - t;
+  TRY_CTX(writer_->add_in_background(std::move(u.checkpoint.input), u.why, std::move(u.checkpoint.pages)),
+          "storing checkpoint");
   return ok_status();
 }
 
@@ -600,10 +654,13 @@ Status RecordSession::loop() {
     if (got < 0) {
       if (wait_errno != EINTR) return Error::from_errno("waitpid", wait_errno);
       tick_->take_due();
+      // A tracee blocked in a long syscall would otherwise keep it unsettled.
+      TRY(settle_deferred(false));
       TRY(on_tick());
       continue;
     }
     stop_time_ = monotonic_ns();
+    TRY(settle_deferred(true));
     interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
     const TraceeStop s = decode_wait_status(status);
     switch (s.kind) {

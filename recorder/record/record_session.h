@@ -23,6 +23,9 @@ struct RecordOptions {
   uint64_t interval_ns = 10'000'000;
   VerifyMode verify = VerifyMode::Off;
   TrackerChoice tracker = TrackerChoice::Auto;
+  // Tick checkpoints copy their cold pages after the tracee resumed
+  // (CopyTiming::Deferred); false: every page inside the stop.
+  bool defer_copy = true;
 };
 
 struct RecordOutcome {
@@ -34,6 +37,8 @@ struct RecordOutcome {
   uint64_t checkpoints = 0;
   uint64_t events = 0;
   std::string tracker;
+  uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
+  uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy
 };
 
 // Errors before the program started (cannot execute, cannot create the
