@@ -71,11 +71,15 @@ class CheckpointWriter {
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
+  // Every call below returns the first store error once there was one;
+  // nothing more is stored after it.
+
   Status append_event(const store::Event& event);
 
   // Queues the checkpoint and returns (blocking only for backpressure).
   // `keepalive` owns what input.dirty[i].data points into; it is released
-  // once the checkpoint is stored. A store error is returned by a later call.
+  // once the checkpoint is stored (or dropped after an error). A store
+  // error is returned by a later call.
   Status add_in_background(store::CheckpointInput input, std::string reason,
                            std::shared_ptr<const void> keepalive = nullptr);
   // Drains the queue, then stores it on this thread (--verify reads it back at once).
@@ -87,9 +91,6 @@ class CheckpointWriter {
   Status finish();
 
   Stats stats() const;
-
-  // Every call returns the first store error once there was one; nothing
-  // more is stored after it.
 
  private:
   struct CheckpointJob {
