@@ -2,13 +2,15 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <chrono>
 #include <system_error>
 
 namespace slsdbg::recorder {
 
 Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_ptr<store::RecordingWriter> writer,
-                                                                  const cpu_set_t& cpus) {
-  std::unique_ptr<CheckpointWriter> w(new CheckpointWriter(std::move(writer)));
+                                                                  const cpu_set_t& cpus, Limits limits) {
+  std::unique_ptr<CheckpointWriter> w(new CheckpointWriter(std::move(writer), limits));
   try {
     w->thread_ = std::thread([p = w.get()] { p->thread_main(); });
   } catch (const std::system_error& e) {
@@ -22,85 +24,160 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_pt
 CheckpointWriter::~CheckpointWriter() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // The thread stores what is queued before it quits: whole checkpoints,
+    // and the last segment's events as far as they came.
+    if (!error_) hand_over_batch_locked();
     quit_ = true;
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void CheckpointWriter::thread_main() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    // A job handed over before quit is still stored: its checkpoint is complete.
-    cv_.wait(lock, [&] { return job_.has_value() || quit_; });
-    if (!job_) return;
-    auto [input, reason] = std::move(*job_);
-    job_.reset();
+    work_cv_.wait(lock, [&] { return !queue_.empty() || quit_; });
+    if (queue_.empty()) return;  // quit, and everything queued is done
+    Op op = std::move(queue_.front());
+    queue_.pop_front();
+    const bool skip = error_.has_value();  // nothing is stored after an error
     lock.unlock();
-    Status st = ok_status();
-    Result<CheckpointId> k = writer_->add_checkpoint(input, reason);
-    if (!k.ok()) st = k.error().context("storing a checkpoint (" + reason + ")");
+    Status st = skip ? ok_status() : run(op);
+    const bool checkpoint = std::holds_alternative<CheckpointJob>(op);
+    const uint64_t bytes = checkpoint ? std::get<CheckpointJob>(op).bytes : 0;
+    // Release the pages (keepalive) before anyone can see the checkpoint done.
+    op = Op();
     lock.lock();
-    job_status_ = std::move(st);
-    job_done_.store(true, std::memory_order_release);
-    cv_.notify_all();
+    if (checkpoint && st.ok() && !skip) stats_.stored++;
+    finished_op(checkpoint, bytes, std::move(st));
   }
 }
 
-Status CheckpointWriter::collect() {
-  Status st = ok_status();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    st = std::move(*job_status_);
-    job_status_.reset();
-    job_done_.store(false, std::memory_order_relaxed);
+Status CheckpointWriter::run(Op& op) {
+  if (auto* job = std::get_if<CheckpointJob>(&op)) {
+    Result<CheckpointId> k = writer_->add_checkpoint(job->input, job->reason);
+    if (!k.ok()) return k.error().context("storing a checkpoint (" + job->reason + ")");
+    return ok_status();
   }
-  in_flight_ = false;
-  if (!st.ok()) return st;
-  for (const store::Event& ev : held_) TRY_CTX(writer_->append_event(ev), "writing the event log");
-  held_.clear();
+  for (const store::Event& ev : std::get<std::vector<store::Event>>(op))
+    TRY_CTX(writer_->append_event(ev), "writing the event log");
+  return ok_status();
+}
+
+void CheckpointWriter::finished_op(bool checkpoint, uint64_t bytes, Status st) {
+  if (checkpoint) {
+    queued_checkpoints_--;
+    queued_bytes_ -= bytes;
+  }
+  if (!st.ok() && !error_) {
+    error_ = st.take_error();
+    failed_.store(true, std::memory_order_release);
+  }
+  // After the thread's last use of writer_ for this operation (see pending_).
+  pending_.fetch_sub(1, std::memory_order_release);
+  done_cv_.notify_all();
+}
+
+void CheckpointWriter::enqueue_locked(Op op) {
+  queue_.push_back(std::move(op));
+  pending_.fetch_add(1, std::memory_order_relaxed);  // only this thread increments; mu_ orders it for the thread
+  work_cv_.notify_one();
+}
+
+void CheckpointWriter::hand_over_batch_locked() {
+  if (batch_.empty()) return;
+  enqueue_locked(std::move(batch_));
+  batch_ = {};
+}
+
+bool CheckpointWriter::has_room_locked(uint64_t bytes) const {
+  if (queued_checkpoints_ == 0) return true;
+  return queued_checkpoints_ < limits_.max_checkpoints && queued_bytes_ + bytes <= limits_.max_bytes;
+}
+
+Status CheckpointWriter::fail(Error e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!error_) {
+    error_ = std::move(e);
+    failed_.store(true, std::memory_order_release);
+  }
+  return *error_;
+}
+
+Status CheckpointWriter::first_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_ ? Status(*error_) : ok_status();
+}
+
+Status CheckpointWriter::append_event(const store::Event& event) {
+  // Load pending_ first: reading 0 (acquire) also makes the thread's error visible.
+  const bool busy = pending_.load(std::memory_order_acquire) != 0;
+  if (failed_.load(std::memory_order_acquire)) return first_error();
+  if (busy) {
+    batch_.push_back(event);  // queued with the next checkpoint, or once idle
+    return ok_status();
+  }
+  if (!batch_.empty()) {
+    // Idle now, with events from while it was busy: let the thread write
+    // them (their number is unbounded; the tracee should not wait for that).
+    batch_.push_back(event);
+    std::lock_guard<std::mutex> lock(mu_);
+    hand_over_batch_locked();
+    return ok_status();
+  }
+  // Idle and nothing queued: the thread does not touch writer_ until we queue.
+  Status st = writer_->append_event(event);
+  if (!st.ok()) return fail(st.error());
+  return ok_status();
+}
+
+Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::string reason,
+                                           std::shared_ptr<const void> keepalive) {
+  const uint64_t bytes = input.dirty.size() * kPageSize;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (error_) return *error_;
+  hand_over_batch_locked();  // the previous segment's events go first
+  if (!has_room_locked(bytes)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    done_cv_.wait(lock, [&] { return has_room_locked(bytes) || error_.has_value(); });
+    stats_.blocked++;
+    stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    if (error_) return *error_;
+  }
+  queued_checkpoints_++;
+  queued_bytes_ += bytes;
+  stats_.peak_queued = std::max<uint64_t>(stats_.peak_queued, queued_checkpoints_);
+  enqueue_locked(CheckpointJob{std::move(input), std::move(reason), std::move(keepalive), bytes});
   return ok_status();
 }
 
 Status CheckpointWriter::wait() {
-  if (!in_flight_) return ok_status();
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return job_status_.has_value(); });
-  }
-  return collect();
-}
-
-Status CheckpointWriter::append_event(const store::Event& event) {
-  if (in_flight_) {
-    if (!job_done_.load(std::memory_order_acquire)) {
-      held_.push_back(event);
-      return ok_status();
-    }
-    TRY(collect());
-  }
-  return writer_->append_event(event);
-}
-
-Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::string reason) {
-  TRY(wait());
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_.emplace(std::move(input), std::move(reason));
-  }
-  in_flight_ = true;
-  cv_.notify_all();
-  return ok_status();
+  if (pending_.load(std::memory_order_acquire) == 0 && batch_.empty()) return first_error();
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!error_) hand_over_batch_locked();
+  done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+  return error_ ? Status(*error_) : ok_status();
 }
 
 Result<CheckpointId> CheckpointWriter::add_now(const store::CheckpointInput& input, const std::string& reason) {
   TRY(wait());
-  return writer_->add_checkpoint(input, reason);
+  Result<CheckpointId> k = writer_->add_checkpoint(input, reason);
+  if (!k.ok()) return fail(k.error()).take_error();
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.stored++;
+  return k;
 }
 
 Status CheckpointWriter::finish() {
   TRY(wait());
-  return writer_->finish();
+  Status st = writer_->finish();
+  if (!st.ok()) return fail(st.error());
+  return ok_status();
+}
+
+CheckpointWriter::Stats CheckpointWriter::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
 }
 
 }  // namespace slsdbg::recorder
