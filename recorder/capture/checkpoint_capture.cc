@@ -17,6 +17,7 @@
 #include "recorder/capture/address_space_diff.h"
 #include "recorder/capture/deferred_copy.h"
 #include "recorder/capture/page_buffer_pool.h"
+#include "recorder/capture/pending_access.h"
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/populated_pages.h"
@@ -120,7 +121,7 @@ class ProcessCapture final : public CheckpointCapture {
 
     const uint64_t t_collect = monotonic_ns();
     std::vector<uint64_t> pages = TRY(pages_to_take());
-    PageSplit split = split_pages(pages, timing, likely_next_writes(st.threads));
+    PageSplit split = split_pages(pages, timing, timing == CopyTiming::Deferred ? likely_next_writes(st.threads) : std::vector<PageRange>{});
 
     const uint64_t t_copy = monotonic_ns();
     const size_t n_now = split.now.size(), n_staged = split.staged.size();
@@ -158,6 +159,8 @@ class ProcessCapture final : public CheckpointCapture {
     return out;
   }
 
+  void on_torn_copy(std::function<void()> notify) override { deferred_.set_on_torn(std::move(notify)); }
+
   Result<bool> settle(CapturedCheckpoint& c) override {
     if (!c.deferred) return true;
     c.deferred = false;
@@ -172,6 +175,9 @@ class ProcessCapture final : public CheckpointCapture {
                      r.torn.size(), cold.size(), static_cast<unsigned long long>(r.torn[0]));
       // Taken again next time: the next checkpoint starts from the one before this.
       for (const store::DirtyPage& d : c.input.dirty) carried_.push_back(d.vaddr);
+      // Hot as they were before it: its pages are not hot for being carried.
+      written_ = std::move(hot_);
+      hot_ = std::move(hot_before_);
       carried_.insert(carried_.end(), cold.begin(), cold.end());
       c.input.cleared.insert(c.input.cleared.end(), cleared_.begin(), cleared_.end());
       cleared_ = std::move(c.input.cleared);
@@ -231,6 +237,7 @@ class ProcessCapture final : public CheckpointCapture {
       cleared_.push_back({r.start, r.end});
       unseen_.push_back({r, copy_every_page(maps_, r.start)});
     }
+    hot_before_ = std::move(hot_);
     hot_ = std::move(written_);
     written_ = written;
     std::vector<uint64_t> pages = std::move(written);
@@ -239,10 +246,12 @@ class ProcessCapture final : public CheckpointCapture {
         // Every page: a file page never touched still reads as the file's bytes, not zero.
         for (uint64_t p = range.start; p < range.end; p += kPageSize) pages.push_back(p);
       } else {
-        TRY(append_populated_pages(pagemap_.get(), range, pages));
+        TRY(append_present_pages(pagemap_.get(), range, pages));
       }
     }
     unseen_.clear();
+    pages.insert(pages.end(), unseen_pages_.begin(), unseen_pages_.end());
+    unseen_pages_.clear();
     pages.insert(pages.end(), carried_.begin(), carried_.end());
     carried_.clear();
     std::sort(pages.begin(), pages.end());
@@ -253,14 +262,20 @@ class ProcessCapture final : public CheckpointCapture {
   // Where the threads are likely to write right after resuming: around the
   // stack pointer, and next to any register that holds an address (a loop's
   // cursor). Sorted, possibly overlapping ranges.
-  static std::vector<PageRange> likely_next_writes(const std::vector<store::ThreadState>& threads) {
+  std::vector<PageRange> likely_next_writes(const std::vector<store::ThreadState>& threads) {
     std::vector<PageRange> near;
     for (const store::ThreadState& t : threads) {
       const auto& r = t.regs;
+      // The instruction about to run: its page fault may have been served already.
+      uint8_t code[16];
+      process::Task thread(t.tid, pid_);
+      if (thread.read_memory(RemoteAddr(r.rip), code).ok())
+        for (uint64_t a : decoder_.addresses(code, sizeof code, r))
+          near.push_back({std::max(page_floor(a), kPageSize) - kPageSize, page_floor(a) + 2 * kPageSize});
       near.push_back({std::max(page_floor(r.rsp), kHotStackBytes) - kHotStackBytes, page_floor(r.rsp) + kHotStackBytes});
       for (uint64_t v : {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13,
                          r.r14, r.r15})
-        if (v >= kPageSize) near.push_back({page_floor(v) - kPageSize, page_floor(v) + 2 * kPageSize});
+        if (v >= 4 * kPageSize) near.push_back({page_floor(v) - 2 * kPageSize, page_floor(v) + 8 * kPageSize});
     }
     std::sort(near.begin(), near.end(), [](const PageRange& a, const PageRange& b) { return a.start < b.start; });
     return near;
@@ -323,10 +338,16 @@ class ProcessCapture final : public CheckpointCapture {
       cleared_.push_back({r.start, r.end});
       // A range that appeared and vanished before any capture needs no copy.
       std::erase_if(unseen_, [&](const auto& u) { return u.first.start >= r.start && u.first.end <= r.end; });
+      std::erase_if(unseen_pages_, [&](uint64_t p) { return p >= r.start && p < r.end; });
     }
     for (const PageRange& r : d.added) {
+      if (copy_every_page(now, r.start)) {
+        unseen_.push_back({r, true});
+      } else {
+        // Before tracking: its markers would make every page look populated.
+        TRY(append_populated_pages(pagemap_.get(), r, unseen_pages_));
+      }
       TRY_CTX(tracker_->track(r), "tracking new memory");
-      unseen_.push_back({r, copy_every_page(now, r.start)});
     }
     maps_ = std::move(now);
     return ok_status();
@@ -352,7 +373,8 @@ class ProcessCapture final : public CheckpointCapture {
   UniqueFd pagemap_;
   std::unique_ptr<DirtyTracker> tracker_;
   std::vector<store::Mapping> maps_;
-  std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else populated ones)
+  std::vector<std::pair<PageRange, bool>> unseen_;  // range, copy every page (else the present ones)
+  std::vector<uint64_t> unseen_pages_;              // populated when their range appeared
   std::vector<std::pair<uint64_t, uint64_t>> cleared_;
   PageCopier copier_;
   std::shared_ptr<PageBufferPool> buffers_ = PageBufferPool::create();
@@ -363,6 +385,8 @@ class ProcessCapture final : public CheckpointCapture {
   std::vector<uint64_t> carried_;           // a dropped capture's pages, taken by the next
   std::vector<uint64_t> written_;           // the tracker's pages at the last capture
   std::vector<uint64_t> hot_;               // ... and at the one before
+  std::vector<uint64_t> hot_before_;        // hot_ before the last capture (restored if it is dropped)
+  PendingAccessDecoder decoder_;
   CopyPath copy_path_;
   StagingCopier staging_;
   uint64_t brk_start_ = 0;

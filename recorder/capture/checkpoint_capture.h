@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,9 @@ class CheckpointCapture {
   // its pages and cleared ranges are taken again by the next capture, which
   // should then be InStop so that checkpoints keep coming.
   virtual Result<bool> settle(CapturedCheckpoint& c) = 0;
+  // Called from the copy thread as soon as a deferred copy is found torn
+  // (settle() will return false): the caller may settle and retake at once.
+  virtual void on_torn_copy(std::function<void()> notify) = 0;
 
   // Called with the tracee stopped after an address-space syscall returned
   // (mmap, munmap, mremap, brk, madvise, mprotect, shmat ...): registers new

@@ -98,9 +98,15 @@ void DeferredCopier::thread_main() {
     lock.unlock();
     if (delay_us_) usleep(delay_us_);
     DeferredCopyResult r = run_job(job);
+    const bool torn = !r.status.ok() || !r.torn.empty();
     lock.lock();
     result_ = std::move(r);
     cv_.notify_all();
+    if (torn && on_torn_) {
+      lock.unlock();
+      on_torn_();
+      lock.lock();
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,9 @@ class DeferredCopier {
   // Until the job is done. For tests: the copy waits `delay_us` first.
   DeferredCopyResult wait();
   void set_delay_for_tests(unsigned delay_us) { delay_us_ = delay_us; }
+  // Called on the copy thread as soon as a job's copy turns out torn (or
+  // failed), so the caller can take the checkpoint again at once.
+  void set_on_torn(std::function<void()> f) { on_torn_ = std::move(f); }
 
  private:
   void thread_main();
@@ -60,6 +64,7 @@ class DeferredCopier {
   std::optional<DeferredCopyResult> result_;  // guarded by mu_
   bool quit_ = false;                         // guarded by mu_
   unsigned delay_us_ = 0;
+  std::function<void()> on_torn_;
   bool outstanding_ = false;  // caller's thread only: started, not yet waited for
 };
 

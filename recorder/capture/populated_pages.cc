@@ -6,8 +6,10 @@
 
 namespace slsdbg::recorder {
 
-Status append_populated_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out) {
-  constexpr uint64_t kPresent = 1ull << 63, kSwapped = 1ull << 62;
+namespace {
+constexpr uint64_t kPresent = 1ull << 63, kSwapped = 1ull << 62;
+
+Status append_pages_with(int pagemap_fd, const PageRange& range, uint64_t bits, std::vector<uint64_t>& out) {
   constexpr size_t kEntries = 4096;
   uint64_t entries[kEntries];
   for (uint64_t page = range.start; page < range.end;) {
@@ -17,10 +19,20 @@ Status append_populated_pages(int pagemap_fd, const PageRange& range, std::vecto
     size_t read_entries = static_cast<size_t>(got) / sizeof(uint64_t);
     if (read_entries == 0) break;
     for (size_t i = 0; i < read_entries; ++i)
-      if (entries[i] & (kPresent | kSwapped)) out.push_back(page + i * kPageSize);
+      if (entries[i] & bits) out.push_back(page + i * kPageSize);
     page += read_entries * kPageSize;
   }
   return ok_status();
+}
+
+}  // namespace
+
+Status append_populated_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out) {
+  return append_pages_with(pagemap_fd, range, kPresent | kSwapped, out);
+}
+
+Status append_present_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out) {
+  return append_pages_with(pagemap_fd, range, kPresent, out);
 }
 
 }  // namespace slsdbg::recorder

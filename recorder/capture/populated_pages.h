@@ -11,7 +11,12 @@
 
 namespace slsdbg::recorder {
 
-// Appends populated page addresses of `range` to `out` (ascending).
+// Appends populated page addresses of `range` to `out` (ascending): present
+// or swapped out. Only meaningful before the range is uffd write-protected:
+// the protection's markers on unpopulated pages read as swapped entries.
 Status append_populated_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out);
+// Present pages only: for ranges already write-protected (after an madvise
+// that discards memory nothing there is swapped out).
+Status append_present_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out);
 
 }  // namespace slsdbg::recorder

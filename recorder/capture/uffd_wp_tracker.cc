@@ -15,6 +15,7 @@
 #include "common/fd.h"
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/pagemap_scan.h"
+#include "recorder/capture/split_scan.h"
 #include "recorder/capture/uffd_compat.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/remote_fd.h"
@@ -62,16 +63,15 @@ class UffdWpTracker final : public DirtyTracker {
   }
 
   Result<std::vector<uint64_t>> collect(std::vector<PageRange>& lost) override {
-    std::vector<uint64_t> dirty;
+    std::vector<PageRange> ranges;
+    for (auto& [start, end] : registered_) ranges.push_back({start, end});
+    SplitScanResult scanned = TRY(scanner_.scan(pagemap_.get(), ranges));
+    std::vector<uint64_t> dirty = std::move(scanned.written);
     std::vector<PageRange> unregistered;
-    for (auto& [start, end] : registered_) {
-      Status s = scan_written_pages(pagemap_.get(), start, end, true, dirty);
-      if (s.ok()) continue;
-      // EPERM (PM_SCAN_CHECK_WPASYNC): some VMA here is no longer registered,
-      // e.g. mmap(MAP_FIXED) over it without us re-reading the map in between.
-      if (s.error().errno_value != EPERM) return s.take_error();
-      unregistered.push_back({start, end});
-    }
+    std::sort(scanned.unregistered.begin(), scanned.unregistered.end());
+    scanned.unregistered.erase(std::unique(scanned.unregistered.begin(), scanned.unregistered.end()),
+                               scanned.unregistered.end());
+    for (size_t i : scanned.unregistered) unregistered.push_back(ranges[i]);
     for (const PageRange& r : unregistered) {
       remove(registered_, r);
       TRY(track(r));
@@ -134,6 +134,7 @@ class UffdWpTracker final : public DirtyTracker {
   std::map<uint64_t, uint64_t> registered_;  // start -> end
   std::map<uint64_t, uint64_t> hashed_;
   std::unique_ptr<DirtyTracker> fallback_;
+  SplitScanner scanner_;
 };
 
 }  // namespace

@@ -266,6 +266,9 @@ Status RecordSession::start() {
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
   tick_ = TRY(Tick::start(opts_.interval_ns));
+  // A torn deferred copy: settle it and take the checkpoint again now rather
+  // than a whole interval later.
+  capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   return ok_status();
 }
 
@@ -321,10 +324,15 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
+  SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
+               static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
+               double(input.stop_ns) / 1e3, input.dirty.size(),
+               static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
   if (captured.deferred) {
     outcome_.deferred_checkpoints++;
     unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
   } else if (opts_.verify == VerifyMode::Off) {
+    torn_in_a_row_ = 0;
     // Stored while the program runs; an error surfaces at a later event or checkpoint.
     TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
             "storing checkpoint " + std::to_string(checkpoints_));

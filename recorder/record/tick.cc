@@ -42,6 +42,7 @@ Result<std::unique_ptr<Tick>> Tick::start(uint64_t interval_ns) {
     return Error::from_errno("timer_create");
   }
   t->armed_ = true;
+  t->owner_tid_ = sev._sigev_un._tid;
   t->interval_ns_ = interval_ns;
   itimerspec its;
   its.it_interval.tv_sec = static_cast<time_t>(interval_ns / 1'000'000'000);
@@ -71,6 +72,8 @@ void Tick::rearm() {
   timer_settime(timer_, 0, &its, nullptr);
   g_due = 0;
 }
+
+void Tick::fire_now(pid_t owner) { syscall(SYS_tgkill, getpid(), owner, kTickSignal); }
 
 void Tick::stop() {
   if (armed_) timer_delete(timer_);

@@ -3,6 +3,7 @@
 // the tracee and take a checkpoint every --interval.
 #pragma once
 
+#include <sys/types.h>
 #include <time.h>
 
 #include <cstdint>
@@ -30,9 +31,15 @@ class Tick {
   // injections) ever sees EINTR from it.
   void allow();
   void hold();
+  // Makes the tick of the recorder thread `owner` come due now; callable from
+  // any thread, even after the Tick is gone (a deferred copy that found its
+  // checkpoint torn wants the retake at once).
+  pid_t owner() const { return owner_tid_; }
+  static void fire_now(pid_t owner);
 
  private:
   Tick() = default;
+  pid_t owner_tid_ = 0;
   timer_t timer_{};
   bool armed_ = false;
   uint64_t interval_ns_ = 0;

@@ -1,0 +1,52 @@
+// The tracker's PAGEMAP_SCAN over every tracked range, split in two halves
+// by size when there is much to walk: the second half runs on a thread on
+// another CPU (otherwise idle while the tracee is stopped). Walking the page
+// tables of 1 GiB takes ~0.55 ms on one CPU here, the largest part of a
+// checkpoint's stop once the copy is deferred.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/result.h"
+#include "recorder/capture/dirty_tracker.h"
+
+namespace slsdbg::recorder {
+
+struct SplitScanResult {
+  std::vector<uint64_t> written;     // unsorted
+  std::vector<size_t> unregistered;  // indexes of ranges the kernel refused with EPERM
+};
+
+class SplitScanner {
+ public:
+  SplitScanner() = default;
+  ~SplitScanner();
+  SplitScanner(const SplitScanner&) = delete;
+  SplitScanner& operator=(const SplitScanner&) = delete;
+
+  // Written pages of `ranges`, write-protecting them again.
+  Result<SplitScanResult> scan(int pagemap_fd, const std::vector<PageRange>& ranges);
+
+ private:
+  struct Piece {
+    PageRange range;
+    size_t index;  // into the caller's ranges
+  };
+  static Status scan_pieces(int fd, const std::vector<Piece>& pieces, SplitScanResult& out);
+  void thread_main();
+
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool has_job_ = false, done_ = false, quit_ = false;  // guarded by mu_
+  int job_fd_ = -1;
+  std::vector<Piece> job_;
+  SplitScanResult job_out_;
+  Status job_status_ = ok_status();
+};
+
+}  // namespace slsdbg::recorder
