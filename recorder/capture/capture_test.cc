@@ -3,7 +3,9 @@
 // the pages written in between, with their bytes; new mappings, munmap,
 // MADV_DONTNEED and brk growth; both trackers find the same dirty set; the
 // registers equal PTRACE_GETREGS; and a capture -> store -> read-back round
-// trip passes verify(), which also catches a page that differs.
+// trip passes verify(), which also catches a page that differs. With activity
+// reported, a capture re-reads handlers, brk and fds only after a note, yet
+// finds a stack that grew without one.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,10 +32,10 @@ struct Fixture {
   std::unique_ptr<CheckpointCapture> capture;
 };
 
-Result<Fixture> start(TrackerChoice choice) {
+Result<Fixture> start(TrackerChoice choice, const CaptureOptions& options = {}) {
   auto t = TRY(CommandTracee::start());
   TRY(t.command("G"));  // past the dynamic loader, stopped in read()
-  auto c = TRY(CheckpointCapture::create(t.pid(), choice));
+  auto c = TRY(CheckpointCapture::create(t.pid(), choice, options));
   return Fixture{std::move(t), std::move(c)};
 }
 
@@ -51,6 +53,18 @@ std::string hex(uint64_t v) {
   return buf;
 }
 std::string hex_addr(uint64_t v) { return "0x" + hex(v); }
+
+const store::FdEntry* find_fd(const store::CheckpointInput& in, int fd) {
+  for (const auto& e : in.state.fds)
+    if (e.fd == fd) return &e;
+  return nullptr;
+}
+
+const store::Mapping* find_mapping(const store::CheckpointInput& in, const std::string& path) {
+  for (const auto& m : in.state.mappings)
+    if (m.path == path) return &m;
+  return nullptr;
+}
 
 const uint8_t* page_data(const store::CheckpointInput& in, uint64_t vaddr) {
   for (const auto& p : in.dirty)
@@ -326,6 +340,32 @@ TEST_P(CaptureTest, RegistersAndSignalStateEqualPtrace) {
   EXPECT_TRUE(f->tracee.command("G").ok());
 }
 
+// The tracee's commands make syscalls, but none is reported (as in a compute
+// loop): the stack that grew by page faults alone is still found, with its pages.
+TEST_P(CaptureTest, AStackGrownWithoutActivityIsCaptured) {
+  auto f = start(GetParam(), CaptureOptions{.activity_reported = true});
+  ASSERT_OK(f);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  const store::Mapping* stack0 = find_mapping(*c0, "[stack]");
+  ASSERT_NE(stack0, nullptr);
+  const uint64_t old_start = stack0->start;
+  const uint64_t low = *f->tracee.command("K 256");
+  ASSERT_LT(low, old_start) << "the stack did not grow";
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  EXPECT_TRUE(f->capture->last_stats().state_reused);
+  const store::Mapping* stack1 = find_mapping(*c1, "[stack]");
+  ASSERT_NE(stack1, nullptr);
+  EXPECT_LE(stack1->start, page_floor(low));
+  // The lower half is far below anything the command's own calls touched since.
+  for (uint64_t p : pages(page_ceil(low), 128)) {
+    const uint8_t* d = page_data(*c1, p);
+    ASSERT_NE(d, nullptr) << std::hex << p;
+    EXPECT_TRUE(std::all_of(d, d + 4096, [](uint8_t b) { return b == 0x6b; })) << std::hex << p;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Trackers, CaptureTest, ::testing::Values(TrackerChoice::UffdWp, TrackerChoice::PageHash),
                          [](const auto& info) { return info.param == TrackerChoice::UffdWp ? "UffdWp" : "PageHash"; });
 
@@ -417,6 +457,55 @@ TEST(Capture, EveryThreadOfAProcess) {
   EXPECT_EQ(std::memcmp(&c->state.threads[1].regs, &*regs, sizeof *regs), 0);
   EXPECT_NE(c->state.threads[1].regs.fs_base, c->state.threads[0].regs.fs_base);  // its own TLS
   EXPECT_FALSE(c->state.threads[1].xsave.empty());
+}
+
+// The caller reports activity: a capture without a note reuses the previous
+// handlers, brk and fds; after note_tracee_activity() it sees the new ones.
+TEST(Capture, ReportedActivityRereadsHandlersBrkAndFds) {
+  auto f = start(TrackerChoice::UffdWp, CaptureOptions{.activity_reported = true});
+  ASSERT_OK(f);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  EXPECT_FALSE(f->capture->last_stats().state_reused);  // the first capture reads everything
+  const int fd = static_cast<int>(*f->tracee.command("O /dev/null"));
+  const uint64_t handler = *f->tracee.command("H");
+  const uint64_t old_brk = *f->tracee.command("B 2");
+  ASSERT_EQ(find_fd(*c0, fd), nullptr);
+
+  auto c1 = f->capture->capture({f->tracee.pid()});  // nothing reported
+  ASSERT_OK(c1);
+  EXPECT_TRUE(f->capture->last_stats().state_reused);
+  EXPECT_EQ(find_fd(*c1, fd), nullptr);
+  EXPECT_EQ(c1->state.sigactions[SIGUSR1 - 1].handler, c0->state.sigactions[SIGUSR1 - 1].handler);
+  EXPECT_EQ(c1->state.brk_current, c0->state.brk_current);
+
+  f->capture->note_tracee_activity();
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_FALSE(f->capture->last_stats().state_reused);
+  const store::FdEntry* e = find_fd(*c2, fd);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->path, "/dev/null");
+  EXPECT_EQ(c2->state.sigactions[SIGUSR1 - 1].handler, handler);
+  EXPECT_EQ(c2->state.brk_current, old_brk + 2 * 4096);
+
+  auto c3 = f->capture->capture({f->tracee.pid()});  // reused again, now the new state
+  ASSERT_OK(c3);
+  EXPECT_TRUE(f->capture->last_stats().state_reused);
+  EXPECT_NE(find_fd(*c3, fd), nullptr);
+  EXPECT_EQ(c3->state.sigactions[SIGUSR1 - 1].handler, handler);
+}
+
+// Without CaptureOptions::activity_reported every capture re-reads everything.
+TEST(Capture, UnreportedActivityIsAlwaysReread) {
+  auto f = start(TrackerChoice::UffdWp);
+  ASSERT_OK(f);
+  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
+  const int fd = static_cast<int>(*f->tracee.command("O /dev/null"));
+  auto c = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c);
+  EXPECT_FALSE(f->capture->last_stats().state_reused);
+  EXPECT_NE(find_fd(*c, fd), nullptr);
 }
 
 TEST(Capture, AutoPicksUffdWpHere) {

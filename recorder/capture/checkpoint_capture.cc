@@ -7,8 +7,11 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 
@@ -58,7 +61,7 @@ class ProcessCapture final : public CheckpointCapture {
  public:
   ProcessCapture(pid_t pid, UniqueFd pagemap, const CaptureOptions& options)
       : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(options.copy_threads),
-        copy_path_(options.copy_path) {
+        copy_path_(options.copy_path), activity_reported_(options.activity_reported) {
     deferred_.set_delay_for_tests(options.deferred_copy_delay_us_for_tests);
   }
 
@@ -80,6 +83,9 @@ class ProcessCapture final : public CheckpointCapture {
     auxv_ = TRY(process::read_auxv(pid_));
     cmdline_ = TRY(process::read_cmdline(pid_));
     exe_ = TRY(process::read_exe(pid_));
+    std::string statm = "/proc/" + std::to_string(pid_) + "/statm";
+    statm_.reset(::open(statm.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!statm_.valid()) return Error::from_errno("open(" + statm + ")");
     return reconcile();
   }
 
@@ -95,7 +101,8 @@ class ProcessCapture final : public CheckpointCapture {
     const uint64_t t0 = monotonic_ns();
     if (tids.empty() || tids[0] != pid_) return Error::msg("capture: the thread group leader must come first");
     if (deferred_.outstanding()) return Error::msg("capture: the previous deferred capture was not settled");
-    TRY(reconcile());  // stack growth and anything the caller did not report
+    const bool reused = !state_stale_;
+    TRY(refresh_maps());
     CapturedCheckpoint out;
     store::CheckpointInput& input = out.input;
     store::ProcessState& st = input.state;
@@ -108,15 +115,15 @@ class ProcessCapture final : public CheckpointCapture {
         st.threads.push_back(TRY_CTX(capture_thread(thread), "thread " + std::to_string(tid)));
       }
     }
-    auto handlers = TRY_CTX(process::read_handlers_and_brk(leader_), "reading signal handlers");
-    st.sigactions = handlers.actions;
+    TRY(refresh_process_state());
+    st.sigactions = sigactions_;
     st.brk_start = brk_start_;
-    st.brk_current = handlers.brk;
+    st.brk_current = brk_current_;
     st.mappings = maps_;
-    st.fds = TRY(process::read_fds(pid_));
+    st.fds = fds_;
     st.auxv = auxv_;
     st.exe = exe_;  // fixed until an exec, which ends this capture's life
-    st.cwd = TRY(process::read_cwd(pid_));
+    st.cwd = cwd_;
     st.cmdline = cmdline_;
 
     const uint64_t t_collect = monotonic_ns();
@@ -154,6 +161,7 @@ class ProcessCapture final : public CheckpointCapture {
     input.stop_ns = monotonic_ns() - t0;
     stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy,
                           input.dirty.size() + deferred_pages_.size(), out.deferred ? deferred_pages_.size() : 0};
+    stats_.state_reused = reused;
     out.pages = std::move(buffer);
     last_tids_ = tids;
     return out;
@@ -192,6 +200,7 @@ class ProcessCapture final : public CheckpointCapture {
   }
 
   Status note_address_space_change() override {
+    state_stale_ = true;  // a syscall ran (brk may have moved)
     TRY(reconcile());
     // At (or right after) a madvise that discards memory, its arguments are
     // still in the registers (the kernel preserves all but rax, rcx, r11).
@@ -201,6 +210,8 @@ class ProcessCapture final : public CheckpointCapture {
     return ok_status();
   }
   CaptureStats last_stats() const override { return stats_; }
+
+  void note_tracee_activity() override { state_stale_ = true; }
 
   Status note_discarded(uint64_t start, uint64_t end) override {
     start = page_floor(start);
@@ -235,7 +246,10 @@ class ProcessCapture final : public CheckpointCapture {
     std::vector<uint64_t> written = TRY_CTX(tracker_->collect(lost), "collecting dirty pages");
     for (const PageRange& r : lost) {
       cleared_.push_back({r.start, r.end});
-      unseen_.push_back({r, copy_every_page(maps_, r.start)});
+      for (const store::Mapping& m : maps_) {
+        const uint64_t s = std::max(r.start, m.start), e = std::min(r.end, m.end);
+        if (s < e) unseen_.push_back({{s, e}, copy_every_page(maps_, s)});
+      }
     }
     hot_before_ = std::move(hot_);
     hot_ = std::move(written_);
@@ -328,6 +342,41 @@ class ProcessCapture final : public CheckpointCapture {
     std::sort(dirty.begin(), dirty.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
   }
 
+  // After reported activity (or without such reports): the full re-read.
+  // Otherwise only a VM_GROWSDOWN mapping (the stack) can have changed, by a
+  // page fault, and its growth shows in the size of the address space.
+  Status refresh_maps() {
+    if (state_stale_) return reconcile();
+    const uint64_t total = TRY(read_total_vm());
+    return total == total_vm_ ? ok_status() : reconcile();
+  }
+
+  // Handlers, brk, fds and cwd: re-read after reported activity, else the
+  // previous capture's (see the members for why they cannot have changed).
+  Status refresh_process_state() {
+    if (!state_stale_) return ok_status();
+    auto handlers = TRY_CTX(process::read_handlers_and_brk(leader_), "reading signal handlers");
+    sigactions_ = handlers.actions;
+    brk_current_ = handlers.brk;
+    fds_ = TRY(process::read_fds(pid_));
+    cwd_ = TRY(process::read_cwd(pid_));
+    state_stale_ = !activity_reported_;
+    return ok_status();
+  }
+
+  // The address space's size in pages: the first field of /proc/PID/statm,
+  // generated afresh by every read at offset 0.
+  Result<uint64_t> read_total_vm() {
+    char buf[128];
+    const ssize_t n = ::pread(statm_.get(), buf, sizeof buf - 1, 0);
+    if (n < 0) return Error::from_errno("reading /proc/" + std::to_string(pid_) + "/statm");
+    buf[n] = 0;
+    char* end = nullptr;
+    const uint64_t pages = std::strtoull(buf, &end, 10);
+    if (end == buf) return Error::msg("/proc/" + std::to_string(pid_) + "/statm: malformed");
+    return pages;
+  }
+
   // Re-reads the map; ranges that appeared are tracked from now on and copied
   // in full at the next capture, ranges that went away are `cleared`.
   Status reconcile() {
@@ -341,15 +390,21 @@ class ProcessCapture final : public CheckpointCapture {
       std::erase_if(unseen_pages_, [&](uint64_t p) { return p >= r.start && p < r.end; });
     }
     for (const PageRange& r : d.added) {
-      if (copy_every_page(now, r.start)) {
-        unseen_.push_back({r, true});
-      } else {
-        // Before tracking: its markers would make every page look populated.
-        TRY(append_populated_pages(pagemap_.get(), r, unseen_pages_));
+      // A range may span several mappings (a library's file pages and its anonymous bss).
+      for (const store::Mapping& m : now) {
+        const uint64_t s = std::max(r.start, m.start), e = std::min(r.end, m.end);
+        if (s >= e) continue;
+        if (copy_every_page(now, s)) {
+          unseen_.push_back({{s, e}, true});
+        } else {
+          // Before tracking: its markers would make every page look populated.
+          TRY(append_populated_pages(pagemap_.get(), {s, e}, unseen_pages_));
+        }
       }
       TRY_CTX(tracker_->track(r), "tracking new memory");
     }
     maps_ = std::move(now);
+    total_vm_ = TRY(read_total_vm());
     return ok_status();
   }
 
@@ -395,6 +450,16 @@ class ProcessCapture final : public CheckpointCapture {
   std::string exe_;
   std::vector<pid_t> last_tids_;
   CaptureStats stats_;
+
+  // What a capture may reuse when nothing was reported since the previous one.
+  const bool activity_reported_;
+  bool state_stale_ = true;  // the first capture reads everything
+  UniqueFd statm_;
+  uint64_t total_vm_ = 0;  // maps_: only syscalls change the map, but for VM_GROWSDOWN growth, which adds to this
+  std::array<store::SignalAction, 64> sigactions_{};  // rt_sigaction, or delivering an SA_RESETHAND signal
+  uint64_t brk_current_ = 0;                          // brk() only
+  std::vector<store::FdEntry> fds_;                   // open, close, dup, fcntl, lseek, read ...: syscalls
+  std::string cwd_;                                   // chdir/fchdir only
 };
 
 }  // namespace

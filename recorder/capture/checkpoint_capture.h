@@ -35,6 +35,13 @@ struct CaptureOptions {
   // Deferred captures: the copy thread sleeps this long before copying, so
   // that tests can make the tracee write a page first (a torn checkpoint).
   unsigned deferred_copy_delay_us_for_tests = 0;
+  // The caller reports every syscall and signal delivery of the tracee's
+  // threads with note_tracee_activity() (the recorder does). Then a capture
+  // with nothing reported reuses the previous handlers, brk, fd table and
+  // cwd, and re-reads the memory map only if it grew (a stack). The offset
+  // of a file description shared with another process is then as of the
+  // last re-read. Off: every capture re-reads everything.
+  bool activity_reported = false;
 };
 
 // When a capture copies its pages.
@@ -61,6 +68,7 @@ struct CaptureStats {
   uint64_t copy_ns = 0;     // copying the pages out of the tracee
   uint64_t pages = 0;
   uint64_t deferred_pages = 0;  // of `pages`, copied after the tracee resumed
+  bool state_reused = false;    // handlers, brk, fds and cwd came from the previous capture
 };
 
 class CheckpointCapture {
@@ -112,6 +120,13 @@ class CheckpointCapture {
   virtual Status note_address_space_change() = 0;
 
   virtual CaptureStats last_stats() const = 0;
+
+  // With CaptureOptions::activity_reported: the tracee made a syscall (run by
+  // itself, performed for it at its seccomp stop, or skipped) or had a signal
+  // delivered since the previous capture, so the next one re-reads handlers,
+  // brk, fds, cwd and the memory map. Syscalls capture injects itself need no
+  // note. The first capture reads everything regardless.
+  virtual void note_tracee_activity() = 0;
 
   // Called after madvise(MADV_DONTNEED/FREE/REMOVE ...) on [start, end): the
   // range goes to `cleared` and its populated pages are copied again at the

@@ -247,7 +247,8 @@ Status RecordSession::start() {
   TRY_CTX(process::install_injection_page(*task_), "installing the injection page");
   const int patched = TRY(patch_vdso_time_functions(pid_));
   SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
-  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker), "setting up checkpoint capture");
+  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, CaptureOptions{.activity_reported = true}),
+                     "setting up checkpoint capture");
   dispositions_ = initial_dispositions(pid_);
   fast_write_ = FastWrite::for_process(pid_);
 
@@ -391,6 +392,8 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
 }
 
 Status RecordSession::on_seccomp() {
+  // Every syscall of the tracee stops here first, fast writes and skipped ones included.
+  capture_->note_tracee_activity();
   user_regs_struct r = TRY(regs());
   const long nr = static_cast<long>(r.orig_rax);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
@@ -530,6 +533,10 @@ Status RecordSession::on_signal(int signo) {
       }
     }
   }
+
+  // From here on the signal reaches the program (now, or held and re-sent
+  // after the checkpoint): its handler may be reset (SA_RESETHAND).
+  capture_->note_tracee_activity();
 
   // One of ours coming back after a checkpoint: deliver it as it was sent.
   if (!resending_.empty() && si.si_code == SI_TKILL && si.si_pid == getpid()) {

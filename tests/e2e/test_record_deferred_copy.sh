@@ -8,9 +8,11 @@
 # is a one-line error.
 source "$(dirname "$0")/record_lib.sh"
 PROG="$PROGRAMS/rec_scatter"
-"$PROG" 80 >"$WORK/native.out" || die "native run failed"
+# One line per burst, a few ms apart: the program waits in read() between.
+slow_lines() { for ((i = 0; i < $1; i++)); do echo "$i"; sleep 0.004; done; }
+seq 0 79 | "$PROG" >"$WORK/native.out" || die "native run failed"
 
-SLSDBG_LOG=debug "$SLSDBG" record -o "$WORK/rec" -- "$PROG" 80 >"$WORK/rec.out" 2>"$WORK/rec.err" ||
+slow_lines 80 | SLSDBG_LOG=debug "$SLSDBG" record -o "$WORK/rec" -- "$PROG" >"$WORK/rec.out" 2>"$WORK/rec.err" ||
   die "record failed: $(grep -v debug "$WORK/rec.err" | tail -3)"
 cmp -s "$WORK/native.out" "$WORK/rec.out" || die "output differs: $(cat "$WORK/native.out") vs $(cat "$WORK/rec.out")"
 deferred=$(grep -c 'record\]: checkpoint [0-9]*: deferred' "$WORK/rec.err")
@@ -29,12 +31,12 @@ out=$(timeout 300 "$SLSDBG" replay "$WORK/rec" --check 2>&1); rc=$?
   die "replay --check: $out"
 echo "deferred: $deferred tick checkpoints deferred, $dropped dropped (torn); replay: $out"
 
-SLSDBG_LOG=debug "$SLSDBG" record --copy in-stop -o "$WORK/rec2" -- "$PROG" 20 >"$WORK/rec2.out" 2>"$WORK/rec2.err" ||
+slow_lines 20 | SLSDBG_LOG=debug "$SLSDBG" record --copy in-stop -o "$WORK/rec2" -- "$PROG" >"$WORK/rec2.out" 2>"$WORK/rec2.err" ||
   die "record --copy in-stop failed"
 grep -q 'record\]: checkpoint [0-9]*: deferred' "$WORK/rec2.err" && die "--copy in-stop deferred a copy"
 grep -q 'record\]: checkpoint [0-9]*: in stop' "$WORK/rec2.err" || die "--copy in-stop took no checkpoint"
 
-err=$("$SLSDBG" record --copy sometimes -o "$WORK/rec3" -- "$PROG" 1 2>&1 >/dev/null); rc=$?
+err=$("$SLSDBG" record --copy sometimes -o "$WORK/rec3" -- "$PROG" </dev/null 2>&1 >/dev/null); rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && [[ "$err" == *"--copy needs 'deferred' or 'in-stop'"* ]] ||
   die "bad --copy: exit $rc, '$err'"
 [ -e "$WORK/rec3" ] && die "a bad --copy created a recording"

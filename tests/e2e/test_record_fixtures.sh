@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Checks that the recorder's fixture programs (compute loop, heap churn, file
-# I/O, stdin, a setitimer-driven signal handler, rdtsc, clock_gettime,
+# Checks that the recorder's fixture programs (compute loop, a stack growing
+# without syscalls, heap churn, file I/O, stdin, a setitimer-driven signal handler, rdtsc, clock_gettime,
 # /dev/urandom) record with --verify without a mismatch, and that their output
 # and exit status under the recorder equal a native run.
 source "$(dirname "$0")/record_lib.sh"
 seq 1 20000 >"$WORK/input.txt"
 mkdir -p "$WORK/files"
 record_and_compare compute /dev/null -- "$PROGRAMS/rec_compute" 20000000
+record_and_compare stack /dev/null -- "$PROGRAMS/rec_stack" 400
 record_and_compare heap /dev/null -- "$PROGRAMS/rec_heap"
 record_and_compare fileio /dev/null -- "$PROGRAMS/rec_fileio" "$WORK/files"
 record_and_compare stdin "$WORK/input.txt" -- "$PROGRAMS/rec_stdin"

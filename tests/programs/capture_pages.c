@@ -12,8 +12,11 @@
  *   F a n      mmap(MAP_FIXED) n fresh anonymous pages over a, write 0xf0 to the first
  *   T          start a second thread (it blocks in pause()); -> its tid
  *   S path     map the first page of file `path`, opened read-only, MAP_SHARED; -> address
+ *   O path     open `path` read-only and keep it open; -> fd
+ *   K n        fill n pages of stack below this frame with 0x6b (no syscall); -> lowest address
  *   Q          exit 0 */
 #define _GNU_SOURCE
+#include <alloca.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +39,13 @@ static void* second_thread(void* arg) {
   thread_tid = gettid();
   for (;;) pause();
   return NULL;
+}
+
+/* Deep enough and the [stack] mapping grows, by page faults alone. */
+static __attribute__((noinline)) uintptr_t fill_stack(unsigned long n) {
+  unsigned char* p = alloca(n * 4096);
+  for (unsigned long i = n; i-- > 0;) memset(p + i * 4096, 0x6b, 4096);
+  return (uintptr_t)p;
 }
 
 static void reply(uintptr_t value) {
@@ -125,6 +135,18 @@ int main(void) {
         reply((uintptr_t)p);
         break;
       }
+      case 'O': {
+        char path[200];
+        if (sscanf(line + 1, "%199s", path) != 1) return 11;
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) return 12;
+        reply((uintptr_t)fd);
+        break;
+      }
+      case 'K':
+        sscanf(line + 1, "%lu", &n);
+        reply(fill_stack(n));
+        break;
       case 'Q':
         return 0;
       default:
