@@ -4,7 +4,9 @@
 usage: bench/record/run.py BUILD_DIR [--runs 5] [--quick] > result.json
 
 (a) CPU-bound slowdown; (b) 4 MiB dirtied per 10 ms in a 1 GiB heap:
-slowdown and checkpoint stop p50/p99 (from `slsdbg info --json`);
+slowdown and checkpoint stop p50/p99 (from `slsdbg info --json`), over all
+checkpoints after checkpoint 0 and over the steady state after the program
+touched its heap, with the default deferred copy and with `--copy in-stop`;
 (c) one million 1-byte writes to /dev/null: slowdown; (d) peers: GDB
 `record full` on (a) with a small iteration count (instructions/s), and CRIU
 (`criu check` first; Debian's 3.17 does not start on this kernel).
@@ -36,23 +38,58 @@ def compile_programs(out):
     return bins
 
 
-def side_by_side(slsdbg, prog_args, runs, workdir, want_info=False):
-    native, recorded, infos = [], [], []
+def record_timed(cmd):
+    t = time.monotonic()
+    r = sh(cmd)
+    dt = time.monotonic() - t
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
+    # "slsdbg: D of M deferred tick checkpoints dropped (...)" when any was.
+    dropped, deferred = 0, None
+    for line in r.stderr.splitlines():
+        if "deferred tick checkpoints dropped" in line:
+            words = line.split()
+            dropped, deferred = int(words[1]), int(words[3])
+    return dt, dropped, deferred
+
+
+def side_by_side(slsdbg, prog_args, runs, workdir, want_info=False, record_args=()):
+    native, recorded, infos, dropped = [], [], [], []
     for i in range(runs):
         native.append(timed(prog_args))
         rec = os.path.join(workdir, f"rec{i}")
-        recorded.append(timed([slsdbg, "record", "-o", rec, "--"] + prog_args))
+        dt, d, _ = record_timed([slsdbg, "record", *record_args, "-o", rec, "--"] + prog_args)
+        recorded.append(dt)
+        dropped.append(d)
         if want_info:
             infos.append(json.loads(sh([slsdbg, "info", rec, "--json"]).stdout))
         shutil.rmtree(rec, ignore_errors=True)
     n, r = statistics.median(native), statistics.median(recorded)
     out = {"native_s": round(n, 4), "recorded_s": round(r, 4), "slowdown": round(r / n, 3),
-           "native_runs_s": [round(x, 4) for x in native], "recorded_runs_s": [round(x, 4) for x in recorded]}
+           "native_runs_s": [round(x, 4) for x in native], "recorded_runs_s": [round(x, 4) for x in recorded],
+           "record_args": list(record_args), "torn_ticks_dropped_per_run": dropped}
     return out, infos
 
 
+def percentiles(stops):
+    stops = sorted(stops)
+    if not stops:
+        return {}
+    pick = lambda p: stops[min(len(stops) - 1, int(p / 100 * (len(stops) - 1) + 0.5))]
+    return {"n": len(stops), "p50_us": pick(50), "p90_us": pick(90), "p99_us": pick(99), "max_us": stops[-1]}
+
+
+def steady_checkpoints(j):
+    # After dirty_heap's marker (64 getppid() calls after touching the heap):
+    # the checkpoints after the last segment, before the exit's, with >= 20
+    # events. Before it the program is touching 1 GiB, not dirtying 4 MiB/10 ms.
+    cps = j["checkpoints"]
+    marker = max((i for i, c in enumerate(cps[:-1]) if c["segment_events"] >= 20), default=0)
+    return cps[marker + 1:-1]
+
+
 def stop_stats(infos):
-    # Steady-state stops: skip checkpoint 0 (the initial full copy of 1 GiB).
+    # All stops but checkpoint 0's (the initial copy of the program's memory).
     stops = sorted(c["stop_us"] for j in infos for c in j["checkpoints"][1:])
     if not stops:
         return {}
@@ -60,6 +97,7 @@ def stop_stats(infos):
     first = [j["checkpoints"][0]["stop_us"] for j in infos]
     dirty = [c["dirty_pages"] for j in infos for c in j["checkpoints"][1:-1]]
     return {"stop_p50_us": pick(50), "stop_p99_us": pick(99), "stop_max_us": stops[-1],
+            "steady_state_stops": percentiles([c["stop_us"] for j in infos for c in steady_checkpoints(j)]),
             "checkpoint0_stop_us_median": statistics.median(first),
             "checkpoints_per_run": statistics.median(len(j["checkpoints"]) for j in infos),
             "dirty_pages_per_checkpoint_median": statistics.median(dirty) if dirty else 0,
@@ -123,6 +161,11 @@ def main():
         b, infos = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True)
         b.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos))
         result["b_dirty_4MiB_per_10ms_1GiB"] = b
+        # The same with every page copied inside the stop (`--copy in-stop`).
+        b2, infos2 = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True,
+                                  record_args=("--copy", "in-stop"))
+        b2.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos2))
+        result["b_in_stop_copy"] = b2
         writes = "100000" if quick else "1000000"
         result["c_small_writes"], _ = side_by_side(slsdbg, [bins["small_writes"], writes], runs, work)
         result["c_small_writes"]["writes"] = int(writes)

@@ -348,7 +348,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
 // with or without it, and the next checkpoint takes its pages. After
 // kMaxTornInARow dropped ones the next copies in the stop, so that a gap
 // between checkpoints stays below (kMaxTornInARow + 1) intervals.
-constexpr int kMaxTornInARow = 2;
+constexpr int kMaxTornInARow = 3;
 
 CopyTiming RecordSession::copy_timing(Reason reason) const {
   const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() &&
