@@ -390,7 +390,9 @@ class ProcessCapture final : public CheckpointCapture {
       std::erase_if(unseen_pages_, [&](uint64_t p) { return p >= r.start && p < r.end; });
     }
     for (const PageRange& r : d.added) {
-      // A range may span several mappings (a library's file pages and its anonymous bss).
+      // One mapping at a time: a range may span a library's file pages and
+      // its anonymous bss, or the [vdso] (which the uffd refuses, so its
+      // range is hashed) and the loader next to it.
       for (const store::Mapping& m : now) {
         const uint64_t s = std::max(r.start, m.start), e = std::min(r.end, m.end);
         if (s >= e) continue;
@@ -400,8 +402,8 @@ class ProcessCapture final : public CheckpointCapture {
           // Before tracking: its markers would make every page look populated.
           TRY(append_populated_pages(pagemap_.get(), {s, e}, unseen_pages_));
         }
+        TRY_CTX(tracker_->track({s, e}), "tracking new memory");
       }
-      TRY_CTX(tracker_->track(r), "tracking new memory");
     }
     maps_ = std::move(now);
     total_vm_ = TRY(read_total_vm());
