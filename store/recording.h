@@ -98,6 +98,10 @@ class RecordingWriter {
   // Creates REC (0700; files 0600). Fails if REC exists and is non-empty.
   static Result<std::unique_ptr<RecordingWriter>> create(const std::string& dir, const RecordingMeta& meta,
                                                          const WriterOptions& options = {});
+  // The cheap first step of create(), for a caller that runs create() later
+  // on another thread: REC exists afterwards (0700) and is empty, or the
+  // error create() would have given for it is returned now.
+  static Status claim_dir(const std::string& dir);
 
   // Appends an event to the segment that follows the latest checkpoint.
   virtual Status append_event(const Event& event) = 0;

@@ -260,6 +260,13 @@ Status Writer::finish() {
 
 }  // namespace
 
+Status RecordingWriter::claim_dir(const std::string& dir) {
+  TRY_CTX(dir_is_empty_or_missing(dir), "creating recording " + dir);
+  TRY_CTX(make_dir(dir), "creating recording " + dir);
+  if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir).context("creating recording " + dir);
+  return ok_status();
+}
+
 Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta,
                                                                  const WriterOptions& options) {
   uint64_t blocks = options.blocks_per_extent ? options.blocks_per_extent : kBlocksPerExtent;

@@ -1,15 +1,43 @@
 #include "recorder/record/checkpoint_writer.h"
 
 #include <pthread.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <chrono>
 #include <system_error>
 
 namespace slsdbg::recorder {
+
+namespace {
+
+// SCHED_IDLE while the writer keeps up: the threads that run inside the
+// tracee's stop (the second half of the dirty-page scan) or right after it
+// (a deferred copy) then take the CPU from it at once, not after its time
+// slice (3 ms seen at nice 10). Only with CAP_SYS_NICE, which leaving
+// SCHED_IDLE needs; without it the writer stays a normal thread.
+constexpr size_t kIdleQueueDepth = 2;
+
+bool has_cap_sys_nice() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return false;
+  char line[256];
+  uint64_t caps = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "CapEff: %" SCNx64, &caps) == 1) break;
+  std::fclose(f);
+  return caps & (1ull << 23);  // CAP_SYS_NICE
+}
+
+void set_idle(bool idle) {
+  static thread_local int current = -1;
+  if (current == int(idle)) return;
+  sched_param p{};
+  if (pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &p) == 0) current = int(idle);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_ptr<store::RecordingWriter> writer,
                                                                   const cpu_set_t& cpus, Limits limits) {
@@ -21,6 +49,14 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_pt
   }
   // Best effort: where it runs only changes how much of its work overlaps.
   (void)pthread_setaffinity_np(w->thread_.native_handle(), sizeof cpus, &cpus);
+  return w;
+}
+
+Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start_opening(StoreOpener open, const cpu_set_t& cpus,
+                                                                          Limits limits) {
+  std::unique_ptr<CheckpointWriter> w = TRY(start(nullptr, cpus, limits));
+  std::lock_guard<std::mutex> lock(w->mu_);
+  w->enqueue_locked(OpenJob{std::move(open)});
   return w;
 }
 
@@ -37,20 +73,17 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 void CheckpointWriter::thread_main() {
-  // Throughput work: the threads that run inside the tracee's stop (the
-  // second half of the dirty-page scan) or right after it (a deferred copy)
-  // must take the CPU from it at once, not after its time slice (up to 3 ms
-  // at nice 10). SCHED_IDLE is preempted at every wakeup of a normal thread;
-  // it still gets every CPU nothing else wants.
-  sched_param idle{};
-  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+  const bool can_come_back = has_cap_sys_nice();
+  if (can_come_back) set_idle(true);
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     work_cv_.wait(lock, [&] { return !queue_.empty() || quit_; });
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
+    // Behind by a few checkpoints: take a fair share of the CPU again (a
+    // starved writer would fill the queue and hold the tracee).
+    if (can_come_back) set_idle(queued_checkpoints_ <= kIdleQueueDepth);
     const bool skip = error_.has_value();  // nothing is stored after an error
     lock.unlock();
     Status st = skip ? ok_status() : run(op);
@@ -65,6 +98,10 @@ void CheckpointWriter::thread_main() {
 }
 
 Status CheckpointWriter::run(Op& op) {
+  if (auto* job = std::get_if<OpenJob>(&op)) {
+    writer_ = TRY(job->open());
+    return ok_status();
+  }
   if (auto* job = std::get_if<CheckpointJob>(&op)) {
     Result<CheckpointId> k = writer_->add_checkpoint(job->input, job->reason);
     if (!k.ok()) return k.error().context("storing a checkpoint (" + job->reason + ")");

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,6 +66,12 @@ class CheckpointWriter {
   // to the tracee's), so the store's work overlaps the program's.
   static Result<std::unique_ptr<CheckpointWriter>> start(std::unique_ptr<store::RecordingWriter> writer,
                                                          const cpu_set_t& cpus, Limits limits = Limits());
+  // As start(), but the store is created by `open` as the thread's first
+  // job (its directories, SQLite catalog and fsyncs take milliseconds the
+  // program can already run in); its error is returned by a later call.
+  using StoreOpener = std::function<Result<std::unique_ptr<store::RecordingWriter>>()>;
+  static Result<std::unique_ptr<CheckpointWriter>> start_opening(StoreOpener open, const cpu_set_t& cpus,
+                                                                 Limits limits = Limits());
   // Stores what was queued (each checkpoint complete and readable), then
   // joins; does not finish the recording.
   ~CheckpointWriter();
@@ -99,7 +106,10 @@ class CheckpointWriter {
     std::shared_ptr<const void> keepalive;
     uint64_t bytes = 0;  // page data, for the byte bound
   };
-  using Op = std::variant<CheckpointJob, std::vector<store::Event>>;
+  struct OpenJob {
+    StoreOpener open;
+  };
+  using Op = std::variant<CheckpointJob, std::vector<store::Event>, OpenJob>;
 
   CheckpointWriter(std::unique_ptr<store::RecordingWriter> writer, Limits limits)
       : writer_(std::move(writer)), limits_(limits) {}

@@ -225,6 +225,8 @@ Status RecordSession::start() {
   if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
   const int cpu = choose_record_cpu();
   TRY(pin_to_cpu(cpu));
+  // A bad output directory is an error before the program runs.
+  TRY(store::RecordingWriter::claim_dir(opts_.out_dir));
   process::SpawnOptions so;
   so.argv = opts_.argv;
   for (char** e = environ; *e; e++) so.env.emplace_back(*e);
@@ -262,7 +264,10 @@ Status RecordSession::start() {
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-  writer_ = TRY(CheckpointWriter::start(TRY(store::RecordingWriter::create(opts_.out_dir, meta)), all_cpus));
+  // The rest of the store's setup (catalog, files, fsyncs) runs on the
+  // writer's thread while the program starts.
+  writer_ = TRY(CheckpointWriter::start_opening(
+      [dir = opts_.out_dir, meta]() { return store::RecordingWriter::create(dir, meta); }, all_cpus));
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
