@@ -30,11 +30,9 @@ bool has_cap_sys_nice() {
   return caps & (1ull << 23);  // CAP_SYS_NICE
 }
 
-void set_idle(bool idle) {
-  static thread_local int current = -1;
-  if (current == int(idle)) return;
+void set_idle(pthread_t thread, bool idle) {
   sched_param p{};
-  if (pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &p) == 0) current = int(idle);
+  (void)pthread_setschedparam(thread, idle ? SCHED_IDLE : SCHED_OTHER, &p);
 }
 
 }  // namespace
@@ -49,6 +47,7 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_pt
   }
   // Best effort: where it runs only changes how much of its work overlaps.
   (void)pthread_setaffinity_np(w->thread_.native_handle(), sizeof cpus, &cpus);
+  w->idle_class_allowed_ = has_cap_sys_nice();
   return w;
 }
 
@@ -73,17 +72,17 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 void CheckpointWriter::thread_main() {
-  const bool can_come_back = has_cap_sys_nice();
-  if (can_come_back) set_idle(true);
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     work_cv_.wait(lock, [&] { return !queue_.empty() || quit_; });
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
-    // Behind by a few checkpoints: take a fair share of the CPU again (a
-    // starved writer would fill the queue and hold the tracee).
-    if (can_come_back) set_idle(queued_checkpoints_ <= kIdleQueueDepth);
+    // Caught up: back to the idle class (the caller lifts it when the queue grows).
+    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1) {
+      set_idle(pthread_self(), true);
+      idle_.store(true, std::memory_order_relaxed);
+    }
     const bool skip = error_.has_value();  // nothing is stored after an error
     lock.unlock();
     Status st = skip ? ok_status() : run(op);
@@ -194,6 +193,13 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   }
   queued_checkpoints_++;
   queued_bytes_ += bytes;
+  // Behind: a fair share of the CPU again. An idle-class thread under load
+  // may not run for seconds, fill the queue and hold the tracee; only this
+  // side can lift it, since the starved thread cannot.
+  if (idle_.load(std::memory_order_relaxed) && queued_checkpoints_ > kIdleQueueDepth) {
+    set_idle(thread_.native_handle(), false);
+    idle_.store(false, std::memory_order_relaxed);
+  }
   stats_.peak_queued = std::max<uint64_t>(stats_.peak_queued, queued_checkpoints_);
   enqueue_locked(CheckpointJob{std::move(input), std::move(reason), std::move(keepalive), bytes});
   return ok_status();

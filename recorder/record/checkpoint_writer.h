@@ -142,6 +142,10 @@ class CheckpointWriter {
   // use writer_ itself, since only the caller queues more.
   std::atomic<uint64_t> pending_{0};
   std::atomic<bool> failed_{false};   // error_ is set (lock-free check)
+  // The thread's scheduling class: SCHED_IDLE while it keeps up (with
+  // CAP_SYS_NICE only, which leaving it needs), SCHED_OTHER when behind.
+  bool idle_class_allowed_ = false;   // set before any job is queued
+  std::atomic<bool> idle_{false};     // changed under mu_
 };
 
 }  // namespace slsdbg::recorder
