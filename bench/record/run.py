@@ -20,13 +20,17 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def timed(cmd):
+def run_timed(cmd):
     t = time.monotonic()
     r = sh(cmd)
     dt = time.monotonic() - t
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
-    return dt
+    return dt, r
+
+
+def timed(cmd):
+    return run_timed(cmd)[0]
 
 
 def compile_programs(out):
@@ -39,11 +43,7 @@ def compile_programs(out):
 
 
 def record_timed(cmd):
-    t = time.monotonic()
-    r = sh(cmd)
-    dt = time.monotonic() - t
-    if r.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
+    dt, r = run_timed(cmd)
     # "slsdbg: D of M deferred tick checkpoints dropped (...)" when any was.
     dropped, deferred = 0, None
     for line in r.stderr.splitlines():

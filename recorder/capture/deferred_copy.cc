@@ -1,11 +1,10 @@
 #include "recorder/capture/deferred_copy.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <system_error>
 
+#include "recorder/capture/helper_cpu.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/pagemap_scan.h"
 #include "recorder/process/task.h"
@@ -13,19 +12,6 @@
 namespace slsdbg::recorder {
 
 namespace {
-
-// The caller is pinned to the tracee's CPU (and the thread would inherit
-// that): the copy is only worth deferring if it runs beside the tracee.
-void move_off_current_cpu(std::thread& t) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  const int here = sched_getcpu();
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  for (long c = 0; c < n && c < CPU_SETSIZE; ++c)
-    if (c != here) CPU_SET(c, &set);
-  if (CPU_COUNT(&set) == 0) CPU_SET(here, &set);
-  (void)pthread_setaffinity_np(t.native_handle(), sizeof set, &set);
-}
 
 DeferredCopyResult run_job(DeferredCopyJob& job) {
   DeferredCopyResult r;

@@ -1,12 +1,10 @@
 #include "recorder/capture/split_scan.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
 
 #include <system_error>
 
+#include "recorder/capture/helper_cpu.h"
 #include "recorder/capture/pagemap_scan.h"
 
 namespace slsdbg::recorder {
@@ -16,17 +14,6 @@ namespace {
 constexpr uint64_t kSplitBytes = 64ull << 20;
 // Halves end on a page-table (2 MiB) boundary, so no PTE table is walked twice.
 constexpr uint64_t kPmdSize = 2ull << 20;
-
-void move_off_current_cpu(std::thread& t) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  const int here = sched_getcpu();
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  for (long c = 0; c < n && c < CPU_SETSIZE; ++c)
-    if (c != here) CPU_SET(c, &set);
-  if (CPU_COUNT(&set) == 0) return;
-  (void)pthread_setaffinity_np(t.native_handle(), sizeof set, &set);
-}
 }  // namespace
 
 SplitScanner::~SplitScanner() {
