@@ -736,6 +736,9 @@ Result<RecordOutcome> RecordSession::run() {
   Status started = start();
   if (!started.ok()) {
     kill_tracee();
+    // The directory claimed before the spawn, if nothing was stored in it
+    // (rmdir removes only an empty one).
+    if (!writer_) ::rmdir(opts_.out_dir.c_str());
     return started.take_error();
   }
   Status ran = loop();

@@ -27,6 +27,7 @@ wait_for_checkpoints() {  # REC N: up to 60 s
 [ "$rc" -ne 0 ] || die "missing program: exit 0"
 one_line_error "$WORK/e1" "no-such-program"
 grep -qi "no such file" "$WORK/e1" || die "missing program: error does not say why: $(cat "$WORK/e1")"
+[ -e "$WORK/missing" ] && die "missing program: left a recording directory behind"
 
 # Not executable.
 printf 'just text\n' >"$WORK/notexec"; chmod 0644 "$WORK/notexec"
