@@ -128,7 +128,9 @@ class ProcessCapture final : public CheckpointCapture {
 
     const uint64_t t_collect = monotonic_ns();
     std::vector<uint64_t> pages = TRY(pages_to_take());
-    PageSplit split = split_pages(pages, timing, timing == CopyTiming::Deferred ? likely_next_writes(st.threads) : std::vector<PageRange>{});
+    const std::vector<PageRange> near =
+        timing == CopyTiming::Deferred ? likely_next_writes(st.threads) : std::vector<PageRange>{};
+    PageSplit split = split_pages(pages, timing, near);
 
     const uint64_t t_copy = monotonic_ns();
     const size_t n_now = split.now.size(), n_staged = split.staged.size();

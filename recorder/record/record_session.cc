@@ -681,6 +681,7 @@ Status RecordSession::loop() {
     }
     stop_time_ = monotonic_ns();
     TRY(settle_deferred(true));
+    stop_time_ = monotonic_ns();  // a wait for the copy counts once, for the checkpoint that deferred it
     interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
     const TraceeStop s = decode_wait_status(status);
     switch (s.kind) {
