@@ -45,8 +45,9 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_pt
   } catch (const std::system_error& e) {
     return Error{std::string("starting the checkpoint writer thread: ") + e.what(), e.code().value()};
   }
+  w->thread_handle_ = w->thread_.native_handle();
   // Best effort: where it runs only changes how much of its work overlaps.
-  (void)pthread_setaffinity_np(w->thread_.native_handle(), sizeof cpus, &cpus);
+  (void)pthread_setaffinity_np(w->thread_handle_, sizeof cpus, &cpus);
   w->idle_class_allowed_ = has_cap_sys_nice();
   return w;
 }
@@ -197,7 +198,7 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   // may not run for seconds, fill the queue and hold the tracee; only this
   // side can lift it, since the starved thread cannot.
   if (idle_.load(std::memory_order_relaxed) && queued_checkpoints_ > kIdleQueueDepth) {
-    set_idle(thread_.native_handle(), false);
+    set_idle(thread_handle_, false);
     idle_.store(false, std::memory_order_relaxed);
   }
   stats_.peak_queued = std::max<uint64_t>(stats_.peak_queued, queued_checkpoints_);
@@ -227,6 +228,13 @@ Status CheckpointWriter::finish() {
   Status st = writer_->finish();
   if (!st.ok()) return fail(st.error());
   return ok_status();
+}
+
+int CheckpointWriter::thread_policy() const {
+  int policy = -1;
+  sched_param p{};
+  if (pthread_getschedparam(thread_handle_, &policy, &p) != 0) return -1;
+  return policy;
 }
 
 CheckpointWriter::Stats CheckpointWriter::stats() const {

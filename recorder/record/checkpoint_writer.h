@@ -16,6 +16,7 @@
 // reusing it.
 #pragma once
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
@@ -98,6 +99,8 @@ class CheckpointWriter {
   Status finish();
 
   Stats stats() const;
+  // The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER).
+  int thread_policy() const;
 
  private:
   struct CheckpointJob {
@@ -127,6 +130,7 @@ class CheckpointWriter {
   std::vector<store::Event> batch_;  // main thread: events logged while busy, not yet queued
 
   std::thread thread_;
+  pthread_t thread_handle_{};
   mutable std::mutex mu_;
   std::condition_variable work_cv_;   // the thread: something queued, or quit
   std::condition_variable done_cv_;   // the caller: an operation finished

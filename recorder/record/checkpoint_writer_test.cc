@@ -124,6 +124,40 @@ TEST(CheckpointWriter, QueuedCheckpointsAndEventsLandInOrder) {
   }
 }
 
+// With CAP_SYS_NICE the thread runs SCHED_IDLE while it keeps up, and the
+// caller lifts it back to SCHED_OTHER once 3 checkpoints are queued: under
+// load an idle-class writer got no CPU for seconds, filled its queue and held
+// the tracee (a starved thread cannot lift itself).
+TEST(CheckpointWriter, LeavesTheIdleClassWhenBehindAndReturnsOnceCaughtUp) {
+  TempDir tmp;
+  Model model(5);
+  auto w = start_writer(tmp);
+  ASSERT_TRUE(w);
+  auto until_policy = [&](int want) {
+    for (int i = 0; i < 200 && w->thread_policy() != want; i++) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return w->thread_policy();
+  };
+  StoreStall stall(tmp);
+  Owned first = next_checkpoint(model, 0);
+  ASSERT_TRUE(w->add_in_background(std::move(first.input), "start", std::move(first.pages)).ok());
+  if (until_policy(SCHED_IDLE) != SCHED_IDLE) {
+    stall.release();
+    GTEST_SKIP() << "no SCHED_IDLE here (the writer needs CAP_SYS_NICE to leave it again)";
+  }
+  for (uint64_t k = 1; k <= 2; k++) {
+    Owned o = next_checkpoint(model, k);
+    ASSERT_TRUE(w->add_in_background(std::move(o.input), "tick", std::move(o.pages)).ok());
+  }
+  EXPECT_EQ(w->thread_policy(), SCHED_OTHER) << "3 queued: lifted by the caller at once";
+  stall.release();
+  ASSERT_TRUE(w->wait().ok());
+  Owned last = next_checkpoint(model, 3);
+  ASSERT_TRUE(w->add_in_background(std::move(last.input), "tick", std::move(last.pages)).ok());
+  EXPECT_EQ(until_policy(SCHED_IDLE), SCHED_IDLE) << "caught up: idle class again";
+  ASSERT_TRUE(w->finish().ok());
+  EXPECT_EQ(w->stats().stored, 4u);
+}
+
 TEST(CheckpointWriter, DestructorStoresWhatWasQueued) {
   TempDir tmp;
   Model model(3);
