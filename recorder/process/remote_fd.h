@@ -14,4 +14,9 @@ namespace slsdbg::process {
 // stays open; closing it is the caller's business.
 Result<UniqueFd> copy_remote_fd(pid_t pid, int remote_fd);
 
+// The two steps apart, for a caller that copies many descriptors of one
+// process and keeps its pidfd open (one syscall per copy instead of two).
+Result<UniqueFd> open_pidfd(pid_t pid);
+Result<UniqueFd> copy_fd_from(int pidfd, int remote_fd);
+
 }  // namespace slsdbg::process

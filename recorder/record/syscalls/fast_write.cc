@@ -12,14 +12,8 @@
 #include <cerrno>
 #include <climits>
 
+#include "recorder/process/remote_fd.h"
 #include "recorder/record/syscalls/model.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 
 namespace slsdbg::recorder {
 
@@ -70,13 +64,15 @@ bool file_size_unlimited(pid_t pid) {
 FastWrite FastWrite::for_process(pid_t pid) {
   FastWrite f;
   f.pid_ = pid;
-  f.pidfd_.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  // Without a pidfd pidfd_ stays invalid and every call is declined.
+  if (Result<UniqueFd> pidfd = process::open_pidfd(pid); pidfd.ok()) f.pidfd_ = std::move(*pidfd);
   return f;
 }
 
 std::optional<FastWrite::Entry> FastWrite::make_entry(int tracee_fd) const {
-  UniqueFd dup(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd_.get(), tracee_fd, 0)));
-  if (!dup.valid()) return std::nullopt;
+  Result<UniqueFd> copied = process::copy_fd_from(pidfd_.get(), tracee_fd);
+  if (!copied.ok()) return std::nullopt;
+  UniqueFd dup = std::move(*copied);
   Entry e;
   struct stat st;
   if (fstat(dup.get(), &st) != 0) return e;
