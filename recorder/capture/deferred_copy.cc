@@ -2,9 +2,6 @@
 
 #include <unistd.h>
 
-#include <system_error>
-
-#include "recorder/capture/helper_cpu.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/pagemap_scan.h"
 #include "recorder/process/task.h"
@@ -32,68 +29,22 @@ DeferredCopyResult run_job(DeferredCopyJob& job) {
 
 }  // namespace
 
-DeferredCopier::~DeferredCopier() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    quit_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
 Status DeferredCopier::start(DeferredCopyJob job) {
-  if (outstanding_) return Error::msg("deferred copy: the previous job was not waited for");
-  if (!thread_.joinable()) {
-    try {
-      thread_ = std::thread([this] { thread_main(); });
-    } catch (const std::system_error& e) {
-      return Error{std::string("starting the deferred copy thread: ") + e.what(), e.code().value()};
-    }
-    move_off_current_cpu(thread_);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_ = std::move(job);
-  }
-  outstanding_ = true;
-  cv_.notify_all();
-  return ok_status();
+  return thread_.start([this, job = std::move(job)]() mutable {
+    if (delay_us_) usleep(delay_us_);
+    result_ = run_job(job);
+    if ((!result_.status.ok() || !result_.torn.empty()) && on_torn_) on_torn_();
+  });
 }
 
 DeferredCopyResult DeferredCopier::wait() {
-  if (!outstanding_) {
+  if (!thread_.outstanding()) {
     DeferredCopyResult r;
     r.status = Error::msg("deferred copy: no job to wait for");
     return r;
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return result_.has_value(); });
-  DeferredCopyResult r = std::move(*result_);
-  result_.reset();
-  outstanding_ = false;
-  return r;
-}
-
-void DeferredCopier::thread_main() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [&] { return job_.has_value() || quit_; });
-    if (!job_) return;
-    DeferredCopyJob job = std::move(*job_);
-    job_.reset();
-    lock.unlock();
-    if (delay_us_) usleep(delay_us_);
-    DeferredCopyResult r = run_job(job);
-    const bool torn = !r.status.ok() || !r.torn.empty();
-    lock.lock();
-    result_ = std::move(r);
-    cv_.notify_all();
-    if (torn && on_torn_) {
-      lock.unlock();
-      on_torn_();
-      lock.lock();
-    }
-  }
+  thread_.wait();
+  return std::move(result_);
 }
 
 }  // namespace slsdbg::recorder

@@ -9,15 +9,12 @@
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <thread>
 #include <vector>
 
 #include "common/result.h"
+#include "recorder/capture/helper_thread.h"
 #include "recorder/capture/page_buffer_pool.h"
 
 namespace slsdbg::recorder {
@@ -38,34 +35,22 @@ struct DeferredCopyResult {
 
 class DeferredCopier {
  public:
-  DeferredCopier() = default;
-  ~DeferredCopier();
-  DeferredCopier(const DeferredCopier&) = delete;
-  DeferredCopier& operator=(const DeferredCopier&) = delete;
-
-  // Hands the job to the copy thread (started on first use, on the CPUs
-  // other than the caller's) and returns at once. One job at a time.
+  // Hands the job to the helper thread and returns at once. One job at a time.
   Status start(DeferredCopyJob job);
-  bool outstanding() const { return outstanding_; }
-  // Until the job is done. For tests: the copy waits `delay_us` first.
+  bool outstanding() const { return thread_.outstanding(); }
+  // Until the job is done.
   DeferredCopyResult wait();
+  // For tests: the copy waits `delay_us` first.
   void set_delay_for_tests(unsigned delay_us) { delay_us_ = delay_us; }
   // Called on the copy thread as soon as a job's copy turns out torn (or
   // failed), so the caller can take the checkpoint again at once.
   void set_on_torn(std::function<void()> f) { on_torn_ = std::move(f); }
 
  private:
-  void thread_main();
-
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<DeferredCopyJob> job_;        // guarded by mu_
-  std::optional<DeferredCopyResult> result_;  // guarded by mu_
-  bool quit_ = false;                         // guarded by mu_
+  DeferredCopyResult result_;  // written by the job, read after wait()
   unsigned delay_us_ = 0;
   std::function<void()> on_torn_;
-  bool outstanding_ = false;  // caller's thread only: started, not yet waited for
+  HelperThread thread_;  // last: joined before what its job uses goes away
 };
 
 }  // namespace slsdbg::recorder

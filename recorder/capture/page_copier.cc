@@ -1,6 +1,5 @@
 #include "recorder/capture/page_copier.h"
 
-#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -12,17 +11,6 @@ namespace {
 constexpr size_t kMaxIov = 1024;            // UIO_MAXIOV
 constexpr size_t kSplitThreshold = 256;     // below this, waking a thread costs more than it saves
 }  // namespace
-
-PageCopier::~PageCopier() {
-  if (worker_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      quit_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
-  }
-}
 
 void PageCopier::copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t first, size_t last, uint8_t* dest,
                            std::vector<size_t>& failed) {
@@ -48,52 +36,16 @@ void PageCopier::copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t
   }
 }
 
-void PageCopier::worker_loop() {
-  // Any CPU: the point is to run beside the recorder's (pinned) thread.
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  for (long c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
-  sched_setaffinity(0, sizeof all, &all);
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [&] { return job_ready_ || quit_; });
-    if (quit_) return;
-    job_ready_ = false;
-    lock.unlock();
-    std::vector<size_t> failed;
-    copy_span(job_tid_, *job_pages_, job_first_, job_last_, job_dest_, failed);
-    lock.lock();
-    job_failed_ = std::move(failed);
-    job_done_ = true;
-    cv_.notify_all();
-  }
-}
-
 Status PageCopier::copy(process::Task& task, std::vector<uint64_t>& pages, uint8_t* dest) {
   std::vector<size_t> failed;
-  const bool split = threads_ == CopyThreads::Two && pages.size() >= kSplitThreshold;
-  if (split) {
-    if (!worker_.joinable()) worker_ = std::thread([this] { worker_loop(); });
-    size_t half = pages.size() / 2;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_tid_ = task.raw_tid();
-      job_pages_ = &pages;
-      job_dest_ = dest;
-      job_first_ = half;
-      job_last_ = pages.size();
-      job_done_ = false;
-      job_ready_ = true;
-    }
-    cv_.notify_all();
-    copy_span(task.raw_tid(), pages, 0, half, dest, failed);
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return job_done_; });
-    failed.insert(failed.end(), job_failed_.begin(), job_failed_.end());
-  } else {
-    copy_span(task.raw_tid(), pages, 0, pages.size(), dest, failed);
-  }
+  const size_t half = pages.size() / 2;
+  std::vector<size_t> their_failed;
+  const pid_t tid = task.raw_tid();
+  const bool split = threads_ == CopyThreads::Two && pages.size() >= kSplitThreshold &&
+                     helper_.start([&] { copy_span(tid, pages, half, pages.size(), dest, their_failed); }).ok();
+  copy_span(tid, pages, 0, split ? half : pages.size(), dest, failed);
+  helper_.wait();
+  failed.insert(failed.end(), their_failed.begin(), their_failed.end());
   if (failed.empty()) return ok_status();
   // Last resort for what process_vm_readv cannot read: /proc/PID/mem (PROT_NONE pages).
   std::sort(failed.begin(), failed.end());

@@ -9,13 +9,11 @@
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "common/result.h"
+#include "recorder/capture/helper_thread.h"
 #include "recorder/process/task.h"
 
 namespace slsdbg::recorder {
@@ -25,9 +23,6 @@ enum class CopyThreads { One, Two };
 class PageCopier {
  public:
   explicit PageCopier(CopyThreads threads = CopyThreads::One) : threads_(threads) {}
-  ~PageCopier();
-  PageCopier(const PageCopier&) = delete;
-  PageCopier& operator=(const PageCopier&) = delete;
 
   // Copies `pages` (ascending, page aligned) to dest (pages.size() pages):
   // page i lands at dest + i * 4096. Pages readable by neither path (file
@@ -37,22 +32,11 @@ class PageCopier {
 
  private:
   // Copies pages[first, last) with process_vm_readv; appends indexes it could not read.
-  void copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t first, size_t last, uint8_t* dest,
-                 std::vector<size_t>& failed);
-  void worker_loop();
+  static void copy_span(pid_t tid, const std::vector<uint64_t>& pages, size_t first, size_t last, uint8_t* dest,
+                        std::vector<size_t>& failed);
 
   CopyThreads threads_;
-
-  // Helper thread state (CopyThreads::Two).
-  std::thread worker_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool job_ready_ = false, job_done_ = false, quit_ = false;
-  pid_t job_tid_ = 0;
-  const std::vector<uint64_t>* job_pages_ = nullptr;
-  uint8_t* job_dest_ = nullptr;
-  size_t job_first_ = 0, job_last_ = 0;
-  std::vector<size_t> job_failed_;
+  HelperThread helper_;  // CopyThreads::Two
 };
 
 }  // namespace slsdbg::recorder

@@ -2,9 +2,6 @@
 
 #include <errno.h>
 
-#include <system_error>
-
-#include "recorder/capture/helper_cpu.h"
 #include "recorder/capture/pagemap_scan.h"
 
 namespace slsdbg::recorder {
@@ -15,15 +12,6 @@ constexpr uint64_t kSplitBytes = 64ull << 20;
 // Halves end on a page-table (2 MiB) boundary, so no PTE table is walked twice.
 constexpr uint64_t kPmdSize = 2ull << 20;
 }  // namespace
-
-SplitScanner::~SplitScanner() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    quit_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
 
 Status SplitScanner::scan_pieces(int fd, const std::vector<Piece>& pieces, SplitScanResult& out) {
   for (const Piece& p : pieces) {
@@ -62,55 +50,19 @@ Result<SplitScanResult> SplitScanner::scan(int pagemap_fd, const std::vector<Pag
     seen += size;
   }
   SplitScanResult out;
-  if (second.empty()) {
-    TRY(scan_pieces(pagemap_fd, first, out));
-    return out;
-  }
-  if (!thread_.joinable()) {
-    try {
-      thread_ = std::thread([this] { thread_main(); });
-    } catch (const std::system_error&) {
-      // No thread: walk it all here.
-      first.insert(first.end(), second.begin(), second.end());
-      TRY(scan_pieces(pagemap_fd, first, out));
-      return out;
-    }
-    move_off_current_cpu(thread_);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_fd_ = pagemap_fd;
-    job_ = std::move(second);
-    job_out_ = {};
-    done_ = false;
-    has_job_ = true;
-  }
-  cv_.notify_all();
+  SplitScanResult theirs;
+  Status their_status = ok_status();
+  const bool helped =
+      !second.empty() && thread_.start([&] { their_status = scan_pieces(pagemap_fd, second, theirs); }).ok();
+  if (!helped) first.insert(first.end(), second.begin(), second.end());  // no thread: all of it here
   Status mine = scan_pieces(pagemap_fd, first, out);
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return done_; });
+  thread_.wait();
   TRY(std::move(mine));
-  TRY(std::move(job_status_));
-  out.written.insert(out.written.end(), job_out_.written.begin(), job_out_.written.end());
-  out.unregistered.insert(out.unregistered.end(), job_out_.unregistered.begin(), job_out_.unregistered.end());
+  if (!helped) return out;
+  TRY(std::move(their_status));
+  out.written.insert(out.written.end(), theirs.written.begin(), theirs.written.end());
+  out.unregistered.insert(out.unregistered.end(), theirs.unregistered.begin(), theirs.unregistered.end());
   return out;
-}
-
-void SplitScanner::thread_main() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [&] { return has_job_ || quit_; });
-    if (quit_) return;
-    has_job_ = false;
-    lock.unlock();
-    SplitScanResult out;
-    Status s = scan_pieces(job_fd_, job_, out);
-    lock.lock();
-    job_out_ = std::move(out);
-    job_status_ = std::move(s);
-    done_ = true;
-    cv_.notify_all();
-  }
 }
 
 }  // namespace slsdbg::recorder

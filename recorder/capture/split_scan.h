@@ -5,14 +5,12 @@
 // checkpoint's stop once the copy is deferred.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "common/result.h"
 #include "recorder/capture/dirty_tracker.h"
+#include "recorder/capture/helper_thread.h"
 
 namespace slsdbg::recorder {
 
@@ -23,11 +21,6 @@ struct SplitScanResult {
 
 class SplitScanner {
  public:
-  SplitScanner() = default;
-  ~SplitScanner();
-  SplitScanner(const SplitScanner&) = delete;
-  SplitScanner& operator=(const SplitScanner&) = delete;
-
   // Written pages of `ranges`, write-protecting them again.
   Result<SplitScanResult> scan(int pagemap_fd, const std::vector<PageRange>& ranges);
 
@@ -37,16 +30,8 @@ class SplitScanner {
     size_t index;  // into the caller's ranges
   };
   static Status scan_pieces(int fd, const std::vector<Piece>& pieces, SplitScanResult& out);
-  void thread_main();
 
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool has_job_ = false, done_ = false, quit_ = false;  // guarded by mu_
-  int job_fd_ = -1;
-  std::vector<Piece> job_;
-  SplitScanResult job_out_;
-  Status job_status_ = ok_status();
+  HelperThread thread_;
 };
 
 }  // namespace slsdbg::recorder
