@@ -587,13 +587,22 @@ bool page_filled(const store::CheckpointInput& in, uint64_t vaddr, uint8_t byte)
   return d && std::all_of(d, d + 4096, [&](uint8_t b) { return b == byte; });
 }
 
+// A new 200-page mapping, taken by a first capture, then all of it written
+// with 0x11: 200 cold pages for the next capture. Returns its address.
+Result<uint64_t> write_200_tracked_pages(Fixture& f) {
+  const uint64_t a = TRY(f.tracee.command("M 200"));
+  TRY(f.capture->note_address_space_change());
+  TRY(f.capture->capture({f.tracee.pid()}));
+  TRY(f.tracee.command("W " + hex(a) + " 200 11"));
+  return a;
+}
+
 TEST(DeferredCapture, ColdPagesArriveWithSettleAndMatchTheStop) {
   auto f = start_with({});
   ASSERT_OK(f);
-  uint64_t a = *f->tracee.command("M 200");
-  ASSERT_OK(f->capture->note_address_space_change());
-  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
-  ASSERT_OK(f->tracee.command("W " + hex(a) + " 200 11"));
+  auto written = write_200_tracked_pages(*f);
+  ASSERT_OK(written);
+  const uint64_t a = *written;
   auto c = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::Deferred);
   ASSERT_OK(c);
   ASSERT_TRUE(c->deferred);
@@ -622,10 +631,9 @@ TEST(DeferredCapture, APageWrittenBeforeItsCopyTearsTheCheckpointAndTheNextTakes
   options.deferred_copy_delay_us_for_tests = 300'000;  // the tracee writes first
   auto f = start_with(options);
   ASSERT_OK(f);
-  uint64_t a = *f->tracee.command("M 200");
-  ASSERT_OK(f->capture->note_address_space_change());
-  ASSERT_OK(f->capture->capture({f->tracee.pid()}));
-  ASSERT_OK(f->tracee.command("W " + hex(a) + " 200 11"));
+  auto written = write_200_tracked_pages(*f);
+  ASSERT_OK(written);
+  const uint64_t a = *written;
   auto torn = f->capture->capture_checkpoint({f->tracee.pid()}, CopyTiming::Deferred);
   ASSERT_OK(torn);
   ASSERT_TRUE(torn->deferred);
