@@ -50,11 +50,16 @@ export class SlsdbgCli {
     return JSON.parse(stdout) as RecordingInfo;
   }
 
-  /** Records PROGRAM ARGS; returns the recording's directory. */
+  /**
+   * Records PROGRAM ARGS into slsdbg's own store ($SLSDBG_DIR, where `latest`
+   * then names it) unless outDir is given; returns the recording's directory.
+   */
   async record(program: string, args: string[], cwd?: string, outDir?: string): Promise<string> {
-    const rec = outDir ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'slsdbg-vscode-')), path.basename(program) + '.rec');
-    await run(this.bin, ['record', '-o', rec, '--', program, ...args], { cwd });
-    return rec;
+    const out = outDir ? ['-o', outDir] : [];
+    const { stderr } = await run(this.bin, ['record', ...out, '--', program, ...args], { cwd });
+    const m = /recorded .* in (\S+)\s*$/m.exec(stderr);
+    if (!m && !outDir) throw new Error(`slsdbg record: cannot tell where the recording went: ${stderr.trim()}`);
+    return path.resolve(cwd ?? '.', outDir ?? m![1]);
   }
 
   /** Starts `slsdbg replay REC --server unix:SOCK`; resolves once it listens. */

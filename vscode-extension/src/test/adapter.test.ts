@@ -9,6 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import { DebugProtocol } from '@vscode/debugprotocol';
+import { SlsdbgCli } from '../slsdbgCli';
+import { renderTimeline } from '../timeline/timelineHtml';
 
 const SLSDBG = process.env.SLSDBG ?? '';
 const PROGRAMS = process.env.PROGRAMS ?? '';
@@ -44,7 +46,7 @@ describe('slsdbg debug adapter', function () {
   after(() => fs.rmSync(work, { recursive: true, force: true }));
 
   beforeEach(async () => {
-    dc = new DebugClient('node', ADAPTER, 'slsdbg', { env: { ...process.env, SLSDBG } });
+    dc = new DebugClient('node', ADAPTER, 'slsdbg', { env: { ...process.env, SLSDBG, SLSDBG_DIR: path.join(work, 'store') } });
     await dc.start();
   });
   afterEach(async () => { await dc.stop().catch(() => undefined); });
@@ -180,6 +182,47 @@ describe('slsdbg debug adapter', function () {
     const when = await dc.customRequest('slsdbg.monitor', { command: 'when' });
     assert.match(when.body.text, new RegExp(`Current moment: ${last}:`));
     await assert.rejects(dc.customRequest('slsdbg.goto', { where: '999' }), /no checkpoint 999/);
+  });
+
+  it('bisects with progress, goes to the answer, and dumps a core there', async () => {
+    const small = path.join(work, 'small.rec');
+    execFileSync(SLSDBG, ['record', '-o', small, '--interval', '2', '--', path.join(PROGRAMS, 'timeline_counter'), '8', '0'], { stdio: 'ignore' });
+    const progress: string[] = [];
+    const report = await new SlsdbgCli(SLSDBG).bisect(small, 'tl_total < 20', (l) => progress.push(l));
+    assert.ok(progress.some((l) => /probe \d+/.test(l)), `no progress lines: ${progress.join(' | ')}`);
+    assert.match(report.moment, /^\d+:\d+:0x[0-9a-f]+:\d+$/);
+    assert.strictEqual(report.refined.line, TOTAL_LINE);
+    // The Timeline view renders that recording with its bisect answer.
+    const info = await new SlsdbgCli(SLSDBG).info(small);
+    const html = renderTimeline({ info, bookmarks: [], bisect: { moment: report.moment, text: 'first fails' } });
+    for (const c of info.checkpoints) assert.ok(html.includes(`data-goto="${c.id}"`), `checkpoint ${c.id} missing`);
+    assert.ok(html.includes(`data-goto="${report.moment}"`));
+    await launchAtEntry(small);
+    const stopped = dc.waitForEvent('stopped', 30000);
+    await dc.customRequest('slsdbg.goto', { where: report.moment });
+    await stopped;
+    const f = await topFrame();
+    const total = Number(await evaluate('tl_total', f.id));
+    assert.ok(total >= 20 && total < 20 + 3 * 8 + 1, `tl_total ${total} at the first bad moment`);
+    const core = path.join(work, 'here.core');
+    await dc.customRequest('slsdbg.monitor', { command: `dump ${core}` });
+    assert.strictEqual(fs.readFileSync(core).subarray(0, 4).toString('latin1'), '\x7fELF');
+  });
+
+  it('records a program, then stops at a conditional breakpoint in its replay', async () => {
+    const stopped = dc.waitForEvent('stopped', 30000);
+    await Promise.all([
+      dc.waitForEvent('initialized', 30000).then(() => dc.setBreakpointsRequest({
+        source: { path: FIXTURE }, breakpoints: [{ line: MARK_LINE, condition: 'i == 2' }] }))
+        .then((r) => assert.ok(r.body.breakpoints[0].verified)).then(() => dc.configurationDoneRequest()),
+      dc.launch({ program: path.join(PROGRAMS, 'timeline_counter'), args: ['3', '0'], stopOnEntry: false }),
+    ]);
+    const ev = (await stopped) as DebugProtocol.StoppedEvent;
+    assert.strictEqual(ev.body.reason, 'breakpoint');
+    assert.strictEqual(await evaluate('i', (await topFrame()).id), '2');
+    // The recording went to slsdbg's store, where `latest` names it.
+    const r = await dc.customRequest('slsdbg.recording');
+    assert.strictEqual(fs.realpathSync(r.body.recording), fs.realpathSync(path.join(work, 'store', 'latest')));
   });
 
   it('gives an error message for a missing recording', async () => {
