@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "node is not installed (scripts/install-deps.sh installs nodejs)"; exit 1; }
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
+  npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 fi
 npx tsc -p .
 exec npx mocha --timeout 60000 --reporter spec 'out/test/*.test.js'

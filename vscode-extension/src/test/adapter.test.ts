@@ -121,6 +121,21 @@ describe('slsdbg debug adapter', function () {
     assert.strictEqual(dis.body!.instructions[2].address.replace(/^0x0*/, ''), g.instructionPointerReference!.replace(/^0x0*/, ''));
   });
 
+  it('steps in and out forward, and in and out backwards', async () => {
+    await launchAtBreakpoint(rec);
+    await stopAfter(dc.stepInRequest({ threadId: 1 }));
+    assert.strictEqual((await topFrame()).name, 'tl_mark');
+    await stopAfter(dc.stepOutRequest({ threadId: 1 }));
+    assert.strictEqual((await topFrame()).name, 'main');
+    // Backwards: into tl_mark's return, then out to the call in main.
+    await stopAfter(dc.customRequest('slsdbg.reverseStepIn'));
+    assert.strictEqual((await topFrame()).name, 'tl_mark');
+    await stopAfter(dc.customRequest('slsdbg.reverseStepOut'));
+    const f = await topFrame();
+    assert.strictEqual(f.name, 'main');
+    assert.strictEqual(f.line, MARK_LINE);
+  });
+
   it('reports the end of history as a stop, then finds the last write with a data breakpoint in reverse', async () => {
     await launchAtEntry(rec);
     const end = await stopAfter(dc.continueRequest({ threadId: 1 }));
