@@ -154,6 +154,15 @@ describe('slsdbg debug adapter', function () {
 
   it('stays responsive when paused during a long reverse scan', async function () {
     await launchAtEntry(longRec);
+    // Forward, the engine polls for the interrupt: pause lands in the CPU-bound loop.
+    const paused = dc.waitForEvent('stopped', 10000).then((e) => e as DebugProtocol.StoppedEvent);
+    await dc.continueRequest({ threadId: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const p0 = Date.now();
+    await dc.pauseRequest({ threadId: 1 });
+    assert.strictEqual((await paused).body.reason, 'pause');
+    console.log(`      pause forward: stopped ${Date.now() - p0} ms after the request`);
+    assert.match((await dc.customRequest('slsdbg.monitor', { command: 'when' })).body.text, /Current moment: \d+:/);
     const cps = JSON.parse(execFileSync(SLSDBG, ['info', longRec, '--json']).toString()).checkpoints;
     const atEnd = dc.waitForEvent('stopped', 30000);
     await dc.customRequest('slsdbg.goto', { where: String(cps[cps.length - 1].id) });
@@ -171,8 +180,9 @@ describe('slsdbg debug adapter', function () {
     const first = await Promise.race([stopped, notice]);
     const took = Date.now() - t0;
     if (typeof first === 'string') {
-      // The engine did not stop within the notice delay: the adapter said so
-      // and still answers requests while the move goes on.
+      // The engine did not stop within the notice delay (on this branch a
+      // reverse move is not interruptible): the adapter said so and still
+      // answers requests while the move goes on.
       console.log(`      pause: not stopped after ${took} ms; notice: ${first.trim()}`);
       const threads = await dc.threadsRequest();
       assert.ok(threads.body.threads.length >= 1);
