@@ -150,6 +150,14 @@ describe('slsdbg debug adapter', function () {
     const f = await topFrame();
     assert.strictEqual(f.line, TOTAL_LINE);
     assert.strictEqual(await evaluate('i', f.id), '3');
+    // Once more backwards, then forwards again: the data breakpoint works both ways.
+    await stopAfter(dc.reverseContinueRequest({ threadId: 1 }));
+    assert.strictEqual(await evaluate('i', (await topFrame()).id), '2');
+    const fwd = await stopAfter(dc.continueRequest({ threadId: 1 }));
+    assert.strictEqual(fwd.body.reason, 'data breakpoint');
+    // Going backwards stopped just before iteration 2's write; forwards runs it.
+    assert.match(fwd.body.description ?? '', /tl_total changed \(5 → 12\)/);
+    assert.strictEqual(await evaluate('i', (await topFrame()).id), '2');
   });
 
   it('stays responsive when paused during a long reverse scan', async function () {
