@@ -3,7 +3,7 @@
 // The MI transport and parser live in mi/; slsdbg's command line in slsdbgCli.
 import {
   Breakpoint, InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame,
-  StoppedEvent, TerminatedEvent, Thread, ContinuedEvent,
+  StoppedEvent, TerminatedEvent, Thread,
 } from '@vscode/debugadapter';
 import { DebugProtocol } from '@vscode/debugprotocol';
 import { ChildProcess } from 'child_process';
@@ -103,7 +103,6 @@ export class SlsdbgSession extends LoggingDebugSession {
       await this.gdb.send('-gdb-set pagination off');
       await this.gdb.send('-gdb-set remotetimeout 600');
       await this.gdb.send('-gdb-set breakpoint pending on');
-      this.gdb.once('exec', () => { /* the connect stop is the entry stop, reported below */ });
       this.connecting = true;
       await this.gdb.send(`-target-select remote ${served.socket}`);
       this.connecting = false;
@@ -147,8 +146,13 @@ export class SlsdbgSession extends LoggingDebugSession {
     const s = describeStop(r.results, this.textSinceRun, this.reverse, this.pauseRequested);
     this.pauseRequested = false;
     this.invalidateVariables();
-    this.sendEvent(this.stopped(s));
+    // A short move can stop before its request is answered: the client must
+    // see the response (running) before the stop, so hold the event until then.
+    if (this.heldStops) this.heldStops.push(this.stopped(s));
+    else this.sendEvent(this.stopped(s));
   }
+
+  private heldStops?: StoppedEvent[];
 
   /** Starts an execution command; the stop arrives later as *stopped. */
   private async run(command: string, reverse: boolean): Promise<void> {
@@ -156,15 +160,20 @@ export class SlsdbgSession extends LoggingDebugSession {
     this.textSinceRun = '';
     this.invalidateVariables();
     await this.gdb.send(command + (reverse ? ' --reverse' : ''));
-    this.sendEvent(new ContinuedEvent(1, true));
   }
 
+  /** Runs an execution command for a request: the response, then any stop held meanwhile. */
   private async exec(response: DebugProtocol.Response, command: string, reverse: boolean): Promise<void> {
+    this.heldStops = [];
     try {
       await this.run(command, reverse);
       this.sendResponse(response);
     } catch (e) {
       this.sendErrorResponse(response, 3001, (e as Error).message);
+    } finally {
+      const held = this.heldStops ?? [];
+      this.heldStops = undefined;
+      for (const ev of held) this.sendEvent(ev);
     }
   }
 
@@ -218,11 +227,9 @@ export class SlsdbgSession extends LoggingDebugSession {
     try {
       switch (command) {
         case 'slsdbg.reverseStepIn':
-          await this.run(this.stepCommand('step', args?.granularity), true);
-          break;
+          return this.exec(response, this.stepCommand('step', args?.granularity), true);
         case 'slsdbg.reverseStepOut':
-          await this.run('-exec-finish', true);
-          break;
+          return this.exec(response, '-exec-finish', true);
         case 'slsdbg.goto': {
           const where = String(args?.where ?? '').trim();
           if (!where) throw new Error('goto needs a checkpoint, a moment or a bookmark');

@@ -123,7 +123,12 @@ describe('slsdbg debug adapter', function () {
 
   it('steps in and out forward, and in and out backwards', async () => {
     await launchAtBreakpoint(rec);
-    await stopAfter(dc.stepInRequest({ threadId: 1 }));
+    // The client sees each move's response before its stop, however short the move.
+    const order: string[] = [];
+    const ev = dc.waitForEvent('stopped').then(() => order.push('stopped'));
+    await dc.stepInRequest({ threadId: 1 }).then(() => order.push('response'));
+    await ev;
+    assert.deepStrictEqual(order, ['response', 'stopped']);
     assert.strictEqual((await topFrame()).name, 'tl_mark');
     await stopAfter(dc.stepOutRequest({ threadId: 1 }));
     assert.strictEqual((await topFrame()).name, 'main');
