@@ -90,7 +90,9 @@ export class SlsdbgSession extends LoggingDebugSession {
       } else {
         throw new Error('launch needs "recording" (a directory or "latest") or "program"');
       }
-      await this.cli.info(this.recording);  // a clear error for a missing or damaged recording
+      // A clear error for a missing or damaged recording; info also resolves
+      // names in slsdbg's store (`latest`), which replay may not.
+      this.recording = (await this.cli.info(this.recording)).path || this.recording;
       const served = await this.cli.serve(this.recording);
       this.server = served.proc;
       this.serverDir = served.dir;

@@ -167,15 +167,6 @@ describe('slsdbg debug adapter', function () {
 
   it('stays responsive when paused during a long reverse scan', async function () {
     await launchAtEntry(longRec);
-    // Forward, the engine polls for the interrupt: pause lands in the CPU-bound loop.
-    const paused = dc.waitForEvent('stopped', 10000).then((e) => e as DebugProtocol.StoppedEvent);
-    await dc.continueRequest({ threadId: 1 });
-    await new Promise((r) => setTimeout(r, 300));
-    const p0 = Date.now();
-    await dc.pauseRequest({ threadId: 1 });
-    assert.strictEqual((await paused).body.reason, 'pause');
-    console.log(`      pause forward: stopped ${Date.now() - p0} ms after the request`);
-    assert.match((await dc.customRequest('slsdbg.monitor', { command: 'when' })).body.text, /Current moment: \d+:/);
     const cps = JSON.parse(execFileSync(SLSDBG, ['info', longRec, '--json']).toString()).checkpoints;
     const atEnd = dc.waitForEvent('stopped', 30000);
     await dc.customRequest('slsdbg.goto', { where: String(cps[cps.length - 1].id) });
@@ -261,6 +252,18 @@ describe('slsdbg debug adapter', function () {
     // The recording went to slsdbg's store, where `latest` names it.
     const r = await dc.customRequest('slsdbg.recording');
     assert.strictEqual(fs.realpathSync(r.body.recording), fs.realpathSync(path.join(work, 'store', 'latest')));
+  });
+
+  it('launches "latest" from slsdbg\'s store', async () => {
+    const store = path.join(work, 'latest-store');
+    execFileSync(SLSDBG, ['record', '--', path.join(PROGRAMS, 'timeline_counter'), '2', '0'],
+      { stdio: 'ignore', env: { ...process.env, SLSDBG_DIR: store } });
+    await dc.stop();
+    dc = new DebugClient('node', ADAPTER, 'slsdbg', { env: { ...process.env, SLSDBG, SLSDBG_DIR: store } });
+    await dc.start();
+    await launchAtEntry('latest');
+    const r = await dc.customRequest('slsdbg.recording');
+    assert.strictEqual(fs.realpathSync(r.body.recording), fs.realpathSync(path.join(store, 'latest')));
   });
 
   it('gives an error message for a missing recording', async () => {
