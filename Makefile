@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test demo bench clean vscode
 
 all: build
 
@@ -24,6 +24,11 @@ demo: build
 
 bench: build
 	@bash bench/run-all.sh $(BUILD)
+
+# The VS Code extension: npm packages from the committed lockfile, the
+# adapter (out/debugAdapter.js) and vscode-extension/slsdbg-VERSION.vsix.
+vscode: deps
+	cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p . && npx vsce package --allow-missing-repository --skip-license
 
 clean:
 	rm -rf $(BUILD)

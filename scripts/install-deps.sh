@@ -16,6 +16,10 @@ PACKAGES=(
   ccache  # rebuilds of many worktrees share one compiler cache (used when present)
 )
 
+# The VS Code extension's tests need node and npm (any recent node will do;
+# a machine that already has node keeps its own).
+command -v node >/dev/null || PACKAGES+=(nodejs npm)
+
 # `install-deps.sh fuzz`: also the clang toolchain for bench/fuzz_gdbproto.sh
 # (libFuzzer + sanitizer runtimes). Not needed to build or test, so CI skips it.
 if [ "${1:-}" = "fuzz" ]; then
