@@ -24,6 +24,7 @@ struct Table {
     register_signal_models(all);
     register_poll_models(all);
     register_net_models(all);
+    register_descriptor_models(all);
     for (const auto& e : all)
       if (e.nr >= 0 && e.nr < kMaxSyscall) models[e.nr] = e.model;
   }
