@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks what recording does with calls it cannot follow yet (threads and
 # child processes): a one-line message naming the call by its name (clone3
-# from zstd's thread start, clone from the shell's fork of a pipeline), a
+# from zstd's and the thread fixtures' pthread_create, clone from the
+# shell's fork of a pipeline), a
 # nonzero exit, and the recording up to that point valid (`info` reads it,
 # `replay --check` replays it).
 set -u
@@ -22,4 +23,6 @@ refused() {  # refused NAME CALL CMD...
 head -c 100000 "$SLSDBG" >"$tmp/data"
 refused zstd clone3 zstd -q -T2 -f "$tmp/data" -o "$tmp/data.zst"
 refused pipeline clone /bin/sh -c 'echo a | cat'
+refused condvar clone3 "$PROGRAMS/thr_condvar"
+refused tgkill_tls clone3 "$PROGRAMS/thr_tgkill_tls"
 echo "record_refusals: OK"
