@@ -24,6 +24,7 @@
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
+#include "engine/replay/fd_placeholders.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
@@ -703,6 +704,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
     r.orig_rax = static_cast<uint64_t>(-1);
     r.rax = static_cast<uint64_t>(ev->result);
     TRY(task_.set_regs(r));
+    TRY_CTX(install_placeholders(task_, created_fds(*ev)), "replaying " + actual);
   } else {
     // The kernel chooses where a mapping goes from this process's randomized
     // mmap base, which the restored process does not share: ask for the

@@ -16,10 +16,28 @@ SyscallHandling handling_of(int64_t nr, const std::array<uint64_t, 6>& args) {
     case SYS_openat: {
       // A read-only open is harmless to repeat and a later mmap needs the fd;
       // anything that could create or truncate a file is emulated.
+      // O_TMPFILE shares its O_DIRECTORY bit with every opendir: test all
+      // of its bits, or directories used as dirfd become placeholders.
       const uint64_t flags = args[2];
-      const bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_TMPFILE));
+      const bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+      const bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)) && !tmpfile;
       return read_only ? SyscallHandling::RunAndCheck : SyscallHandling::Emulate;
     }
+    // Copies of a descriptor keep what it refers to (a real file a later
+    // mmap needs, or a placeholder); the table matches the recording, so
+    // the numbers must too.
+    case SYS_dup: case SYS_dup2: case SYS_dup3:
+      return SyscallHandling::RunAndCheck;
+    case SYS_fcntl:
+      return (args[1] == F_DUPFD || args[1] == F_DUPFD_CLOEXEC) ? SyscallHandling::RunAndCheck
+                                                                : SyscallHandling::Emulate;
+    // A memfd is mapped shared and sized by ftruncate: both must be real for
+    // the mapping to hold pages (ftruncate of a placeholder or a read-only
+    // file fails harmlessly; the logged result is imposed).
+    case SYS_memfd_create:
+      return SyscallHandling::RunAndCheck;
+    case SYS_ftruncate:
+    case SYS_close_range:
     case SYS_close:
     case SYS_set_tid_address:  // returns the tid, which differs in the replaying process
       return SyscallHandling::RunUseLogged;

@@ -35,8 +35,21 @@ constexpr size_t kMaxWatchPieces = 4;  // DR0-DR3; the timeline may allow fewer 
 TimelineTarget::TimelineTarget(store::RecordingReader& reader, std::string exe, std::vector<uint8_t> auxv)
     : reader_(reader),
       exe_(std::move(exe)),
-      auxv_(std::string(auxv.begin(), auxv.end())),
-      exec_file_(exe_) {}
+      auxv_([this, first = std::move(auxv)]() -> Result<std::string> {
+        if (!timeline_) return std::string(first.begin(), first.end());
+        store::ProcessState s = TRY(state_now());
+        return std::string(s.auxv.begin(), s.auxv.end());
+      }),
+      exec_file_([this]() -> Result<std::string> {
+        if (!timeline_) return exe_;
+        store::ProcessState s = TRY(state_now());
+        return s.exe.empty() ? exe_ : s.exe;
+      }) {}
+
+Result<store::ProcessState> TimelineTarget::state_now() {
+  const CheckpointId k = timeline_->current_segment();
+  return TRY_CTX(reader_.process_state(k), "reading checkpoint " + std::to_string(k.value));
+}
 
 TimelineTarget::~TimelineTarget() = default;
 

@@ -102,8 +102,10 @@ class TimelineTarget final : public Target,
   bool regs_valid_ = false;
   std::vector<uint8_t> user_regs_;
   std::vector<uint8_t> fpu_;
-  ConstantXfer auxv_;
-  ConstantXfer exec_file_;
+  // The current segment's checkpoint's (an execve starts a checkpoint).
+  ComputedXfer auxv_;
+  ComputedXfer exec_file_;
+  Result<store::ProcessState> state_now();
 };
 
 }  // namespace slsdbg::gdbserver

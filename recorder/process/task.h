@@ -99,6 +99,12 @@ class Task {
   // Address-space facts the injector keeps per task (reset on exec).
   bool has_injection_page() const { return injection_page_; }
   void set_has_injection_page(bool present) { injection_page_ = present; }
+  // After an execve: the /proc/PID/mem descriptor and the injection page
+  // belonged to the old address space.
+  void forget_address_space() {
+    mem_.reset();
+    injection_page_ = false;
+  }
 
  private:
   Result<int> mem_fd();

@@ -23,6 +23,7 @@
 #include "recorder/process/task_clock.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/cpu.h"
+#include "recorder/record/exec_follow.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
@@ -41,13 +42,14 @@ namespace slsdbg::recorder {
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.
-enum class Reason { None = 0, Tick, Signal, Forced, Exit };
+enum class Reason { None = 0, Tick, Signal, Forced, Exec, Exit };
 
 const char* reason_name(Reason r) {
   switch (r) {
     case Reason::Tick: return "tick";
     case Reason::Signal: return "signal";
     case Reason::Forced: return "forced";
+    case Reason::Exec: return "exec";
     case Reason::Exit: return "exit";
     case Reason::None: break;
   }
@@ -104,6 +106,7 @@ class RecordSession {
   Status on_syscall_exit();
   Status on_signal(int signo);
   Status on_interrupt();
+  Status on_exec();
   Status settle_interrupted(int signo);
   Status on_tick();
   Status checkpoint(Reason reason, bool restarted_syscall);
@@ -149,6 +152,7 @@ class RecordSession {
   Reason pending_ = Reason::None;
   bool interrupt_requested_ = false;
   bool exit_checkpoint_taken_ = false;
+  bool clear_all_next_ = false;  // the next checkpoint follows an execve: nothing of the old image stays
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
@@ -286,6 +290,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
       TRY_CTX(capture_->capture_checkpoint({pid_}, timing), "capturing checkpoint " + std::to_string(checkpoints_));
   store::CheckpointInput& input = captured.input;
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
+  if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
   const std::string why = reason == Reason::None ? "start" : reason_name(reason);
@@ -419,11 +424,6 @@ Status RecordSession::on_seccomp() {
     case SYS_vfork:
       refusal_ = std::string("multithreaded / multi-process recording is not supported yet (the program called ") +
                  syscall_name(nr) + ")";
-      pending_ = Reason::Exit;
-      return rewind_before_syscall(r);
-    case SYS_execve:
-    case SYS_execveat:
-      refusal_ = "a recorded program calling execve is not supported yet";
       pending_ = Reason::Exit;
       return rewind_before_syscall(r);
     case SYS_exit_group:
@@ -620,6 +620,42 @@ Status RecordSession::on_interrupt() {
   return checkpoint(reason, restarted);
 }
 
+// The execve succeeded (a failed one returns at its syscall-exit stop, as
+// an unmodelled call): log it, arm the new image and take its "exec"
+// checkpoint, which replay reaches by restore (a ForcedCheckpoint event).
+Status RecordSession::on_exec() {
+  state_ = State::Running;
+  fast_write_.forget_all();
+  user_regs_struct r = TRY(regs());
+  store::Event ev;
+  ev.kind = store::EventKind::Syscall;
+  ev.tid = Tid(pid_);
+  ev.pc = r.rip;
+  ev.syscall_no = cur_nr_;
+  ev.args = cur_args_;
+  ev.result = 0;
+  TRY(log_event(ev));
+  store::Event forced;
+  forced.kind = store::EventKind::ForcedCheckpoint;
+  forced.tid = Tid(pid_);
+  forced.pc = r.rip;
+  forced.syscall_no = cur_nr_;
+  TRY(log_event(forced));
+
+  capture_.reset();
+  capture_ = TRY(arm_new_image(*task_, opts_.tracker));
+  capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
+  fast_write_ = FastWrite::for_process(pid_);
+  dispositions_ = initial_dispositions(pid_);
+  const ExecImage img = exec_image(pid_);
+  SLSDBG_INFO("record", "execve: now %s (build-id %s)", img.path.c_str(),
+              img.build_id.empty() ? "none" : img.build_id.c_str());
+  outcome_.execs.push_back(img.path + (img.build_id.empty() ? "" : " build-id " + img.build_id));
+  clear_all_next_ = true;
+  pending_ = Reason::None;  // this checkpoint is the tick too
+  return checkpoint(Reason::Exec, false);
+}
+
 // A syscall interrupted by `signo` (0: by our own interrupt) is settled the
 // way the kernel would settle it when that signal is delivered next: rewound
 // to be re-issued, or failed with EINTR (logged as its result). orig_rax = -1
@@ -705,8 +741,14 @@ Status RecordSession::loop() {
       case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
       case StopKind::Signal: TRY(on_signal(s.signo)); break;
       case StopKind::Interrupt: TRY(on_interrupt()); break;
-      case StopKind::GroupStop:
-      case StopKind::OtherEvent: TRY(cont()); break;
+      case StopKind::OtherEvent:
+        if (s.event == PTRACE_EVENT_EXEC) {
+          TRY(on_exec());
+          break;
+        }
+        TRY(cont());
+        break;
+      case StopKind::GroupStop: TRY(cont()); break;
     }
   }
   return ok_status();

@@ -34,6 +34,7 @@ struct RecordOutcome {
   int exit_code = 0;        // Exited
   int signo = 0;            // Killed
   std::string refusal;      // Refused: why recording stopped (e.g. fork)
+  std::vector<std::string> execs;  // each program execve'd into: "PATH build-id HEX"
   uint64_t checkpoints = 0;
   uint64_t events = 0;
   std::string tracker;

@@ -88,5 +88,6 @@ void register_process_models(std::vector<ModelEntry>& out);
 void register_signal_models(std::vector<ModelEntry>& out);
 void register_poll_models(std::vector<ModelEntry>& out);
 void register_net_models(std::vector<ModelEntry>& out);
+void register_descriptor_models(std::vector<ModelEntry>& out);
 
 }  // namespace slsdbg::recorder

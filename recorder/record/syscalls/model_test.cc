@@ -122,3 +122,12 @@ TEST(SyscallModels, CoversWhatTheTargetProgramsUse) {
 
 }  // namespace
 }  // namespace slsdbg::recorder
+
+TEST(SyscallModels, EveryKernelSyscallHasItsName) {
+  // Unmodelled calls are named too (refusals and divergences say which).
+  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_clone3), "clone3");
+  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_vfork), "vfork");
+  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_setns), "setns");
+  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_read), "read");
+  EXPECT_STREQ(slsdbg::recorder::syscall_name(4000), "syscall_4000");
+}

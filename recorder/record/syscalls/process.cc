@@ -144,6 +144,11 @@ void register_process_models(std::vector<ModelEntry>& out) {
       {SYS_exit, {"exit", no_outputs}},
       {SYS_exit_group, {"exit_group", no_outputs}},
       {SYS_personality, {"personality", no_outputs}},
+      // Only a failed execve reaches its syscall exit (a successful one is
+      // followed at its exec event: exec_follow.h); it wrote nothing. A
+      // shell's PATH search fails several times before the exec.
+      {SYS_execve, {"execve", no_outputs}},
+      {SYS_execveat, {"execveat", no_outputs}},
   });
 }
 

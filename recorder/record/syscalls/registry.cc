@@ -24,6 +24,7 @@ struct Table {
     register_signal_models(all);
     register_poll_models(all);
     register_net_models(all);
+    register_descriptor_models(all);
     for (const auto& e : all)
       if (e.nr >= 0 && e.nr < kMaxSyscall) models[e.nr] = e.model;
   }
@@ -50,8 +51,23 @@ const SyscallModel* find_syscall_model(long nr) {
   return m.outputs ? &m : nullptr;
 }
 
+namespace {
+
+struct NamedSyscall {
+  long nr;
+  const char* name;
+};
+// Generated from <asm/unistd_64.h> (recorder/record/CMakeLists.txt).
+constexpr NamedSyscall kAllSyscalls[] = {
+#include "syscall_names.inc"
+};
+
+}  // namespace
+
 const char* syscall_name(long nr) {
   if (const SyscallModel* m = find_syscall_model(nr)) return m->name;
+  for (const NamedSyscall& s : kAllSyscalls)
+    if (s.nr == nr) return s.name;
   static thread_local char buf[32];
   std::snprintf(buf, sizeof buf, "syscall_%ld", nr);
   return buf;

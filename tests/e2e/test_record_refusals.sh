@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Checks what recording does with calls it cannot follow yet (threads and
+# child processes): a one-line message naming the call by its name (clone3
+# from zstd's and the thread fixtures' pthread_create, clone from the
+# shell's fork of a pipeline), a
+# nonzero exit, and the recording up to that point valid (`info` reads it,
+# `replay --check` replays it).
+set -u
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_refusals.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+refused() {  # refused NAME CALL CMD...
+  local name=$1 call=$2 rc out
+  shift 2
+  "$SLSDBG" record -o "$tmp/$name" -- "$@" >/dev/null 2>"$tmp/$name.err" </dev/null; rc=$?
+  [ "$rc" -ne 0 ] || fail "$name: recorded with exit 0"
+  grep -q "the program called $call)" "$tmp/$name.err" || fail "$name: message does not name $call: $(cat "$tmp/$name.err")"
+  grep -q "syscall_[0-9]" "$tmp/$name.err" && fail "$name: a number instead of a name: $(cat "$tmp/$name.err")"
+  "$SLSDBG" info "$tmp/$name" >/dev/null 2>&1 || fail "$name: info cannot read the recording"
+  out=$(timeout 300 "$SLSDBG" replay "$tmp/$name" --check 2>&1 </dev/null) || fail "$name: --check: $out"
+  echo "$name: $(head -1 "$tmp/$name.err") / $out"
+}
+head -c 100000 "$SLSDBG" >"$tmp/data"
+refused zstd clone3 zstd -q -T2 -f "$tmp/data" -o "$tmp/data.zst"
+refused pipeline clone /bin/sh -c 'echo a | cat'
+refused condvar clone3 "$PROGRAMS/thr_condvar"
+refused tgkill_tls clone3 "$PROGRAMS/thr_tgkill_tls"
+echo "record_refusals: OK"
