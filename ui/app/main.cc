@@ -1,9 +1,10 @@
-// slsdbg-ui [REC] [--at K] [--screenshot FILE.png]: the desktop UI. With
+// slsdbg-ui [REC] [--at K] [--bisect EXPR] [--screenshot FILE.png]: the desktop UI. With
 // --screenshot it renders the main window at checkpoint K and exits (works
 // under QT_QPA_PLATFORM=offscreen, no display needed).
 #include <QApplication>
 #include <QFileDialog>
 #include <QMessageBox>
+#include <QEventLoop>
 #include <QTimer>
 #include <cstdio>
 
@@ -12,11 +13,11 @@
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QStringList args = app.arguments().mid(1);
-  QString rec, shot;
+  QString rec, shot, bisect;
   qulonglong at = 0;
   for (int i = 0; i < args.size(); ++i) {
     const QString& a = args[i];
-    if ((a == "--at" || a == "--screenshot") && i + 1 >= args.size()) {
+    if ((a == "--at" || a == "--screenshot" || a == "--bisect") && i + 1 >= args.size()) {
       std::fprintf(stderr, "slsdbg-ui: %s needs a value\n", qPrintable(a));
       return 2;
     }
@@ -27,13 +28,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "slsdbg-ui: --at needs a checkpoint id, got '%s'\n", qPrintable(args[i]));
         return 2;
       }
+    } else if (a == "--bisect") {
+      bisect = args[++i];
     } else if (a == "--screenshot") {
       shot = args[++i];
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: slsdbg-ui [REC] [--at K] [--screenshot FILE.png]\n");
+      std::printf("usage: slsdbg-ui [REC] [--at K] [--bisect EXPR] [--screenshot FILE.png]\n");
       return 0;
     } else if (a.startsWith("-") || !rec.isEmpty()) {
-      std::fprintf(stderr, "slsdbg-ui: unexpected argument '%s'\nusage: slsdbg-ui [REC] [--at K] [--screenshot FILE.png]\n",
+      std::fprintf(stderr, "slsdbg-ui: unexpected argument '%s'\nusage: slsdbg-ui [REC] [--at K] [--bisect EXPR] [--screenshot FILE.png]\n",
                    qPrintable(a));
       return 2;
     } else {
@@ -61,6 +64,14 @@ int main(int argc, char** argv) {
   slsdbg::ui::MainWindow window(std::move(*history));
   window.go_to(at);
   window.show();
+  if (!bisect.isEmpty()) {
+    // Bisect first (the expression over globals, as `slsdbg bisect --expr`);
+    // the screenshot then shows its result marked and selected.
+    QEventLoop wait;
+    QObject::connect(&window, &slsdbg::ui::MainWindow::bisect_finished, &wait, &QEventLoop::quit);
+    window.start_bisect({"--expr", bisect});
+    if (!shot.isEmpty()) wait.exec();
+  }
   if (!shot.isEmpty()) {
     app.processEvents();
     if (!window.grab().save(shot)) {

@@ -88,28 +88,34 @@ MainWindow::MainWindow(History history, QWidget* parent) : QMainWindow(parent), 
   left_tabs->addTab(source_, "Source");
   left_tabs->addTab(events_, "Events");
   left_tabs->addTab(process_, "Threads / maps / files");
+  auto titled = [](QWidget* w, const QString& title) {
+    auto* tabs = new QTabWidget;
+    tabs->addTab(w, title);
+    return tabs;
+  };
   auto* mid = new QSplitter(Qt::Vertical);
-  mid->addWidget(backtrace_);
-  mid->addWidget(disasm_);
-  auto* right_tabs = new QTabWidget;
-  right_tabs->addTab(regs_, "Registers");
-  right_tabs->addTab(memory_box, "Memory");
+  mid->addWidget(titled(backtrace_, "Backtrace"));
+  mid->addWidget(titled(disasm_, "Disassembly at pc"));
+  auto* right_tabs = new QSplitter(Qt::Vertical);
+  right_tabs->addWidget(titled(regs_, "Registers (changed since previous checkpoint)"));
+  right_tabs->addWidget(titled(memory_box, "Memory (changed bytes)"));
+  right_tabs->setSizes({420, 300});
 
   auto* panes = new QSplitter(Qt::Horizontal);
   panes->addWidget(left_tabs);
   panes->addWidget(mid);
   panes->addWidget(right_tabs);
-  panes->setSizes({420, 520, 300});
+  panes->setSizes({400, 520, 480});
 
   auto* center = new QSplitter(Qt::Vertical);
   center->addWidget(timeline_);
   center->addWidget(panes);
-  center->setSizes({160, 600});
+  center->setSizes({170, 700});
   setCentralWidget(center);
   status_ = new QLabel;
   statusBar()->addWidget(status_, 1);
   build_actions();
-  resize(1400, 860);
+  resize(1500, 900);
   go_to(0);
 }
 
@@ -227,6 +233,7 @@ void MainWindow::show_memory(uint64_t addr) {
   mem_ = std::move(*v);
   QString html = "<pre>";
   for (size_t row = 0; row < mem_.bytes.size(); row += 16) {
+    if (row == 16 * 12) break;  // 192 bytes fit the pane; mem_ keeps all 256
     html += QString("%1  ").arg(mem_.addr + row, 12, 16, QChar('0'));
     for (size_t i = row; i < row + 16; ++i) {
       QString b = QString("%1").arg(mem_.bytes[i], 2, 16, QChar('0'));

@@ -9,7 +9,7 @@ namespace slsdbg::ui {
 
 namespace {
 constexpr int kLeft = 90, kRight = 12;
-constexpr int kTicksY = 22, kHeatY = 34, kHeatH = 30, kStopY = 70, kStopH = 22, kEventY = 98, kEventH = 16, kMarkY = 120;
+constexpr int kTicksY = 26, kHeatY = 34, kHeatH = 30, kStopY = 70, kStopH = 22, kEventY = 98, kEventH = 16, kMarkY = 120;
 
 QColor event_color(store::EventKind k) {
   switch (k) {
@@ -66,7 +66,18 @@ void Timeline::paintEvent(QPaintEvent*) {
   p.drawText(4, kStopY + 15, "stop time");
   p.drawText(4, kEventY + 12, "events");
   p.drawText(4, kMarkY + 12, "marks");
-  p.drawText(4, kTicksY - 6, QString("%1 checkpoints, %2 s").arg(h_.checkpoints.size()).arg(double(h_.end_ns) / 1e9, 0, 'f', 2));
+  p.drawText(4, kTicksY - 8, QString("%1 checkpoints over %2 s · heat: dirty pages (max %3) · events: ")
+                                 .arg(h_.checkpoints.size()).arg(double(h_.end_ns) / 1e9, 0, 'f', 2).arg(h_.max_dirty));
+  int lx = 4 + p.fontMetrics().horizontalAdvance(QString("%1 checkpoints over %2 s · heat: dirty pages (max %3) · events: ")
+                                                     .arg(h_.checkpoints.size()).arg(double(h_.end_ns) / 1e9, 0, 'f', 2).arg(h_.max_dirty));
+  for (auto [kind, name] : {std::pair{store::EventKind::Syscall, "syscall"}, {store::EventKind::Signal, "signal"},
+                            {store::EventKind::Rdtsc, "rdtsc"}, {store::EventKind::ForcedCheckpoint, "forced"},
+                            {store::EventKind::Exit, "exit"}}) {
+    p.fillRect(lx, kTicksY - 17, 10, 10, event_color(kind));
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(lx + 13, kTicksY - 8, name);
+    lx += 20 + p.fontMetrics().horizontalAdvance(name);
+  }
 
   uint64_t max_stop = 1;
   for (const auto& c : h_.checkpoints) max_stop = std::max(max_stop, c.stop_ns);
@@ -111,8 +122,9 @@ void Timeline::paintEvent(QPaintEvent*) {
   double cx = x_of(h_.checkpoints[current_].time_ns);
   p.setPen(QPen(QColor(0, 0, 0), 2));
   p.drawLine(QPointF(cx, kTicksY - 4), QPointF(cx, kMarkY + 16));
-  p.drawText(QPointF(std::min(cx + 4, double(width() - 160)), kTicksY + 8),
-             QString("#%1  t=%2 ms  %3 pages").arg(current_).arg(double(h_.checkpoints[current_].time_ns) / 1e6, 0, 'f', 1)
+  p.fillRect(QRectF(std::min(cx + 3, double(width() - 230)), kHeatY + 2, 225, 16), QColor(255, 255, 255, 220));
+  p.drawText(QPointF(std::min(cx + 6, double(width() - 227)), kHeatY + 14),
+             QString("checkpoint %1 · %2 ms · %3 pages").arg(current_).arg(double(h_.checkpoints[current_].time_ns) / 1e6, 0, 'f', 1)
                  .arg(h_.checkpoints[current_].dirty_pages));
 }
 
