@@ -20,4 +20,5 @@ run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5
 run travel_gdb python3 "$root/bench/travel/reverse.py" "$build" --history-s 1 --runs 3 --stepi 40
 run replay_speed python3 "$root/bench/travel/replay_speed.py" "$build" --runs 3
 run bisect python3 "$root/bench/bisect/run.py" "$build"
+run ui bash "$root/bench/ui/run.sh" "$build"
 echo "bench: results in $out/" >&2
