@@ -31,6 +31,10 @@ namespace slsdbg::ui {
 namespace {
 QString hex(uint64_t v) { return QString("0x%1").arg(v, 16, 16, QChar('0')); }
 
+void set_if_changed(QPlainTextEdit* t, const QString& text) {
+  if (t->toPlainText() != text) t->setPlainText(text);
+}
+
 QPlainTextEdit* mono_text() {
   auto* t = new QPlainTextEdit;
   t->setReadOnly(true);
@@ -259,17 +263,19 @@ void MainWindow::fill_panes() {
                        .arg(current_).arg(h_.checkpoints.size() - 1).arg(double(info.time_ns) / 1e9, 0, 'f', 3)
                        .arg(info.dirty_pages).arg(info.stop_ns / 1000).arg(QString::fromStdString(info.reason)));
 
+  // Items are reused and text is set only where it changed: a move between
+  // checkpoints repaints what differs (bench/ui).
   regs_->setRowCount(int(moment_.registers.size()));
   for (size_t i = 0; i < moment_.registers.size(); ++i) {
     const auto& r = moment_.registers[i];
-    auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
-    auto* val = new QTableWidgetItem(hex(r.value));
-    if (r.changed) {
-      name->setBackground(QColor(255, 220, 120));
-      val->setBackground(QColor(255, 220, 120));
+    for (int col = 0; col < 2; ++col) {
+      QTableWidgetItem* item = regs_->item(int(i), col);
+      if (!item) regs_->setItem(int(i), col, item = new QTableWidgetItem);
+      QString text = col == 0 ? QString::fromStdString(r.name) : hex(r.value);
+      if (item->text() != text) item->setText(text);
+      QBrush bg = r.changed ? QBrush(QColor(255, 220, 120)) : QBrush();
+      if (item->background() != bg) item->setBackground(bg);
     }
-    regs_->setItem(int(i), 0, name);
-    regs_->setItem(int(i), 1, val);
   }
 
   QString bt, dis;
@@ -280,11 +286,13 @@ void MainWindow::fill_panes() {
   if (!moment_.backtraces.empty())
     for (const auto& ins : moment_.backtraces[0].disasm)
       dis += QString("%1 %2  %3\n").arg(ins.at_pc ? "=>" : "  ", hex(ins.address), QString::fromStdString(ins.text));
-  backtrace_->setPlainText(bt);
-  disasm_->setPlainText(dis.isEmpty() ? "(no disassembly at this pc)" : dis);
+  set_if_changed(backtrace_, bt);
+  set_if_changed(disasm_, dis.isEmpty() ? "(no disassembly at this pc)" : dis);
 
   const auto& s = moment_.source;
-  if (s.lines.empty()) {
+  QString source_key = QString::fromStdString(s.file) + ":" + QString::number(s.line);
+  if (source_key == source_key_) {
+  } else if (s.lines.empty()) {
     source_->setPlainText(s.file.empty() ? "(no source line: no debug info at these frames)" : "(cannot read " + QString::fromStdString(s.file) + ")");
   } else {
     QString html = "<b>" + QString::fromStdString(s.file).toHtmlEscaped() + "</b><pre>";
@@ -295,10 +303,11 @@ void MainWindow::fill_panes() {
     }
     source_->setHtml(html + "</pre>");
   }
+  source_key_ = source_key;
 
   QString ev;
   for (const auto& e : moment_.events) ev += QString("%1  %2\n").arg(hex(e.pc), QString::fromStdString(event_label(e)));
-  events_->setPlainText(ev.isEmpty() ? QString("(no events between checkpoint %1 and the next)").arg(current_)
+  set_if_changed(events_, ev.isEmpty() ? QString("(no events between checkpoint %1 and the next)").arg(current_)
                                      : QString("events after checkpoint %1:\n").arg(current_) + ev);
 
   QString pr = QString("pid %1  exe %2\n\nthreads:\n").arg(moment_.state.pid).arg(QString::fromStdString(moment_.state.exe));
@@ -310,7 +319,7 @@ void MainWindow::fill_panes() {
     pr += QString("  %1-%2 %3%4%5 %6\n").arg(m.start, 12, 16, QChar('0')).arg(m.end, 12, 16, QChar('0'))
               .arg(m.prot & 1 ? 'r' : '-').arg(m.prot & 2 ? 'w' : '-').arg(m.prot & 4 ? 'x' : '-')
               .arg(QString::fromStdString(m.path));
-  process_->setPlainText(pr);
+  set_if_changed(process_, pr);
 
   show_memory(mem_.bytes.empty() ? moment_.state.threads[0].regs.rsp : mem_.addr);
 }
