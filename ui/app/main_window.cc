@@ -72,6 +72,7 @@ MainWindow::MainWindow(History history, QWidget* parent) : QMainWindow(parent), 
   address_->setPlaceholderText("address (hex), e.g. rsp or 0x7ffc...");
   connect(address_, &QLineEdit::returnPressed, this, [this] {
     QString text = address_->text().trimmed();
+    follow_rsp_ = text == "rsp";
     for (const auto& r : moment_.registers)
       if (text == QString::fromStdString(r.name)) return show_memory(r.value);
     bool ok = false;
@@ -293,7 +294,7 @@ void MainWindow::fill_panes() {
   QString source_key = QString::fromStdString(s.file) + ":" + QString::number(s.line);
   if (source_key == source_key_) {
   } else if (s.lines.empty()) {
-    source_->setPlainText(s.file.empty() ? "(no source line: no debug info at these frames)" : "(cannot read " + QString::fromStdString(s.file) + ")");
+    source_->setPlainText(s.file.empty() ? "(no source line: no debug info at these frames)" : "(source " + QString::fromStdString(s.file) + " line " + QString::number(s.line) + ": no such file here)");
   } else {
     QString html = "<b>" + QString::fromStdString(s.file).toHtmlEscaped() + "</b><pre>";
     for (size_t i = 0; i < s.lines.size(); ++i) {
@@ -321,7 +322,8 @@ void MainWindow::fill_panes() {
               .arg(QString::fromStdString(m.path));
   set_if_changed(process_, pr);
 
-  show_memory(mem_.bytes.empty() ? moment_.state.threads[0].regs.rsp : mem_.addr);
+  // The memory view follows rsp until an address is typed into its box.
+  show_memory(follow_rsp_ ? moment_.state.threads[0].regs.rsp : mem_.addr);
 }
 
 }  // namespace slsdbg::ui

@@ -68,6 +68,7 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* events_ = nullptr;
   QPlainTextEdit* process_ = nullptr;
   QLabel* status_ = nullptr;
+  bool follow_rsp_ = true;
   QString source_key_;  // file:line shown in source_
 };
 

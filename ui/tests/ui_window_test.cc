@@ -88,6 +88,10 @@ class WindowTest : public QObject {
     std::vector<uint8_t> want(v.bytes.size());
     QVERIFY((*reader)->read_memory(slsdbg::CheckpointId(k_), v.addr, want).ok());
     QVERIFY(want == v.bytes);
+    // Highlighted bytes are exactly those that differ at the checkpoint before.
+    std::vector<uint8_t> before(v.bytes.size());
+    QVERIFY((*reader)->read_memory(slsdbg::CheckpointId(k_ - 1), v.addr, before).ok());
+    for (size_t i = 0; i < before.size(); ++i) QCOMPARE(bool(v.changed[i]), before[i] != want[i]);
     QVERIFY(w_->memory_text().contains(QString("%1").arg(v.addr, 12, 16, QChar('0'))));
     // The global counter (49 inside dump_gamma) through the address box.
     auto r = run("nm", {program("dump_chain")});
