@@ -21,4 +21,5 @@ run travel_gdb python3 "$root/bench/travel/reverse.py" "$build" --history-s 1 --
 run replay_speed python3 "$root/bench/travel/replay_speed.py" "$build" --runs 3
 run bisect python3 "$root/bench/bisect/run.py" "$build"
 [ -f "$root/vscode-extension/out/debugAdapter.js" ] && run vscode node "$root/bench/vscode/run.js" "$build" --moves 30
+run ui bash "$root/bench/ui/run.sh" "$build"
 echo "bench: results in $out/" >&2

@@ -120,3 +120,9 @@ if has_command restore; then
   echo "(exit status $?)"
   set -e
 fi
+
+step "8. the whole history at a glance: slsdbg-ui, headless (QT_QPA_PLATFORM=offscreen)"
+shot="$build/demo-ui.png"  # kept: the recording goes with $work
+QT_QPA_PLATFORM=offscreen "$build/ui/slsdbg-ui" "$rec" --at "$first_bad" --screenshot "$shot" 2>/dev/null
+ls -l "$shot"
+echo "(the window itself: $build/ui/slsdbg-ui REC --at K, on any recording)"

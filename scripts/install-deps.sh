@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev
   gdb lldb binutils python3 util-linux
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
+  qt6-base-dev libgl-dev  # ui: slsdbg-ui (Qt 6 Widgets; QTest tests run offscreen)
   ccache  # rebuilds of many worktrees share one compiler cache (used when present)
 )
 

@@ -17,5 +17,7 @@ check common '#include *"(store|recorder|engine|gdbserver|cli)/' "common/ depend
 check recorder '#include *"(engine|gdbserver|cli)/' "recorder/ must not include engine/, gdbserver/ or cli/"
 check engine '#include *"(gdbserver|cli)/' "engine/ must not include gdbserver/ or cli/"
 check gdbserver/protocol '#include *"(engine|recorder|store)/|sys/ptrace\.h' "gdbserver/protocol speaks only to the Target interface"
+check ui '#include *"(recorder|gdbserver|cli|engine/(bisect|replay|restore))/' "ui/ depends only on engine/dump, store/ and common/ (bisect, restore, replay run as the CLI)"
+check ui/model '#include *[<"]Q' "ui/model has no Qt (the widgets live in ui/app)"
 if [ "$bad" -ne 0 ]; then exit 1; fi
 echo "layering: OK"
