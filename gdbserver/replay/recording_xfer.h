@@ -2,6 +2,7 @@
 // to the recorded process) and exec-file (its /proc/PID/exe at recording).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,16 @@ class ConstantXfer final : public XferSource {
 
  private:
   std::string bytes_;
+};
+
+// An object computed at each read (it depends on the current moment).
+class ComputedXfer final : public XferSource {
+ public:
+  explicit ComputedXfer(std::function<Result<std::string>()> fn) : fn_(std::move(fn)) {}
+  Result<std::string> read_object(std::string_view) override { return fn_(); }
+
+ private:
+  std::function<Result<std::string>()> fn_;
 };
 
 }  // namespace slsdbg::gdbserver

@@ -41,7 +41,7 @@ namespace slsdbg::recorder {
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.
-enum class Reason { None = 0, Tick, Signal, Forced, Exit };
+enum class Reason { None = 0, Tick, Signal, Forced, Exit, Crash };
 
 const char* reason_name(Reason r) {
   switch (r) {
@@ -49,6 +49,7 @@ const char* reason_name(Reason r) {
     case Reason::Signal: return "signal";
     case Reason::Forced: return "forced";
     case Reason::Exit: return "exit";
+    case Reason::Crash: return "crash";
     case Reason::None: break;
   }
   return "none";
@@ -106,7 +107,8 @@ class RecordSession {
   Status on_interrupt();
   Status settle_interrupted(int signo);
   Status on_tick();
-  Status checkpoint(Reason reason, bool restarted_syscall);
+  Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
+  bool kills_by_default(int signo, const siginfo_t& si) const;
   CopyTiming copy_timing(Reason reason) const;
   // Hands a deferred checkpoint to the store once its copy is confirmed, or
   // drops it (torn). Called before anything else at every tracee stop, so no
@@ -149,6 +151,7 @@ class RecordSession {
   Reason pending_ = Reason::None;
   bool interrupt_requested_ = false;
   bool exit_checkpoint_taken_ = false;
+  bool crash_checkpoint_taken_ = false;  // the fault re-executes after it: deliver then
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
@@ -278,7 +281,7 @@ Status RecordSession::start() {
   return ok_status();
 }
 
-Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
+Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal) {
   // Before capture, whose injected code runs in the tracee.
   const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
   const CopyTiming timing = copy_timing(reason);
@@ -286,6 +289,8 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
       TRY_CTX(capture_->capture_checkpoint({pid_}, timing), "capturing checkpoint " + std::to_string(checkpoints_));
   store::CheckpointInput& input = captured.input;
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
+  if (fatal) input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(fatal),
+                                              reinterpret_cast<const uint8_t*>(fatal) + sizeof *fatal);
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
   const std::string why = reason == Reason::None ? "start" : reason_name(reason);
@@ -326,7 +331,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
     done_ = true;
     return ok_status();
   }
-  if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
+  if (reason == Reason::Exit || reason == Reason::Crash) exit_checkpoint_taken_ = true;
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
@@ -563,6 +568,14 @@ Status RecordSession::on_signal(int signo) {
   }
 
   if (classify_signal(si) == SignalTiming::Synchronous) {
+    if (!crash_checkpoint_taken_ && kills_by_default(signo, si)) {
+      // The crash is a moment: a checkpoint at the faulting instruction,
+      // holding the siginfo. Resuming without the signal re-executes the
+      // instruction, which faults again; that second fault is delivered.
+      crash_checkpoint_taken_ = true;
+      outcome_.crash = si;
+      return checkpoint(Reason::Crash, false, &si);
+    }
     user_regs_struct r = TRY(regs());
     store::Event ev;
     ev.kind = store::EventKind::Signal;
@@ -592,6 +605,15 @@ Status RecordSession::on_signal(int signo) {
   held_.push_back(si);
   pending_ = std::max(pending_, Reason::Signal);
   return cont();
+}
+
+// A synchronous fault kills when no handler runs: its disposition is
+// SIG_DFL, or SIG_IGN or blocked, which the kernel overrides for faults.
+bool RecordSession::kills_by_default(int signo, const siginfo_t& si) const {
+  if (classify_signal(si) != SignalTiming::Synchronous) return false;
+  if (!dispositions_.runs_handler(signo)) return true;
+  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
+  return p.ok() && (p->blocked & (1ull << (signo - 1))) != 0;
 }
 
 // Signals queued for the tracee and not blocked: the kernel reports them at
