@@ -31,6 +31,7 @@ std::vector<uint8_t> xsave_for_gdb(const std::vector<uint8_t>& xsave) {
   if (xsave.size() < kLegacyAndHeader) return xsave;
   uint64_t xcr0 = 0;
   std::memcpy(&xcr0, xsave.data() + kXcr0Offset, sizeof xcr0);
+  if ((xcr0 & 3) != 3) return xsave;  // x87 and SSE are always enabled: not a kernel area
   std::vector<uint8_t> out(std::max(gdb_size(xcr0), xsave.size()), 0);
   std::memcpy(out.data(), xsave.data(), kLegacyAndHeader);
   for (unsigned i = 2; i <= 9; i++) {

@@ -14,7 +14,7 @@ namespace {
 constexpr std::string_view kHelp =
     "slsdbg replay monitor commands:\n"
     "  help              this text\n"
-    "  when              the current moment (K:E:0xPC:N) and rr's event number\n"
+    "  when              the current moment (K:E:0xPC:N), rr's event number, recorded time\n"
     "  checkpoints       the recording's checkpoints (* marks the current segment)\n"
     "  goto K            go to checkpoint K's start\n"
     "  goto K:E:0xPC:N   go to that moment (segment K, after event E, n-th execution of PC)\n"

@@ -73,7 +73,13 @@ constexpr const char* kGotoCommand =
     "end\n"
     "document goto\n"
     "goto K | K:E:0xPC:N | BOOKMARK -- go to a checkpoint, a moment or a bookmark of the recording.\n"
-    "end\n";
+    "end\n"
+    // GDB's own `info record` knows only its built-in record targets.
+    "set confirm off\n"
+    "define info record\n"
+    "  monitor when\n"
+    "end\n"
+    "set confirm on\n";
 
 // Warns by name about binaries that changed or went missing since recording
 // and about another CPU; true when REC/pack holds every mapped file.

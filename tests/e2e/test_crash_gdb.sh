@@ -41,6 +41,7 @@ replay_gdb "$rec" "$out" \
   -ex 'print $_siginfo._sifields._sigfault.si_addr' \
   -ex 'print $_siginfo.si_signo' \
   -ex 'info proc mappings' \
+  -ex 'info record' \
   -ex "monitor dump $mcore" \
   -ex 'monitor goto 99999' \
   -ex 'watch -l ptr->next' \
@@ -51,6 +52,8 @@ expect "$out" "^$crash_line[[:space:]].*CRASH" "GDB shows the faulting line"
 expect "$out" '^\$1 = \(void \*\) 0x10$' "\$_siginfo has the fault address"
 expect "$out" '^\$2 = 11$' "\$_siginfo has the signal"
 expect "$out" '^ +0x[0-9a-f]+ +0x[0-9a-f]+ +0x[0-9a-f]+ +0x[0-9a-f]+ .*/libc\.so' "info proc mappings lists libc"
+expect "$out" '^Current moment: [0-9]+:0:0x[0-9a-f]+:1 \(checkpoint [0-9]+ of [0-9]+, event [0-9]+\)$' "info record: the crash moment is a checkpoint's"
+expect "$out" '^Recorded time: [0-9.]+ ms into the recording, the crash$' "info record: the recorded time"
 expect "$out" "^wrote $mcore " "monitor dump at the crash"
 expect "$out" '^no checkpoint 99999' "a monitor error prints as text"
 if grep -q 'Protocol error with Rcmd' "$out"; then cat "$out"; die "GDB adds a protocol error after a monitor error"; fi
