@@ -18,10 +18,14 @@ std::string hex(uint64_t v) {
 }
 
 // Fault kinds whose si_addr names the faulting address.
-bool has_fault_address(int signo) { return signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE; }
+bool has_fault_address(int signo, int code) {
+  return code > 0 && (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE);
+}
 
 std::string code_name(int signo, int code) {
   if (code == SI_KERNEL) return "SI_KERNEL";
+  if (code == SI_TKILL) return "SI_TKILL";
+  if (code == SI_USER) return "SI_USER";
   if (signo == SIGSEGV && code == SEGV_MAPERR) return "SEGV_MAPERR";
   if (signo == SIGSEGV && code == SEGV_ACCERR) return "SEGV_ACCERR";
   if (signo == SIGBUS && code == BUS_ADRERR) return "BUS_ADRERR";
@@ -44,7 +48,7 @@ Result<std::optional<std::string>> describe_crash(const store::RecordingReader& 
   const char* abbrev = sigabbrev_np(si.si_signo);
   std::string line = std::string("SIG") + (abbrev ? abbrev : std::to_string(si.si_signo).c_str()) + " (" +
                      code_name(si.si_signo, si.si_code);
-  if (has_fault_address(si.si_signo)) line += ", address " + hex(reinterpret_cast<uint64_t>(si.si_addr));
+  if (has_fault_address(si.si_signo, si.si_code)) line += ", address " + hex(reinterpret_cast<uint64_t>(si.si_addr));
   line += ")";
   RecordingMemory memory(reader, k);
   store::ProcessState first_thread = state;

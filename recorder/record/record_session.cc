@@ -109,6 +109,7 @@ class RecordSession {
   Status on_tick();
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
+  bool kills_when_delivered(const siginfo_t& si) const;
   CopyTiming copy_timing(Reason reason) const;
   // Hands a deferred checkpoint to the store once its copy is confirmed, or
   // drops it (torn). Called before anything else at every tracee stop, so no
@@ -293,7 +294,16 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
                                               reinterpret_cast<const uint8_t*>(fatal) + sizeof *fatal);
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
-  const std::string why = reason == Reason::None ? "start" : reason_name(reason);
+  std::string why = reason == Reason::None ? "start" : reason_name(reason);
+  // A held signal that kills when delivered (abort's SIGABRT, a SIGTERM from
+  // outside): this checkpoint, right before its delivery, is the crash.
+  if (reason == Reason::Signal && !fatal && held_.size() == 1 && kills_when_delivered(held_.front())) {
+    const siginfo_t& si = held_.front();
+    input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(&si),
+                                     reinterpret_cast<const uint8_t*>(&si) + sizeof si);
+    outcome_.crash = si;
+    why = "crash";
+  }
 
   // Held signals go back in the queue now; they are handed over with their
   // original siginfo at the delivery stop right after the tracee resumes.
@@ -614,6 +624,21 @@ bool RecordSession::kills_by_default(int signo, const siginfo_t& si) const {
   if (!dispositions_.runs_handler(signo)) return true;
   Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
   return p.ok() && (p->blocked & (1ull << (signo - 1))) != 0;
+}
+
+// An asynchronous signal whose default action (SIG_DFL, not blocked) ends the
+// process: everything but the ignored-by-default and stop signals.
+bool RecordSession::kills_when_delivered(const siginfo_t& si) const {
+  const int signo = si.si_signo;
+  switch (signo) {
+    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+      return false;
+    default: break;
+  }
+  if (signo < 1 || signo > 64 || dispositions_.get(signo).handler != 0) return false;
+  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
+  return p.ok() && (p->blocked & (1ull << (signo - 1))) == 0;
 }
 
 // Signals queued for the tracee and not blocked: the kernel reports them at

@@ -25,7 +25,7 @@ replay_gdb "$rec" "$out" \
   -ex 'print square(4)' \
   -ex 'reverse-stepi' \
   -ex 'continue'
-expect "$out" "^Breakpoint 1, main \(\) at .*crash_uaf\.c:$crash_line" "continue stops before the crash"
+expect "$out" "^Breakpoint 1, main \(.*\) at .*crash_uaf\.c:$crash_line" "continue stops before the crash"
 expect "$out" '^\$1 = 9$' "print square(3) runs in a diversion"
 expect "$out" '^\$2 = 99$' "a memory write in the diversion"
 expect "$out" '^\$3 = 99$' "the diversion keeps its write"

@@ -29,7 +29,7 @@ core=$WORK/last.core
 gdb -nx -batch -ex 'bt 1' -ex 'print *ptr' -ex 'print $_siginfo.si_signo' -ex 'info registers rip' "$prog" "$core" \
   >"$WORK/core.out" 2>&1
 expect "$WORK/core.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "the core holds SIGSEGV"
-expect "$WORK/core.out" "^#0  (0x[0-9a-f]+ in )?main \(\) at .*crash_uaf\.c:$crash_line" "the core's frame is the faulting line"
+expect "$WORK/core.out" "^#0  (0x[0-9a-f]+ in )?main \(.*\) at .*crash_uaf\.c:$crash_line" "the core's frame is the faulting line"
 expect "$WORK/core.out" '^\$1 = \{value = 7, next = 0x10\}$' "p *ptr in the core shows the smashed node"
 expect "$WORK/core.out" '^\$2 = 11$' "the core's NT_SIGINFO is SIGSEGV's"
 if grep -q 'too small\|warning' "$WORK/core.out"; then cat "$WORK/core.out"; die "GDB warns on the core"; fi
@@ -65,6 +65,18 @@ expect "$WORK/mcore.out" '^Program terminated with signal SIGSEGV, Segmentation 
 expect "$WORK/mcore.out" '^\$1 = \{value = 7, next = 0x10\}$' "p *ptr in the moment's core"
 expect "$WORK/mcore.out" 'libc\.so' "the moment's core maps libc"
 if grep -q 'too small' "$WORK/mcore.out"; then cat "$WORK/mcore.out"; die "GDB warns on the moment's core"; fi
+# A death by abort()'s SIGABRT (held, then delivered) is a crash moment too.
+arec=$WORK/abort.rec
+"$SLSDBG" record -o "$arec" -- "$prog" abort >/dev/null 2>"$WORK/abort.err"
+rc=$?
+[ "$rc" -eq 134 ] || { cat "$WORK/abort.err"; die "record of abort() should exit 134, got $rc"; }
+expect "$WORK/abort.err" '^slsdbg: the program was killed by SIGABRT \(SI_TKILL\) at 0x[0-9a-f]+ in ' "record names SIGABRT"
+"$SLSDBG" backtrace "$arec" --last >"$WORK/abt.out" 2>&1 || { cat "$WORK/abt.out"; die "backtrace --last of the abort"; }
+expect "$WORK/abt.out" "in main\+0x[0-9a-f]+ at .*crash_uaf\.c:$(line_of ABORT "$src") " "backtrace --last reaches the abort() call"
+"$SLSDBG" dump "$arec" --last -o "$WORK/abort.core" >/dev/null 2>&1 || die "dump --last of the abort"
+gdb -nx -batch "$prog" "$WORK/abort.core" >"$WORK/acore.out" 2>&1
+expect "$WORK/acore.out" '^Program terminated with signal SIGABRT, Aborted\.$' "the abort's core holds SIGABRT"
+
 # catch syscall: the recorded write, at its entry and its return, then the crash.
 out=$WORK/catch.out
 replay_gdb "$rec" "$out" -ex 'catch syscall write' -ex 'continue' -ex 'print $rdx' -ex 'continue' -ex 'print $rax' \

@@ -40,7 +40,7 @@ replay_gdb "$WORK/moved/uaf.rec" "$out" -ex 'continue' -ex 'bt 1' -ex 'print *pt
 expect "$out" "^slsdbg: warning: $prog is missing \(recorded build-id [0-9a-f]+\); using the packed copy$" \
   "the missing program is named and the packed copy used"
 expect "$out" '^Program received signal SIGSEGV, Segmentation fault\.$' "the moved pack replays to the crash"
-expect "$out" "^#0  main \(\) at .*crash_uaf\.c:$crash_line" "GDB has the symbols from the pack"
+expect "$out" "^#0  main \(.*\) at .*crash_uaf\.c:$crash_line" "GDB has the symbols from the pack"
 expect "$out" '^\$1 = \{value = 7, next = 0x10\}$' "p *ptr from the moved pack"
 
 "$SLSDBG" pack "$WORK/nonexistent.rec" >"$WORK/bad.out" 2>&1

@@ -1,7 +1,8 @@
 /* Fixture for tests/e2e/test_crash_*.sh: a use-after-free that dies of
  * SIGSEGV. The list's second node is freed while head->next still points at
  * it; a new allocation reuses the chunk and its write smashes the stale
- * node's `next`; following the list then faults at address 0x10. */
+ * node's `next`; following the list then faults at address 0x10. With the
+ * argument "abort" it calls abort() just before (death by SIGABRT). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ static struct node *make_list(void) {
   return head;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   struct node *head = make_list();
   struct node *ptr = head->next;
   free(ptr); /* FREE */
@@ -34,6 +35,7 @@ int main(void) {
   reuse[0] = 7;
   reuse[1] = 0x10; /* SMASH */
   if (write(1, "walking\n", 8) != 8) return 2;
+  if (argc > 1 && argv[1][0] == 'a') abort(); /* ABORT */
   long v = ptr->next->value; /* CRASH */
   printf("%ld\n", v);
   return square((int)v);
