@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "engine/dump/crash_report.h"
 #include "recorder/record/record_session.h"
 #include "recorder/record/recording_dir.h"
+#include "store/recording.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -38,6 +40,15 @@ constexpr const char* kUsage =
     "Not supported yet: programs that create threads, fork or exec (recording\n"
     "stops with an error; what was recorded stays readable), attaching to a\n"
     "running process.\n";
+
+// "slsdbg: the program was killed by SIGSEGV (...) at 0x... in f at a.c:12".
+void print_crash(const std::string& dir) {
+  auto reader = store::RecordingReader::open(dir);
+  if (!reader.ok()) return;
+  auto what = dump::describe_crash(**reader);
+  if (!what.ok()) std::fprintf(stderr, "slsdbg: %s\n", what.error().message.c_str());
+  else if (*what) std::fprintf(stderr, "slsdbg: the program was killed by %s\n", (*what)->c_str());
+}
 
 int exit_like(int signo) {
   // Die of the same signal so the caller sees what a native run shows.
@@ -122,6 +133,7 @@ int run_record(const std::vector<std::string>& args) {
     case recorder::RecordOutcome::End::Exited:
       return outcome->exit_code;
     case recorder::RecordOutcome::End::Killed:
+      print_crash(out_dir);
       return exit_like(outcome->signo);
     case recorder::RecordOutcome::End::Refused:
       return fail("record: " + outcome->refusal + "; the recording up to that point is in " + out_dir);

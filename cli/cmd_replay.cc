@@ -286,6 +286,7 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   if (!reader.ok()) return fail("replay: " + reader.error().message);
   gdbserver::ReplayFrontendOptions options;
   options.start_at = start_at;
+  options.recording_dir = rec;
   Result<int> code = 0;
   if (spec) {
     auto access = opts.allow_remote ? gdbserver::RemoteAccess::AllowRemote : gdbserver::RemoteAccess::LoopbackOnly;

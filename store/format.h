@@ -10,7 +10,9 @@ namespace slsdbg::store {
 
 // catalog.db: PRAGMA user_version and meta('format_version'). Version 2 adds
 // checkpoints.cpu_since_event_ns; version 1 recordings stay readable (no hint).
-inline constexpr uint32_t kRecordingFormatVersion = 2;
+// Version 3 adds the "crash" checkpoint reason and process state encoding 2
+// (the fatal signal's siginfo); older recordings stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 3;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
@@ -50,6 +52,8 @@ inline constexpr uint32_t kEventLogVersion = 1;
 
 // Encoded ProcessState blobs (catalog column checkpoints.state).
 inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
-inline constexpr uint16_t kProcessStateVersion = 1;
+// Version 2 appends ProcessState::fatal_siginfo; version 1 is still read.
+inline constexpr uint16_t kProcessStateVersion = 2;
+inline constexpr uint16_t kOldestProcessStateVersion = 1;
 
 }  // namespace slsdbg::store

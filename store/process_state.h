@@ -47,6 +47,7 @@ struct Mapping {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string path;     // file path, or "[heap]", "[stack]", "[vdso]", "" for anonymous
+  std::string build_id; // the file's GNU build-id in hex, "" if none (encoding version 2)
 };
 
 struct FdEntry {
@@ -77,6 +78,10 @@ struct ProcessState {
   std::string exe;                    // /proc/PID/exe at capture
   std::string cwd;
   std::vector<std::string> cmdline;
+  // A crash checkpoint (reason "crash"): the siginfo_t (128 bytes) of the
+  // fatal signal about to be delivered at threads[0]'s pc. Empty otherwise.
+  // Encoding version 2 and later.
+  std::vector<uint8_t> fatal_siginfo;
 };
 
 // Versioned binary encoding of ProcessState (documented in docs/formats/).

@@ -48,6 +48,7 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
     w.varint(m.dev);
     w.varint(m.inode);
     w.str(m.path);
+    w.str(m.build_id);
   }
   w.varint(s.fds.size());
   for (const auto& f : s.fds) {
@@ -71,6 +72,7 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
   w.str(s.cwd);
   w.varint(s.cmdline.size());
   for (const auto& a : s.cmdline) w.str(a);
+  w.bytes(s.fatal_siginfo.data(), s.fatal_siginfo.size());
   return w.take();
 }
 
@@ -79,7 +81,7 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
   uint32_t magic = r.u32();
   uint16_t version = r.u16();
   if (!r.ok() || magic != kProcessStateMagic) return Error::msg("process state: bad magic (not a process-state blob)");
-  if (version != kProcessStateVersion)
+  if (version < kOldestProcessStateVersion || version > kProcessStateVersion)
     return Error::msg("process state: encoding version " + std::to_string(version) + " is not supported (this build reads version " +
                       std::to_string(kProcessStateVersion) + ")");
   ProcessState s;
@@ -107,6 +109,7 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
     m.dev = r.varint();
     m.inode = r.varint();
     m.path = r.str();
+    if (version >= 2) m.build_id = r.str();
     s.mappings.push_back(std::move(m));
   }
   uint64_t nfds = r.count(5);
@@ -133,6 +136,7 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
   s.cwd = r.str();
   uint64_t nargs = r.count(1);
   for (uint64_t i = 0; i < nargs && r.ok(); i++) s.cmdline.push_back(r.str());
+  if (version >= 2) s.fatal_siginfo = r.bytes();
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");
   return s;

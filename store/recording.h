@@ -67,7 +67,7 @@ struct CheckpointInfo {
   uint64_t dirty_pages = 0;            // pages in `dirty` (including zero pages)
   uint64_t segment_events = 0;         // events in the segment that starts here
   std::optional<uint64_t> cpu_since_event_ns;  // CheckpointInput's; nullopt in format 1
-  std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exec" | "exit"
+  std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exec" | "exit" | "crash"
 };
 
 // What the writer did so far (for the recorder's summary and the tests).

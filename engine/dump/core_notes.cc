@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/ids.h"
+#include "engine/dump/xsave_layout.h"
 
 namespace slsdbg::dump {
 
@@ -100,7 +101,9 @@ std::vector<uint8_t> make_nt_file(const std::vector<store::Mapping>& mappings) {
 
 void append_thread_fp_notes(std::vector<uint8_t>& out, const store::ThreadState& t) {
   append_note(out, "CORE", NT_FPREGSET, &t.fpregs, sizeof t.fpregs);
-  if (!t.xsave.empty()) append_note(out, "LINUX", NT_X86_XSTATE, t.xsave.data(), t.xsave.size());
+  if (t.xsave.empty()) return;
+  const std::vector<uint8_t> xsave = xsave_for_gdb(t.xsave);
+  append_note(out, "LINUX", NT_X86_XSTATE, xsave.data(), xsave.size());
 }
 
 }  // namespace
@@ -122,8 +125,18 @@ bool mapping_has_contents(const store::Mapping& m) {
   return (m.prot & PROT_READ) != 0;
 }
 
-std::vector<uint8_t> build_core_notes(const store::ProcessState& state, const NoteOptions& options) {
+std::vector<uint8_t> build_core_notes(const store::ProcessState& state, const NoteOptions& requested) {
   std::vector<uint8_t> out;
+  // A crash checkpoint carries the fatal signal: the core reports it, as the
+  // kernel's own core of that death would.
+  NoteOptions options = requested;
+  siginfo_t si{};
+  si.si_signo = options.signal;
+  si.si_code = SI_USER;
+  if (state.fatal_siginfo.size() == sizeof si) {
+    std::memcpy(&si, state.fatal_siginfo.data(), sizeof si);
+    options.signal = si.si_signo;
+  }
   auto mappings = core_mappings(state);
   for (size_t i = 0; i < state.threads.size(); i++) {
     const auto& t = state.threads[i];
@@ -132,9 +145,6 @@ std::vector<uint8_t> build_core_notes(const store::ProcessState& state, const No
     if (i == 0) {
       auto ps = make_prpsinfo(state, options);
       append_note(out, "CORE", NT_PRPSINFO, &ps, sizeof ps);
-      siginfo_t si{};
-      si.si_signo = options.signal;
-      si.si_code = SI_USER;
       append_note(out, "CORE", NT_SIGINFO, &si, sizeof si);
       if (!state.auxv.empty()) append_note(out, "CORE", NT_AUXV, state.auxv.data(), state.auxv.size());
       auto files = make_nt_file(mappings);

@@ -11,11 +11,16 @@
 #include <sys/mman.h>
 #include <sys/procfs.h>
 
+#include <cpuid.h>
+
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "engine/dump/xsave_layout.h"
 
 namespace slsdbg::dump {
 namespace {
@@ -157,6 +162,55 @@ TEST(CoreNotes, VsyscallIsLeftOutAndVvarHasNoContents) {
   for (const auto& m : maps) EXPECT_NE(m.path, "[vsyscall]");
   for (const auto& m : maps) EXPECT_EQ(mapping_has_contents(m), m.path != "[vvar]") << m.path;
   EXPECT_FALSE(mapping_has_contents(mapping(0x1000, 0x2000, PROT_NONE, "")));
+}
+
+// A crash checkpoint's siginfo is the core's signal: pr_cursig and NT_SIGINFO.
+TEST(CoreNotes, FatalSiginfoIsTheCoresSignal) {
+  store::ProcessState s = two_threads();
+  siginfo_t si{};
+  si.si_signo = SIGSEGV;
+  si.si_code = SEGV_MAPERR;
+  si.si_addr = reinterpret_cast<void*>(0x10);
+  s.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(&si), reinterpret_cast<const uint8_t*>(&si) + sizeof si);
+  int checked = 0;
+  for (const auto& n : parse(build_core_notes(s, NoteOptions{SIGSTOP}))) {
+    if (n.type == NT_PRSTATUS) {
+      elf_prstatus st;
+      std::memcpy(&st, n.desc.data(), sizeof st);
+      EXPECT_EQ(st.pr_cursig, SIGSEGV);
+      checked++;
+    }
+    if (n.type == NT_SIGINFO) {
+      ASSERT_EQ(n.desc.size(), sizeof(siginfo_t));
+      siginfo_t got;
+      std::memcpy(&got, n.desc.data(), sizeof got);
+      EXPECT_EQ(got.si_signo, SIGSEGV);
+      EXPECT_EQ(got.si_code, SEGV_MAPERR);
+      EXPECT_EQ(got.si_addr, reinterpret_cast<void*>(0x10));
+      checked++;
+    }
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+// GDB sizes .reg-xstate from XCR0 and reads PKRU at 2688; this CPU's own
+// offset (CPUID 0xD.9) may differ (AMD: 2432).
+TEST(CoreNotes, XsaveIsReLaidForGdb) {
+  unsigned size = 0, offset = 0, ecx = 0, edx = 0;
+  __get_cpuid_count(0xd, 9, &size, &offset, &ecx, &edx);
+  std::vector<uint8_t> area(std::max<size_t>(2696, offset + 8), 0);
+  const uint64_t xcr0 = 0x207;  // x87, SSE, AVX, PKRU
+  std::memcpy(area.data() + 464, &xcr0, sizeof xcr0);
+  area[576] = 0xa5;  // AVX: same offset everywhere
+  if (size == 8) area[offset] = 0x5a;
+  std::vector<uint8_t> out = xsave_for_gdb(area);
+  ASSERT_GE(out.size(), 2696u);
+  EXPECT_EQ(out[576], 0xa5);
+  if (size == 8) {
+    EXPECT_EQ(out[2688], 0x5a) << "PKRU at GDB's offset";
+  }
+  std::vector<uint8_t> bogus(2432, 1);  // no kernel XCR0: unchanged
+  EXPECT_EQ(xsave_for_gdb(bogus).size(), 2432u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // engine/replay/timeline.h
 #pragma once
+#include <signal.h>
 #include <sys/user.h>
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,14 @@ class Timeline {
   Result<size_t> read_memory(uint64_t addr, std::span<uint8_t> out);
 
   const store::RecordingReader& recording() const;
+  // The replayed process's memory map now, and the siginfo of the recorded
+  // signal about to be delivered (nullopt unless stopped at a Signal);
+  // timeline_live.cc.
+  Result<std::vector<store::Mapping>> live_mappings();
+  Result<std::optional<siginfo_t>> pending_siginfo();
+  // A forked copy of the replayed process at this moment, for a diversion;
+  // the caller owns (and kills) it. History is not affected.
+  Result<process::Task> fork_current();
 
   // How moves were made (tests, benchmarks): processes restored from the
   // store, sessions forked from snapshots, snapshots held.

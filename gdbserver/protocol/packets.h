@@ -81,6 +81,9 @@ Reply handle_reverse_continue(PacketContext&, std::string_view);
 Reply handle_reverse_step(PacketContext&, std::string_view);
 // packets_xfer.cc
 Reply handle_qxfer(PacketContext&, std::string_view);
+// packets_file.cc (and QCatchSyscalls)
+Reply handle_catch_syscalls(PacketContext&, std::string_view);
+Reply handle_vfile(PacketContext&, std::string_view);
 // packets_monitor.cc
 Reply handle_monitor(PacketContext&, std::string_view);
 // packets_rr.cc

@@ -15,6 +15,7 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
     std::string_view f = features.substr(0, end);
     if (f == "swbreak+") ctx.session.client.swbreak = true;
     if (f == "hwbreak+") ctx.session.client.hwbreak = true;
+    if (f == "multiprocess+") ctx.session.client.pid = ctx.target.process_id();
     if (end == std::string_view::npos) break;
     features = features.substr(end + 1);
   }
@@ -29,8 +30,11 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
   if (t.auxv()) out += ";qXfer:auxv:read+";
   if (t.exec_file()) out += ";qXfer:exec-file:read+";
   if (t.libraries_svr4()) out += ";qXfer:libraries-svr4:read+";
+  if (t.siginfo()) out += ";qXfer:siginfo:read+";
   out += ";qXfer:threads:read+";  // built from threads() when the target has no source of its own
   if (t.reverse_execution()) out += ";ReverseContinue+;ReverseStep+";
+  if (ctx.session.client.pid > 0) out += ";multiprocess+";
+  if (t.syscall_catch()) out += ";QCatchSyscalls+";
   return out;
 }
 

@@ -36,7 +36,7 @@ Reply handle_thread_alive(PacketContext& ctx, std::string_view args) {
 Reply handle_q_current_thread(PacketContext& ctx, std::string_view) {
   auto tid = resolve_thread(ctx, ctx.session.general_thread);
   if (!tid.ok()) return error_reply(tid.error());
-  return "QC" + hex_number(static_cast<uint64_t>(tid->value));
+  return "QC" + thread_id_text(ctx.session.client, *tid);
 }
 
 // The whole list in the first reply; qsThreadInfo ends it.
@@ -47,7 +47,7 @@ Reply handle_q_first_thread_info(PacketContext& ctx, std::string_view) {
   std::string out = "m";
   for (size_t i = 0; i < threads->size(); ++i) {
     if (i) out += ',';
-    out += hex_number(static_cast<uint64_t>((*threads)[i].tid.value));
+    out += thread_id_text(ctx.session.client, (*threads)[i].tid);
   }
   return out;
 }

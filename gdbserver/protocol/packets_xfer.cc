@@ -8,10 +8,10 @@
 namespace slsdbg::gdbserver {
 namespace {
 
-std::string threads_xml_from(const std::vector<ThreadInfo>& threads) {
+std::string threads_xml_from(const std::vector<ThreadInfo>& threads, const ClientFeatures& client) {
   std::string xml = "<?xml version=\"1.0\"?>\n<threads>\n";
   for (const auto& t : threads) {
-    xml += "  <thread id=\"" + hex_number(static_cast<uint64_t>(t.tid.value)) + "\"";
+    xml += "  <thread id=\"" + thread_id_text(client, t.tid) + "\"";
     if (!t.name.empty()) {
       xml += " name=\"";
       for (char c : t.name) {
@@ -43,12 +43,13 @@ std::optional<Result<std::string>> object_content(PacketContext& ctx, std::strin
   if (object == "auxv") source = t.auxv();
   if (object == "exec-file") source = t.exec_file();
   if (object == "libraries-svr4") source = t.libraries_svr4();
+  if (object == "siginfo") source = t.siginfo();
   if (object == "threads") {
     source = t.threads_xml();
     if (!source) {
       auto threads = t.threads();
       if (!threads.ok()) return Result<std::string>(threads.error());
-      return Result<std::string>(threads_xml_from(*threads));
+      return Result<std::string>(threads_xml_from(*threads, ctx.session.client));
     }
   }
   if (!source) return std::nullopt;

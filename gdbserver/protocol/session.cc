@@ -59,6 +59,9 @@ constexpr Route kRoutes[] = {
     {"bs", Match::Exact, handle_reverse_step},
     // packets_xfer.cc
     {"qXfer:", Match::Prefix, handle_qxfer},
+    // packets_file.cc
+    {"vFile:", Match::Prefix, handle_vfile},
+    {"QCatchSyscalls:", Match::Prefix, handle_catch_syscalls},
     // packets_monitor.cc
     {"qRcmd,", Match::Prefix, handle_monitor},
     // packets_rr.cc

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,8 @@ struct SessionData {
   ThreadSelector general_thread;   // Hg: registers and memory
   ThreadSelector continue_thread;  // Hc: legacy c/s, bc/bs
   std::optional<Tid> last_stop_thread;
+  std::map<int, std::string> open_files;  // vFile: fd -> content
+  int next_file = 1;
 };
 
 class Session {

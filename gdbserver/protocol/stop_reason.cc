@@ -16,17 +16,24 @@ std::string two_hex(int v) {
 
 }  // namespace
 
+std::string thread_id_text(const ClientFeatures& client, Tid tid) {
+  const std::string t = hex_number(static_cast<uint64_t>(tid.value));
+  return client.pid > 0 ? "p" + hex_number(static_cast<uint64_t>(client.pid)) + "." + t : t;
+}
+
 std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& client) {
+  const std::string process =
+      client.pid > 0 ? ";process:" + hex_number(static_cast<uint64_t>(client.pid)) : std::string();
   switch (stop.kind) {
     case StopKind::Exited:
-      return "W" + two_hex(stop.exit_status);
+      return "W" + two_hex(stop.exit_status) + process;
     case StopKind::Killed:
-      return "X" + two_hex(gdb_signal_from_host(stop.signal));
+      return "X" + two_hex(gdb_signal_from_host(stop.signal)) + process;
     default:
       break;
   }
   std::string out = "T" + two_hex(gdb_signal_from_host(stop.signal));
-  if (stop.thread.value > 0) out += "thread:" + hex_number(static_cast<uint64_t>(stop.thread.value)) + ";";
+  if (stop.thread.value > 0) out += "thread:" + thread_id_text(client, stop.thread) + ";";
   switch (stop.kind) {
     case StopKind::SwBreakpoint:
       if (client.swbreak) out += "swbreak:;";
@@ -48,6 +55,12 @@ std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& clie
       break;
     case StopKind::HistoryEnd:
       out += "replaylog:end;";
+      break;
+    case StopKind::SyscallEntry:
+      out += "syscall_entry:" + hex_number(static_cast<uint64_t>(stop.syscall_no)) + ";";
+      break;
+    case StopKind::SyscallReturn:
+      out += "syscall_return:" + hex_number(static_cast<uint64_t>(stop.syscall_no)) + ";";
       break;
     default:
       break;

@@ -20,6 +20,8 @@ enum class StopKind {
   HistoryEnd,    // forward execution reached the end of the recording
   Exited,        // process exited with `exit_status`
   Killed,        // process died of `signal`
+  SyscallEntry,  // a caught syscall (QCatchSyscalls) about to run: `syscall_no`
+  SyscallReturn, // ... and just returned
 };
 
 struct StopReason {
@@ -28,6 +30,7 @@ struct StopReason {
   int signal = SIGTRAP;
   RemoteAddr data_addr{};
   int exit_status = 0;
+  int64_t syscall_no = -1;  // SyscallEntry / SyscallReturn
 
   static StopReason with_signal(Tid t, int sig) { return {StopKind::Signal, t, sig, {}, 0}; }
   static StopReason breakpoint(Tid t, StopKind k = StopKind::SwBreakpoint) { return {k, t, SIGTRAP, {}, 0}; }
@@ -43,7 +46,13 @@ struct StopReason {
 struct ClientFeatures {
   bool swbreak = false;
   bool hwbreak = false;
+  // Negotiated multiprocess: thread ids are "pPID.TID" and exits carry
+  // ";process:PID". 0: plain thread ids.
+  int32_t pid = 0;
 };
+
+// "1f", or "p1f.1f" under multiprocess.
+std::string thread_id_text(const ClientFeatures& client, Tid tid);
 
 // "T05thread:1f;swbreak:;", "T05thread:1f;watch:601040;",
 // "T05thread:1f;replaylog:begin;", "W00", "X09".

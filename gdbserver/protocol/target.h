@@ -150,6 +150,22 @@ class XferSource {
   virtual Result<std::string> read_object(std::string_view annex) = 0;
 };
 
+// QCatchSyscalls: stop at the entry and return of the listed syscalls
+// (empty: all) on forward continues, as `catch syscall` in a live session.
+class SyscallCatch {
+ public:
+  virtual ~SyscallCatch() = default;
+  virtual Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) = 0;
+};
+
+// Files as the debugged process sees them (vFile:open/pread/close). An error
+// carries the errno to report.
+class TargetFiles {
+ public:
+  virtual ~TargetFiles() = default;
+  virtual Result<std::string> read_file(std::string_view path) = 0;
+};
+
 // --- The target ----------------------------------------------------------------
 
 class Target {
@@ -192,8 +208,17 @@ class Target {
   virtual XferSource* auxv() { return nullptr; }
   virtual XferSource* exec_file() { return nullptr; }
   virtual XferSource* libraries_svr4() { return nullptr; }
+  // The siginfo_t (128 bytes) of the signal the thread stopped with: $_siginfo.
+  virtual XferSource* siginfo() { return nullptr; }
   // When absent the protocol builds <threads> from threads().
   virtual XferSource* threads_xml() { return nullptr; }
+  // The process id to report under multiprocess (GDB's `info proc` needs
+  // one); 0: do not offer multiprocess.
+  virtual int32_t process_id() { return 0; }
+  // vFile: the whole content of a file on the target's side (GDB's `info
+  // proc mappings` reads /proc/PID/maps). nullptr: vFile is not supported.
+  virtual TargetFiles* target_files() { return nullptr; }
+  virtual SyscallCatch* syscall_catch() { return nullptr; }
 };
 
 }  // namespace slsdbg::gdbserver

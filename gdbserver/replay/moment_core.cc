@@ -39,6 +39,17 @@ Result<std::string> write_moment_core(replay::Timeline& timeline, const std::str
   thread.regs = TRY(timeline.regs());
   thread.xsave = TRY(timeline.xsave());
   if (thread.xsave.size() >= sizeof thread.fpregs) std::memcpy(&thread.fpregs, thread.xsave.data(), sizeof thread.fpregs);
+  // The map of this moment: libraries mapped during the segment included.
+  if (auto live = timeline.live_mappings(); live.ok() && !live->empty()) state.mappings = std::move(*live);
+  // At a recorded signal the core reports it (and its siginfo), as the
+  // kernel's core of that moment would; elsewhere a SIGTRAP stop.
+  if (auto si = timeline.pending_siginfo(); si.ok() && *si) {
+    const siginfo_t& info = **si;
+    state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(&info),
+                               reinterpret_cast<const uint8_t*>(&info) + sizeof info);
+  } else {
+    state.fatal_siginfo.clear();
+  }
   // Pages of a mapping the segment unmapped meanwhile cannot be read; leave
   // unreadable mappings without contents rather than fail the whole core.
   for (store::Mapping& m : state.mappings) {

@@ -14,7 +14,7 @@ namespace {
 constexpr std::string_view kHelp =
     "slsdbg replay monitor commands:\n"
     "  help              this text\n"
-    "  when              the current moment (K:E:0xPC:N) and rr's event number\n"
+    "  when              the current moment (K:E:0xPC:N), rr's event number, recorded time\n"
     "  checkpoints       the recording's checkpoints (* marks the current segment)\n"
     "  goto K            go to checkpoint K's start\n"
     "  goto K:E:0xPC:N   go to that moment (segment K, after event E, n-th execution of PC)\n"
@@ -71,7 +71,25 @@ Result<std::string> TimelineTarget::monitor_when() {
   char line[160];
   std::snprintf(line, sizeof line, "Current moment: %s (checkpoint %" PRIu64 " of %" PRIu64 ", event %" PRIu64 ")\n",
                 m.to_string().c_str(), m.checkpoint, t->checkpoint_count(), global_event(m.checkpoint, m.event));
-  return std::string(line);
+  std::string out = line;
+  // Recorded time: the checkpoint's; the next one's bounds it from above.
+  const auto cps = reader_.checkpoints();
+  for (size_t i = 0; i < cps.size(); i++) {
+    if (cps[i].id.value != m.checkpoint) continue;
+    std::snprintf(line, sizeof line, "Recorded time: %.3f ms into the recording", static_cast<double>(cps[i].time_ns) / 1e6);
+    out += line;
+    if (m.event > 0 || i + 1 < cps.size()) {
+      if (i + 1 < cps.size())
+        std::snprintf(line, sizeof line, " to %.3f ms (between checkpoints %" PRIu64 " and %" PRIu64 ")",
+                      static_cast<double>(cps[i + 1].time_ns) / 1e6, cps[i].id.value, cps[i + 1].id.value);
+      else
+        std::snprintf(line, sizeof line, " or later (after the last checkpoint)");
+      out += line;
+    }
+    out += cps[i].reason == "crash" ? ", the crash\n" : "\n";
+  }
+  if (diversion_) out += "In a diversion: registers and memory are a copy's; history is untouched\n";
+  return out;
 }
 
 std::string TimelineTarget::monitor_checkpoints() {
@@ -134,6 +152,14 @@ Result<std::string> TimelineTarget::monitor_bookmarks() {
   std::string out;
   for (auto& [name, moment] : marks) out += "  " + name + "  " + moment + "\n";
   return out;
+}
+
+// $_siginfo: the recorded siginfo of the signal GDB was stopped with.
+Result<std::string> TimelineTarget::siginfo_bytes() {
+  replay::Timeline* t = TRY(live());
+  std::optional<siginfo_t> si = TRY(t->pending_siginfo());
+  if (!si) return Error::msg("not stopped at a signal");
+  return std::string(reinterpret_cast<const char*>(&*si), sizeof *si);
 }
 
 Result<std::string> TimelineTarget::monitor_dump(std::string_view path) {

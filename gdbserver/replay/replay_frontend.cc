@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "engine/replay/binary_check.h"
 #include "gdbserver/replay/timeline_target.h"
 
 namespace slsdbg::gdbserver {
@@ -72,13 +73,32 @@ constexpr const char* kGotoCommand =
     "end\n"
     "document goto\n"
     "goto K | K:E:0xPC:N | BOOKMARK -- go to a checkpoint, a moment or a bookmark of the recording.\n"
-    "end\n";
+    "end\n"
+    // GDB's own `info record` knows only its built-in record targets.
+    "set confirm off\n"
+    "define info record\n"
+    "  monitor when\n"
+    "end\n"
+    "set confirm on\n";
+
+// Warns by name about binaries that changed or went missing since recording
+// and about another CPU; true when REC/pack holds every mapped file.
+bool check_recorded_binaries(store::RecordingReader& reader, const ReplayFrontendOptions& options) {
+  if (options.recording_dir.empty()) return false;
+  bool packed = false;
+  for (const std::string& w : replay::check_binaries(reader, options.recording_dir, &packed))
+    std::fprintf(stderr, "slsdbg: warning: %s\n", w.c_str());
+  const std::string cpu = replay::check_cpu(reader);
+  if (!cpu.empty()) std::fprintf(stderr, "slsdbg: warning: %s\n", cpu.c_str());
+  return packed;
+}
 
 }  // namespace
 
 Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& spec, RemoteAccess access,
                             const ReplayFrontendOptions& options) {
   Listener listener = TRY(Listener::open(spec, access));
+  check_recorded_binaries(reader, options);
   auto target = TRY(open_target(reader, options));
   std::printf("listening on %s\n", listener.address().c_str());
   std::string exe = TRY(target->exec_file()->read_object(""));
@@ -93,9 +113,14 @@ Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& sp
 
 Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vector<std::string>& gdb_args,
                                  const ReplayFrontendOptions& options) {
+  const bool packed = check_recorded_binaries(reader, options);
   auto target = TRY(open_target(reader, options));
   std::string exe = TRY(target->exec_file()->read_object(""));
+  // A packed recording is debugged with its own copies of the binaries.
+  const std::string sysroot = packed ? replay::pack_root(options.recording_dir) : "/";
+  if (packed) exe = sysroot + exe;
   TRY(check_gdb_word("the program path", exe));
+  TRY(check_gdb_word("the recording's path", sysroot));
   PrivateDir dir = TRY(PrivateDir::create());
   std::string sock = dir.path() + "/gdb.sock";
   ListenSpec spec;
@@ -111,7 +136,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     std::ofstream out(setup);
     // Libraries are read from this machine's files (the recording's paths);
     // the replay does not serve files (vFile).
-    out << "set sysroot /\n";
+    out << "set sysroot " << sysroot << "\n";
     // A monitor command or a first memory read may re-execute a segment
     // (seconds on a long one); GDB's default 2 s would drop the reply.
     out << "set remotetimeout 600\n";

@@ -16,6 +16,7 @@ namespace slsdbg::gdbserver {
 
 struct ReplayFrontendOptions {
   std::optional<std::string> start_at;  // goto before the debugger connects: "K", a moment or a bookmark
+  std::string recording_dir;            // for the build-id check and REC/pack ("": neither)
 };
 
 // Listens on `spec`, prints "listening on ADDRESS" and how to connect to

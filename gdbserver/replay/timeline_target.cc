@@ -77,6 +77,8 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
                                         const std::function<Result<replay::TimelineStop>()>& fn) {
   TRY(live());
   regs_valid_ = false;
+  diversion_.reset();  // history moves on; whatever ran in the copy is gone
+  at_syscall_entry_.reset();
   running_ = stop;
   auto result = fn();
   running_ = nullptr;
@@ -104,9 +106,9 @@ Result<std::vector<ThreadInfo>> TimelineTarget::threads() {
 Status TimelineTarget::load_registers() {
   if (regs_valid_) return ok_status();
   replay::Timeline* t = TRY(live());
-  user_regs_struct regs = TRY(t->regs());
+  user_regs_struct regs = diversion_ ? TRY(diversion_->task().regs()) : TRY(t->regs());
   user_regs_.assign(reinterpret_cast<const uint8_t*>(&regs), reinterpret_cast<const uint8_t*>(&regs) + sizeof regs);
-  fpu_ = TRY(t->xsave());
+  fpu_ = diversion_ ? TRY(diversion_->task().xsave()) : TRY(t->xsave());
   if (fpu_.size() < x86_64::kFxsaveSize) fpu_.resize(x86_64::kFxsaveSize, 0);
   regs_valid_ = true;
   return ok_status();
@@ -118,22 +120,38 @@ Status TimelineTarget::read_register(Tid thread, int number, std::span<uint8_t> 
   return read_register_from_areas(RegisterAreasView{user_regs_, fpu_}, number, out);
 }
 
-Status TimelineTarget::write_register(Tid, int number, std::span<const uint8_t>) {
-  const RegisterDesc* desc = find_register(number);
-  std::string name = desc ? std::string(desc->name) : std::to_string(number);
-  return Error::msg("cannot write register " + name + ": a replay shows recorded history, which cannot be changed");
+Result<Diversion*> TimelineTarget::diversion() {
+  if (diversion_) return diversion_.get();
+  replay::Timeline* t = TRY(live());
+  TRY(load_registers());  // the moment's, before the copy owns them
+  diversion_ = TRY(Diversion::start(*t));
+  return diversion_.get();
+}
+
+Status TimelineTarget::write_register(Tid thread, int number, std::span<const uint8_t> value) {
+  if (thread != tid_) return Error::msg("no thread " + std::to_string(thread.value) + " in this recording");
+  Diversion* d = TRY(diversion());
+  TRY(load_registers());
+  TRY(write_register_to_areas(RegisterAreas{user_regs_, fpu_}, number, value));
+  user_regs_struct r;
+  std::memcpy(&r, user_regs_.data(), sizeof r);
+  TRY(d->task().set_regs(r));
+  if (fpu_.size() > x86_64::kFxsaveSize) return d->task().set_xsave(fpu_);
+  return ok_status();
 }
 
 Result<size_t> TimelineTarget::read_memory(RemoteAddr addr, std::span<uint8_t> out) {
   replay::Timeline* t = TRY(live());
+  if (diversion_) {
+    TRY(diversion_->task().read_memory(addr, out));
+    return out.size();
+  }
   return t->read_memory(addr.value, out);
 }
 
-Status TimelineTarget::write_memory(RemoteAddr addr, std::span<const uint8_t>) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(addr.value));
-  return Error::msg(std::string("cannot write memory at ") + text +
-                    ": a replay shows recorded history, which cannot be changed");
+Status TimelineTarget::write_memory(RemoteAddr addr, std::span<const uint8_t> bytes) {
+  Diversion* d = TRY(diversion());
+  return d->task().write_memory(addr, bytes);
 }
 
 Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequest& stop) {
@@ -143,6 +161,21 @@ Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequ
     if (r.tid == tid_) mode = r.mode;
   }
   if (mode == ResumeMode::Stay) return last_stop();
+  if (diversion_) {
+    // Registers back where history has them (GDB restores them after an
+    // inferior call): the diversion is over and history resumes. Otherwise
+    // the copy runs (the call itself).
+    user_regs_struct mine = TRY(diversion_->task().regs());
+    user_regs_struct recorded = TRY(t->regs());
+    if (mine.rip != recorded.rip || mine.rsp != recorded.rsp) {
+      regs_valid_ = false;
+      StopReason r = TRY(diversion_->resume(tid_, mode == ResumeMode::Step, breakpoints_, stop));
+      if (r.kind == StopKind::Exited || r.kind == StopKind::Killed) diversion_.reset();
+      last_reason_ = r;
+      return r;
+    }
+  }
+  if (catching_ && mode == ResumeMode::Continue) return resume_catching(stop);
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Forward, motion); });
 }
@@ -174,11 +207,13 @@ Status TimelineTarget::detach() {
 // it) are kept pending by the timeline and inserted once mapped.
 Status TimelineTarget::insert_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
   replay::Timeline* t = TRY(live());
+  breakpoints_.insert(addr.value);
   return t->add_breakpoint(addr.value);
 }
 
 Status TimelineTarget::remove_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
   replay::Timeline* t = TRY(live());
+  breakpoints_.erase(addr.value);
   return t->remove_breakpoint(addr.value);
 }
 

@@ -3,8 +3,8 @@
 // reverse execution, breakpoints and watchpoints, monitor commands, rr's
 // history seek, and auxv / exec-file from the recording.
 //
-// A replay cannot be changed: writes to registers or memory are refused with
-// an error that says so. Signals a client asks to deliver on resume are
+// A replay cannot be changed: writes to registers or memory, and GDB's
+// inferior calls, run in a diversion (diversion.h), discarded at the next move. Signals a client asks to deliver on resume are
 // ignored: what the program received is history (a recorded signal stops
 // the replay first, so GDB can show it, and resuming delivers it).
 #pragma once
@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/replay/timeline.h"
 #include "gdbserver/protocol/target.h"
+#include "gdbserver/replay/diversion.h"
 #include "gdbserver/replay/recording_xfer.h"
 #include "store/recording.h"
 
@@ -27,7 +29,9 @@ class TimelineTarget final : public Target,
                              public Watchpoints,
                              public ReverseExecution,
                              public MonitorCommands,
-                             public HistorySeek {
+                             public HistorySeek,
+                             public TargetFiles,
+                             public SyscallCatch {
  public:
   // `reader` must outlive the target; bookmarks are written through it.
   static Result<std::unique_ptr<TimelineTarget>> open(store::RecordingReader& reader);
@@ -55,6 +59,15 @@ class TimelineTarget final : public Target,
   HistorySeek* history_seek() override { return this; }
   XferSource* auxv() override { return &auxv_; }
   XferSource* exec_file() override { return &exec_file_; }
+  XferSource* siginfo() override { return &siginfo_; }
+  int32_t process_id() override { return tid_.value; }
+  TargetFiles* target_files() override { return this; }
+  SyscallCatch* syscall_catch() override { return this; }
+  // --- SyscallCatch (catch_syscalls.cc): recorded syscalls as catchpoints.
+  Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
+  // --- TargetFiles (target_files.cc): /proc/PID/maps of the moment, other
+  // files from this machine.
+  Result<std::string> read_file(std::string_view path) override;
 
   // --- Breakpoints (software and hardware both become the timeline's breakpoints)
   Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
@@ -106,6 +119,18 @@ class TimelineTarget final : public Target,
   ComputedXfer auxv_;
   ComputedXfer exec_file_;
   Result<store::ProcessState> state_now();
+  // Inferior calls and writes (diversion.h); reset by every move.
+  std::unique_ptr<Diversion> diversion_;
+  std::set<uint64_t> breakpoints_;  // GDB's software/hardware breakpoints, for the diversion
+  Result<Diversion*> diversion();
+  ComputedXfer siginfo_{[this] { return siginfo_bytes(); }};
+  Result<std::string> siginfo_bytes();  // monitor.cc
+  // catch syscall: the filter, and the syscall whose entry GDB stopped at.
+  bool catching_ = false;
+  std::set<int64_t> caught_;  // empty: every syscall
+  std::optional<std::pair<replay::Moment, int64_t>> at_syscall_entry_;
+  Result<std::optional<std::pair<replay::Moment, int64_t>>> next_caught_syscall();
+  Result<StopReason> resume_catching(StopRequest& stop);
 };
 
 }  // namespace slsdbg::gdbserver

@@ -4,9 +4,14 @@
 #include <sys/sysmacros.h>
 
 #include <cinttypes>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <cstdio>
 #include <fstream>
 #include <string>
+
+#include "recorder/process/build_id.h"
 
 namespace slsdbg::process {
 
@@ -16,6 +21,21 @@ bool is_special_mapping(const store::Mapping& m) {
   return m.path.size() > 2 && m.path.front() == '[' && m.path != "[heap]" && m.path != "[stack]" &&
          m.path.rfind("[anon", 0) != 0;  // "[anon:NAME]" is ordinary named anonymous memory
 }
+
+namespace {
+
+// Build-ids by file identity: each file is read once per process.
+std::string cached_build_id(const store::Mapping& m) {
+  static std::mutex mu;
+  static std::map<std::tuple<uint64_t, uint64_t, std::string>, std::string> cache;
+  const auto key = std::make_tuple(m.dev, m.inode, m.path);
+  std::lock_guard lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache[key] = read_build_id(m.path);
+}
+
+}  // namespace
 
 Result<std::vector<store::Mapping>> read_maps(pid_t pid) {
   std::string path = "/proc/" + std::to_string(pid) + "/maps";
@@ -46,6 +66,7 @@ Result<std::vector<store::Mapping>> read_maps(pid_t pid) {
     if (m.path == "[heap]") m.flags |= flag(MappingFlags::Heap);
     if (m.path == "[stack]") m.flags |= flag(MappingFlags::Stack);
     if (is_special_mapping(m)) m.flags |= flag(MappingFlags::Vdso);
+    if (inode != 0 && !m.path.empty() && m.path.front() == '/') m.build_id = cached_build_id(m);
     maps.push_back(std::move(m));
   }
   if (maps.empty()) return Error::msg(path + ": no mappings (process gone?)");

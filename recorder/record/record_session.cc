@@ -42,7 +42,7 @@ namespace slsdbg::recorder {
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.
-enum class Reason { None = 0, Tick, Signal, Forced, Exec, Exit };
+enum class Reason { None = 0, Tick, Signal, Forced, Exec, Exit, Crash };
 
 const char* reason_name(Reason r) {
   switch (r) {
@@ -51,6 +51,7 @@ const char* reason_name(Reason r) {
     case Reason::Forced: return "forced";
     case Reason::Exec: return "exec";
     case Reason::Exit: return "exit";
+    case Reason::Crash: return "crash";
     case Reason::None: break;
   }
   return "none";
@@ -109,7 +110,9 @@ class RecordSession {
   Status on_exec();
   Status settle_interrupted(int signo);
   Status on_tick();
-  Status checkpoint(Reason reason, bool restarted_syscall);
+  Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
+  bool kills_by_default(int signo, const siginfo_t& si) const;
+  bool kills_when_delivered(const siginfo_t& si) const;
   CopyTiming copy_timing(Reason reason) const;
   // Hands a deferred checkpoint to the store once its copy is confirmed, or
   // drops it (torn). Called before anything else at every tracee stop, so no
@@ -153,6 +156,7 @@ class RecordSession {
   bool interrupt_requested_ = false;
   bool exit_checkpoint_taken_ = false;
   bool clear_all_next_ = false;  // the next checkpoint follows an execve: nothing of the old image stays
+  bool crash_checkpoint_taken_ = false;  // the fault re-executes after it: deliver then
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
@@ -282,7 +286,7 @@ Status RecordSession::start() {
   return ok_status();
 }
 
-Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
+Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal) {
   // Before capture, whose injected code runs in the tracee.
   const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
   const CopyTiming timing = copy_timing(reason);
@@ -291,9 +295,20 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
   store::CheckpointInput& input = captured.input;
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
+  if (fatal) input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(fatal),
+                                              reinterpret_cast<const uint8_t*>(fatal) + sizeof *fatal);
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
-  const std::string why = reason == Reason::None ? "start" : reason_name(reason);
+  std::string why = reason == Reason::None ? "start" : reason_name(reason);
+  // A held signal that kills when delivered (abort's SIGABRT, a SIGTERM from
+  // outside): this checkpoint, right before its delivery, is the crash.
+  if (reason == Reason::Signal && !fatal && held_.size() == 1 && kills_when_delivered(held_.front())) {
+    const siginfo_t& si = held_.front();
+    input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(&si),
+                                     reinterpret_cast<const uint8_t*>(&si) + sizeof si);
+    outcome_.crash = si;
+    why = "crash";
+  }
 
   // Held signals go back in the queue now; they are handed over with their
   // original siginfo at the delivery stop right after the tracee resumes.
@@ -331,7 +346,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall) {
     done_ = true;
     return ok_status();
   }
-  if (reason == Reason::Exit) exit_checkpoint_taken_ = true;
+  if (reason == Reason::Exit || reason == Reason::Crash) exit_checkpoint_taken_ = true;
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
@@ -563,6 +578,14 @@ Status RecordSession::on_signal(int signo) {
   }
 
   if (classify_signal(si) == SignalTiming::Synchronous) {
+    if (!crash_checkpoint_taken_ && kills_by_default(signo, si)) {
+      // The crash is a moment: a checkpoint at the faulting instruction,
+      // holding the siginfo. Resuming without the signal re-executes the
+      // instruction, which faults again; that second fault is delivered.
+      crash_checkpoint_taken_ = true;
+      outcome_.crash = si;
+      return checkpoint(Reason::Crash, false, &si);
+    }
     user_regs_struct r = TRY(regs());
     store::Event ev;
     ev.kind = store::EventKind::Signal;
@@ -592,6 +615,30 @@ Status RecordSession::on_signal(int signo) {
   held_.push_back(si);
   pending_ = std::max(pending_, Reason::Signal);
   return cont();
+}
+
+// A synchronous fault kills when no handler runs: its disposition is
+// SIG_DFL, or SIG_IGN or blocked, which the kernel overrides for faults.
+bool RecordSession::kills_by_default(int signo, const siginfo_t& si) const {
+  if (classify_signal(si) != SignalTiming::Synchronous) return false;
+  if (!dispositions_.runs_handler(signo)) return true;
+  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
+  return p.ok() && (p->blocked & (1ull << (signo - 1))) != 0;
+}
+
+// An asynchronous signal whose default action (SIG_DFL, not blocked) ends the
+// process: everything but the ignored-by-default and stop signals.
+bool RecordSession::kills_when_delivered(const siginfo_t& si) const {
+  const int signo = si.si_signo;
+  switch (signo) {
+    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+      return false;
+    default: break;
+  }
+  if (signo < 1 || signo > 64 || dispositions_.get(signo).handler != 0) return false;
+  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
+  return p.ok() && (p->blocked & (1ull << (signo - 1))) == 0;
 }
 
 // Signals queued for the tracee and not blocked: the kernel reports them at

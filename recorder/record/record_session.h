@@ -6,7 +6,10 @@
 // unmodelled syscall, and at exit.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,9 @@ struct RecordOutcome {
   std::string tracker;
   uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
   uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy
+  // The fatal signal, when a fault killed the program: the recording's last
+  // checkpoint (reason "crash") is at the faulting instruction.
+  std::optional<siginfo_t> crash;
 };
 
 // Errors before the program started (cannot execute, cannot create the

@@ -76,6 +76,35 @@ TEST(StoreCodec, ProcessStateRoundTrips) {
   EXPECT_EQ(d->cwd, "/home");
 }
 
+// Encoding 2: build-ids of file mappings and a crash checkpoint's siginfo.
+TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
+  ProcessState s = sample_state();
+  s.mappings[0].build_id = "0123456789abcdef";
+  s.fatal_siginfo.assign(128, 0);
+  s.fatal_siginfo[0] = 11;  // si_signo: SIGSEGV
+  std::vector<uint8_t> blob = encode_process_state(s);
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->mappings[0].build_id, "0123456789abcdef");
+  EXPECT_EQ(d->mappings[1].build_id, "");
+  EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
+}
+
+// A version 1 blob (no build-ids, no siginfo) still decodes. Without
+// mappings, version 2 differs from it only by the empty trailing siginfo.
+TEST(StoreCodec, Version1ProcessStateStillDecodes) {
+  ProcessState s = sample_state();
+  s.mappings.clear();
+  std::vector<uint8_t> blob = encode_process_state(s);
+  ASSERT_EQ(blob.back(), 0);  // the empty fatal_siginfo
+  blob.pop_back();
+  blob[4] = 1;  // version field
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->cmdline, s.cmdline);
+  EXPECT_TRUE(d->fatal_siginfo.empty());
+}
+
 TEST(StoreCodec, BadProcessStateBlobsAreErrors) {
   std::vector<uint8_t> blob = encode_process_state(sample_state());
   for (size_t cut = 0; cut < blob.size(); cut += 97) {

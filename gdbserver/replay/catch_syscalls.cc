@@ -1,0 +1,69 @@
+// `catch syscall` on a replay: a forward continue stops at the entry of the
+// next recorded syscall that matches (the moment its `syscall` instruction is
+// about to run: after the previous event, first visit of pc - 2) and then at
+// its return (right after its event), as GDB sees them in a live session.
+// Breakpoints on the way stop first. Reverse execution ignores catchpoints.
+#include "gdbserver/replay/timeline_target.h"
+
+namespace slsdbg::gdbserver {
+
+Status TimelineTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {
+  catching_ = enabled;
+  caught_ = std::set<int64_t>(numbers.begin(), numbers.end());
+  return ok_status();
+}
+
+// The first matching syscall event at or after the current moment's next event.
+Result<std::optional<std::pair<replay::Moment, int64_t>>> TimelineTarget::next_caught_syscall() {
+  replay::Timeline* t = TRY(live());
+  const replay::Moment now = TRY(t->current_moment());
+  const uint64_t segments = t->checkpoint_count();
+  for (uint64_t k = now.checkpoint; k < segments; k++) {
+    auto events = reader_.segment_events(SegmentId(k));
+    if (!events.ok()) break;
+    for (uint64_t i = k == now.checkpoint ? now.event : 0; i < events->size(); i++) {
+      const store::Event& ev = (*events)[i];
+      if (ev.kind != store::EventKind::Syscall || ev.pc < 2) continue;
+      if (!caught_.empty() && !caught_.count(ev.syscall_no)) continue;
+      return std::optional<std::pair<replay::Moment, int64_t>>{{replay::Moment{k, i, ev.pc - 2, 1}, ev.syscall_no}};
+    }
+  }
+  return std::optional<std::pair<replay::Moment, int64_t>>{};
+}
+
+Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
+  replay::Timeline* t = TRY(live());
+  if (at_syscall_entry_) {
+    const auto [entry, nr] = *at_syscall_entry_;
+    const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
+    StopReason r = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
+    if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
+    r.kind = StopKind::SyscallReturn;
+    r.syscall_no = nr;
+    last_reason_ = r;
+    return r;
+  }
+  auto next = TRY(next_caught_syscall());
+  if (!next) return move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Continue); });
+  const auto [entry, nr] = *next;
+  const bool user_breakpoint = breakpoints_.count(entry.pc) != 0;
+  if (!user_breakpoint) TRY(t->add_breakpoint(entry.pc));
+  bool at_entry = false;
+  auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
+    for (;;) {
+      replay::TimelineStop s = TRY(t->resume(replay::Direction::Forward, replay::Motion::Continue));
+      if (s.cause != replay::StopCause::Breakpoint || s.pc != entry.pc) return s;
+      at_entry = TRY(t->current_moment()) == entry;
+      if (at_entry || user_breakpoint) return s;  // else an earlier syscall through the same instruction
+    }
+  });
+  if (!user_breakpoint) (void)t->remove_breakpoint(entry.pc);
+  if (!r.ok() || !at_entry) return r;
+  r->kind = StopKind::SyscallEntry;
+  r->syscall_no = nr;
+  at_syscall_entry_ = {entry, nr};
+  last_reason_ = *r;
+  return r;
+}
+
+}  // namespace slsdbg::gdbserver
