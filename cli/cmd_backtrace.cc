@@ -1,7 +1,6 @@
 // slsdbg backtrace: unwind every thread at one checkpoint straight from the
 // store (libunwind over the recorded memory), symbolize from the mapped ELF
 // files, and optionally disassemble around the pc (Capstone).
-#if SLSDBG_HAVE_STORE
 
 #include <cstdio>
 #include <cstdlib>
@@ -96,4 +95,3 @@ Registrar reg({"backtrace", "call stacks of any checkpoint, from the recording",
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_STORE

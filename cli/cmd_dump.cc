@@ -1,6 +1,5 @@
 // slsdbg dump: an ELF core of the process as it was at one checkpoint,
 // written straight from the store (engine/dump). Nothing is executed.
-#if SLSDBG_HAVE_STORE
 
 #include <unistd.h>
 
@@ -143,4 +142,3 @@ Registrar reg({"dump", "write an ELF core of any checkpoint (gdb/lldb can open i
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_STORE

@@ -4,7 +4,6 @@
 // Timeline) and print the moment, registers and memory for scripts.
 // `slsdbg replay REC [--goto|--at] [-- GDB-ARGS]`: GDB on the recording;
 // `--server ADDR`: serve it to one debugger (gdbserver/replay).
-#ifdef SLSDBG_HAVE_REPLAY
 
 #include <unistd.h>
 
@@ -20,10 +19,8 @@
 #include "cli/command.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
-#include "store/recording.h"
-#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
 #include "gdbserver/replay/replay_frontend.h"
-#endif
+#include "store/recording.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -274,7 +271,6 @@ std::optional<std::string> take_debugger_options(std::vector<std::string>& args,
 // What the options ask for besides --check and the scripted --goto output.
 bool wants_script_output(const ReplayArgs& a) { return a.print_regs || !a.reads.empty() || a.json; }
 
-#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
 int run_debugger(const std::string& rec, const std::optional<std::string>& start_at, const DebuggerOptions& opts) {
   std::optional<gdbserver::ListenSpec> spec;
   if (opts.server) {
@@ -299,13 +295,6 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   if (!code.ok()) return fail("replay: " + code.error().message);
   return *code;
 }
-#else
-int run_debugger(const std::string& rec, const std::optional<std::string>&, const DebuggerOptions&) {
-  auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("replay: " + reader.error().message);
-  return fail("replay: this build has no gdbserver for replays (gdbserver/replay)");
-}
-#endif
 
 int run(const std::vector<std::string>& original_args) {
   std::vector<std::string> args = original_args;
@@ -330,4 +319,3 @@ Registrar reg({"replay", "replay a recording in GDB: reverse execution (or --ser
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_REPLAY

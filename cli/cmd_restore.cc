@@ -1,6 +1,5 @@
 // `slsdbg restore REC --at K [--repeat N]`: resume a live, real process from
 // checkpoint K and let it run natively to its end.
-#ifdef SLSDBG_HAVE_RESTORE
 
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -160,4 +159,3 @@ Registrar reg({"restore", "resume a live process from a checkpoint (--repeat N t
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_RESTORE
