@@ -137,7 +137,9 @@ TEST(MomentText, ParsesAndRejects) {
                           "99999999999999999999:0:0x1:1"}) {
     auto r = Moment::parse(bad);
     EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
-    if (!r.ok()) EXPECT_NE(r.error().message.find("moment"), std::string::npos) << r.error().message;
+    if (!r.ok()) {
+      EXPECT_NE(r.error().message.find("moment"), std::string::npos) << r.error().message;
+    }
   }
 }
 
