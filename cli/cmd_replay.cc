@@ -20,6 +20,7 @@
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/replay_frontend.h"
+#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -141,7 +142,7 @@ std::optional<std::string> parse_replay_args(const std::vector<std::string>& arg
       return "more than one recording given ('" + out.rec + "', '" + a + "')";
     }
   }
-  if (out.rec.empty()) return std::string("no recording given (usage: slsdbg replay REC --check | --goto MOMENT | --at K)");
+  if (out.rec.empty()) out.rec = "latest";  // `slsdbg replay` alone opens the newest recording
   if (out.check && out.goto_moment) return std::string("--check cannot be combined with --goto/--at");
   if (!out.goto_moment && (out.print_regs || !out.reads.empty() || out.json))
     return std::string("--print-regs, --read and --json need --goto or --at");
@@ -307,6 +308,9 @@ int run(const std::vector<std::string>& original_args) {
   if (!debugger_mode && (debugger.server || !debugger.gdb_args.empty())) {
     return fail("replay: --server and GDB arguments do not go with --check, --print-regs, --read or --json", 2);
   }
+  auto dir = recorder::resolve_recording(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("replay: " + dir.error().message);
+  a.rec = *dir;
   if (debugger_mode) return run_debugger(a.rec, a.goto_moment, debugger);
   auto reader = store::RecordingReader::open(a.rec);
   if (!reader.ok()) return fail("replay: " + reader.error().message);
