@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test demo bench install clean
 
 all: build
 
@@ -24,6 +24,10 @@ demo: build
 
 bench: build
 	@bash bench/run-all.sh $(BUILD)
+
+# DESTDIR=/tmp/stage make install stages it; PREFIX defaults to /usr/local.
+install: build
+	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
 
 clean:
 	rm -rf $(BUILD)
