@@ -64,7 +64,7 @@ const char kUsage[] =
     "            (segment, event, expected vs actual, pc), exit 1.\n"
     "  --goto MOMENT  go to a moment K:E:PC:N (segment K, after its E-th event,\n"
     "            the N-th execution of the instruction at PC since then; PC in hex\n"
-    "            with 0x) or K alone (checkpoint K), then print it (below).\n"
+    "            with or without 0x) or K alone (checkpoint K), then print it (below).\n"
     "  --at K    go to checkpoint K (same as --goto K).\n"
     "  --print-regs  print the general registers there.\n"
     "  --read ADDR:LEN  print LEN bytes (at most 1 MiB) of memory at ADDR (hex\n"

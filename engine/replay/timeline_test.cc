@@ -130,6 +130,9 @@ TEST(MomentText, ParsesAndRejects) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(*m, (Moment{12, 3, 0x401136, 7}));
   EXPECT_EQ(m->to_string(), "12:3:0x401136:7");
+  auto bare = Moment::parse("12:3:401136:7");  // a pc without 0x is still hex
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_EQ(*bare, (Moment{12, 3, 0x401136, 7}));
   auto k = Moment::parse("5");
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->checkpoint, 5u);
