@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every command that takes a recording accepts a path, `latest` or a name
 # under $SLSDBG_DIR; `slsdbg replay` alone opens the latest; `info` says how
-# the program ended in words; an unknown name is a one-line error, exit 1.
+# the program ended in words and `ls` names a crash; an unknown name is a one-line error, exit 1.
 set -u
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slsdbg-names.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -35,6 +35,14 @@ for cmd in info "backtrace --last" "dump --last" "replay --check" "restore --at 
   [ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "no-such-recording" "$WORK/err" ||
     { echo "FAIL $1 unknown name: not a one-line error naming it"; cat "$WORK/err"; failures=$((failures + 1)); }
 done
+
+# A crash: info says "killed by SIGSEGV", ls "crashed (SIGSEGV)", not "finished".
+"$SLSDBG" record -o "$SLSDBG_DIR/segv" -- sh -c 'kill -SEGV $$' 2>/dev/null
+check "info segv" 0 "$SLSDBG" info segv
+grep -q '^exit  *killed by SIGSEGV$' "$WORK/out" || { echo "FAIL info segv"; cat "$WORK/out"; failures=$((failures + 1)); }
+check "ls" 0 "$SLSDBG" ls
+grep -q '^segv .*crashed (SIGSEGV)' "$WORK/out" && grep -q "^$name .*finished" "$WORK/out" ||
+  { echo "FAIL ls states"; cat "$WORK/out"; failures=$((failures + 1)); }
 
 [ "$failures" = 0 ] && echo "all recording-name checks passed"
 exit $((failures > 0))
