@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo bench clean vscode
+.PHONY: all deps configure build test demo bench install clean vscode
 
 all: build
 
@@ -11,7 +11,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLSDBG_WERROR=ON >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -29,6 +29,10 @@ bench: build
 # adapter (out/debugAdapter.js) and vscode-extension/slsdbg-VERSION.vsix.
 vscode: deps
 	cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p . && npx vsce package --allow-missing-repository --skip-license
+
+# DESTDIR=/tmp/stage make install stages it; PREFIX defaults to /usr/local.
+install: build
+	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
 
 clean:
 	rm -rf $(BUILD)

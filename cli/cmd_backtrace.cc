@@ -1,7 +1,6 @@
 // slsdbg backtrace: unwind every thread at one checkpoint straight from the
 // store (libunwind over the recorded memory), symbolize from the mapped ELF
 // files, and optionally disassemble around the pc (Capstone).
-#if SLSDBG_HAVE_STORE
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include "engine/dump/backtrace.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/recording_memory.h"
+#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -69,6 +69,9 @@ int run_backtrace(const std::vector<std::string>& args) {
   if (rec.empty()) return fail("backtrace: missing recording directory (see slsdbg backtrace --help)", 2);
   if (picks != 1) return fail("backtrace: give exactly one of --at K, --time SECONDS, --last", 2);
 
+  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("backtrace: " + dir.error().message);
+  rec = *dir;
   auto reader = store::RecordingReader::open(rec);
   if (!reader.ok()) return fail("backtrace: " + rec + ": " + reader.error().message);
   auto cp = dump::pick_checkpoint((*reader)->checkpoints(), pick);
@@ -96,4 +99,3 @@ Registrar reg({"backtrace", "call stacks of any checkpoint, from the recording",
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_STORE

@@ -1,6 +1,5 @@
 // slsdbg bisect: the first moment an invariant stops holding, by binary
 // search over the recording's checkpoints (engine/bisect).
-#if SLSDBG_HAVE_STORE
 
 #include <signal.h>
 #include <unistd.h>
@@ -193,4 +192,3 @@ Registrar reg({"bisect", "find where an invariant first fails (binary search ove
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_STORE

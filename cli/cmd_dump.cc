@@ -1,6 +1,5 @@
 // slsdbg dump: an ELF core of the process as it was at one checkpoint,
 // written straight from the store (engine/dump). Nothing is executed.
-#if SLSDBG_HAVE_STORE
 
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/recording_memory.h"
+#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -112,6 +112,9 @@ class Progress {
 int run_dump(const std::vector<std::string>& argv) {
   auto args = parse(argv);
   if (!args.ok()) return fail(args.error().message, 2);
+  auto dir = recorder::resolve_recording(args->rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("dump: " + dir.error().message);
+  args->rec = *dir;
   auto reader = store::RecordingReader::open(args->rec);
   if (!reader.ok()) return fail("dump: " + args->rec + ": " + reader.error().message);
   auto cp = dump::pick_checkpoint((*reader)->checkpoints(), args->pick);
@@ -143,4 +146,3 @@ Registrar reg({"dump", "write an ELF core of any checkpoint (gdb/lldb can open i
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_STORE

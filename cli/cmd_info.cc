@@ -1,6 +1,7 @@
 // slsdbg info: what a recording holds (checkpoints, events, tracker, stop times).
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -135,7 +136,16 @@ int run_info(const std::vector<std::string>& args) {
   std::printf("interval   %.1f ms\n", meta.interval_ns / 1e6);
   std::printf("state      %s%s\n", report.finished ? "finished" : "not finished (writer died or still running)",
               report.torn_tail ? (", torn tail ignored: " + *report.torn_tail).c_str() : "");
-  if (!exit_info.is_null()) std::printf("exit       %s\n", exit_info.dump().c_str());
+  if (!exit_info.is_null()) {
+    // Words, as a shell reports it: "exited 3" or "killed by SIGSEGV".
+    if (exit_info.contains("signal")) {
+      const int sig = exit_info["signal"].get<int>();
+      const char* abbrev = sigabbrev_np(sig);
+      std::printf("exit       killed by %s\n", abbrev ? ("SIG" + std::string(abbrev)).c_str() : std::to_string(sig).c_str());
+    } else {
+      std::printf("exit       exited %d\n", exit_info["status"].get<int>());
+    }
+  }
   if (open_segment_unreadable) std::printf("last segment open: its events were never committed\n");
   std::printf("\n%6s %12s %8s %10s  %-7s %s\n", "id", "time(ms)", "dirty", "stop(us)", "reason", "events");
   for (const auto& c : cps)

@@ -1,6 +1,7 @@
 // slsdbg ls: list the recordings in a directory.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,19 @@ constexpr const char* kUsage =
     "Lists the recordings in DIR (default: $SLSDBG_DIR or ~/.local/share/slsdbg):\n"
     "name, program, checkpoints, recorded time and state. A directory that is\n"
     "not a readable recording is listed with the reason.\n";
+
+// The signal that killed the program, from the exit event in the last
+// segments (the exit checkpoint ends the recording); 0 when it exited.
+int fatal_signal(const store::RecordingReader& r) {
+  const auto cps = r.checkpoints();
+  for (size_t back = 0; back < 2 && back < cps.size(); back++) {
+    auto evs = r.segment_events(segment_after(cps[cps.size() - 1 - back].id));
+    if (!evs.ok()) continue;
+    for (const auto& e : *evs)
+      if (e.kind == store::EventKind::Exit) return e.signo;
+  }
+  return 0;
+}
 
 int run_ls(const std::vector<std::string>& args) {
   std::string root;
@@ -59,14 +73,18 @@ int run_ls(const std::vector<std::string>& args) {
     const auto cps = (*reader)->checkpoints();
     const double secs = cps.empty() ? 0.0 : cps.back().time_ns / 1e9;
     const auto& rep = (*reader)->open_report();
-    const char* state = rep.finished ? "finished" : (rep.writer_active ? "recording" : "incomplete");
+    std::string state = rep.finished ? "finished" : (rep.writer_active ? "recording" : "incomplete");
+    if (rep.finished) {
+      const int signo = fatal_signal(**reader);
+      if (signo) state = "crashed (SIG" + std::string(sigabbrev_np(signo) ? sigabbrev_np(signo) : "?") + ")";
+    }
     std::string argv;
     for (const auto& a : (*reader)->meta().args) argv += (argv.empty() ? "" : " ") + a;
     if (json)
       out.push_back({{"name", n}, {"path", path}, {"program", (*reader)->meta().program}, {"checkpoints", cps.size()},
                      {"seconds", secs}, {"state", state}});
     else
-      std::printf("%-24s %6zu %10.3f  %-10s %s\n", n.c_str(), cps.size(), secs, state, argv.c_str());
+      std::printf("%-24s %6zu %10.3f  %-10s %s\n", n.c_str(), cps.size(), secs, state.c_str(), argv.c_str());
   }
   if (json) std::printf("%s\n", out.dump(2).c_str());
   return 0;

@@ -4,7 +4,6 @@
 // Timeline) and print the moment, registers and memory for scripts.
 // `slsdbg replay REC [--goto|--at] [-- GDB-ARGS]`: GDB on the recording;
 // `--server ADDR`: serve it to one debugger (gdbserver/replay).
-#ifdef SLSDBG_HAVE_REPLAY
 
 #include <unistd.h>
 
@@ -20,10 +19,9 @@
 #include "cli/command.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
-#include "store/recording.h"
-#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
 #include "gdbserver/replay/replay_frontend.h"
-#endif
+#include "recorder/record/recording_dir.h"
+#include "store/recording.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -66,7 +64,7 @@ const char kUsage[] =
     "            (segment, event, expected vs actual, pc), exit 1.\n"
     "  --goto MOMENT  go to a moment K:E:PC:N (segment K, after its E-th event,\n"
     "            the N-th execution of the instruction at PC since then; PC in hex\n"
-    "            with 0x) or K alone (checkpoint K), then print it (below).\n"
+    "            with or without 0x) or K alone (checkpoint K), then print it (below).\n"
     "  --at K    go to checkpoint K (same as --goto K).\n"
     "  --print-regs  print the general registers there.\n"
     "  --read ADDR:LEN  print LEN bytes (at most 1 MiB) of memory at ADDR (hex\n"
@@ -144,7 +142,7 @@ std::optional<std::string> parse_replay_args(const std::vector<std::string>& arg
       return "more than one recording given ('" + out.rec + "', '" + a + "')";
     }
   }
-  if (out.rec.empty()) return std::string("no recording given (usage: slsdbg replay REC --check | --goto MOMENT | --at K)");
+  if (out.rec.empty()) out.rec = "latest";  // `slsdbg replay` alone opens the newest recording
   if (out.check && out.goto_moment) return std::string("--check cannot be combined with --goto/--at");
   if (!out.goto_moment && (out.print_regs || !out.reads.empty() || out.json))
     return std::string("--print-regs, --read and --json need --goto or --at");
@@ -274,7 +272,6 @@ std::optional<std::string> take_debugger_options(std::vector<std::string>& args,
 // What the options ask for besides --check and the scripted --goto output.
 bool wants_script_output(const ReplayArgs& a) { return a.print_regs || !a.reads.empty() || a.json; }
 
-#ifdef SLSDBG_HAVE_GDBSERVER_REPLAY
 int run_debugger(const std::string& rec, const std::optional<std::string>& start_at, const DebuggerOptions& opts) {
   std::optional<gdbserver::ListenSpec> spec;
   if (opts.server) {
@@ -300,13 +297,6 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   if (!code.ok()) return fail("replay: " + code.error().message);
   return *code;
 }
-#else
-int run_debugger(const std::string& rec, const std::optional<std::string>&, const DebuggerOptions&) {
-  auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("replay: " + reader.error().message);
-  return fail("replay: this build has no gdbserver for replays (gdbserver/replay)");
-}
-#endif
 
 int run(const std::vector<std::string>& original_args) {
   std::vector<std::string> args = original_args;
@@ -319,6 +309,9 @@ int run(const std::vector<std::string>& original_args) {
   if (!debugger_mode && (debugger.server || !debugger.gdb_args.empty())) {
     return fail("replay: --server and GDB arguments do not go with --check, --print-regs, --read or --json", 2);
   }
+  auto dir = recorder::resolve_recording(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("replay: " + dir.error().message);
+  a.rec = *dir;
   if (debugger_mode) return run_debugger(a.rec, a.goto_moment, debugger);
   auto reader = store::RecordingReader::open(a.rec);
   if (!reader.ok()) return fail("replay: " + reader.error().message);
@@ -331,4 +324,3 @@ Registrar reg({"replay", "replay a recording in GDB: reverse execution (or --ser
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_REPLAY

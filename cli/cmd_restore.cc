@@ -1,6 +1,5 @@
 // `slsdbg restore REC --at K [--repeat N]`: resume a live, real process from
 // checkpoint K and let it run natively to its end.
-#ifdef SLSDBG_HAVE_RESTORE
 
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -18,6 +17,7 @@
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
+#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -131,6 +131,9 @@ int run(const std::vector<std::string>& args) {
   if (rec.empty()) return fail("restore: missing recording (usage: slsdbg restore REC --at K)", 2);
   if (at < 0) return fail("restore: missing --at K", 2);
 
+  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("restore: " + dir.error().message);
+  rec = *dir;
   auto reader = store::RecordingReader::open(rec);
   if (!reader.ok()) return fail(rec + ": " + reader.error().message);
   std::map<std::string, int> tally;
@@ -160,4 +163,3 @@ Registrar reg({"restore", "resume a live process from a checkpoint (--repeat N t
 }  // namespace
 }  // namespace slsdbg::cli
 
-#endif  // SLSDBG_HAVE_RESTORE

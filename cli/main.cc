@@ -24,6 +24,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string first = argv[1];
+  if (first == "help" && argc == 3) {  // `slsdbg help CMD` = `slsdbg CMD --help`
+    for (const auto& c : commands())
+      if (c.name == std::string(argv[2])) {
+        std::printf("%s", c.usage);
+        return 0;
+      }
+    return slsdbg::cli::fail(std::string("help: unknown command '") + argv[2] + "' (see slsdbg --help)", 2);
+  }
   if (first == "--help" || first == "-h" || first == "help") {
     print_help();
     return 0;

@@ -2,6 +2,9 @@
 # Checks the dependency direction of docs/architecture.md on #include lines:
 # store/ knows nothing of ptrace or the layers above it; the gdbserver protocol
 # layer includes nothing of engine/; recorder/ does not reach up into engine/.
+# Inside engine/ the order is bisect -> replay -> restore -> dump, inside
+# recorder/ record -> capture -> process: a lower part never includes a higher
+# one. bench/ may include anything; nothing includes bench/.
 set -u
 root=${1:?source dir}
 bad=0
@@ -19,5 +22,13 @@ check engine '#include *"(gdbserver|cli)/' "engine/ must not include gdbserver/ 
 check gdbserver/protocol '#include *"(engine|recorder|store)/|sys/ptrace\.h' "gdbserver/protocol speaks only to the Target interface"
 check ui '#include *"(recorder|gdbserver|cli|engine/(bisect|replay|restore))/' "ui/ depends only on engine/dump, store/ and common/ (bisect, restore, replay run as the CLI)"
 check ui/model '#include *[<"]Q' "ui/model has no Qt (the widgets live in ui/app)"
+check engine/dump '#include *"engine/(restore|replay|bisect)/' "engine/dump is below restore, replay and bisect"
+check engine/restore '#include *"engine/(replay|bisect)/' "engine/restore is below replay and bisect"
+check engine/replay '#include *"engine/bisect/' "engine/replay is below bisect"
+check recorder/process '#include *"recorder/(capture|record)/' "recorder/process is below capture and record"
+check recorder/capture '#include *"recorder/record/' "recorder/capture is below record"
+for top in common store recorder engine gdbserver plugins ui cli tests; do
+  [ -d "$root/$top" ] && check "$top" '#include *"bench/' "nothing outside bench/ includes bench/"
+done
 if [ "$bad" -ne 0 ]; then exit 1; fi
 echo "layering: OK"

@@ -66,7 +66,7 @@ Result<Evaluation> ExprInvariant::evaluate(const StateView& at) {
   return Error::msg("gdb gave '" + *value + "' for --expr '" + expr_ + "' at " + at.where + ", not a truth value");
 }
 
-WatchSet ExprInvariant::watch_set(const StateView& at) {
+WatchSet ExprInvariant::watch_set(const StateView& /*at*/) {
   WatchSet set;
   for (const auto& name : expression_names(expr_)) {
     if (name[0] == '$') {

@@ -10,7 +10,6 @@
 //             invariant on the real state there. For --cmd the watched words
 //             are those cmd_discover.h found.
 // The answer is the moment just after the writing instruction.
-// Built only when the Timeline exists (refine_none.cc otherwise).
 #pragma once
 
 #include <functional>

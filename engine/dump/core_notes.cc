@@ -61,7 +61,7 @@ elf_prstatus make_prstatus(const store::ThreadState& t, const NoteOptions& optio
   return st;
 }
 
-elf_prpsinfo make_prpsinfo(const store::ProcessState& state, const NoteOptions& options) {
+elf_prpsinfo make_prpsinfo(const store::ProcessState& state, const NoteOptions& /*options*/) {
   elf_prpsinfo ps{};
   ps.pr_state = 3;     // index of 'T' in the kernel's "RSDTZW"
   ps.pr_sname = 'T';   // the process is stopped at the checkpoint

@@ -12,13 +12,12 @@ namespace slsdbg::replay {
 
 namespace {
 
-Result<uint64_t> parse_number(std::string_view text, const char* what, bool hex_allowed) {
+// A pc is always hex, with or without 0x (as GDB and to_string print it);
+// the other fields are decimal.
+Result<uint64_t> parse_number(std::string_view text, const char* what, bool hex) {
   if (text.empty()) return Error::msg(std::string("moment: empty ") + what);
-  int base = 10;
-  if (hex_allowed && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  }
+  const int base = hex ? 16 : 10;
+  if (hex && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
   uint64_t v = 0;
   for (char ch : text) {
     int d;

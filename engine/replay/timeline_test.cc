@@ -130,6 +130,9 @@ TEST(MomentText, ParsesAndRejects) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(*m, (Moment{12, 3, 0x401136, 7}));
   EXPECT_EQ(m->to_string(), "12:3:0x401136:7");
+  auto bare = Moment::parse("12:3:401136:7");  // a pc without 0x is still hex
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_EQ(*bare, (Moment{12, 3, 0x401136, 7}));
   auto k = Moment::parse("5");
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->checkpoint, 5u);
@@ -137,7 +140,9 @@ TEST(MomentText, ParsesAndRejects) {
                           "99999999999999999999:0:0x1:1"}) {
     auto r = Moment::parse(bad);
     EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
-    if (!r.ok()) EXPECT_NE(r.error().message.find("moment"), std::string::npos) << r.error().message;
+    if (!r.ok()) {
+      EXPECT_NE(r.error().message.find("moment"), std::string::npos) << r.error().message;
+    }
   }
 }
 

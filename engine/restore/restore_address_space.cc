@@ -57,7 +57,7 @@ static Status map_one(RemoteCalls& rc, const MappingStep& s) {
   return ok_status();
 }
 
-Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& report) {
+Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& /*report*/) {
   // Consecutive mappings of one file (a library's segments) share one open.
   const auto& steps = plan.mappings;
   for (size_t i = 0; i < steps.size();) {

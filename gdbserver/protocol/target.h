@@ -88,7 +88,7 @@ enum class BreakpointType { Software, Hardware };
 class Breakpoints {
  public:
   virtual ~Breakpoints() = default;
-  virtual bool supports(BreakpointType type) const { return true; }
+  virtual bool supports(BreakpointType /*type*/) const { return true; }
   virtual Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) = 0;
   virtual Status remove_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) = 0;
 };
@@ -100,7 +100,7 @@ enum class WatchType { Write, Read, Access };
 class Watchpoints {
  public:
   virtual ~Watchpoints() = default;
-  virtual bool supports(WatchType type) const { return true; }
+  virtual bool supports(WatchType /*type*/) const { return true; }
   virtual Status insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) = 0;
   virtual Status remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) = 0;
 };

@@ -18,6 +18,7 @@ static int read_long(const struct slsdbg_host* host, const char* name, long* out
 }
 
 int slsdbg_plugin_init(const struct slsdbg_host* host, const char* arg, char* message, size_t message_len) {
+  (void)arg;  /* this invariant takes no argument */
   uint64_t addr = 0, size = 0;
   const char* needed[] = {"bank", "total_expected", "current_transfer"};
   for (unsigned i = 0; i < sizeof needed / sizeof needed[0]; i++)

@@ -39,8 +39,14 @@ struct pm_scan_arg {
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
-#ifndef UFFD_FEATURE_WP_ASYNC
+// Each flag on its own: a header may have one without the others (6.1 has
+// WP_HUGETLBFS_SHMEM but not WP_ASYNC).
+#ifndef UFFD_FEATURE_WP_HUGETLBFS_SHMEM
 #define UFFD_FEATURE_WP_HUGETLBFS_SHMEM (1 << 12)
+#endif
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
 #define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC (1 << 15)
 #endif

@@ -31,7 +31,9 @@ TEST(Proc, MapsShowTheProgramsMappings) {
   bool global_seen = false, ro_seen = false, stack = false, special = false;
   for (size_t i = 0; i < maps->size(); ++i) {
     const auto& m = (*maps)[i];
-    if (i > 0) EXPECT_LE((*maps)[i - 1].end, m.start);
+    if (i > 0) {
+      EXPECT_LE((*maps)[i - 1].end, m.start);
+    }
     if (m.start <= global && global < m.end) {
       global_seen = (m.prot & PROT_WRITE) != 0;
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that bad input to `slsdbg replay` is a one-line error naming the
-# problem with a nonzero exit: no recording, not a recording, unknown option,
+# problem with a nonzero exit: no recording (and none recorded), not a recording, unknown option,
 # two recordings, no mode; and that --help says what is not done yet.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_bad.XXXXXX")
@@ -13,7 +13,8 @@ expect_error() {  # expect_error WANT_SUBSTRING ARGS...
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "replay $*: not one line: $err"; exit 1; }
   [[ "$err" == *"$want"* ]] || { echo "replay $*: '$err' does not say '$want'"; exit 1; }
 }
-expect_error "no recording given" --check
+# No recording given means the latest; with none recorded that is an error.
+SLSDBG_DIR="$tmp" expect_error "latest" --check
 expect_error "not a recording" "$tmp" --check
 expect_error "unknown option '--frob'" "$tmp" --frob
 expect_error "more than one recording" a b --check
