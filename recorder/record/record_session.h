@@ -39,6 +39,7 @@ struct RecordOutcome {
   std::string tracker;
   uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
   uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy
+  uint64_t backed_off_ticks = 0;      // ticks copied in the stop because deferrals tore (DeferPolicy)
 };
 
 // Errors before the program started (cannot execute, cannot create the
