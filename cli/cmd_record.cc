@@ -129,6 +129,9 @@ int run_record(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
                  static_cast<unsigned long long>(outcome->torn_checkpoints),
                  static_cast<unsigned long long>(outcome->deferred_checkpoints));
+  if (outcome->backed_off_ticks > 0)
+    std::fprintf(stderr, "slsdbg: %llu tick checkpoints copied in the stop after torn deferrals (back-off)\n",
+                 static_cast<unsigned long long>(outcome->backed_off_ticks));
   switch (outcome->end) {
     case recorder::RecordOutcome::End::Exited:
       return outcome->exit_code;

@@ -24,6 +24,7 @@
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/exec_follow.h"
+#include "recorder/record/defer_policy.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
@@ -113,7 +114,7 @@ class RecordSession {
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
   bool kills_when_delivered(const siginfo_t& si) const;
-  CopyTiming copy_timing(Reason reason) const;
+  CopyTiming copy_timing(Reason reason);
   // Hands a deferred checkpoint to the store once its copy is confirmed, or
   // drops it (torn). Called before anything else at every tracee stop, so no
   // event is logged between a checkpoint and its settling.
@@ -143,7 +144,7 @@ class RecordSession {
     std::optional<uint64_t> cpu_at_progress_before;  // restored if it is dropped
   };
   std::optional<Unsettled> unsettled_;
-  int torn_in_a_row_ = 0;  // deferred ticks dropped since the last stored checkpoint
+  DeferPolicy defer_;  // backs off to copying in the stop while deferrals tear
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
@@ -358,7 +359,6 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
     outcome_.deferred_checkpoints++;
     unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
   } else if (opts_.verify == VerifyMode::Off) {
-    torn_in_a_row_ = 0;
     // Stored while the program runs; an error surfaces at a later event or checkpoint.
     TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
             "storing checkpoint " + std::to_string(checkpoints_));
@@ -370,14 +370,12 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
 
 // Only ticks, the one kind of checkpoint that may be dropped: it delivers
 // nothing (no held signal goes out after it), so the program runs the same
-// with or without it, and the next checkpoint takes its pages. After
-// kMaxTornInARow dropped ones the next copies in the stop, so that a gap
-// between checkpoints stays below (kMaxTornInARow + 1) intervals.
-constexpr int kMaxTornInARow = 3;
-
-CopyTiming RecordSession::copy_timing(Reason reason) const {
+// with or without it, and the next checkpoint takes its pages. After a
+// dropped one DeferPolicy copies the next ticks in the stop (defer_policy.h).
+CopyTiming RecordSession::copy_timing(Reason reason) {
   const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() &&
-                         opts_.verify == VerifyMode::Off && torn_in_a_row_ < kMaxTornInARow;
+                         opts_.verify == VerifyMode::Off && defer_.defer_next_tick();
+  outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
 }
 
@@ -391,12 +389,12 @@ Status RecordSession::settle_deferred(bool tracee_stopped) {
     // As if the tick had not come: its segment joins the previous one.
     checkpoints_--;
     outcome_.torn_checkpoints++;
-    torn_in_a_row_++;
+    defer_.on_torn();
     cpu_at_progress_ = u.cpu_at_progress_before;
     SLSDBG_DEBUG("record", "tick checkpoint dropped: a page was written before its deferred copy");
     return ok_status();
   }
-  torn_in_a_row_ = 0;
+  defer_.on_held();
   // A tracee that stopped before the copy was done waited for it.
   if (tracee_stopped) u.checkpoint.input.stop_ns += monotonic_ns() - t;
   TRY_CTX(writer_->add_in_background(std::move(u.checkpoint.input), u.why, std::move(u.checkpoint.pages)),
