@@ -29,10 +29,12 @@ struct RecordOptions {
 };
 
 struct RecordOutcome {
-  enum class End { Exited, Killed, Refused };
+  // Stopped: the recorder got SIGINT/SIGTERM/SIGHUP (signo), took a final
+  // checkpoint and killed the program there.
+  enum class End { Exited, Killed, Refused, Stopped };
   End end = End::Exited;
   int exit_code = 0;        // Exited
-  int signo = 0;            // Killed
+  int signo = 0;            // Killed, Stopped
   std::string refusal;      // Refused: why recording stopped (e.g. fork)
   uint64_t checkpoints = 0;
   uint64_t events = 0;
