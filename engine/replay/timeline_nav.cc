@@ -259,8 +259,40 @@ Result<TimelineStop> Timeline::Impl::to_checkpoint(uint64_t k) {
   return st;
 }
 
+Result<TimelineStop> Timeline::Impl::interrupted_back() {
+  TimelineStop st;
+  if (saved) {
+    TRY(reach(saved->path, std::nullopt));
+    path = saved->path;
+    known = saved->known;
+    at_exit = saved->at_exit;
+    at_end = saved->at_end;
+    exit_signo = saved->exit_signo;
+    st = saved->last;
+  } else {
+    st = TRY(to_checkpoint(segment));
+  }
+  st.cause = StopCause::Interrupted;
+  st.pc = pc_now();
+  return st;
+}
+
+void Timeline::Impl::save_place() { saved = Place{path, known, at_exit, at_end, exit_signo, last}; }
+
 void Timeline::Impl::recover() {
   trace_base.reset();
+  interruptible = false;
+  if (std::optional<Place> p = std::exchange(saved, std::nullopt)) {
+    if (reach(p->path, std::nullopt).ok()) {
+      path = p->path;
+      known = p->known;
+      at_exit = p->at_exit;
+      at_end = p->at_end;
+      exit_signo = p->exit_signo;
+      last = p->last;
+      return;
+    }
+  }
   auto st = to_checkpoint(0);
   if (st.ok()) last = *st;
 }
@@ -307,12 +339,14 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
   for (uint64_t width = 1;; width *= 2) {
     const uint64_t lo = hi + 1 >= width ? hi + 1 - width : 0;
     if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
-    if (options.interrupted && options.interrupted()) {
-      TimelineStop st = TRY(to_checkpoint(hi));
-      st.cause = StopCause::Interrupted;
-      return st;
-    }
-    std::vector<Hit> found = TRY(scan(lo, hi, hi == from ? c : std::nullopt));
+    if (options.interrupted && options.interrupted()) return interrupted_back();
+    // Polled at every event and checkpoint of the scan: a half-scanned batch
+    // cannot tell the last hit, so an interrupt returns where the user was.
+    interruptible = true;
+    Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
+    interruptible = false;
+    std::vector<Hit> found = TRY(std::move(scanned));
+    if (options.interrupted && options.interrupted()) return interrupted_back();
     SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu: %zu stops, ended in segment %llu (why %d)", (unsigned long long)lo, (unsigned long long)hi, found.size(), (unsigned long long)segment, static_cast<int>(why));
     const Hit* best = nullptr;
     for (const Hit& h : found)

@@ -44,7 +44,11 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
       return {StopReason::history_end(thread),
               "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};
     }
-    case StopCause::Interrupted: return {StopReason::with_signal(thread, SIGINT), {}};
+    case StopCause::Interrupted:
+      // A valid moment either way; say which kind, GDB only shows SIGINT.
+      return {StopReason::with_signal(thread, SIGINT),
+              "slsdbg: interrupted: you are where the search had reached (`monitor when` tells the moment); "
+              "navigation goes on from here.\n"};
     case StopCause::Diverged: {
       // Nothing recorded lies beyond a divergence: the client sees the end of
       // history, and the user reads why.
