@@ -260,18 +260,19 @@ Result<TimelineStop> Timeline::Impl::to_checkpoint(uint64_t k) {
 }
 
 Result<TimelineStop> Timeline::Impl::interrupted_back() {
+  // The scan pauses only at events and checkpoints: "right after event
+  // `cursor` of `segment`" is exact there. Going back to where the move
+  // started would cost a replay up to it, so stay where the scan reached.
+  collect = false;
+  target.reset();
+  stop_at_user = false;
+  path = Path{Base::after(segment, cursor), {}};
+  known.reset();
+  at_exit = false;
+  at_end = false;
+  trace_base.reset();
+  TRY(set_traps(user));
   TimelineStop st;
-  if (saved) {
-    TRY(reach(saved->path, std::nullopt));
-    path = saved->path;
-    known = saved->known;
-    at_exit = saved->at_exit;
-    at_end = saved->at_end;
-    exit_signo = saved->exit_signo;
-    st = saved->last;
-  } else {
-    st = TRY(to_checkpoint(segment));
-  }
   st.cause = StopCause::Interrupted;
   st.pc = pc_now();
   return st;
@@ -340,8 +341,8 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     const uint64_t lo = hi + 1 >= width ? hi + 1 - width : 0;
     if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
     if (options.interrupted && options.interrupted()) return interrupted_back();
-    // Polled at every event and checkpoint of the scan: a half-scanned batch
-    // cannot tell the last hit, so an interrupt returns where the user was.
+    // Polled at every event and checkpoint of the scan: the user is left
+    // where the scan reached (a half-scanned batch cannot tell the last hit).
     interruptible = true;
     Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
     interruptible = false;

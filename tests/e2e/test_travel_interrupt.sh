@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interrupt and refused moves. GDB's Ctrl-C (under a real pty) during a long
 # reverse-continue stops it, says so in a console note, and leaves the user
-# where the move started (a half-scanned batch cannot tell the last hit); a
+# where the scan had reached (a valid moment: after an event or at a
+# checkpoint; a half-scanned batch cannot tell the last hit); a
 # refused `monitor goto` leaves the user where they were, not at _start.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 prog=$PROGRAMS/timeline_counter
@@ -68,6 +69,6 @@ PYEOF
 log=$WORK/int.log
 expect "$log" '^stopped' "Ctrl-C stops the reverse-continue"
 expect "$log" 'slsdbg: interrupted: you are where the search had reached' "the interrupt is explained"
-expect "$log" 'rip +0x[0-9a-f]+ +0x[0-9a-f]+ <(__GI__exit|_exit)\+[0-9]+>' "back where the move started (the exit)"
+expect "$log" 'rip +0x[0-9a-f]+ +0x[0-9a-f]+ <[A-Za-z_]' "a valid moment where the scan reached"
 grep -o 'interrupt took [0-9]* ms' "$log"
 echo "travel_interrupt: OK"
