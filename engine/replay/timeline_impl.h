@@ -137,6 +137,7 @@ class Timeline::Impl final : public RunObserver {
   // checkpoint 0's start if even that cannot be reached again.
   void recover();
   void save_place();
+  void known_end();
   // An interrupted backward move: stays where the scan reached, cause Interrupted.
   Result<TimelineStop> interrupted_back();
   Result<TimelineStop> to_checkpoint(uint64_t k);

@@ -228,6 +228,7 @@ Result<TimelineStop> Timeline::Impl::forward(Motion m) {
 }
 
 Result<Moment> Timeline::Impl::resolve() {
+  known_end();
   if (known) return *known;
   if (at_end) return Error::msg("the end of a recording without a logged exit has no moment");
   const uint64_t pc = pc_now();
@@ -276,6 +277,14 @@ Result<TimelineStop> Timeline::Impl::interrupted_back() {
   st.cause = StopCause::Interrupted;
   st.pc = pc_now();
   return st;
+}
+
+void Timeline::Impl::known_end() {
+  // A recording cut short ends at its last checkpoint's start, an exact moment.
+  if (at_end && !known && cursor == 0 && segment + 1 == checkpoints) {
+    known = Moment{segment, 0, pc_now(), 1};
+    path = Path{Base::at(*known), {}};
+  }
 }
 
 void Timeline::Impl::save_place() { saved = Place{path, known, at_exit, at_end, exit_signo, last}; }

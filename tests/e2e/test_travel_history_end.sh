@@ -42,9 +42,11 @@ wait "$pid" 2>/dev/null
 check "$rec" "kill -9"
 out=$WORK/killed.out
 replay_gdb "$rec" "$out" -ex 'continue' -ex 'reverse-stepi' -ex 'info registers rip' -ex 'monitor when'
+expect "$out" '^Current moment: [0-9]+:[0-9]+:0x' "monitor when at the end"
 expect "$out" '^slsdbg: the recording stops here \(no exit was recorded\): the end of the recording' "the end is announced"
 expect "$out" '^No more reverse-execution history\.$' "reported as the end of history"
 expect "$out" '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <' "reverse-stepi from the end"
+grep -Eq 'not supported|Protocol error' "$out" && { cat "$out"; die "reverse-stepi/monitor when at the end failed"; }
 
 # 2. Ctrl-C under a real pty, and 3. SIGTERM: a final checkpoint.
 for how in ctrl-c term; do
