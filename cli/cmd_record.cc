@@ -37,6 +37,9 @@ constexpr const char* kUsage =
     "                  program resumed, and the checkpoint is dropped if one was\n"
     "                  written first) or in-stop (all while the program waits)\n"
     "\n"
+    "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
+    "128+signo); a second one kills the recorder.\n"
+    "\n"
     "Not supported yet: programs that create threads, fork or exec (recording\n"
     "stops with an error; what was recorded stays readable), attaching to a\n"
     "running process.\n";
@@ -138,6 +141,9 @@ int run_record(const std::vector<std::string>& args) {
     case recorder::RecordOutcome::End::Killed:
       print_crash(out_dir);
       return exit_like(outcome->signo);
+    case recorder::RecordOutcome::End::Stopped:
+      std::fprintf(stderr, "slsdbg: recording %s; history ends at its final checkpoint\n", outcome->refusal.c_str());
+      return 128 + outcome->signo;
     case recorder::RecordOutcome::End::Refused:
       return fail("record: " + outcome->refusal + "; the recording up to that point is in " + out_dir);
   }

@@ -167,6 +167,11 @@ int run_check(const store::RecordingReader& reader) {
               (unsigned long long)report->crossed_by_restore, (unsigned long long)report->events_replayed,
               (unsigned long long)report->pages_compared, (unsigned long long)report->reached_patched,
               (unsigned long long)report->segments_rerun);
+  if (report->cut_short)
+    std::printf("history ends at checkpoint %llu: the recording stops there (no exit was recorded)\n",
+                (unsigned long long)report->end_checkpoint);
+  else
+    std::printf("history ends when the process ends, in segment %llu\n", (unsigned long long)report->end_checkpoint);
   return 0;
 }
 

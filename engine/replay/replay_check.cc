@@ -19,7 +19,10 @@ Result<CheckReport> check_recording(const store::RecordingReader& reader,
       case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
       case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;
       case SegmentEnd::Diverged: report.divergence = out.divergence; return report;
-      case SegmentEnd::EndOfHistory: return report;
+      case SegmentEnd::EndOfHistory:
+        report.end_checkpoint = session->checkpoint().value;
+        report.cut_short = out.cut_short;
+        return report;
       case SegmentEnd::Paused: return Error::msg("internal: a run without observer paused");
     }
     if (progress) progress(session->checkpoint().value, total);

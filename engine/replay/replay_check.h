@@ -22,6 +22,10 @@ struct CheckReport {
   uint64_t reached_patched = 0;   // boundaries reached through the patched breakpoint
   uint64_t segments_rerun = 0;    // replays of a segment again after a failed patched run
   std::optional<Divergence> divergence;  // the first one; the check stops there
+  // Where history ends: the last checkpoint, and whether the process's end
+  // (exit, death) follows it or the recording simply stops there (cut short).
+  uint64_t end_checkpoint = 0;
+  bool cut_short = false;
 };
 
 // `progress(k, total)` is called after each checkpoint is reached.

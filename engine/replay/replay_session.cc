@@ -1,5 +1,7 @@
 #include "engine/replay/replay_session.h"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -918,10 +920,16 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
         (target_rep_ = decode_rep_string(insn)))
       target_at_ = RegsAt::InsideRepString;
   }
-  // The end of a recording cut short (refused, killed by the recorder): the
-  // last checkpoint is where history ends.
-  if (!has_next_ && events_.size() == 1 && events_[0].kind == store::EventKind::Exit && events_[0].signo == SIGKILL) {
+  // The end of a recording cut short: refused or stopped (the recorder killed
+  // the program right after a final checkpoint: a lone SIGKILL exit), or the
+  // recorder itself killed (the log after the last checkpoint has no exit; its
+  // prefix may stop anywhere, even inside an event). History ends at the
+  // last complete checkpoint.
+  const bool logs_exit = std::any_of(events_.begin(), events_.end(),
+                                     [](const store::Event& e) { return e.kind == store::EventKind::Exit; });
+  if (!has_next_ && (!logs_exit || (events_.size() == 1 && events_[0].signo == SIGKILL))) {
     outcome_.end = SegmentEnd::EndOfHistory;
+    outcome_.cut_short = true;
     return Next::Done;
   }
   // Checkpoint capture ran an injected stub ending in int3, so the kernel's
@@ -1038,6 +1046,10 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
   options.fd_numbers = restore::FdNumbers::Exact;
   const int cpu = recorded_cpu(reader);
   options.in_child_before_exec = [cpu]() -> Status {
+    // Its own session: the terminal's Ctrl-C/Ctrl-Z/SIGHUP (meant for GDB or
+    // the user's shell) never reach a replayed process, whose signals all
+    // come from the log.
+    if (setsid() < 0) return Error::from_errno("setsid");
     if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return recorder::install_record_filter();

@@ -80,6 +80,7 @@ Result<std::unique_ptr<Timeline>> Timeline::open(const store::RecordingReader& r
 }
 
 Result<Moment> Timeline::current_moment() {
+  impl_->save_place();
   Result<Moment> m = impl_->resolve();
   if (!m.ok()) impl_->recover();
   return m;
@@ -93,6 +94,7 @@ Result<TimelineStop> Timeline::goto_checkpoint(CheckpointId k) {
   if (k.value >= impl_->checkpoints)
     return Error::msg("no checkpoint " + std::to_string(k.value) + " (the recording has " +
                       std::to_string(impl_->checkpoints) + ")");
+  impl_->save_place();
   Result<TimelineStop> st = impl_->to_checkpoint(k.value);
   if (!st.ok()) {
     impl_->recover();
@@ -108,6 +110,7 @@ Result<TimelineStop> Timeline::goto_moment(const Moment& m_in) {
     return Error::msg("no checkpoint " + std::to_string(m.checkpoint) + " (the recording has " +
                       std::to_string(impl_->checkpoints) + ")");
   if (m.pc == 0 && m.event == 0) return goto_checkpoint(CheckpointId(m.checkpoint));  // "K" alone
+  impl_->save_place();
   Status st = impl_->reach_base(Base::at(m), std::nullopt);
   if (st.ok()) st = impl_->set_traps(impl_->user);
   if (!st.ok()) {
@@ -127,6 +130,7 @@ Result<TimelineStop> Timeline::goto_moment(const Moment& m_in) {
 Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
   Impl& t = *impl_;
   Result<TimelineStop> st = Error::msg("");
+  t.save_place();
   if (direction == Direction::Backward) {
     st = motion == Motion::Continue ? t.reverse_continue() : t.reverse_step();
   } else {

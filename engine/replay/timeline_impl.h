@@ -133,8 +133,13 @@ class Timeline::Impl final : public RunObserver {
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
   Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
-  // After an error: somewhere valid (checkpoint 0's start at worst).
+  // After an error: back where the failed move started (save_place()), or
+  // checkpoint 0's start if even that cannot be reached again.
   void recover();
+  void save_place();
+  void known_end();
+  // An interrupted backward move: stays where the scan reached, cause Interrupted.
+  Result<TimelineStop> interrupted_back();
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
 
@@ -200,6 +205,15 @@ class Timeline::Impl final : public RunObserver {
   bool at_exit = false;       // paused before the logged exit
   bool at_end = false;        // the recording's last moment (no exit logged)
   TimelineStop last;
+  // Where the current public move started: a failed or refused move returns here.
+  struct Place {
+    Path path;
+    std::optional<Moment> known;
+    bool at_exit = false, at_end = false;
+    int exit_signo = 0;
+    TimelineStop last;
+  };
+  std::optional<Place> saved;
   std::optional<Base> trace_base;  // reverse steps: the latest trace's start
   // A trace from right after event e of segment k (no event inside): its
   // positions are exact Moments (pc, and how often it occurs up to there).

@@ -228,6 +228,7 @@ Result<TimelineStop> Timeline::Impl::forward(Motion m) {
 }
 
 Result<Moment> Timeline::Impl::resolve() {
+  known_end();
   if (known) return *known;
   if (at_end) return Error::msg("the end of a recording without a logged exit has no moment");
   const uint64_t pc = pc_now();
@@ -259,8 +260,49 @@ Result<TimelineStop> Timeline::Impl::to_checkpoint(uint64_t k) {
   return st;
 }
 
+Result<TimelineStop> Timeline::Impl::interrupted_back() {
+  // The scan pauses only at events and checkpoints: "right after event
+  // `cursor` of `segment`" is exact there. Going back to where the move
+  // started would cost a replay up to it, so stay where the scan reached.
+  collect = false;
+  target.reset();
+  stop_at_user = false;
+  path = Path{Base::after(segment, cursor), {}};
+  known.reset();
+  at_exit = false;
+  at_end = false;
+  trace_base.reset();
+  TRY(set_traps(user));
+  TimelineStop st;
+  st.cause = StopCause::Interrupted;
+  st.pc = pc_now();
+  return st;
+}
+
+void Timeline::Impl::known_end() {
+  // A recording cut short ends at its last checkpoint's start, an exact moment.
+  if (at_end && !known && cursor == 0 && segment + 1 == checkpoints) {
+    known = Moment{segment, 0, pc_now(), 1};
+    path = Path{Base::at(*known), {}};
+  }
+}
+
+void Timeline::Impl::save_place() { saved = Place{path, known, at_exit, at_end, exit_signo, last}; }
+
 void Timeline::Impl::recover() {
   trace_base.reset();
+  interruptible = false;
+  if (std::optional<Place> p = std::exchange(saved, std::nullopt)) {
+    if (reach(p->path, std::nullopt).ok()) {
+      path = p->path;
+      known = p->known;
+      at_exit = p->at_exit;
+      at_end = p->at_end;
+      exit_signo = p->exit_signo;
+      last = p->last;
+      return;
+    }
+  }
   auto st = to_checkpoint(0);
   if (st.ok()) last = *st;
 }
@@ -307,12 +349,14 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
   for (uint64_t width = 1;; width *= 2) {
     const uint64_t lo = hi + 1 >= width ? hi + 1 - width : 0;
     if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
-    if (options.interrupted && options.interrupted()) {
-      TimelineStop st = TRY(to_checkpoint(hi));
-      st.cause = StopCause::Interrupted;
-      return st;
-    }
-    std::vector<Hit> found = TRY(scan(lo, hi, hi == from ? c : std::nullopt));
+    if (options.interrupted && options.interrupted()) return interrupted_back();
+    // Polled at every event and checkpoint of the scan: the user is left
+    // where the scan reached (a half-scanned batch cannot tell the last hit).
+    interruptible = true;
+    Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
+    interruptible = false;
+    std::vector<Hit> found = TRY(std::move(scanned));
+    if (options.interrupted && options.interrupted()) return interrupted_back();
     SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu: %zu stops, ended in segment %llu (why %d)", (unsigned long long)lo, (unsigned long long)hi, found.size(), (unsigned long long)segment, static_cast<int>(why));
     const Hit* best = nullptr;
     for (const Hit& h : found)

@@ -124,6 +124,7 @@ Result<TimelineStop> Timeline::Impl::goto_trace_position(size_t i) {
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_step() {
+  known_end();
   if (at_end && !known) return Error::msg("reverse step from the end of a recording without a logged exit: not supported yet");
   // Repeated reverse steps inside a trace of exact moments: one goto each.
   if (moment_trace_base && known && moment_trace_index > 0 && moment_trace_index < moment_trace.size() &&

@@ -27,7 +27,12 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
     case StopCause::Step: return {StopReason::with_signal(thread, SIGTRAP), {}};
     case StopCause::Signal: return {StopReason::with_signal(thread, stop.signo > 0 ? stop.signo : SIGTRAP), {}};
     case StopCause::HistoryBegin: return {StopReason::history_begin(thread), {}};
-    case StopCause::HistoryEnd: return {StopReason::history_end(thread), {}};
+    case StopCause::HistoryEnd:
+      // The recording stops without an exit (recorder killed or stopped):
+      // shown like an exit, at the last complete checkpoint.
+      return {StopReason::history_end(thread),
+              "slsdbg: the recording stops here (no exit was recorded): the end of the recording "
+              "(reverse execution works from here).\n"};
     case StopCause::Exited: {
       // Not W/X: those end the client's session (GDB's `target remote` drops
       // the inferior), and a user who ran past the last breakpoint could not
@@ -39,7 +44,11 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
       return {StopReason::history_end(thread),
               "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};
     }
-    case StopCause::Interrupted: return {StopReason::with_signal(thread, SIGINT), {}};
+    case StopCause::Interrupted:
+      // A valid moment either way; say which kind, GDB only shows SIGINT.
+      return {StopReason::with_signal(thread, SIGINT),
+              "slsdbg: interrupted: you are where the search had reached (`monitor when` tells the moment); "
+              "navigation goes on from here.\n"};
     case StopCause::Diverged: {
       // Nothing recorded lies beyond a divergence: the client sees the end of
       // history, and the user reads why.

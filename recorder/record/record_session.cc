@@ -58,6 +58,31 @@ const char* reason_name(Reason r) {
   return "none";
 }
 
+// Ctrl-C, SIGTERM or SIGHUP to the recorder: end with a final checkpoint.
+// The handler only notes the signal and makes the tick come due, which
+// interrupts the recorder's waitpid; the loop does the rest.
+volatile sig_atomic_t g_stop_signal = 0;
+volatile pid_t g_tick_owner = 0;
+
+void on_stop_signal(int signo) {
+  if (g_stop_signal != 0) {
+    // A second one: the user insists; die of it at once.
+    signal(signo, SIG_DFL);
+    raise(signo);
+    return;
+  }
+  g_stop_signal = signo;
+  if (g_tick_owner != 0) Tick::fire_now(g_tick_owner);
+}
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaction(signo, &sa, nullptr);
+}
+
 bool is_restart_code(int64_t v) { return v <= -512 && v >= -516; }
 
 // Syscalls that a PTRACE_INTERRUPT turns into -ERESTARTSYS/-ERESTARTNOHAND/
@@ -162,6 +187,8 @@ class RecordSession {
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
   std::string refusal_;
+  int stop_signal_ = 0;  // the signal that asked the recorder to stop
+  bool in_restart_block_ = false;  // the tracee sits inside a sleep a signal interrupted
   bool done_ = false;
 
   uint64_t t0_ = 0;
@@ -247,11 +274,13 @@ Status RecordSession::start() {
   task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   pid_ = task_->tid().value;
   clock_ = process::TaskClock::open(pid_);
-  // Ctrl-C and Ctrl-\ reach the program through the terminal; the recorder
-  // stays to record what the program does with them. (Set after the spawn:
-  // an ignored signal would be inherited across execve.)
-  signal(SIGINT, SIG_IGN);
+  // Ctrl-\ reaches the program through the terminal; the recorder stays to
+  // record what the program does with it. Ctrl-C (which the program gets
+  // too: it is held until the final checkpoint), SIGTERM and SIGHUP end the
+  // recording with a final checkpoint. (Set after the spawn: an ignored
+  // signal would be inherited across execve.)
   signal(SIGQUIT, SIG_IGN);
+  catch_stop_signals();
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
 
@@ -281,6 +310,7 @@ Status RecordSession::start() {
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
   tick_ = TRY(Tick::start(opts_.interval_ns));
+  g_tick_owner = tick_->owner();
   // A torn deferred copy: settle it and take the checkpoint again now rather
   // than a whole interval later.
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
@@ -332,22 +362,31 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
     input.stop_ns = monotonic_ns() - stop_time_;
   }
   if (reason == Reason::Exit && !refusal_.empty()) {
-    // Refused (fork, threads, exec): the recording ends at this checkpoint.
-    if (opts_.verify == VerifyMode::Off)
+    // Refused (fork, threads, exec) or stopped: the recording ends at this
+    // checkpoint. A stop inside a sleep that the terminal's signal
+    // interrupted (-ERESTART_RESTARTBLOCK) is a state replay cannot reach by
+    // execution (it emulates the sleep): then the last checkpoint taken is
+    // the end, like after a kill -9 (a log without an exit).
+    const bool unreachable = stop_signal_ != 0 && in_restart_block_;
+    if (opts_.verify == VerifyMode::Off && !unreachable)
       TRY_CTX(writer_->add_now(input, why), "storing checkpoint " + std::to_string(checkpoints_));
-    checkpoints_++;
+    if (!unreachable) checkpoints_++;
     kill_tracee();
-    store::Event ev;
-    ev.kind = store::EventKind::Exit;
-    ev.signo = SIGKILL;
-    TRY(log_event(ev));
+    if (!unreachable) {
+      store::Event ev;
+      ev.kind = store::EventKind::Exit;
+      ev.signo = SIGKILL;
+      TRY(log_event(ev));
+    }
     TRY_CTX(writer_->finish(), "finishing the recording");
-    outcome_.end = RecordOutcome::End::Refused;
+    outcome_.end = stop_signal_ != 0 ? RecordOutcome::End::Stopped : RecordOutcome::End::Refused;
+    outcome_.signo = stop_signal_;
     outcome_.refusal = refusal_;
     done_ = true;
     return ok_status();
   }
   if (reason == Reason::Exit || reason == Reason::Crash) exit_checkpoint_taken_ = true;
+  in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
   if (reason != Reason::None) TRY(cont());
@@ -725,6 +764,7 @@ Status RecordSession::settle_interrupted(int signo) {
     ev.result = -EINTR;
     TRY(log_event(ev));
   }
+  if (settled == RestartOutcome::KernelRestartBlock) in_restart_block_ = true;  // until the next checkpoint
   if (settled == RestartOutcome::KernelRestartBlock)
     SLSDBG_WARN("record", "checkpoint %lu taken inside a restartable sleep; restoring it re-issues restart_syscall",
                 static_cast<unsigned long>(checkpoints_));
@@ -733,6 +773,15 @@ Status RecordSession::settle_interrupted(int signo) {
 
 Status RecordSession::on_tick() {
   if (exit_checkpoint_taken_) return ok_status();
+  if (g_stop_signal != 0 && stop_signal_ == 0) {
+    // The final checkpoint ends the recording (the refusal path: the program
+    // is killed right after it and history ends there).
+    stop_signal_ = g_stop_signal;
+    refusal_ = std::string("stopped by ") + (sigabbrev_np(stop_signal_) ? "SIG" : "signal ") +
+               (sigabbrev_np(stop_signal_) ? sigabbrev_np(stop_signal_) : std::to_string(stop_signal_));
+    pending_ = Reason::Exit;
+    return request_interrupt();
+  }
   pending_ = std::max(pending_, Reason::Tick);
   if (state_ == State::Running || interruptible_while_blocked(cur_nr_, cur_args_)) return request_interrupt();
   return ok_status();  // taken when the blocking syscall returns

@@ -32,10 +32,12 @@ struct RecordOptions {
 };
 
 struct RecordOutcome {
-  enum class End { Exited, Killed, Refused };
+  // Stopped: the recorder got SIGINT/SIGTERM/SIGHUP (signo), took a final
+  // checkpoint and killed the program there.
+  enum class End { Exited, Killed, Refused, Stopped };
   End end = End::Exited;
   int exit_code = 0;        // Exited
-  int signo = 0;            // Killed
+  int signo = 0;            // Killed, Stopped
   std::string refusal;      // Refused: why recording stopped (e.g. fork)
   std::vector<std::string> execs;  // each program execve'd into: "PATH build-id HEX"
   uint64_t checkpoints = 0;
