@@ -314,6 +314,11 @@ int run(const std::vector<std::string>& original_args) {
   if (!debugger_mode && (debugger.server || !debugger.gdb_args.empty())) {
     return fail("replay: --server and GDB arguments do not go with --check, --print-regs, --read or --json", 2);
   }
+  // A malformed --server address is a usage error, reported before the recording is looked up.
+  if (debugger.server) {
+    auto parsed = gdbserver::parse_listen_spec(*debugger.server);
+    if (!parsed.ok()) return fail("replay: --server: " + parsed.error().message, 2);
+  }
   auto dir = recorder::resolve_recording(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR
   if (!dir.ok()) return fail("replay: " + dir.error().message);
   a.rec = *dir;

@@ -48,8 +48,11 @@ Result<std::string> resolve_recording(const std::string& name_or_path) {
     std::string under = recordings_root() + "/" + name_or_path;
     if (fs::is_directory(under)) return under;
   }
-  return Error::msg("no recording named '" + name_or_path + "' (not a directory, nor under " + recordings_root() +
-                    ")");
+  // A path (it has a '/') names a directory; a bare word may also be a name.
+  if (name_or_path.find('/') != std::string::npos)
+    return Error::msg("no such recording directory: " + name_or_path);
+  return Error::msg("no such recording: '" + name_or_path + "' is neither a directory nor a recording under " +
+                    recordings_root());
 }
 
 }  // namespace slsdbg::recorder
