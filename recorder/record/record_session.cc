@@ -85,6 +85,11 @@ void catch_stop_signals() {
 
 bool is_restart_code(int64_t v) { return v <= -512 && v >= -516; }
 
+std::vector<uint8_t> siginfo_bytes(const siginfo_t& si) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&si);
+  return {p, p + sizeof si};
+}
+
 // Syscalls that a PTRACE_INTERRUPT turns into -ERESTARTSYS/-ERESTARTNOHAND/
 // -ERESTARTNOINTR while they block, which the recorder can rewind exactly.
 // Others (relative sleeps, poll with a timeout: restart blocks; epoll_wait:
@@ -139,6 +144,11 @@ class RecordSession {
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
   bool kills_when_delivered(const siginfo_t& si) const;
+  std::optional<bool> blocked(int signo) const;  // nullopt: the mask could not be read
+  // Logs the current syscall as returning `result` (no memory outputs).
+  Status log_syscall_result(uint64_t pc, int64_t result);
+  // Logs that replay must cross the next point by restore, not execution.
+  Status log_forced_checkpoint(uint64_t pc);
   CopyTiming copy_timing(Reason reason);
   // Hands a deferred checkpoint to the store once its copy is confirmed, or
   // drops it (torn). Called before anything else at every tracee stop, so no
@@ -326,20 +336,17 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   store::CheckpointInput& input = captured.input;
   if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
-  if (fatal) input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(fatal),
-                                              reinterpret_cast<const uint8_t*>(fatal) + sizeof *fatal);
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
   std::string why = reason == Reason::None ? "start" : reason_name(reason);
   // A held signal that kills when delivered (abort's SIGABRT, a SIGTERM from
   // outside): this checkpoint, right before its delivery, is the crash.
   if (reason == Reason::Signal && !fatal && held_.size() == 1 && kills_when_delivered(held_.front())) {
-    const siginfo_t& si = held_.front();
-    input.state.fatal_siginfo.assign(reinterpret_cast<const uint8_t*>(&si),
-                                     reinterpret_cast<const uint8_t*>(&si) + sizeof si);
-    outcome_.crash = si;
+    fatal = &held_.front();
+    outcome_.crash = *fatal;
     why = "crash";
   }
+  if (fatal) input.state.fatal_siginfo = siginfo_bytes(*fatal);
 
   // Held signals go back in the queue now; they are handed over with their
   // original siginfo at the delivery stop right after the tracee resumes.
@@ -562,12 +569,7 @@ Status RecordSession::on_syscall_exit() {
   if (cls == SyscallClass::Unmodelled) {
     fast_write_.forget_all();
     SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
-    store::Event forced;
-    forced.kind = store::EventKind::ForcedCheckpoint;
-    forced.tid = Tid(pid_);
-    forced.pc = r.rip;
-    forced.syscall_no = cur_nr_;
-    TRY(log_event(forced));
+    TRY(log_forced_checkpoint(r.rip));
     pending_ = std::max(pending_, Reason::Forced);
   }
   return cont();
@@ -629,7 +631,7 @@ Status RecordSession::on_signal(int signo) {
     ev.tid = Tid(pid_);
     ev.pc = r.rip;
     ev.signo = signo;
-    ev.siginfo.assign(reinterpret_cast<const uint8_t*>(&si), reinterpret_cast<const uint8_t*>(&si) + sizeof si);
+    ev.siginfo = siginfo_bytes(si);
     TRY(log_event(ev));
     return cont(signo);
   }
@@ -659,8 +661,7 @@ Status RecordSession::on_signal(int signo) {
 bool RecordSession::kills_by_default(int signo, const siginfo_t& si) const {
   if (classify_signal(si) != SignalTiming::Synchronous) return false;
   if (!dispositions_.runs_handler(signo)) return true;
-  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
-  return p.ok() && (p->blocked & (1ull << (signo - 1))) != 0;
+  return blocked(signo).value_or(false);
 }
 
 // An asynchronous signal whose default action (SIG_DFL, not blocked) ends the
@@ -674,8 +675,34 @@ bool RecordSession::kills_when_delivered(const siginfo_t& si) const {
     default: break;
   }
   if (signo < 1 || signo > 64 || dispositions_.get(signo).handler != 0) return false;
+  const std::optional<bool> b = blocked(signo);
+  return b && !*b;
+}
+
+std::optional<bool> RecordSession::blocked(int signo) const {
   Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
-  return p.ok() && (p->blocked & (1ull << (signo - 1))) == 0;
+  if (!p.ok()) return std::nullopt;
+  return (p->blocked & (1ull << (signo - 1))) != 0;
+}
+
+Status RecordSession::log_syscall_result(uint64_t pc, int64_t result) {
+  store::Event ev;
+  ev.kind = store::EventKind::Syscall;
+  ev.tid = Tid(pid_);
+  ev.pc = pc;
+  ev.syscall_no = cur_nr_;
+  ev.args = cur_args_;
+  ev.result = result;
+  return log_event(ev);
+}
+
+Status RecordSession::log_forced_checkpoint(uint64_t pc) {
+  store::Event forced;
+  forced.kind = store::EventKind::ForcedCheckpoint;
+  forced.tid = Tid(pid_);
+  forced.pc = pc;
+  forced.syscall_no = cur_nr_;
+  return log_event(forced);
 }
 
 // Signals queued for the tracee and not blocked: the kernel reports them at
@@ -710,21 +737,9 @@ Status RecordSession::on_interrupt() {
 Status RecordSession::on_exec() {
   state_ = State::Running;
   fast_write_.forget_all();
-  user_regs_struct r = TRY(regs());
-  store::Event ev;
-  ev.kind = store::EventKind::Syscall;
-  ev.tid = Tid(pid_);
-  ev.pc = r.rip;
-  ev.syscall_no = cur_nr_;
-  ev.args = cur_args_;
-  ev.result = 0;
-  TRY(log_event(ev));
-  store::Event forced;
-  forced.kind = store::EventKind::ForcedCheckpoint;
-  forced.tid = Tid(pid_);
-  forced.pc = r.rip;
-  forced.syscall_no = cur_nr_;
-  TRY(log_event(forced));
+  const user_regs_struct r = TRY(regs());
+  TRY(log_syscall_result(r.rip, 0));
+  TRY(log_forced_checkpoint(r.rip));
 
   capture_.reset();
   capture_ = TRY(arm_new_image(*task_, opts_.tracker));
@@ -755,19 +770,13 @@ Status RecordSession::settle_interrupted(int signo) {
   if (settled == RestartOutcome::Restart) restarted_for_checkpoint_ = true;
   if (settled == RestartOutcome::ReturnEintr) {
     // The application sees EINTR from this call: log it as its result.
-    store::Event ev;
-    ev.kind = store::EventKind::Syscall;
-    ev.tid = Tid(pid_);
-    ev.pc = r.rip;
-    ev.syscall_no = cur_nr_;
-    ev.args = cur_args_;
-    ev.result = -EINTR;
-    TRY(log_event(ev));
+    TRY(log_syscall_result(r.rip, -EINTR));
   }
-  if (settled == RestartOutcome::KernelRestartBlock) in_restart_block_ = true;  // until the next checkpoint
-  if (settled == RestartOutcome::KernelRestartBlock)
+  if (settled == RestartOutcome::KernelRestartBlock) {
+    in_restart_block_ = true;  // until the next checkpoint
     SLSDBG_WARN("record", "checkpoint %lu taken inside a restartable sleep; restoring it re-issues restart_syscall",
                 static_cast<unsigned long>(checkpoints_));
+  }
   return ok_status();
 }
 
