@@ -181,10 +181,10 @@ class ReplaySession::SegmentRun {
   Result<Next> on_exit(const process::WaitResult& w);
   Result<bool> at_next_checkpoint();
   Status read_live_page(uint64_t vaddr, std::span<uint8_t> out);
-  std::optional<std::vector<uint64_t>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
-                                                   std::span<const uint8_t> recorded);
+  std::optional<std::vector<XsaveArea>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
+                                                    std::span<const uint8_t> recorded);
   struct Settle {
-    std::vector<uint64_t> xsave_areas;
+    std::vector<XsaveArea> xsave_areas;
     std::vector<ByteRun> dead_runs;
   };
   bool equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
@@ -480,24 +480,33 @@ ReplaySession::SegmentRun::Next ReplaySession::SegmentRun::diverge(uint64_t pc, 
 
 // The XSAVE areas (xsave_noise.h) that explain every difference between a
 // live page and its recorded contents; nullopt if some difference is real.
-std::optional<std::vector<uint64_t>> ReplaySession::SegmentRun::noise_areas(uint64_t vaddr,
-                                                                             std::span<const uint8_t> live,
-                                                                             std::span<const uint8_t> recorded) {
+std::optional<std::vector<XsaveArea>> ReplaySession::SegmentRun::noise_areas(uint64_t vaddr,
+                                                                              std::span<const uint8_t> live,
+                                                                              std::span<const uint8_t> recorded) {
   const CheckpointId next(seg_.value + 1);
-  const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) {
-    return task_.read_memory(RemoteAddr(a), out);
+  // Reads inside the page at hand come from the copies already made: the
+  // search probes many candidate headers.
+  const auto from_page = [vaddr](std::span<const uint8_t> page, uint64_t a, std::span<uint8_t> out) {
+    if (a < vaddr || a + out.size() > vaddr + kPageSize) return false;
+    std::memcpy(out.data(), page.data() + (a - vaddr), out.size());
+    return true;
   };
-  const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
+  const ImageReader live_image = [this, &from_page, live](uint64_t a, std::span<uint8_t> out) {
+    if (from_page(live, a, out)) return ok_status();
+    return read_live_page(a, out);
+  };
+  const ImageReader recorded_image = [this, &from_page, recorded, next](uint64_t a, std::span<uint8_t> out) {
+    if (from_page(recorded, a, out)) return ok_status();
     return s_.reader_.read_memory(next, a, out);
   };
-  std::vector<uint64_t> areas;
+  std::vector<XsaveArea> areas;
   for (size_t i = 0; i < kPageSize; i++) {
     if (live[i] == recorded[i]) continue;
     const uint64_t addr = vaddr + i;
     bool covered = false;
-    for (uint64_t a : areas) covered = covered || (addr >= a && addr < a + kXsaveAreaBytes);
+    for (const XsaveArea& a : areas) covered = covered || a.contains(addr);
     if (covered) continue;
-    std::optional<uint64_t> area = xsave_area_explaining(addr, live_image, recorded_image);
+    std::optional<XsaveArea> area = xsave_area_explaining(addr, live_image, recorded_image);
     if (!area) return std::nullopt;
     areas.push_back(*area);
   }
@@ -515,14 +524,14 @@ bool ReplaySession::SegmentRun::equal_but_noise(uint64_t vaddr, std::span<const 
     settle.dead_runs.insert(settle.dead_runs.end(), dead->begin(), dead->end());
     return true;
   }
-  if (std::optional<std::vector<uint64_t>> areas = noise_areas(vaddr, live, recorded)) {
+  if (std::optional<std::vector<XsaveArea>> areas = noise_areas(vaddr, live, recorded)) {
     settle.xsave_areas.insert(settle.xsave_areas.end(), areas->begin(), areas->end());
     return true;
   }
   return false;
 }
 
-// A page of the live process as the program sees it: the timeline's int3
+// Live bytes (a page, or any run) as the program sees them: the timeline's int3
 // breakpoints read as the original code.
 Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
   TRY(task_.read_memory(RemoteAddr(vaddr), out));
@@ -583,12 +592,12 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
                  (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
     outcome_.dead_stack_bytes_settled += run.len;
   }
-  std::vector<uint8_t> area(kXsaveAreaBytes);
-  for (uint64_t a : settle.xsave_areas) {
-    TRY_CTX(s_.reader_.read_memory(next, a, area), "reading the recorded XSAVE area at " + hex(a));
-    TRY_CTX(task_.write_memory(RemoteAddr(a), area), "writing the recorded XSAVE area at " + hex(a));
-    SLSDBG_DEBUG("replay", "checkpoint %llu: XSAVE area at %s differed only in XINUSE state; set to the recorded bytes",
-                 (unsigned long long)next.value, hex(a).c_str());
+  for (const XsaveArea& a : settle.xsave_areas) {
+    std::vector<uint8_t> area(a.size);
+    TRY_CTX(s_.reader_.read_memory(next, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));
+    TRY_CTX(task_.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: XSAVE area at %s (%llu bytes) differed only in bytes no program input decides; set to the recorded bytes",
+                 (unsigned long long)next.value, hex(a.start).c_str(), (unsigned long long)a.size);
   }
   outcome_.xsave_areas_settled += settle.xsave_areas.size();
   return true;
