@@ -171,7 +171,7 @@ class ReplaySession::SegmentRun {
   Status maybe_patch(int deliver = 0);
   Status at_log_end(int deliver = 0);
   Status remove_patch();
-  Status drop_patch();
+  Result<bool> drop_patch();
   void drop_rescue();
   Status use_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
@@ -214,6 +214,8 @@ class ReplaySession::SegmentRun {
   UniqueFd budget_;  // the patched run's CPU-time alarm
   bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
   bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
+  bool patch_retry_ = false;     // the observer refused the patch for its next resumption only
+  std::optional<uint64_t> patch_length_;  // bytes the patch would displace at the checkpoint's pc
   std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
   bool patch_failed_ = false;
   bool patch_failed_by_budget_ = false;
@@ -229,6 +231,14 @@ class ReplaySession::SegmentRun {
 
 // Resumption goes through the observer when there is one (it may single-step).
 Status ReplaySession::SegmentRun::go(int signo) {
+  // The observer refused the patch for one resumption (a step over the
+  // current instruction after a restore, a signal to deliver): ask again
+  // once it would allow it, or every visit of the pc costs a #DB.
+  if (patch_retry_ && s_.observer_ && signo == 0 && !patched_ && !patch_deferred_ && !patch_dropped_ && patch_length_ &&
+      s_.observer_->allows_patch(target_.rip, target_.rip + *patch_length_)) {
+    patch_retry_ = false;
+    TRY(maybe_patch());
+  }
   return s_.observer_ ? s_.observer_->resume(task_, signo) : task_.cont(signo);
 }
 
@@ -325,8 +335,12 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   if (s_.observer_) s_.observer_->hide_traps(target_.rip, code);
   Result<uint64_t> length = patch_length(code, target_.rip);
   if (!length.ok()) return ok_status();
+  patch_length_ = *length;
   if (s_.observer_) {
-    if (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length)) return ok_status();
+    if (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length)) {
+      patch_retry_ = true;  // go() asks again
+      return ok_status();
+    }
     Result<bool> shared = has_shared_writable_mapping(task_.tgid());
     if (!shared.ok() || *shared) return ok_status();  // the rescue fork would share it
   }
@@ -393,13 +407,32 @@ void ReplaySession::SegmentRun::drop_rescue() {
   rescue_.reset();
 }
 
-// A trap for the observer: it must not see the patch, so the hardware
-// breakpoint takes over for the rest of the run.
-Status ReplaySession::SegmentRun::drop_patch() {
-  TRY(remove_patch());
-  drop_rescue();
+// A trap for the observer while patched. It must not see the patch, and the
+// run may already have passed the checkpoint unmatched (a trampoline that
+// failed), which nothing could tell afterwards. So go on from the copy made
+// when the patch went in (the observer has seen nothing since; its int3s are
+// in the copy's memory, and it had no debug register in use) with the
+// hardware breakpoint: the trap comes again if it lies before the
+// checkpoint. True: the trap is to be dropped.
+Result<bool> ReplaySession::SegmentRun::drop_patch() {
   patch_dropped_ = true;
-  return arm_breakpoint();
+  if (!rescue_) {
+    TRY(remove_patch());
+    TRY(arm_breakpoint());
+    return false;
+  }
+  SLSDBG_DEBUG("replay", "segment %llu: a trap for the observer while patched; going on from the rescue copy",
+               (unsigned long long)seg_.value);
+  task_.kill_and_reap();
+  task_ = std::move(*rescue_);
+  rescue_.reset();
+  patched_.reset();
+  budget_.reset();
+  conditional_.reset();
+  bp_inserted_ = false;
+  outcome_.reruns++;
+  TRY(arm_breakpoint());
+  return true;
 }
 
 // The patched run failed with an observer: go on from the copy made when the
@@ -797,7 +830,10 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     // An int3 of the padding after the jump: a branch into the moved bytes.
     if (si.si_code == SI_KERNEL && r.rip > patched_->pc() + 1 && r.rip <= patched_->pc() + patched_->length())
       return diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved");
-    TRY(drop_patch());
+    if (TRY(drop_patch())) {
+      TRY(go());
+      return Next::Resume;
+    }
   }
   if (signo == SIGTRAP && s_.observer_) {
     const RunObserver::Verdict v = TRY(s_.observer_->on_trap(task_, si));

@@ -157,6 +157,11 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
       } else if (st->cause == StopCause::Breakpoint && t.bp_valid.count(st->pc)) {
         t.known = Moment{t.segment, t.cursor, st->pc, t.bp_count[st->pc]};
         t.path = Path{Base::at(*t.known), {}};
+      } else if (st->cause == StopCause::Exited && t.at_exit && t.at_syscall_instruction()) {
+        // Paused before the logged exit: every arrival at a `syscall` is an
+        // event, so this is the pc's first arrival since the latest one.
+        t.known = Moment{t.segment, t.cursor, st->pc, 1};
+        t.path = Path{Base::at(*t.known), {}};
       } else if (st->cause == StopCause::Interrupted) {
         t.known.reset();
         t.path = Path{Base::after(t.segment, t.cursor), {}};

@@ -231,6 +231,8 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
       motion == Motion::Step)
     return false;
+  // No debug register: a watchpoint would see the trampoline's copies of the
+  // displaced accesses, and the session's rescue copy (a fork) has none.
   for (const Slot& s : slots)
     if (s.use != SlotUse::Free) return false;
   return inserted.lower_bound(begin) == inserted.lower_bound(end);
@@ -239,6 +241,14 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
 uint64_t Timeline::Impl::pc_now() {
   auto r = session->task().regs();
   return r.ok() ? r->rip : 0;
+}
+
+bool Timeline::Impl::at_syscall_instruction() {
+  uint8_t insn[2] = {0, 0};
+  const uint64_t pc = pc_now();
+  if (pc == 0 || !session->task().read_memory(RemoteAddr(pc), {insn, 2}).ok()) return false;
+  hide_traps(pc, {insn, 2});
+  return insn[0] == 0x0f && insn[1] == 0x05;
 }
 
 Status Timeline::Impl::resume(process::Task& task, int signo) {
