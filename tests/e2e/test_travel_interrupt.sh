@@ -7,7 +7,9 @@
 . "$(dirname "$0")/replay_gdb_lib.sh"
 prog=$PROGRAMS/timeline_counter
 rec=$WORK/counter.rec
-record "$rec" 10 "$prog" 100 1000000
+# 300 iterations, about 35 checkpoints: a reverse-continue from the end to
+# tl_start scans them all (about 0.5 s on a quiet machine, seconds under load).
+record "$rec" 10 "$prog" 300 1000000
 
 # A refused goto stays put (patch on, and never matching).
 for patch in on miss; do
@@ -50,7 +52,7 @@ os.write(fd, b"continue\n")
 assert read_until(b"(gdb) ", 30), "continue to the end"
 buf = b""
 os.write(fd, b"reverse-continue\n")
-if read_until(b"(gdb) ", 1.0):
+if read_until(b"(gdb) ", 0.15):
     print("FINISHED before the interrupt")
 else:
     t1 = time.time()

@@ -215,7 +215,7 @@ export class SlsdbgSession extends LoggingDebugSession {
       setTimeout(() => {
         if (this.stops === stopsBefore && !this.ending) {
           this.sendEvent(new OutputEvent(`slsdbg: pause requested ${PAUSE_NOTICE_MS / 1000} s ago; the replay is still ` +
-            'moving (this move cannot be interrupted) and will stop where it ends\n', 'stderr'));
+            'moving: it stops at its next checkpoint or event, or where the move ends\n', 'stderr'));
         }
       }, PAUSE_NOTICE_MS);
     } catch (e) {

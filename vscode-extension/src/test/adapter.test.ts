@@ -16,6 +16,8 @@ const SLSDBG = process.env.SLSDBG ?? '';
 const PROGRAMS = process.env.PROGRAMS ?? '';
 const SOURCE = process.env.SLSDBG_SOURCE_DIR ?? path.resolve(__dirname, '../../..');
 const ADAPTER = path.resolve(__dirname, '../debugAdapter.js');
+// A default wait for each event; the machine may be busy (ctest -j2 beside this).
+const EVENT_TIMEOUT_MS = 20000;
 const FIXTURE = path.join(SOURCE, 'tests/programs/timeline_counter.c');
 
 function lineOf(text: string): number {
@@ -47,6 +49,7 @@ describe('slsdbg debug adapter', function () {
 
   beforeEach(async () => {
     dc = new DebugClient('node', ADAPTER, 'slsdbg', { env: { ...process.env, SLSDBG, SLSDBG_DIR: path.join(work, 'store') } });
+    dc.defaultTimeout = EVENT_TIMEOUT_MS;
     await dc.start();
   });
   afterEach(async () => { await dc.stop().catch(() => undefined); });
@@ -165,7 +168,7 @@ describe('slsdbg debug adapter', function () {
     assert.strictEqual(await evaluate('i', (await topFrame()).id), '2');
   });
 
-  it('stays responsive when paused during a long reverse scan', async function () {
+  it('pauses a long reverse scan where it has reached', async function () {
     await launchAtEntry(longRec);
     const cps = JSON.parse(execFileSync(SLSDBG, ['info', longRec, '--json']).toString()).checkpoints;
     const atEnd = dc.waitForEvent('stopped', 30000);
@@ -174,24 +177,13 @@ describe('slsdbg debug adapter', function () {
     // tl_start runs once at the start: the reverse scan crosses every CPU-bound iteration.
     await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'tl_start' }] });
     const stopped = dc.waitForEvent('stopped', 20000).then((e) => e as DebugProtocol.StoppedEvent);
-    const notice = new Promise<string>((resolve) => dc.on('output', (e: DebugProtocol.OutputEvent) => {
-      if (/pause requested/.test(e.body.output)) resolve(e.body.output);
-    }));
     await dc.reverseContinueRequest({ threadId: 1 });
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
     await dc.pauseRequest({ threadId: 1 });
-    const first = await Promise.race([stopped, notice]);
+    // The engine polls for the interrupt at every checkpoint and event of the scan.
+    const first = await stopped;
     const took = Date.now() - t0;
-    if (typeof first === 'string') {
-      // The engine did not stop within the notice delay (on this branch a
-      // reverse move is not interruptible): the adapter said so and still
-      // answers requests while the move goes on.
-      console.log(`      pause: not stopped after ${took} ms; notice: ${first.trim()}`);
-      const threads = await dc.threadsRequest();
-      assert.ok(threads.body.threads.length >= 1);
-      return;
-    }
     // A pause that lands shows 'pause'; a scan that ends first shows the breakpoint.
     assert.ok(['pause', 'breakpoint'].includes(first.body.reason), `stopped for ${first.body.reason}`);
     console.log(`      pause: stopped for ${first.body.reason} ${took} ms after the request`);
@@ -260,6 +252,7 @@ describe('slsdbg debug adapter', function () {
       { stdio: 'ignore', env: { ...process.env, SLSDBG_DIR: store } });
     await dc.stop();
     dc = new DebugClient('node', ADAPTER, 'slsdbg', { env: { ...process.env, SLSDBG, SLSDBG_DIR: store } });
+    dc.defaultTimeout = EVENT_TIMEOUT_MS;
     await dc.start();
     await launchAtEntry('latest');
     const r = await dc.customRequest('slsdbg.recording');
