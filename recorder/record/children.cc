@@ -121,7 +121,9 @@ Status Children::first_stop(pid_t pid) {
   process::Task task(Tid(pid), pid);
   task.set_has_injection_page(true);  // inherited from the recorded process
   Result<int64_t> r = process::inject_syscall(task, SYS_prctl, {PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0, 0});
-  if (!r.ok() || *r != 0)
+  if (r.ok() && *r == 0)
+    SLSDBG_DEBUG("record", "child %d: rdtsc no longer traps", pid);
+  else
     SLSDBG_DEBUG("record", "child %d: rdtsc stays trapped (%s); emulated", pid,
                  r.ok() ? "prctl failed" : r.error().message.c_str());
   return ok_status();

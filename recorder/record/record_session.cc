@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_signals.h"
+#include "recorder/process/signal_frame.h"
 #include "recorder/process/spawn.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/checkpoint_writer.h"
@@ -608,6 +609,9 @@ Status RecordSession::on_signal(int signo) {
       resending_.erase(it);
       if (ptrace(PTRACE_SETSIGINFO, pid_, nullptr, &original) != 0)
         return Error::from_errno("ptrace(PTRACE_SETSIGINFO)");
+      // Replay zeroes this too: whether the kernel's XSAVE into the frame
+      // faults on our write protection must not decide its bytes.
+      TRY(process::clear_signal_fpu_area(*task_));
       store::Event ev;
       ev.kind = store::EventKind::Signal;
       ev.tid = Tid(pid_);
