@@ -43,8 +43,10 @@ replay_gdb "$WORK/spawn.rec" "$WORK/spawn.gdb" -ex 'continue' -ex 'print spawn_s
 expect "$WORK/spawn.gdb" '^\$1 = 1280$' "spawn: GDB prints posix_spawn's child status (exit 5)"
 expect "$WORK/spawn.gdb" '^\$2 = 768$' "spawn: GDB prints system()'s status (exit 3)"
 
-# (c) a shell: command substitution, a pipeline, then exec.
-rec subst /bin/sh -c 'x=$(echo hi); echo $x; echo a b | wc -w; exec /bin/true'
+# (c) a shell: command substitution, a pipeline, a child that execs a
+# program reading the clock through the vDSO (rdtsc must work in children),
+# then exec.
+rec subst /bin/sh -c 'x=$(echo hi); echo $x; echo a b | wc -w; date +%s >/dev/null || echo date failed; exec /bin/true'
 cat >"$WORK/shim" <<SH
 #!/bin/bash
 # Like a version manager's shim: subshells to find the version, then exec.
