@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
@@ -23,7 +24,9 @@ constexpr const char* kUsage =
     "stretch because the store could not keep up. REC is a path or a name under\n"
     "$SLSDBG_DIR (or ~/.local/share/slsdbg), e.g. `latest`.\n"
     "  --json   one JSON object (checkpoints[] with id, time_ns, dirty_pages,\n"
-    "           stop_us, reason, segment_events; events; events_by_kind; ...)\n";
+    "           stop_us, reason, segment_events; events; events_by_kind;\n"
+    "           children: pids of the child processes it started, which ran\n"
+    "           unrecorded; ...)\n";
 
 const char* kind_name(store::EventKind k) {
   switch (k) {
@@ -65,6 +68,7 @@ int run_info(const std::vector<std::string>& args) {
   std::map<std::string, uint64_t> by_kind;
   uint64_t total_events = 0;
   nlohmann::json exit_info = nullptr;
+  std::vector<pid_t> children;  // started by the recorded process; not recorded
   bool open_segment_unreadable = false;
   for (const auto& c : cps) {
     auto evs = r.segment_events(segment_after(c.id));
@@ -80,6 +84,7 @@ int run_info(const std::vector<std::string>& args) {
     for (const auto& e : *evs) {
       by_kind[kind_name(e.kind)]++;
       total_events++;
+      if (auto child = recorder::child_started_by(e)) children.push_back(*child);
       if (e.kind == store::EventKind::Exit) {
         exit_info = e.signo ? nlohmann::json{{"signal", e.signo}} : nlohmann::json{{"status", e.exit_status}};
       }
@@ -110,6 +115,7 @@ int run_info(const std::vector<std::string>& args) {
     j["torn_tail"] = report.torn_tail ? nlohmann::json(*report.torn_tail) : nlohmann::json(nullptr);
     j["exit"] = exit_info;
     j["last_segment_open"] = open_segment_unreadable;
+    j["children"] = children;
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : cps)
       arr.push_back({{"id", c.id.value},
@@ -145,6 +151,11 @@ int run_info(const std::vector<std::string>& args) {
     } else {
       std::printf("exit       exited %d\n", exit_info["status"].get<int>());
     }
+  }
+  if (!children.empty()) {
+    std::string pids;
+    for (pid_t p : children) pids += " " + std::to_string(p);
+    std::printf("children   %zu (unrecorded):%s\n", children.size(), pids.c_str());
   }
   if (open_segment_unreadable) std::printf("last segment open: its events were never committed\n");
   std::printf("\n%6s %12s %8s %10s  %-7s %s\n", "id", "time(ms)", "dirty", "stop(us)", "reason", "events");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
@@ -20,8 +21,9 @@ constexpr const char* kUsage =
     "usage: slsdbg ls [DIR] [--json]\n"
     "\n"
     "Lists the recordings in DIR (default: $SLSDBG_DIR or ~/.local/share/slsdbg):\n"
-    "name, program, checkpoints, recorded time and state. A directory that is\n"
-    "not a readable recording is listed with the reason.\n";
+    "name, program, checkpoints, recorded time and state (with the number of\n"
+    "child processes the program started, which ran unrecorded). A directory\n"
+    "that is not a readable recording is listed with the reason.\n";
 
 // The signal that killed the program, from the exit event in the last
 // segments (the exit checkpoint ends the recording); 0 when it exited.
@@ -34,6 +36,19 @@ int fatal_signal(const store::RecordingReader& r) {
       if (e.kind == store::EventKind::Exit) return e.signo;
   }
   return 0;
+}
+
+// Child processes the recorded one started (they ran unrecorded): one pass
+// over the event log.
+size_t children_started(const store::RecordingReader& r) {
+  size_t n = 0;
+  for (const auto& c : r.checkpoints()) {
+    auto evs = r.segment_events(segment_after(c.id));
+    if (!evs.ok()) continue;
+    for (const auto& e : *evs)
+      if (recorder::child_started_by(e)) n++;
+  }
+  return n;
 }
 
 int run_ls(const std::vector<std::string>& args) {
@@ -78,11 +93,13 @@ int run_ls(const std::vector<std::string>& args) {
       const int signo = fatal_signal(**reader);
       if (signo) state = "crashed (SIG" + std::string(sigabbrev_np(signo) ? sigabbrev_np(signo) : "?") + ")";
     }
+    const size_t children = children_started(**reader);
+    if (children) state += ", children " + std::to_string(children) + " (unrecorded)";
     std::string argv;
     for (const auto& a : (*reader)->meta().args) argv += (argv.empty() ? "" : " ") + a;
     if (json)
       out.push_back({{"name", n}, {"path", path}, {"program", (*reader)->meta().program}, {"checkpoints", cps.size()},
-                     {"seconds", secs}, {"state", state}});
+                     {"seconds", secs}, {"state", state}, {"children", children}});
     else
       std::printf("%-24s %6zu %10.3f  %-10s %s\n", n.c_str(), cps.size(), secs, state.c_str(), argv.c_str());
   }

@@ -40,9 +40,15 @@ constexpr const char* kUsage =
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
     "\n"
-    "Not supported yet: programs that create threads, fork or exec (recording\n"
-    "stops with an error; what was recorded stays readable), attaching to a\n"
-    "running process.\n";
+    "execve is followed: the recording goes on in the new program. Child\n"
+    "processes (fork, vfork, posix_spawn, a shell's subshells and pipelines) run\n"
+    "UNRECORDED for now: only the process started here is recorded, and what\n"
+    "its children do reaches it as logged input (pipe reads, wait status,\n"
+    "SIGCHLD). The recorder waits for them to exit before it does.\n"
+    "\n"
+    "Not supported yet: threads and fork with writable MAP_SHARED memory\n"
+    "(recording stops with an error; what was recorded stays readable),\n"
+    "attaching to a running process.\n";
 
 // "slsdbg: the program was killed by SIGSEGV (...) at 0x... in f at a.c:12".
 void print_crash(const std::string& dir) {
@@ -128,6 +134,10 @@ int run_record(const std::vector<std::string>& args) {
   std::fprintf(stderr, "slsdbg: recorded %llu checkpoints, %llu events (tracker %s) in %s\n",
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
+  if (!outcome->children.empty())
+    std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
+                 outcome->children.size(), outcome->children.size() == 1 ? "" : "es",
+                 outcome->children.size() == 1 ? "it was" : "they were");
   if (outcome->torn_checkpoints > 0)
     std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
                  static_cast<unsigned long long>(outcome->torn_checkpoints),

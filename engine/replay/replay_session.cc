@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/dead_stack.h"
+#include "recorder/process/signal_frame.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/tracee_fork.h"
@@ -902,6 +903,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   }
   cursor_++;
   outcome_.events_replayed++;
+  // Held by the recorder and delivered right after checkpoint k: the
+  // recorder zeroed the frame's FPU area first (process/signal_frame.h).
+  if (!is_synchronous(*ev) && std::all_of(events_.begin(), events_.begin() + static_cast<long>(cursor_),
+                                          [](const store::Event& e) { return e.kind == store::EventKind::Signal; }))
+    TRY_CTX(process::clear_signal_fpu_area(task_), "preparing the signal frame");
   if (s_.observer_ && TRY(s_.observer_->on_event_done(task_, cursor_ - 1, *ev)) == RunObserver::Verdict::Pause) {
     deliver_on_resume_ = signo;
     return Next::Pause;

@@ -19,9 +19,11 @@
 #include "common/log.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_signals.h"
+#include "recorder/process/signal_frame.h"
 #include "recorder/process/spawn.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/checkpoint_writer.h"
+#include "recorder/record/children.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/exec_follow.h"
 #include "recorder/record/defer_policy.h"
@@ -184,6 +186,7 @@ class RecordSession {
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
   FastWrite fast_write_;
+  std::optional<Children> children_;  // run unrecorded (children.h)
 
   enum class State { Running, InSyscall } state_ = State::Running;
   long cur_nr_ = -1;
@@ -283,6 +286,7 @@ Status RecordSession::start() {
   };
   task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   pid_ = task_->tid().value;
+  children_.emplace(pid_);
   clock_ = process::TaskClock::open(pid_);
   // Ctrl-\ reaches the program through the terminal; the recorder stays to
   // record what the program does with it. Ctrl-C (which the program gets
@@ -476,15 +480,15 @@ Status RecordSession::on_seccomp() {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
     return rewind_before_syscall(r);
   }
-  switch (nr) {
-    case SYS_clone:
-    case SYS_clone3:
-    case SYS_fork:
-    case SYS_vfork:
-      refusal_ = std::string("multithreaded / multi-process recording is not supported yet (the program called ") +
-                 syscall_name(nr) + ")";
+  if (is_fork_call(nr)) {
+    // A child process runs unrecorded; threads are refused (children.h).
+    refusal_ = fork_refusal(nr, syscall_args(r), pid_);
+    if (!refusal_.empty()) {
       pending_ = Reason::Exit;
       return rewind_before_syscall(r);
+    }
+  }
+  switch (nr) {
     case SYS_exit_group:
     case SYS_exit:
       pending_ = Reason::Exit;
@@ -605,6 +609,9 @@ Status RecordSession::on_signal(int signo) {
       resending_.erase(it);
       if (ptrace(PTRACE_SETSIGINFO, pid_, nullptr, &original) != 0)
         return Error::from_errno("ptrace(PTRACE_SETSIGINFO)");
+      // Replay zeroes this too: whether the kernel's XSAVE into the frame
+      // faults on our write protection must not decide its bytes.
+      TRY(process::clear_signal_fpu_area(*task_));
       store::Event ev;
       ev.kind = store::EventKind::Signal;
       ev.tid = Tid(pid_);
@@ -806,7 +813,7 @@ Status RecordSession::loop() {
       got = -1;
       errno = EINTR;
     } else {
-      got = waitpid(pid_, &status, __WALL);
+      got = waitpid(-1, &status, __WALL);  // the recorded process or one of its children
     }
     const int wait_errno = errno;
     tick_->hold();
@@ -816,6 +823,10 @@ Status RecordSession::loop() {
       // A tracee blocked in a long syscall would otherwise keep it unsettled.
       TRY(settle_deferred(false));
       TRY(on_tick());
+      continue;
+    }
+    if (got != pid_) {
+      TRY(children_->on_stop(got, status));
       continue;
     }
     stop_time_ = monotonic_ns();
@@ -847,6 +858,12 @@ Status RecordSession::loop() {
       case StopKind::OtherEvent:
         if (s.event == PTRACE_EVENT_EXEC) {
           TRY(on_exec());
+          break;
+        }
+        if (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK || s.event == PTRACE_EVENT_CLONE) {
+          unsigned long child = 0;
+          if (ptrace(PTRACE_GETEVENTMSG, pid_, nullptr, &child) == 0) children_->adopt(static_cast<pid_t>(child));
+          TRY(cont(0, PTRACE_SYSCALL));  // on to the call's exit stop, which logs it
           break;
         }
         TRY(cont());
@@ -889,6 +906,9 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
+  // Children still running are served until they exit (children.h).
+  if (ran.ok() && children_) ran = children_->drain();
+  if (children_) outcome_.children = children_->started();
   SLSDBG_DEBUG("record", "%llu syscalls performed by the recorder at their seccomp stop",
                static_cast<unsigned long long>(fast_write_.performed()));
   if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {

@@ -48,7 +48,9 @@ struct RecordOutcome {
   // The fatal signal, when a fault killed the program: the recording's last
   // checkpoint (reason "crash") is at the faulting instruction.
   std::optional<siginfo_t> crash;
-  uint64_t backed_off_ticks = 0;      // ticks copied in the stop because deferrals tore (DeferPolicy)
+  uint64_t backed_off_ticks = 0;
+  // Child processes the program started (pids): they ran unrecorded.
+  std::vector<int> children;      // ticks copied in the stop because deferrals tore (DeferPolicy)
 };
 
 // Errors before the program started (cannot execute, cannot create the

@@ -79,8 +79,13 @@ n=$(checkpoints_of "$WORK/orphan")
 "$SLSDBG" info "$WORK/orphan" >"$WORK/orphan.txt" || die "info on a killed recorder's recording failed"
 grep -q "not finished" "$WORK/orphan.txt" || die "info does not say the recording is not finished"
 
-# A thread, a fork: refused with a clear error, nonzero exit, readable recording.
-for prog in rec_thread rec_fork; do
+# A fork records (its child runs unrecorded).
+"$SLSDBG" record -o "$WORK/rec_fork.rec" -- "$PROGRAMS/rec_fork" >"$WORK/rec_fork.out" 2>"$WORK/rec_fork.err" \
+  || { cat "$WORK/rec_fork.err"; die "rec_fork: not recorded"; }
+grep -q "rec_fork done" "$WORK/rec_fork.out" || die "rec_fork: output after the fork lost"
+
+# A thread: refused with a clear error, nonzero exit, readable recording.
+for prog in rec_thread; do
   "$SLSDBG" record -o "$WORK/$prog.rec" -- "$PROGRAMS/$prog" >"$WORK/$prog.out" 2>"$WORK/$prog.err"; rc=$?
   [ "$rc" -ne 0 ] || die "$prog: exit 0"
   grep -q "multithreaded / multi-process recording is not supported yet" "$WORK/$prog.err" \

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Checks what recording does with calls it cannot follow yet (threads and
-# child processes): a one-line message naming the call by its name (clone3
-# from zstd's and the thread fixtures' pthread_create, clone from the
-# shell's fork of a pipeline), a
-# nonzero exit, and the recording up to that point valid (`info` reads it,
-# `replay --check` replays it).
+# Checks what recording does with calls it cannot follow yet (threads, and a
+# fork while writable MAP_SHARED memory exists, which the unrecorded child
+# could write behind the log): a one-line message naming the call by its
+# name (clone3 from zstd's and the thread fixtures' pthread_create, clone
+# from glibc's fork), a nonzero exit, and the recording up to that point
+# valid (`info` reads it, `replay --check` replays it). Plain child processes
+# record (e2e_record_children).
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_refusals.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -22,7 +23,8 @@ refused() {  # refused NAME CALL CMD...
 }
 head -c 100000 "$SLSDBG" >"$tmp/data"
 refused zstd clone3 zstd -q -T2 -f "$tmp/data" -o "$tmp/data.zst"
-refused pipeline clone /bin/sh -c 'echo a | cat'
+refused fork_shared clone "$PROGRAMS/rec_fork_shared"
+grep -q "MAP_SHARED" "$tmp/fork_shared.err" || fail "fork_shared: the message does not say why: $(cat "$tmp/fork_shared.err")"
 refused condvar clone3 "$PROGRAMS/thr_condvar"
 refused tgkill_tls clone3 "$PROGRAMS/thr_tgkill_tls"
 echo "record_refusals: OK"

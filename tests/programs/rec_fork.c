@@ -1,4 +1,4 @@
-// Fixture (recorder): computes a little, then forks; the recorder must refuse.
+// Fixture (recorder): computes a little, then forks; the child runs unrecorded.
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -131,3 +131,45 @@ TEST(SyscallModels, EveryKernelSyscallHasItsName) {
   EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_read), "read");
   EXPECT_STREQ(slsdbg::recorder::syscall_name(4000), "syscall_4000");
 }
+
+namespace slsdbg::recorder {
+namespace {
+
+// Children run unrecorded; a child that shared the parent's memory until it
+// exec'd (vfork, CLONE_VM|CLONE_VFORK) forces a checkpoint after the call.
+TEST(SyscallModels, ForkFamilyForcesACheckpointOnlyWhenTheChildSharedMemory) {
+  EXPECT_EQ(run(SYS_fork, {}, 1234).cls, SyscallClass::Modelled);
+  EXPECT_EQ(run(SYS_vfork, {}, 1234).cls, SyscallClass::Unmodelled);
+  EXPECT_EQ(run(SYS_vfork, {}, -EAGAIN).cls, SyscallClass::Modelled);
+  // glibc's fork: clone(CLONE_CHILD_SETTID|CLONE_CHILD_CLEARTID|SIGCHLD, 0, NULL, &tid)
+  EXPECT_EQ(run(SYS_clone, {0x01200000 | 17, 0, 0, 0x7000, 0, 0}, 1234).cls, SyscallClass::Modelled);
+  EXPECT_TRUE(run(SYS_clone, {0x01200000 | 17, 0, 0, 0x7000, 0, 0}, 1234).regions.empty());
+  // posix_spawn: clone(CLONE_VM|CLONE_VFORK|SIGCHLD, stack ...)
+  EXPECT_EQ(run(SYS_clone, {0x4100 | 17, 0x9000, 0, 0, 0, 0}, 1234).cls, SyscallClass::Unmodelled);
+  // CLONE_PARENT_SETTID writes the child's tid into the parent.
+  ModelRun r = run(SYS_clone, {0x00100000 | 17, 0, 0x8000, 0, 0, 0}, 1234);
+  EXPECT_EQ(r.cls, SyscallClass::Modelled);
+  ASSERT_EQ(r.regions.size(), 1u);
+  EXPECT_EQ(r.regions[0].addr, 0x8000u);
+  EXPECT_EQ(r.regions[0].len, 4u);
+  // clone3 reads its flags from struct clone_args.
+  uint64_t args[4] = {0x4100, 0, 0, 0};
+  std::vector<uint8_t> bytes(sizeof args);
+  std::memcpy(bytes.data(), args, sizeof args);
+  EXPECT_EQ(run(SYS_clone3, {0x3000, 88, 0, 0, 0, 0}, 1234, FakeMemory(0x3000, bytes)).cls, SyscallClass::Unmodelled);
+  args[0] = 17;
+  std::memcpy(bytes.data(), args, sizeof args);
+  EXPECT_EQ(run(SYS_clone3, {0x3000, 88, 0, 0, 0, 0}, 1234, FakeMemory(0x3000, bytes)).cls, SyscallClass::Modelled);
+}
+
+TEST(SyscallModels, WaitidReportsSiginfoAndRusage) {
+  ModelRun r = run(SYS_waitid, {0, 1234, 0x5000, 4, 0x6000, 0}, 0);
+  ASSERT_EQ(r.regions.size(), 2u);
+  EXPECT_EQ(r.regions[0].addr, 0x5000u);
+  EXPECT_EQ(r.regions[0].len, 128u);
+  EXPECT_EQ(r.regions[1].addr, 0x6000u);
+  EXPECT_TRUE(run(SYS_waitid, {0, 1234, 0x5000, 4, 0x6000, 0}, -ECHILD).regions.empty());
+}
+
+}  // namespace
+}  // namespace slsdbg::recorder

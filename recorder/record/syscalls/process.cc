@@ -4,6 +4,7 @@
 #include <asm/prctl.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -79,6 +80,35 @@ SyscallClass wait4_model(const SyscallCall& c, const RemoteReader&, std::vector<
   return SyscallClass::Modelled;
 }
 
+// The fork family (children run unrecorded: children.h). The parent sees
+// the child's pid, and with CLONE_PARENT_SETTID also in memory. A child
+// sharing the parent's memory until it execs (vfork, posix_spawn's
+// CLONE_VM|CLONE_VFORK) wrote into it behind the log: a checkpoint after
+// the call holds that, and replay crosses it by restore.
+SyscallClass fork_model(const SyscallCall& c, const RemoteReader& mem, std::vector<OutputRegion>& out) {
+  if (c.nr == SYS_fork) return SyscallClass::Modelled;
+  if (c.nr == SYS_vfork) return c.result > 0 ? SyscallClass::Unmodelled : SyscallClass::Modelled;
+  uint64_t flags = c.args[0], parent_tid = c.args[2];
+  if (c.nr == SYS_clone3) {
+    uint64_t head[4];  // struct clone_args: flags, pidfd, child_tid, parent_tid
+    if (!mem.read(c.args[0], head, sizeof head).ok()) return c.result > 0 ? SyscallClass::Unmodelled : SyscallClass::Modelled;
+    flags = head[0];
+    parent_tid = head[3];
+  }
+  if (c.result <= 0) return SyscallClass::Modelled;
+  if (flags & CLONE_PARENT_SETTID) add_region(out, parent_tid, sizeof(pid_t));
+  return (flags & CLONE_VM) ? SyscallClass::Unmodelled : SyscallClass::Modelled;
+}
+
+// waitid(idtype, id, infop, options, rusage)
+SyscallClass waitid_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
+  if (succeeded(c)) {
+    add_region(out, c.args[2], sizeof(siginfo_t));
+    add_region(out, c.args[4], sizeof(struct rusage));
+  }
+  return SyscallClass::Modelled;
+}
+
 SyscallClass getresid_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
   if (succeeded(c))
     for (int i = 0; i < 3; i++) add_region(out, c.args[i], sizeof(uint32_t));
@@ -138,6 +168,11 @@ void register_process_models(std::vector<ModelEntry>& out) {
       {SYS_setpriority, {"setpriority", no_outputs}},
       {SYS_getcpu, {"getcpu", getcpu_model}},
       {SYS_wait4, {"wait4", wait4_model}},
+      {SYS_waitid, {"waitid", waitid_model}},
+      {SYS_fork, {"fork", fork_model}},
+      {SYS_vfork, {"vfork", fork_model}},
+      {SYS_clone, {"clone", fork_model}},
+      {SYS_clone3, {"clone3", fork_model}},
       {SYS_kill, {"kill", no_outputs}},
       {SYS_tkill, {"tkill", no_outputs}},
       {SYS_tgkill, {"tgkill", no_outputs}},

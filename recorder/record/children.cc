@@ -1,0 +1,187 @@
+#include "recorder/record/children.h"
+
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <fstream>
+
+#include "common/log.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/proc_maps.h"
+#include "recorder/record/rdtsc.h"
+#include "recorder/record/remote_memory.h"
+#include "recorder/record/syscalls/model.h"
+
+namespace slsdbg::recorder {
+
+namespace {
+
+// What the program asked for. clone3's flags are the first field of its
+// struct clone_args; fork and vfork take none.
+Result<uint64_t> clone_flags(long nr, const std::array<uint64_t, 6>& args, pid_t pid) {
+  switch (nr) {
+    case SYS_fork: return uint64_t{SIGCHLD};
+    case SYS_vfork: return uint64_t{CLONE_VM | CLONE_VFORK | SIGCHLD};
+    case SYS_clone: return args[0];
+    default: {
+      uint64_t flags = 0;
+      TRY(VmReader(pid).read(args[0], &flags, sizeof flags));
+      return flags;
+    }
+  }
+}
+
+// The recorder's own shared mapping (capture's staging area) is written only
+// by code the recorder injects into the recorded process.
+bool writable_shared_memory(pid_t pid) {
+  Result<std::vector<store::Mapping>> maps = process::read_maps(pid);
+  if (!maps.ok()) return true;  // cannot tell: refuse
+  for (const store::Mapping& m : *maps) {
+    if (!(m.flags & flag(store::MappingFlags::Shared)) || !(m.prot & PROT_WRITE)) continue;
+    if (m.start >= process::kStagingAddr && m.end <= process::kStagingAddr + process::kStagingSize) continue;
+    return true;
+  }
+  return false;
+}
+
+std::string refused(const std::string& what, long nr) {
+  return what + " (the program called " + syscall_name(nr) + ")";
+}
+
+int parent_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("PPid:", 0) == 0) return std::atoi(line.c_str() + 5);
+  return -1;
+}
+
+void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
+  // ESRCH: killed meanwhile; waitpid reports its death next.
+  ptrace(request, pid, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
+}
+
+}  // namespace
+
+bool is_fork_call(long nr) { return nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3; }
+
+std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid) {
+  Result<uint64_t> f = clone_flags(nr, args, pid);
+  if (!f.ok()) return "";  // clone3 with a bad pointer: the kernel fails it with EFAULT (logged)
+  const uint64_t flags = *f;
+  // A thread, or memory shared for longer than a vfork's wait.
+  if ((flags & CLONE_THREAD) || ((flags & CLONE_VM) && !(flags & CLONE_VFORK)))
+    return refused("multithreaded / multi-process recording is not supported yet", nr);
+  // Sharing that would let the child change the recorded process behind the
+  // log (descriptor table, cwd/umask, signal handlers), or put it outside
+  // the recorded process's family (CLONE_PARENT), or create a descriptor
+  // replay does not know (CLONE_PIDFD).
+  constexpr uint64_t kUnsupported = CLONE_FILES | CLONE_FS | CLONE_SIGHAND | CLONE_PARENT | CLONE_PIDFD |
+                                    CLONE_PTRACE | CLONE_UNTRACED | CLONE_SYSVSEM | CLONE_INTO_CGROUP;
+  if (flags & kUnsupported) {
+    char hex[32];
+    snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(flags & kUnsupported));
+    return refused(std::string("a child process sharing state with the recorded one (clone flags ") + hex +
+                       ") is not supported yet",
+                   nr);
+  }
+  // A forked child's writes to MAP_SHARED memory would change the recorded
+  // process behind the log. (A vfork child writes the parent's memory only
+  // until it execs; a checkpoint after the vfork returns holds them.)
+  if (!(flags & CLONE_VM) && writable_shared_memory(pid))
+    return refused("fork with writable MAP_SHARED memory is not supported yet: the child could write it unrecorded",
+                   nr);
+  return "";
+}
+
+std::optional<pid_t> child_started_by(const store::Event& e) {
+  if (e.kind != store::EventKind::Syscall || !is_fork_call(e.syscall_no) || e.result <= 0) return std::nullopt;
+  return static_cast<pid_t>(e.result);
+}
+
+void Children::adopt(pid_t child) {
+  started_.push_back(child);
+  SLSDBG_DEBUG("record", "child %d started; it runs unrecorded", child);
+}
+
+// A child of the recorded process starts with rdtsc trapping (PR_SET_TSC is
+// inherited) and nobody to emulate it for its own sake: turn it off before
+// its first instruction, so it and whatever it execs read the counter at
+// full speed. Grandchildren inherit the enabled counter.
+Status Children::first_stop(pid_t pid) {
+  seen_.insert(pid);
+  if (parent_of(pid) != recorded_) return ok_status();
+  process::Task task(Tid(pid), pid);
+  task.set_has_injection_page(true);  // inherited from the recorded process
+  Result<int64_t> r = process::inject_syscall(task, SYS_prctl, {PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0, 0});
+  if (r.ok() && *r == 0)
+    SLSDBG_DEBUG("record", "child %d: rdtsc no longer traps", pid);
+  else
+    SLSDBG_DEBUG("record", "child %d: rdtsc stays trapped (%s); emulated", pid,
+                 r.ok() ? "prctl failed" : r.error().message.c_str());
+  return ok_status();
+}
+
+Status Children::on_stop(pid_t pid, int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    seen_.erase(pid);
+    return ok_status();
+  }
+  if (!WIFSTOPPED(status)) return ok_status();
+  if (!seen_.count(pid)) TRY(first_stop(pid));
+  const int sig = WSTOPSIG(status);
+  const int event = (status >> 16) & 0xff;
+  if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
+    // Group-stop (SIGSTOP, SIGTSTP ...): stays stopped until a SIGCONT.
+    if (ptrace(PTRACE_LISTEN, pid, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_LISTEN)");
+    return ok_status();
+  }
+  if (event != 0 || sig == (SIGTRAP | 0x80)) {
+    // Seccomp stops (its syscalls run for real), exec, fork, the initial
+    // and interrupt stops: nothing to do but go on.
+    resume(pid, 0);
+    return ok_status();
+  }
+  if (sig == SIGSEGV) {
+    // rdtsc still trapped (the injection failed): run it on the child's behalf.
+    siginfo_t si{};
+    user_regs_struct regs{};
+    uint8_t code[3] = {0, 0, 0};
+    if (ptrace(PTRACE_GETSIGINFO, pid, nullptr, &si) == 0 && si.si_code == SI_KERNEL &&
+        ptrace(PTRACE_GETREGS, pid, nullptr, &regs) == 0 && VmReader(pid).read(regs.rip, code, 2).ok()) {
+      if (std::optional<TscInsn> insn = tsc_instruction_at(code)) {
+        (void)VmReader(pid).read(regs.rip, code, 3);
+        emulate_tsc(*insn, pid, regs);
+        if (ptrace(PTRACE_SETREGS, pid, nullptr, &regs) != 0 && errno != ESRCH)
+          return Error::from_errno("ptrace(PTRACE_SETREGS)");
+        resume(pid, 0);
+        return ok_status();
+      }
+    }
+  }
+  resume(pid, sig);  // its own signal: delivered as without a tracer
+  return ok_status();
+}
+
+Status Children::drain() {
+  for (;;) {
+    int status = 0;
+    const pid_t got = waitpid(-1, &status, __WALL);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) return ok_status();
+      return Error::from_errno("waitpid");
+    }
+    TRY(on_stop(got, status));
+  }
+}
+
+}  // namespace slsdbg::recorder

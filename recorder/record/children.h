@@ -1,0 +1,61 @@
+// Child processes of the recorded program (fork, vfork, clone without
+// CLONE_THREAD). For now they run unrecorded: the recorded process stays the
+// one in the recording, and its children are the outside world whose effects
+// reach it through logged syscalls (pipe reads, wait4/waitid results) and
+// signals (SIGCHLD), as any other process's would.
+//
+// A child inherits the seccomp filter (SECCOMP_RET_TRACE gives ENOSYS without
+// a tracer) and rdtsc trapping, so it stays traced (PTRACE_O_TRACEFORK ...
+// auto-attach, grandchildren too): the recorder resumes each of its stops and
+// never logs or checkpoints it. Threads (CLONE_THREAD, or CLONE_VM without
+// CLONE_VFORK) are refused.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/event.h"
+
+namespace slsdbg::recorder {
+
+bool is_fork_call(long nr);
+
+// Why the recorded process's fork-family call `nr` cannot be recorded, or ""
+// when the child may run unrecorded. Read at its seccomp stop (clone3's
+// argument struct and the memory map are read from `pid`).
+std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid);
+
+// The pid of the child a logged event started (a fork-family syscall that
+// returned one), for `info` and `ls`.
+std::optional<pid_t> child_started_by(const store::Event& e);
+
+// The traced processes that are not the recorded one.
+class Children {
+ public:
+  explicit Children(pid_t recorded) : recorded_(recorded) {}
+  // The recorded process's fork/vfork/clone event named `child`.
+  void adopt(pid_t child);
+  // Handles one wait status of a traced pid other than the recorded one:
+  // resumes it (delivering its signals), or forgets it when it is gone.
+  Status on_stop(pid_t pid, int status);
+  // After the recorded process ended: keeps serving the children still
+  // running until they have all exited (they would fail every trapped
+  // syscall without a tracer).
+  Status drain();
+  const std::vector<pid_t>& started() const { return started_; }
+
+ private:
+  Status first_stop(pid_t pid);
+  pid_t recorded_;
+  std::vector<pid_t> started_;  // children of the recorded process, in order
+  std::set<pid_t> seen_;        // every traced child that has stopped (grandchildren too)
+};
+
+}  // namespace slsdbg::recorder
