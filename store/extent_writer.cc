@@ -27,9 +27,11 @@ ExtentWriter::~ExtentWriter() {
   for (auto& b : buffers_) std::free(b.data);
 }
 
-Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode) {
+Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode,
+                                                        bool sync_new_files) {
   std::unique_ptr<ExtentWriter> w(new ExtentWriter());
   w->mode_ = mode;
+  w->sync_new_files_ = sync_new_files;
   w->dir_ = dir;
   w->blocks_per_extent_ = blocks_per_extent;
   int r = io_uring_queue_init(kQueueDepth, &w->ring_, 0);
@@ -65,8 +67,12 @@ Status ExtentWriter::open_extent(uint32_t extent) {
   Status st = write_all(f.fd.get(), hdr, kBlockSize, 0);
   std::free(hdr);
   TRY_CTX(st, path);
-  if (::fsync(f.fd.get()) != 0) return Error::from_errno("fsync " + path);
-  TRY(fsync_dir(dir_ + "/pages"));
+  if (sync_new_files_) {
+    if (::fsync(f.fd.get()) != 0) return Error::from_errno("fsync " + path);
+    TRY(fsync_dir(dir_ + "/pages"));
+  } else {
+    f.needs_sync = true;  // fdatasync also writes the size fallocate set
+  }
   files_.push_back(std::move(f));
   head_slot_ = 1;
   return ok_status();
@@ -173,9 +179,13 @@ Status ExtentWriter::wait_all() {
   return ok_status();
 }
 
-Status ExtentWriter::sync() {
+Status ExtentWriter::flush() {
   TRY(submit_current());
-  TRY(wait_all());
+  return wait_all();
+}
+
+Status ExtentWriter::sync() {
+  TRY(flush());
   for (size_t i = 0; i < files_.size(); i++) {
     File& f = files_[i];
     if (!f.needs_sync) continue;
