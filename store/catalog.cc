@@ -85,8 +85,10 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
   { UniqueFd fd = TRY(open_file(path, O_RDWR | O_CREAT | O_EXCL)); }
   Catalog c;
   c.db_ = TRY(SqliteDb::open(path, OpenMode::CreateNew));
+  // Normal: the schema is written without a sync too; the writer's first
+  // sync makes catalog.db durable (Sync::Deferred).
+  if (durability == Durability::Normal) TRY(c.db_.exec("PRAGMA synchronous=OFF"));
   TRY(c.db_.exec("PRAGMA journal_mode=WAL;"));
-  TRY(c.set_durability(durability));
   TRY(in_transaction(c.db_, [&]() -> Status {
     TRY(c.db_.exec(kSchema));
     TRY(c.db_.exec("PRAGMA user_version=" + std::to_string(kRecordingFormatVersion)));
@@ -104,6 +106,7 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
     TRY(put_list(c.db_, "env", meta.env));
     return ok_status();
   }));
+  TRY(c.set_durability(durability));
   return c;
 }
 

@@ -48,6 +48,15 @@ class ExtentWriter {
   Status flush();
   // flush(), then makes every block written so far durable.
   Status sync();
+  // As sync(), and fsyncs `more` (event logs, directories) too: every sync
+  // is submitted at once, so the filesystem can commit them together
+  // rather than one journal commit after the other.
+  struct SyncTarget {
+    int fd;
+    std::string path;  // for the error
+    bool data_only;    // fdatasync (a file), else fsync (a directory)
+  };
+  Status sync_together(const std::vector<SyncTarget>& more);
 
   void add_free_blocks(const std::vector<BlockRef>& refs);
   uint32_t extent_count() const { return uint32_t(files_.size()); }

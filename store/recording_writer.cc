@@ -140,18 +140,23 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
 }
 
 Status Writer::sync_files() {
-  TRY(extents_->sync());
-  for (uint64_t seg : unsynced_logs_) {
-    UniqueFd fd = TRY(open_file(event_log_path(dir_, seg), O_RDONLY));
-    if (::fdatasync(fd.get()) != 0) return Error::from_errno("fdatasync " + event_log_path(dir_, seg));
+  std::vector<UniqueFd> fds;
+  std::vector<ExtentWriter::SyncTarget> more;
+  auto add = [&](const std::string& path, int flags) -> Status {
+    fds.push_back(TRY(open_file(path, flags)));
+    more.push_back({fds.back().get(), path, (flags & O_DIRECTORY) == 0});
+    return ok_status();
+  };
+  for (uint64_t seg : unsynced_logs_) TRY(add(event_log_path(dir_, seg), O_RDONLY));
+  if (!unsynced_logs_.empty()) TRY(add(dir_ + "/events", O_RDONLY | O_DIRECTORY));
+  if (synced_extents_ != extents_->extent_count()) TRY(add(dir_ + "/pages", O_RDONLY | O_DIRECTORY));
+  if (synced_extents_ == 0) {  // the first sync: what create() wrote
+    TRY(add(dir_ + "/catalog.db", O_RDONLY));
+    TRY(add(dir_, O_RDONLY | O_DIRECTORY));  // catalog.db, pages/, events/ themselves
   }
-  if (!unsynced_logs_.empty()) TRY(fsync_dir(dir_ + "/events"));
+  TRY(extents_->sync_together(more));
   unsynced_logs_.clear();
-  if (synced_extents_ != extents_->extent_count()) {
-    TRY(fsync_dir(dir_ + "/pages"));
-    if (synced_extents_ == 0) TRY(fsync_dir(dir_));  // catalog.db, pages/, events/ themselves
-    synced_extents_ = extents_->extent_count();
-  }
+  synced_extents_ = extents_->extent_count();
   last_sync_ms_ = now_ms();
   stats_.syncs++;
   return ok_status();
@@ -312,8 +317,11 @@ Status Writer::finish() {
   if (state_ != State::Open) return Error::msg("finish: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "already finished"));
   state_ = State::Broken;
   auto sealed = TRY(seal_segment());
+  double t_sync = now_ms();
   if (deferred()) TRY(sync_files());
+  double t_commit = now_ms();
   TRY(commit(true, [&] { return catalog_->commit_finish(sealed); }));
+  SLSDBG_DEBUG("store", "finish: sync %.2f ms, commit %.2f ms", t_commit - t_sync, now_ms() - t_commit);
   state_ = State::Finished;
   return ok_status();
 }
