@@ -79,13 +79,16 @@ Status in_transaction(SqliteDb& db, Fn&& fn) {
 
 }  // namespace
 
-Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& meta) {
+Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& meta, Durability durability) {
   std::string path = dir + "/catalog.db";
   // Create the file ourselves so it is 0600; SQLite gives -wal/-shm the same mode.
   { UniqueFd fd = TRY(open_file(path, O_RDWR | O_CREAT | O_EXCL)); }
   Catalog c;
   c.db_ = TRY(SqliteDb::open(path, OpenMode::CreateNew));
-  TRY(c.db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"));
+  // Normal: the schema is written without a sync too; the writer's first
+  // sync makes catalog.db durable (Sync::Deferred).
+  if (durability == Durability::Normal) TRY(c.db_.exec("PRAGMA synchronous=OFF"));
+  TRY(c.db_.exec("PRAGMA journal_mode=WAL;"));
   TRY(in_transaction(c.db_, [&]() -> Status {
     TRY(c.db_.exec(kSchema));
     TRY(c.db_.exec("PRAGMA user_version=" + std::to_string(kRecordingFormatVersion)));
@@ -103,6 +106,7 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
     TRY(put_list(c.db_, "env", meta.env));
     return ok_status();
   }));
+  TRY(c.set_durability(durability));
   return c;
 }
 
@@ -235,6 +239,10 @@ Status Catalog::commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sea
     if (sealed) TRY(insert_segment(db_, *sealed));
     return put_meta_int(db_, "finished", 1);
   });
+}
+
+Status Catalog::set_durability(Durability durability) {
+  return db_.exec(durability == Durability::Full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
 }
 
 Status Catalog::set_bookmark(const std::string& name, const std::string& moment) {

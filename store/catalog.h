@@ -27,11 +27,15 @@ struct SegmentRow {
   uint64_t log_bytes = 0;
 };
 
+// SQLite's synchronous setting for the writer's commits. Full: a returned
+// commit is on disk. Normal: it reaches the kernel in commit order (a killed
+// writer loses nothing) and the disk at the next Full commit or WAL
+// checkpoint; the database stays consistent either way.
 enum class Durability { Full, Normal };
 
 class Catalog {
  public:
-  static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta);
+  static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta, Durability durability = Durability::Full);
   // Errors: not a recording, truncated/corrupt, version mismatch.
   static Result<Catalog> open(const std::string& dir);
 
@@ -49,6 +53,8 @@ class Catalog {
   Status commit_checkpoint(const CheckpointRow& row, const std::vector<uint8_t>& state, const std::vector<uint8_t>& dirty,
                            std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks);
   Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed);
+  // For the commits that follow (outside a transaction).
+  Status set_durability(Durability durability);
 
   Status set_bookmark(const std::string& name, const std::string& moment);
   Result<std::vector<std::pair<std::string, std::string>>> bookmarks();

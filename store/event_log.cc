@@ -81,7 +81,7 @@ Status EventLogWriter::append(const Event& event) {
   return ok_status();
 }
 
-Status EventLogWriter::seal() {
+Status EventLogWriter::seal(bool sync) {
   TRY(open_if_needed());
   Trailer t{};
   std::memcpy(t.magic, kEventIndexMagic, 8);
@@ -94,7 +94,7 @@ Status EventLogWriter::seal() {
   const uint8_t* tp = reinterpret_cast<const uint8_t*>(&t);
   buffer_.insert(buffer_.end(), tp, tp + sizeof t);
   TRY(flush_buffer());
-  if (::fdatasync(fd_.get()) != 0) return Error::from_errno("fdatasync " + path_);
+  if (sync && ::fdatasync(fd_.get()) != 0) return Error::from_errno("fdatasync " + path_);
   fd_.reset();
   return ok_status();
 }

@@ -24,9 +24,9 @@ class EventLogWriter {
   EventLogWriter(std::string path, uint64_t segment) : path_(std::move(path)), segment_(segment) {}
 
   Status append(const Event& event);
-  // Writes the index and trailer and fdatasyncs. Creates the file even when
-  // the segment has no events. The caller fsyncs the directory.
-  Status seal();
+  // Writes the index and trailer and, with `sync`, fdatasyncs. Creates the
+  // file even when the segment has no events. The caller fsyncs the directory.
+  Status seal(bool sync = true);
   uint64_t count() const { return offsets_.size(); }
   uint64_t bytes() const { return file_offset_ + buffer_.size(); }
 

@@ -27,9 +27,11 @@ ExtentWriter::~ExtentWriter() {
   for (auto& b : buffers_) std::free(b.data);
 }
 
-Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode) {
+Result<std::unique_ptr<ExtentWriter>> ExtentWriter::create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode,
+                                                        bool sync_new_files) {
   std::unique_ptr<ExtentWriter> w(new ExtentWriter());
   w->mode_ = mode;
+  w->sync_new_files_ = sync_new_files;
   w->dir_ = dir;
   w->blocks_per_extent_ = blocks_per_extent;
   int r = io_uring_queue_init(kQueueDepth, &w->ring_, 0);
@@ -65,8 +67,12 @@ Status ExtentWriter::open_extent(uint32_t extent) {
   Status st = write_all(f.fd.get(), hdr, kBlockSize, 0);
   std::free(hdr);
   TRY_CTX(st, path);
-  if (::fsync(f.fd.get()) != 0) return Error::from_errno("fsync " + path);
-  TRY(fsync_dir(dir_ + "/pages"));
+  if (sync_new_files_) {
+    if (::fsync(f.fd.get()) != 0) return Error::from_errno("fsync " + path);
+    TRY(fsync_dir(dir_ + "/pages"));
+  } else {
+    f.needs_sync = true;  // fdatasync also writes the size fallocate set
+  }
   files_.push_back(std::move(f));
   head_slot_ = 1;
   return ok_status();
@@ -173,15 +179,51 @@ Status ExtentWriter::wait_all() {
   return ok_status();
 }
 
-Status ExtentWriter::sync() {
+Status ExtentWriter::flush() {
   TRY(submit_current());
-  TRY(wait_all());
+  return wait_all();
+}
+
+Status ExtentWriter::sync() {
+  TRY(flush());
   for (size_t i = 0; i < files_.size(); i++) {
     File& f = files_[i];
     if (!f.needs_sync) continue;
     if (::fdatasync(f.fd.get()) != 0) return Error::from_errno("fdatasync " + extent_path(dir_, uint32_t(i)));
     f.needs_sync = false;
   }
+  return ok_status();
+}
+
+Status ExtentWriter::sync_together(const std::vector<SyncTarget>& more) {
+  TRY(flush());  // no write is in flight: every completion below is a sync's
+  struct Job {
+    int fd;
+    unsigned flags;
+    std::string path;
+  };
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < files_.size(); i++)
+    if (files_[i].needs_sync) jobs.push_back({files_[i].fd.get(), IORING_FSYNC_DATASYNC, extent_path(dir_, uint32_t(i))});
+  for (const SyncTarget& t : more) jobs.push_back({t.fd, t.data_only ? IORING_FSYNC_DATASYNC : 0u, t.path});
+  size_t submitted = 0, completed = 0;
+  while (completed < jobs.size()) {
+    for (io_uring_sqe* sqe; submitted < jobs.size() && (sqe = io_uring_get_sqe(&ring_)) != nullptr; submitted++) {
+      io_uring_prep_fsync(sqe, jobs[submitted].fd, jobs[submitted].flags);
+      io_uring_sqe_set_data64(sqe, submitted);
+    }
+    int r = io_uring_submit_and_wait(&ring_, 1);
+    if (r < 0 && r != -EINTR) return Error::from_errno("io_uring_submit (fsync)", -r);
+    io_uring_cqe* cqe = nullptr;
+    while (io_uring_peek_cqe(&ring_, &cqe) == 0 && cqe) {
+      const uint64_t i = io_uring_cqe_get_data64(cqe);
+      const int res = cqe->res;
+      io_uring_cqe_seen(&ring_, cqe);
+      completed++;
+      if (res < 0) return Error::from_errno("fsync " + (i < jobs.size() ? jobs[i].path : std::string("?")), -res);
+    }
+  }
+  for (auto& f : files_) f.needs_sync = false;
   return ok_status();
 }
 

@@ -37,12 +37,26 @@ class ExtentWriter {
 
   // Creates pages/000000.ext in DIR (which must contain pages/).
   // mode Direct: try O_DIRECT, fall back to buffered where it is refused.
-  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode);
+  // sync_new_files: a new extent file's header and directory entry are
+  // fsynced at once; else by the next sync() (and pages/ by the caller).
+  static Result<std::unique_ptr<ExtentWriter>> create(const std::string& dir, uint32_t blocks_per_extent, IoMode mode,
+                                                      bool sync_new_files = true);
 
   // Stages one kBlockSize block; the data is copied.
   Result<BlockRef> put(const uint8_t* block);
-  // Waits for all staged blocks and makes them durable.
+  // Waits for all staged blocks: they are in the kernel and readable.
+  Status flush();
+  // flush(), then makes every block written so far durable.
   Status sync();
+  // As sync(), and fsyncs `more` (event logs, directories) too: every sync
+  // is submitted at once, so the filesystem can commit them together
+  // rather than one journal commit after the other.
+  struct SyncTarget {
+    int fd;
+    std::string path;  // for the error
+    bool data_only;    // fdatasync (a file), else fsync (a directory)
+  };
+  Status sync_together(const std::vector<SyncTarget>& more);
 
   void add_free_blocks(const std::vector<BlockRef>& refs);
   uint32_t extent_count() const { return uint32_t(files_.size()); }
@@ -71,6 +85,7 @@ class ExtentWriter {
   Result<Buffer*> free_buffer();
 
   std::string dir_;
+  bool sync_new_files_ = true;
   uint32_t blocks_per_extent_ = 0;
   IoMode mode_ = IoMode::Direct;
   std::vector<File> files_;

@@ -11,8 +11,9 @@
 //     readers.lock      shared by open readers; freed blocks wait for none
 //
 // Crash safety: a checkpoint is visible only once its blocks, tree nodes and
-// the preceding segment's event log are durable and its catalog row is
-// committed. Formats: docs/formats/.
+// the preceding segment's event log are written and its catalog row is
+// committed; when they reach the disk is WriterOptions::sync. Formats:
+// docs/formats/.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +81,7 @@ struct WriterStats {
   uint64_t blocks_reused = 0;     // ... of which into blocks freed by retention
   uint64_t tree_nodes_written = 0;
   bool direct_io = false;         // extents opened O_DIRECT (false on e.g. tmpfs)
+  uint64_t syncs = 0;             // times everything written so far was made durable
 };
 
 struct WriterOptions {
@@ -89,6 +91,19 @@ struct WriterOptions {
   // Auto: O_DIRECT where the filesystem takes it, else buffered. Buffered:
   // always buffered (the fallback path, selectable for tests).
   enum class Io { Auto, Buffered } io = Io::Auto;
+  // When a checkpoint add_checkpoint returned survives a machine crash
+  // (power loss, kernel panic). It survives the writer's own death (kill -9,
+  // a crash of the recorder) either way: everything reaches the kernel in
+  // commit order, blocks and event logs before the catalog row.
+  //  EveryCheckpoint: at once; every commit fsyncs the event log, the
+  //    extents and the catalog (milliseconds each, more under load).
+  //  Deferred: at the next sync of the whole recording, made by the first
+  //    commit `sync_interval_ms` or more after the previous sync, and by
+  //    finish(). A machine crash loses at most that interval; a checkpoint
+  //    whose catalog row reached the disk before its blocks did then fails
+  //    its checksums when read (never returns other data).
+  enum class Sync { EveryCheckpoint, Deferred } sync = Sync::EveryCheckpoint;
+  uint32_t sync_interval_ms = 1000;
 };
 
 class RecordingWriter {
@@ -107,10 +122,12 @@ class RecordingWriter {
   virtual Status append_event(const Event& event) = 0;
 
   // Writes checkpoint k (k = 0, 1, ...): first the pending segment k-1's
-  // events, then pages, tree, state; commits. Returns k once durable.
+  // events, then pages, tree, state; commits. Returns k once committed
+  // (durable as WriterOptions::sync says).
   virtual Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) = 0;
 
-  // Marks the recording complete (exit status etc. in events); no more writes.
+  // Marks the recording complete (exit status etc. in events); no more
+  // writes. Everything is durable when it returns.
   virtual Status finish() = 0;
 
   virtual WriterStats stats() const = 0;

@@ -5,6 +5,11 @@
 //      changed tree nodes; wait for io_uring; fdatasync the extent files
 //   3. one SQLite transaction (WAL, synchronous=FULL) adds the checkpoint row
 // A checkpoint row therefore only ever points at durable blocks and logs.
+// With Sync::Deferred the same order holds in the kernel (the writes of 1
+// and 2 complete before 3 starts, so a killed writer loses nothing), and the
+// fdatasyncs and fsyncs are made together at a sync: every sync_interval_ms
+// and at finish(), before a commit with synchronous=FULL; the commits in
+// between are synchronous=NORMAL (no fsync).
 #include <fcntl.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -68,7 +73,8 @@ Status dir_is_empty_or_missing(const std::string& dir) {
 
 class Writer final : public RecordingWriter {
  public:
-  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io);
+  Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io,
+              const WriterOptions& options);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status finish() override;
@@ -85,6 +91,13 @@ class Writer final : public RecordingWriter {
   Result<std::optional<std::pair<uint64_t, SegmentRow>>> seal_segment();
   Status validate(const CheckpointInput& input) const;
   Result<CheckpointId> write_checkpoint(const CheckpointInput& input, const std::string& reason);
+  bool deferred() const { return sync_interval_ms_ != 0; }
+  // Deferred: makes everything written so far durable but the catalog's
+  // pending commits, which the next (synchronous=FULL) commit syncs.
+  Status sync_files();
+  // Commits through `commit`, durably when `durable` (a sync_files() came first).
+  template <typename Fn>
+  Status commit(bool durable, Fn&& fn);
 
   std::string dir_;
   UniqueFd writer_lock_;
@@ -98,12 +111,18 @@ class Writer final : public RecordingWriter {
   std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
   enum class State { Open, Broken, Finished } state_ = State::Open;
   WriterStats stats_;
+  uint32_t sync_interval_ms_ = 0;    // 0: Sync::EveryCheckpoint
+  double last_sync_ms_ = 0;
+  std::vector<uint64_t> unsynced_logs_;  // sealed, not yet fdatasynced (Deferred)
+  uint32_t synced_extents_ = 0;      // extent files whose directory entry is durable
   std::vector<uint32_t> order_;  // scratch: dirty page order
   std::vector<uint64_t> vaddrs_;
 };
 
-Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io) {
+Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io,
+                    const WriterOptions& options) {
   dir_ = dir;
+  if (options.sync == WriterOptions::Sync::Deferred) sync_interval_ms_ = std::max<uint32_t>(options.sync_interval_ms, 1);
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
   if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir);
@@ -111,10 +130,46 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
-  catalog_ = TRY(Catalog::create(dir, meta));
-  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io));
+  catalog_ = TRY(Catalog::create(dir, meta, deferred() ? Durability::Normal : Durability::Full));
+  extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io, /*sync_new_files=*/!deferred()));
+  last_sync_ms_ = now_ms();
+  if (deferred()) return ok_status();  // the first sync covers the directories
+  synced_extents_ = 1;
   TRY(fsync_dir(dir));
   return ok_status();
+}
+
+Status Writer::sync_files() {
+  std::vector<UniqueFd> fds;
+  std::vector<ExtentWriter::SyncTarget> more;
+  auto add = [&](const std::string& path, int flags) -> Status {
+    fds.push_back(TRY(open_file(path, flags)));
+    more.push_back({fds.back().get(), path, (flags & O_DIRECTORY) == 0});
+    return ok_status();
+  };
+  for (uint64_t seg : unsynced_logs_) TRY(add(event_log_path(dir_, seg), O_RDONLY));
+  if (!unsynced_logs_.empty()) TRY(add(dir_ + "/events", O_RDONLY | O_DIRECTORY));
+  if (synced_extents_ != extents_->extent_count()) TRY(add(dir_ + "/pages", O_RDONLY | O_DIRECTORY));
+  if (synced_extents_ == 0) {  // the first sync: what create() wrote
+    TRY(add(dir_ + "/catalog.db", O_RDONLY));
+    TRY(add(dir_, O_RDONLY | O_DIRECTORY));  // catalog.db, pages/, events/ themselves
+  }
+  TRY(extents_->sync_together(more));
+  unsynced_logs_.clear();
+  synced_extents_ = extents_->extent_count();
+  last_sync_ms_ = now_ms();
+  stats_.syncs++;
+  return ok_status();
+}
+
+template <typename Fn>
+Status Writer::commit(bool durable, Fn&& fn) {
+  if (!deferred() || !durable) return fn();
+  TRY(catalog_->set_durability(Durability::Full));
+  Status st = fn();
+  Status back = catalog_->set_durability(Durability::Normal);
+  TRY(st);
+  return back;
 }
 
 Status Writer::append_event(const Event& event) {
@@ -131,8 +186,9 @@ Result<std::optional<std::pair<uint64_t, SegmentRow>>> Writer::seal_segment() {
   uint64_t seg = next_id_ - 1;
   SegmentRow row;
   if (log_) {
-    TRY(log_->seal());
-    TRY(fsync_dir(dir_ + "/events"));
+    TRY(log_->seal(/*sync=*/!deferred()));
+    if (deferred()) unsynced_logs_.push_back(seg);
+    else TRY(fsync_dir(dir_ + "/events"));
     row = SegmentRow{log_->count(), log_->bytes()};
     log_.reset();
   }
@@ -228,7 +284,15 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   TreeEntry root = TRY(tree_.commit(*extents_));
   stats_.tree_nodes_written += extents_->blocks_appended() + extents_->blocks_reused() - before_tree;
   double t_sync = now_ms();
-  TRY(extents_->sync());
+  const bool durable = !deferred() || t_sync - last_sync_ms_ >= sync_interval_ms_;
+  if (!deferred()) {
+    TRY(extents_->sync());
+    stats_.syncs++;
+  } else if (durable) {
+    TRY(sync_files());
+  } else {
+    TRY(extents_->flush());
+  }
   double t_commit = now_ms();
 
   CheckpointRow row;
@@ -241,10 +305,10 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.root = root;
   row.extents = extents_->extent_count();
   std::vector<uint8_t> state = TRY(compress_state(encode_process_state(input.state)));
-  TRY(catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free));
+  TRY(commit(durable, [&] { return catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free); }));
   double t_done = now_ms();
-  SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, sync %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
-               t_tree - t_pages, t_sync - t_tree, t_commit - t_sync, t_done - t_commit);
+  SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, %s %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
+               t_tree - t_pages, t_sync - t_tree, durable ? "sync" : "flush", t_commit - t_sync, t_done - t_commit);
   stats_.checkpoints++;
   return CheckpointId(next_id_++);
 }
@@ -253,7 +317,11 @@ Status Writer::finish() {
   if (state_ != State::Open) return Error::msg("finish: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "already finished"));
   state_ = State::Broken;
   auto sealed = TRY(seal_segment());
-  TRY(catalog_->commit_finish(sealed));
+  double t_sync = now_ms();
+  if (deferred()) TRY(sync_files());
+  double t_commit = now_ms();
+  TRY(commit(true, [&] { return catalog_->commit_finish(sealed); }));
+  SLSDBG_DEBUG("store", "finish: sync %.2f ms, commit %.2f ms", t_commit - t_sync, now_ms() - t_commit);
   state_ = State::Finished;
   return ok_status();
 }
@@ -275,7 +343,7 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::stri
                       " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
   IoMode io = options.io == WriterOptions::Io::Buffered ? IoMode::Buffered : IoMode::Direct;
-  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io), "creating recording " + dir);
+  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io, options), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
 }
 

@@ -318,8 +318,13 @@ Status RecordSession::start() {
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
   // The rest of the store's setup (catalog, files, fsyncs) runs on the
   // writer's thread while the program starts.
+  // Synced to disk once a second and at the end, not at every checkpoint:
+  // a killed recorder still leaves every committed checkpoint, and a short
+  // program does not wait for a dozen fsyncs (docs/performance.md `## record`).
+  store::WriterOptions wo;
+  wo.sync = store::WriterOptions::Sync::Deferred;
   writer_ = TRY(CheckpointWriter::start_opening(
-      [dir = opts_.out_dir, meta]() { return store::RecordingWriter::create(dir, meta); }, all_cpus));
+      [dir = opts_.out_dir, meta, wo]() { return store::RecordingWriter::create(dir, meta, wo); }, all_cpus));
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"

@@ -144,6 +144,43 @@ TEST(StoreRoundtrip, ManySmallExtentFiles) {
   EXPECT_FALSE(RecordingWriter::create(tmp2.rec(), testing::test_meta(), opts).ok());
 }
 
+// Sync::Deferred (the recorder's mode): no sync until the interval has
+// passed or finish(), and the recording reads back the same.
+TEST(StoreRoundtrip, DeferredSyncSyncsAtIntervalsAndFinish) {
+  for (uint32_t interval_ms : {3600 * 1000u, 1u}) {
+    TempDir tmp;
+    Model model(17);
+    WriterOptions opts;
+    opts.sync = WriterOptions::Sync::Deferred;
+    opts.sync_interval_ms = interval_ms;
+    opts.blocks_per_extent = 64;  // new extent files between syncs too
+    auto w = RecordingWriter::create(tmp.rec(), testing::test_meta(), opts);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    std::vector<uint8_t> storage;
+    for (uint64_t k = 0; k < 20; k++) {
+      ASSERT_TRUE((*w)->add_checkpoint(model.next(k, storage), "tick").ok());
+      Event e;
+      e.syscall_no = int64_t(k);
+      ASSERT_TRUE((*w)->append_event(e).ok());
+      if (interval_ms == 1) usleep(2000);
+    }
+    if (interval_ms == 1) EXPECT_GE((*w)->stats().syncs, 19u) << "one sync per commit 1 ms or more after the last";
+    else EXPECT_EQ((*w)->stats().syncs, 0u) << "synced before the interval passed";
+    ASSERT_TRUE((*w)->finish().ok());
+    if (interval_ms != 1) EXPECT_EQ((*w)->stats().syncs, 1u) << "finish() syncs once";
+    auto r = RecordingReader::open(tmp.rec());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_TRUE((*r)->open_report().finished);
+    for (uint64_t k = 0; k < 20; k++) {
+      ASSERT_EQ(testing::compare_checkpoint(**r, model, k), "");
+      auto ev = (*r)->segment_events(SegmentId(k));
+      ASSERT_TRUE(ev.ok()) << ev.error().message;
+      ASSERT_EQ(ev->size(), 1u);
+      EXPECT_EQ((*ev)[0].syscall_no, int64_t(k));
+    }
+  }
+}
+
 // The buffered io_uring path (used where O_DIRECT is refused) stores the same data.
 TEST(StoreRoundtrip, BufferedFallbackPathReadsBack) {
   TempDir tmp;
