@@ -164,10 +164,15 @@ TEST(StoreRoundtrip, DeferredSyncSyncsAtIntervalsAndFinish) {
       ASSERT_TRUE((*w)->append_event(e).ok());
       if (interval_ms == 1) usleep(2000);
     }
-    if (interval_ms == 1) EXPECT_GE((*w)->stats().syncs, 19u) << "one sync per commit 1 ms or more after the last";
-    else EXPECT_EQ((*w)->stats().syncs, 0u) << "synced before the interval passed";
+    if (interval_ms == 1) {
+      EXPECT_GE((*w)->stats().syncs, 19u) << "one sync per commit 1 ms or more after the last";
+    } else {
+      EXPECT_EQ((*w)->stats().syncs, 0u) << "synced before the interval passed";
+    }
     ASSERT_TRUE((*w)->finish().ok());
-    if (interval_ms != 1) EXPECT_EQ((*w)->stats().syncs, 1u) << "finish() syncs once";
+    if (interval_ms != 1) {
+      EXPECT_EQ((*w)->stats().syncs, 1u) << "finish() syncs once";
+    }
     auto r = RecordingReader::open(tmp.rec());
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_TRUE((*r)->open_report().finished);
