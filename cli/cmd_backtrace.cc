@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "engine/dump/backtrace.h"
 #include "engine/dump/checkpoint_pick.h"
@@ -29,52 +30,23 @@ const char kUsage[] =
 
 int run_backtrace(const std::vector<std::string>& args) {
   std::string rec;
-  int picks = 0;
-  bool json = false;
-  dump::Disasm disasm = dump::Disasm::No;
-  dump::CheckpointPick pick{dump::PickKind::At, 0, 0};
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& s = args[i];
-    if (s == "--at") {
-      if (i + 1 >= args.size()) return fail("backtrace: --at needs a checkpoint id", 2);
-      std::string v = args[++i];
-      char* end = nullptr;
-      pick.at = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end || v[0] == '-') return fail("backtrace: --at needs a checkpoint id, got '" + v + "'", 2);
-      pick.kind = dump::PickKind::At;
-      picks++;
-    } else if (s == "--time") {
-      if (i + 1 >= args.size()) return fail("backtrace: --time needs seconds", 2);
-      std::string v = args[++i];
-      char* end = nullptr;
-      pick.seconds = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end) return fail("backtrace: --time needs seconds, got '" + v + "'", 2);
-      pick.kind = dump::PickKind::Time;
-      picks++;
-    } else if (s == "--last") {
-      pick.kind = dump::PickKind::Last;
-      picks++;
-    } else if (s == "--disasm") {
-      disasm = dump::Disasm::Yes;
-    } else if (s == "--json") {
-      json = true;
-    } else if (!s.empty() && s[0] == '-') {
-      return fail("backtrace: unknown option '" + s + "' (see slsdbg backtrace --help)", 2);
-    } else if (rec.empty()) {
-      rec = s;
-    } else {
-      return fail("backtrace: unexpected argument '" + s + "'", 2);
-    }
-  }
-  if (rec.empty()) return fail("backtrace: missing recording directory (see slsdbg backtrace --help)", 2);
-  if (picks != 1) return fail("backtrace: give exactly one of --at K, --time SECONDS, --last", 2);
+  bool json = false, want_disasm = false;
+  Options opts("backtrace");
+  opts.recording(rec);
+  CheckpointOptions which(opts);
+  opts.flag("--disasm", want_disasm);
+  opts.flag("--json", json);
+  if (auto done = opts.parse(args)) return *done;
+  const auto pick = which.pick();
+  if (!pick) return opts.usage_error(CheckpointOptions::kProblem);
+  const dump::Disasm disasm = want_disasm ? dump::Disasm::Yes : dump::Disasm::No;
 
   auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
   if (!dir.ok()) return fail("backtrace: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);
   if (!reader.ok()) return fail("backtrace: " + rec + ": " + reader.error().message);
-  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), pick);
+  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), *pick);
   if (!cp.ok()) return fail("backtrace: " + cp.error().message);
   auto state = (*reader)->process_state(cp->id);
   if (!state.ok()) return fail("backtrace: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);

@@ -4,13 +4,17 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "engine/bisect/bisect.h"
+#include "recorder/record/recording_dir.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -20,7 +24,8 @@ const char kUsage[] =
     "                     [--good K] [--bad K] [--show EXPR]... [--core FILE] [--json]\n\n"
     "Finds the first checkpoint at which an invariant no longer holds, by binary\n"
     "search over the recording's checkpoints, then refines inside the segment\n"
-    "before it to the exact instruction where the invariant flips.\n\n"
+    "before it to the exact instruction where the invariant flips. REC is a\n"
+    "path, `latest` or a name under $SLSDBG_DIR (see `slsdbg ls`).\n\n"
     "The invariant, exactly one of:\n"
     "  --expr EXPR       a C expression over the program's globals and registers\n"
     "                    ($rax, $pc, ...), evaluated by GDB over a core of each\n"
@@ -83,72 +88,56 @@ constexpr int kExitAlreadyBad = 3;
 constexpr int kExitNeverBad = 4;
 constexpr int kExitNotMonotone = 5;
 
-Result<uint64_t> parse_number(const std::string& option, const std::string& v) {
-  char* end = nullptr;
-  uint64_t n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || v[0] == '-') return Error::msg("bisect: " + option + " needs a number, got '" + v + "'");
-  return n;
-}
-
 struct Parsed {
   bisect::BisectOptions options;
   bool json = false;
 };
 
-Result<Parsed> parse(const std::vector<std::string>& args) {
-  Parsed p;
+// The options into `p`; a usage problem as its text.
+std::optional<std::string> check(Parsed& p, const CLI::Option* expr, const CLI::Option* plugin, const CLI::Option* cmd,
+                                 const CLI::Option* good, const CLI::Option* bad, uint64_t good_k, uint64_t bad_k) {
   auto& o = p.options;
-  int modes = 0;
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& s = args[i];
-    auto value = [&](const char* what) -> Result<std::string> {
-      if (i + 1 >= args.size()) return Error::msg("bisect: " + s + " needs " + what);
-      return args[++i];
-    };
-    if (s == "--expr" || s == "--plugin" || s == "--cmd") {
-      std::string v = TRY(value(s == "--expr" ? "an expression" : s == "--plugin" ? "a shared library" : "a command"));
-      if (v.empty()) return Error::msg("bisect: " + s + " is empty");
-      o.mode = s == "--expr" ? bisect::Mode::Expr : s == "--plugin" ? bisect::Mode::Plugin : bisect::Mode::Cmd;
-      o.spec = v;
-      modes++;
-    } else if (s == "--plugin-arg") {
-      o.plugin_arg = TRY(value("text"));
-    } else if (s == "--good") {
-      o.good = TRY(parse_number(s, TRY(value("a checkpoint id"))));
-    } else if (s == "--bad") {
-      o.bad = TRY(parse_number(s, TRY(value("a checkpoint id"))));
-    } else if (s == "--spot-checks") {
-      o.spot_checks = static_cast<unsigned>(TRY(parse_number(s, TRY(value("a count")))));
-    } else if (s == "--show") {
-      o.show.push_back(TRY(value("an expression")));
-    } else if (s == "--core") {
-      o.core_out = TRY(value("a file name"));
-    } else if (s == "--no-refine") {
-      o.refinement = bisect::Refinement::Off;
-    } else if (s == "--json") {
-      p.json = true;
-    } else if (!s.empty() && s[0] == '-') {
-      return Error::msg("bisect: unknown option '" + s + "' (see slsdbg bisect --help)");
-    } else if (o.recording.empty()) {
-      o.recording = s;
-    } else {
-      return Error::msg("bisect: unexpected argument '" + s + "'");
-    }
-  }
-  if (o.recording.empty()) return Error::msg("bisect: missing recording directory (see slsdbg bisect --help)");
-  if (modes == 0) return Error::msg("bisect: give the invariant with one of --expr, --plugin, --cmd");
-  if (modes > 1) return Error::msg("bisect: give only one of --expr, --plugin, --cmd");
-  if (!o.plugin_arg.empty() && o.mode != bisect::Mode::Plugin) return Error::msg("bisect: --plugin-arg needs --plugin");
-  if (o.good && o.bad && *o.good >= *o.bad) return Error::msg("bisect: --good must be a checkpoint before --bad");
-  return p;
+  const size_t modes = expr->count() + plugin->count() + cmd->count();
+  if (modes == 0) return "give the invariant with one of --expr, --plugin, --cmd";
+  if (modes > 1) return "give only one of --expr, --plugin, --cmd";
+  o.mode = expr->count() ? bisect::Mode::Expr : plugin->count() ? bisect::Mode::Plugin : bisect::Mode::Cmd;
+  const CLI::Option* given = expr->count() ? expr : plugin->count() ? plugin : cmd;
+  if (o.spec.empty()) return given->get_name() + " is empty";
+  if (!o.plugin_arg.empty() && o.mode != bisect::Mode::Plugin) return "--plugin-arg needs --plugin";
+  if (good->count()) o.good = good_k;
+  if (bad->count()) o.bad = bad_k;
+  if (o.good && o.bad && *o.good >= *o.bad) return "--good must be a checkpoint before --bad";
+  return std::nullopt;
 }
 
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
 int run_bisect_command(const std::vector<std::string>& args) {
-  auto parsed = parse(args);
-  if (!parsed.ok()) return fail(parsed.error().message, 2);
+  Parsed parsed;
+  auto& o = parsed.options;
+  uint64_t good_k = 0, bad_k = 0, spot_checks = o.spot_checks;
+  bool no_refine = false;
+  Options opts("bisect");
+  opts.recording(o.recording);
+  CLI::Option* expr = opts.text("--expr", o.spec, "an expression");
+  CLI::Option* plugin = opts.text("--plugin", o.spec, "a shared library");
+  CLI::Option* cmd = opts.text("--cmd", o.spec, "a command");
+  opts.text("--plugin-arg", o.plugin_arg, "text");
+  CLI::Option* good = opts.number("--good", good_k, "a number");
+  CLI::Option* bad = opts.number("--bad", bad_k, "a number");
+  opts.number("--spot-checks", spot_checks, "a count");
+  opts.texts("--show", o.show, "an expression");
+  opts.text("--core", o.core_out, "a file name");
+  opts.flag("--no-refine", no_refine);
+  opts.flag("--json", parsed.json);
+  if (auto done = opts.parse(args)) return *done;
+  if (auto problem = check(parsed, expr, plugin, cmd, good, bad, good_k, bad_k)) return opts.usage_error(*problem);
+  o.spot_checks = static_cast<unsigned>(std::min<uint64_t>(spot_checks, 1u << 20));
+  if (no_refine) o.refinement = bisect::Refinement::Off;
+  auto dir = recorder::resolve_recording(o.recording);  // a path, `latest` or a name under $SLSDBG_DIR
+  if (!dir.ok()) return fail("bisect: " + dir.error().message);
+  o.recording = *dir;
   // Ctrl-C ends the bisect between probes, so the cores it wrote (process
   // memory) are removed with their scratch directory.
   struct sigaction sa = {};
@@ -156,19 +145,19 @@ int run_bisect_command(const std::vector<std::string>& args) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
-  parsed->options.interrupted = [] { return g_interrupted != 0; };
+  parsed.options.interrupted = [] { return g_interrupted != 0; };
   bool tty = ::isatty(STDERR_FILENO);
   bool shown = false;
   if (tty)
-    parsed->options.progress = [&](const std::string& line) {
+    parsed.options.progress = [&](const std::string& line) {
       std::fprintf(stderr, "\r\033[Kbisect: %s", line.c_str());
       std::fflush(stderr);
       shown = true;
     };
-  auto report = bisect::run_bisect(parsed->options);
+  auto report = bisect::run_bisect(parsed.options);
   if (shown) std::fprintf(stderr, "\r\033[K");
   if (!report.ok()) return fail("bisect: " + report.error().message, g_interrupted ? 130 : 1);
-  std::fputs(parsed->json ? bisect::format_report_json(*report).c_str() : bisect::format_report_text(*report).c_str(),
+  std::fputs(parsed.json ? bisect::format_report_json(*report).c_str() : bisect::format_report_text(*report).c_str(),
              stdout);
   switch (report->outcome) {
     case bisect::Outcome::Found: return 0;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
@@ -26,60 +27,11 @@ const char kUsage[] =
     "  --at K          checkpoint K (see `slsdbg info REC`)\n"
     "  --time SECONDS  the last checkpoint at or before SECONDS into the recording\n"
     "  --last          the last checkpoint\n"
-    "  -o FILE         output file (default: PROGRAM.K.core in the current directory);\n"
-    "                  created with mode 0600 since it holds process memory\n"
-    "  --quiet         no progress or summary\n\n"
+    "  -o, --output FILE  output file (default: PROGRAM.K.core in the current\n"
+    "                  directory); created with mode 0600 since it holds process memory\n"
+    "  -q, --quiet     no progress or summary\n\n"
     "The core shows the process stopped by SIGSTOP at that checkpoint. Its uid,\n"
     "gid and parent pid are not recorded and read as 0 in NT_PRPSINFO.\n";
-
-struct Args {
-  std::string rec, out;
-  dump::CheckpointPick pick;
-  int picks = 0;
-  bool quiet = false;
-};
-
-Result<Args> parse(const std::vector<std::string>& args) {
-  Args a;
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& s = args[i];
-    auto value = [&](const char* what) -> Result<std::string> {
-      if (i + 1 >= args.size()) return Error::msg(s + " needs " + what);
-      return args[++i];
-    };
-    if (s == "--at") {
-      std::string v = TRY(value("a checkpoint id"));
-      char* end = nullptr;
-      a.pick.at = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end || v[0] == '-') return Error::msg("--at needs a checkpoint id, got '" + v + "'");
-      a.pick.kind = dump::PickKind::At;
-      a.picks++;
-    } else if (s == "--time") {
-      std::string v = TRY(value("seconds"));
-      char* end = nullptr;
-      a.pick.seconds = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end) return Error::msg("--time needs seconds, got '" + v + "'");
-      a.pick.kind = dump::PickKind::Time;
-      a.picks++;
-    } else if (s == "--last") {
-      a.pick.kind = dump::PickKind::Last;
-      a.picks++;
-    } else if (s == "-o" || s == "--output") {
-      a.out = TRY(value("a file name"));
-    } else if (s == "--quiet" || s == "-q") {
-      a.quiet = true;
-    } else if (!s.empty() && s[0] == '-') {
-      return Error::msg("dump: unknown option '" + s + "' (see slsdbg dump --help)");
-    } else if (a.rec.empty()) {
-      a.rec = s;
-    } else {
-      return Error::msg("dump: unexpected argument '" + s + "'");
-    }
-  }
-  if (a.rec.empty()) return Error::msg("dump: missing recording directory (see slsdbg dump --help)");
-  if (a.picks != 1) return Error::msg("dump: give exactly one of --at K, --time SECONDS, --last");
-  return a;
-}
 
 std::string base_name(const std::string& path) {
   auto slash = path.find_last_of('/');
@@ -110,31 +62,38 @@ class Progress {
 };
 
 int run_dump(const std::vector<std::string>& argv) {
-  auto args = parse(argv);
-  if (!args.ok()) return fail(args.error().message, 2);
-  auto dir = recorder::resolve_recording(args->rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  std::string rec, out;
+  bool quiet = false;
+  Options opts("dump");
+  opts.recording(rec);
+  CheckpointOptions which(opts);
+  opts.text("-o,--output", out, "a file name");
+  opts.flag("-q,--quiet", quiet);
+  if (auto done = opts.parse(argv)) return *done;
+  const auto pick = which.pick();
+  if (!pick) return opts.usage_error(CheckpointOptions::kProblem);
+  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
   if (!dir.ok()) return fail("dump: " + dir.error().message);
-  args->rec = *dir;
-  auto reader = store::RecordingReader::open(args->rec);
-  if (!reader.ok()) return fail("dump: " + args->rec + ": " + reader.error().message);
-  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), args->pick);
+  rec = *dir;
+  auto reader = store::RecordingReader::open(rec);
+  if (!reader.ok()) return fail("dump: " + rec + ": " + reader.error().message);
+  auto cp = dump::pick_checkpoint((*reader)->checkpoints(), *pick);
   if (!cp.ok()) return fail("dump: " + cp.error().message);
   auto state = (*reader)->process_state(cp->id);
   if (!state.ok()) return fail("dump: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);
 
-  std::string out = args->out;
   if (out.empty()) {
     std::string prog = base_name(state->exe.empty() ? (*reader)->meta().program : state->exe);
     out = (prog.empty() ? std::string("slsdbg") : prog) + "." + std::to_string(cp->id.value) + ".core";
   }
   dump::RecordingMemory memory(**reader, cp->id);
   dump::CoreOptions options;
-  Progress progress(!args->quiet);
+  Progress progress(!quiet);
   options.progress = [&](const dump::CoreProgress& p) { progress.update(p); };
   auto summary = dump::write_core(*state, memory, out, options);
   if (!summary.ok())
     return fail("dump: checkpoint " + std::to_string(cp->id.value) + ": " + summary.error().message);
-  if (!args->quiet)
+  if (!quiet)
     std::printf("wrote %s: checkpoint %llu at %.3f s, %u threads, %u mappings, %.1f MiB\n", out.c_str(),
                 static_cast<unsigned long long>(cp->id.value), static_cast<double>(cp->time_ns) / 1e9,
                 summary->threads, summary->load_segments, static_cast<double>(summary->file_size) / (1 << 20));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
@@ -49,13 +50,10 @@ double percentile(std::vector<double> v, double p) {
 int run_info(const std::vector<std::string>& args) {
   std::string rec;
   bool json = false;
-  for (const auto& a : args) {
-    if (a == "--json") json = true;
-    else if (!a.empty() && a[0] == '-') return fail("info: unknown option '" + a + "'", 2);
-    else if (rec.empty()) rec = a;
-    else return fail("info: more than one recording given", 2);
-  }
-  if (rec.empty()) return fail("info: no recording given (slsdbg info REC)", 2);
+  Options opts("info");
+  opts.recording(rec);
+  opts.flag("--json", json);
+  if (auto done = opts.parse(args)) return *done;
   auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("info: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);

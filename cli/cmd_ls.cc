@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
@@ -54,21 +55,18 @@ size_t children_started(const store::RecordingReader& r) {
 int run_ls(const std::vector<std::string>& args) {
   std::string root;
   bool json = false;
-  for (const auto& a : args) {
-    if (a == "--json") json = true;
-    else if (!a.empty() && a[0] == '-') return fail("ls: unknown option '" + a + "'", 2);
-    else if (root.empty()) root = a;
-    else return fail("ls: more than one directory given", 2);
-  }
-  if (root.empty()) root = recorder::recordings_root();
+  Options opts("ls");
+  CLI::Option* given = opts.text("DIR", root, "DIR");
+  opts.flag("--json", json);
+  if (auto done = opts.parse(args)) return *done;
+  if (!given->count()) root = recorder::recordings_root();
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
-    if (args.empty() && json) {
-      std::printf("[]\n");
-      return 0;
+    if (!given->count()) {  // nothing recorded yet
+      if (json) std::printf("[]\n");
+      return kExitOk;
     }
-    if (args.empty()) return 0;  // nothing recorded yet
-    return fail("ls: " + root + " is not a directory", 1);
+    return fail("ls: " + root + " is not a directory");
   }
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(root, ec))

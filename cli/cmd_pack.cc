@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "engine/replay/pack.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
@@ -22,12 +23,11 @@ constexpr const char* kUsage =
     "changed since recording. REC is a path or a name under $SLSDBG_DIR.\n";
 
 int run_pack(const std::vector<std::string>& args) {
-  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') return fail("pack: give one recording (slsdbg pack REC)", 2);
-  auto dir = recorder::resolve_recording(args[0]);
+  std::string rec;
+  Options opts("pack");
+  opts.recording(rec);
+  if (auto done = opts.parse(args)) return *done;
+  auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("pack: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);
   if (!reader.ok()) return fail("pack: " + *dir + ": " + reader.error().message);

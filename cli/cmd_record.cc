@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "engine/dump/crash_report.h"
 #include "recorder/record/record_session.h"
 #include "recorder/record/recording_dir.h"
@@ -26,7 +27,7 @@ constexpr const char* kUsage =
     "wrote, rdtsc values, signal deliveries). PROGRAM's stdin, stdout, stderr\n"
     "and exit status pass through unchanged.\n"
     "\n"
-    "  -o DIR          where to write the recording (default: $SLSDBG_DIR or\n"
+    "  -o, --output DIR  where to write the recording (default: $SLSDBG_DIR or\n"
     "                  ~/.local/share/slsdbg, as PROGNAME-N, with a `latest` link)\n"
     "  --interval MS   checkpoint period in milliseconds (1..60000)\n"
     "  --verify        after each checkpoint, compare the stored memory image with\n"
@@ -74,51 +75,30 @@ int exit_like(int signo) {
 
 int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
-  std::string out_dir;
-  size_t i = 0;
-  for (; i < args.size(); i++) {
-    const std::string& a = args[i];
-    auto value = [&](const char* flag) -> const std::string* {
-      if (i + 1 >= args.size()) return nullptr;
-      (void)flag;
-      return &args[++i];
-    };
-    if (a == "--") {
-      i++;
-      break;
-    } else if (a == "-o" || a == "--output") {
-      const std::string* v = value("-o");
-      if (!v) return fail("record: -o needs a directory", 2);
-      out_dir = *v;
-    } else if (a == "--interval") {
-      const std::string* v = value("--interval");
-      char* end = nullptr;
-      long ms = v ? std::strtol(v->c_str(), &end, 10) : 0;
-      if (!v || *end != '\0' || ms < 1 || ms > 60000)
-        return fail("record: --interval needs a number of milliseconds between 1 and 60000", 2);
-      opts.interval_ns = static_cast<uint64_t>(ms) * 1'000'000;
-    } else if (a == "--copy") {
-      const std::string* v = value("--copy");
-      if (!v || (*v != "deferred" && *v != "in-stop"))
-        return fail("record: --copy needs 'deferred' or 'in-stop'", 2);
-      opts.defer_copy = *v == "deferred";
-    } else if (a == "--verify") {
-      opts.verify = recorder::VerifyMode::EveryCheckpoint;
-    } else if (a == "--tracker") {
-      const std::string* v = value("--tracker");
-      if (!v) return fail("record: --tracker needs auto, uffd or hash", 2);
-      if (*v == "auto") opts.tracker = recorder::TrackerChoice::Auto;
-      else if (*v == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
-      else if (*v == "hash") opts.tracker = recorder::TrackerChoice::PageHash;
-      else return fail("record: unknown tracker '" + *v + "' (auto, uffd or hash)", 2);
-    } else if (!a.empty() && a[0] == '-') {
-      return fail("record: unknown option '" + a + "' (see slsdbg record --help)", 2);
-    } else {
-      break;
-    }
+  std::string out_dir, copy = "deferred", tracker = "auto";
+  uint64_t interval_ms = 10;
+  bool verify = false;
+  Options options("record", Rest::Program);
+  options.text("-o,--output", out_dir, "a directory");
+  CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
+  options.flag("--verify", verify);
+  options.text("--tracker", tracker, "auto, uffd or hash");
+  options.text("--copy", copy, "deferred or in-stop");
+  if (auto done = options.parse(args)) return *done;
+  if (interval->count()) {
+    if (interval_ms < 1 || interval_ms > 60000)
+      return options.usage_error("--interval needs a number of milliseconds between 1 and 60000");
+    opts.interval_ns = interval_ms * 1'000'000;
   }
-  opts.argv.assign(args.begin() + static_cast<long>(i), args.end());
-  if (opts.argv.empty()) return fail("record: no program given (slsdbg record -- PROGRAM [ARGS...])", 2);
+  if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
+  opts.defer_copy = copy == "deferred";
+  if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
+  if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
+  else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
+  else if (tracker == "hash") opts.tracker = recorder::TrackerChoice::PageHash;
+  else return options.usage_error("unknown tracker '" + tracker + "' (auto, uffd or hash)");
+  opts.argv = options.rest();
+  if (opts.argv.empty()) return options.usage_error("no program given: slsdbg record [OPTIONS] -- PROGRAM [ARGS...]");
 
   const bool default_location = out_dir.empty();
   if (default_location) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/replay_frontend.h"
@@ -84,7 +85,7 @@ const char kUsage[] =
     "divergence.\n";
 
 struct ReplayArgs {
-  std::string rec;
+  std::string rec = "latest";
   bool check = false;
   std::optional<std::string> goto_moment;  // --goto text, or --at K as "K"
   bool print_regs = false;
@@ -102,51 +103,6 @@ std::optional<uint64_t> parse_u64(const std::string& text) {
   const unsigned long long v = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
   if (errno == ERANGE) return std::nullopt;
   return v;
-}
-
-// Parses the arguments; on bad input returns the one-line error.
-std::optional<std::string> parse_replay_args(const std::vector<std::string>& args, ReplayArgs& out) {
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& a = args[i];
-    auto value = [&](const char* opt) -> const std::string* {
-      if (i + 1 >= args.size()) return nullptr;
-      (void)opt;
-      return &args[++i];
-    };
-    if (a == "--check") {
-      out.check = true;
-    } else if (a == "--goto" || a == "--at") {
-      const std::string* v = value(a.c_str());
-      if (!v) return a + " needs a value";
-      if (out.goto_moment) return "--goto/--at given twice";
-      if (a == "--at" && !parse_u64(*v)) return "--at '" + *v + "': not a checkpoint number";
-      out.goto_moment = *v;
-    } else if (a == "--print-regs") {
-      out.print_regs = true;
-    } else if (a == "--json") {
-      out.json = true;
-    } else if (a == "--read") {
-      const std::string* v = value("--read");
-      if (!v) return "--read needs ADDR:LEN";
-      const size_t colon = v->find(':');
-      const auto addr = colon == std::string::npos ? std::nullopt : parse_u64(v->substr(0, colon));
-      const auto len = colon == std::string::npos ? std::nullopt : parse_u64(v->substr(colon + 1));
-      if (!addr || !len) return "--read '" + *v + "': expected ADDR:LEN (e.g. 0x601040:8)";
-      if (*len == 0 || *len > (1u << 20)) return "--read '" + *v + "': LEN must be 1..1048576";
-      out.reads.emplace_back(*addr, *len);
-    } else if (!a.empty() && a[0] == '-') {
-      return "unknown option '" + a + "' (see slsdbg replay --help)";
-    } else if (out.rec.empty()) {
-      out.rec = a;
-    } else {
-      return "more than one recording given ('" + out.rec + "', '" + a + "')";
-    }
-  }
-  if (out.rec.empty()) out.rec = "latest";  // `slsdbg replay` alone opens the newest recording
-  if (out.check && out.goto_moment) return std::string("--check cannot be combined with --goto/--at");
-  if (!out.goto_moment && (out.print_regs || !out.reads.empty() || out.json))
-    return std::string("--print-regs, --read and --json need --goto or --at");
-  return std::nullopt;
 }
 
 int run_check(const store::RecordingReader& reader) {
@@ -236,52 +192,66 @@ int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
   return 0;
 }
 
-// --- GDB / --server mode (issue #4): parsed apart from the options above.
+// --- GDB / --server mode (issue #4).
 struct DebuggerOptions {
   std::vector<std::string> gdb_args;  // after "--"
   std::optional<std::string> server;
   bool allow_remote = false;
 };
 
-// Takes everything after "--" out of `args` (GDB's arguments).
-std::vector<std::string> take_gdb_args(std::vector<std::string>& args) {
-  std::vector<std::string> gdb;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      gdb.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      args.resize(i);
-      break;
-    }
-  }
-  return gdb;
-}
-
-// Takes --server ADDR and --allow-remote out of `args`; an error text when malformed.
-std::optional<std::string> take_debugger_options(std::vector<std::string>& args, DebuggerOptions& out) {
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--server") {
-      if (i + 1 >= args.size() || args[i + 1].empty()) return std::string("--server needs an address (see slsdbg replay --help)");
-      out.server = args[++i];
-    } else if (args[i] == "--allow-remote") {
-      out.allow_remote = true;
-    } else {
-      rest.push_back(args[i]);
-    }
-  }
-  args = std::move(rest);
-  if (out.allow_remote && !out.server) return std::string("--allow-remote only applies to --server");
-  return std::nullopt;
-}
-
 // What the options ask for besides --check and the scripted --goto output.
 bool wants_script_output(const ReplayArgs& a) { return a.print_regs || !a.reads.empty() || a.json; }
+
+// Parses the arguments; nullopt to go on, else the exit code (usage error or --help).
+std::optional<int> parse_replay_args(const std::vector<std::string>& args, ReplayArgs& out, DebuggerOptions& debugger) {
+  Options opts("replay", Rest::AfterDashDash);  // after `--`: GDB's arguments
+  std::string moment, at, server;
+  std::vector<std::string> reads;
+  opts.recording(out.rec)->required(false);  // `slsdbg replay` alone opens the newest recording
+  opts.flag("--check", out.check);
+  CLI::Option* goto_opt = opts.text("--goto", moment, "a moment");
+  CLI::Option* at_opt = opts.text("--at", at, "a checkpoint number");
+  opts.flag("--print-regs", out.print_regs);
+  opts.texts("--read", reads, "ADDR:LEN");
+  opts.flag("--json", out.json);
+  CLI::Option* server_opt = opts.text("--server", server, "an address");
+  opts.flag("--allow-remote", debugger.allow_remote);
+  if (auto done = opts.parse(args)) return done;
+  debugger.gdb_args = opts.rest();
+  if (server_opt->count()) {
+    if (server.empty()) return opts.usage_error("--server needs an address");
+    debugger.server = server;
+  }
+  if (debugger.allow_remote && !debugger.server) return opts.usage_error("--allow-remote only applies to --server");
+  if (goto_opt->count() && at_opt->count()) return opts.usage_error("--goto/--at given twice");
+  if (at_opt->count() && !parse_u64(at)) return opts.usage_error("--at '" + at + "': not a checkpoint number");
+  if (goto_opt->count() || at_opt->count()) out.goto_moment = goto_opt->count() ? moment : at;
+  for (const std::string& v : reads) {
+    const size_t colon = v.find(':');
+    const auto addr = colon == std::string::npos ? std::nullopt : parse_u64(v.substr(0, colon));
+    const auto len = colon == std::string::npos ? std::nullopt : parse_u64(v.substr(colon + 1));
+    if (!addr || !len) return opts.usage_error("--read '" + v + "': expected ADDR:LEN (e.g. 0x601040:8)");
+    if (*len == 0 || *len > (1u << 20)) return opts.usage_error("--read '" + v + "': LEN must be 1..1048576");
+    out.reads.emplace_back(*addr, *len);
+  }
+  if (out.check && out.goto_moment) return opts.usage_error("--check cannot be combined with --goto/--at");
+  if (!out.goto_moment && wants_script_output(out))
+    return opts.usage_error("--print-regs, --read and --json need --goto or --at");
+  if ((out.check || wants_script_output(out)) && (debugger.server || !debugger.gdb_args.empty()))
+    return opts.usage_error("--server and GDB arguments do not go with --check, --print-regs, --read or --json");
+  // A malformed --server address is a usage error, reported before the recording is looked up.
+  if (debugger.server) {
+    auto parsed = gdbserver::parse_listen_spec(*debugger.server);
+    if (!parsed.ok()) return opts.usage_error("--server: " + parsed.error().message);
+  }
+  return std::nullopt;
+}
 
 int run_debugger(const std::string& rec, const std::optional<std::string>& start_at, const DebuggerOptions& opts) {
   std::optional<gdbserver::ListenSpec> spec;
   if (opts.server) {
     auto parsed = gdbserver::parse_listen_spec(*opts.server);
-    if (!parsed.ok()) return fail("replay: --server: " + parsed.error().message, 2);
+    if (!parsed.ok()) return fail("replay: --server: " + parsed.error().message, kExitUsage);
     spec = *parsed;
   }
   auto reader = store::RecordingReader::open(rec);
@@ -293,8 +263,8 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   if (spec) {
     auto access = opts.allow_remote ? gdbserver::RemoteAccess::AllowRemote : gdbserver::RemoteAccess::LoopbackOnly;
     code = gdbserver::serve_recording(**reader, *spec, access, options);
-    if (!code.ok() && code.error().message.starts_with("refusing to listen")) {
-      return fail("replay: --server: " + code.error().message + " (--allow-remote)", 2);
+    if (!code.ok() && code.error().is(ErrorKind::BadInput)) {  // e.g. a non-loopback address without --allow-remote
+      return fail("replay: --server: " + code.error().message + " (--allow-remote)", kExitUsage);
     }
   } else {
     code = gdbserver::run_gdb_on_recording(**reader, opts.gdb_args, options);
@@ -303,22 +273,11 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   return *code;
 }
 
-int run(const std::vector<std::string>& original_args) {
-  std::vector<std::string> args = original_args;
-  DebuggerOptions debugger;
-  debugger.gdb_args = take_gdb_args(args);
-  if (auto err = take_debugger_options(args, debugger)) return fail("replay: " + *err, 2);
+int run(const std::vector<std::string>& args) {
   ReplayArgs a;
-  if (auto err = parse_replay_args(args, a)) return fail("replay: " + *err, 2);
+  DebuggerOptions debugger;
+  if (auto done = parse_replay_args(args, a, debugger)) return *done;
   const bool debugger_mode = !a.check && !wants_script_output(a);
-  if (!debugger_mode && (debugger.server || !debugger.gdb_args.empty())) {
-    return fail("replay: --server and GDB arguments do not go with --check, --print-regs, --read or --json", 2);
-  }
-  // A malformed --server address is a usage error, reported before the recording is looked up.
-  if (debugger.server) {
-    auto parsed = gdbserver::parse_listen_spec(*debugger.server);
-    if (!parsed.ok()) return fail("replay: --server: " + parsed.error().message, 2);
-  }
   auto dir = recorder::resolve_recording(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR
   if (!dir.ok()) return fail("replay: " + dir.error().message);
   a.rec = *dir;

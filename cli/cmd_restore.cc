@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "common/log.h"
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
@@ -101,59 +102,44 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
 
 int run(const std::vector<std::string>& args) {
   std::string rec;
-  long long at = -1, repeat = 1;
-  Verify verify = Verify::No;
-  restore::FillMode fill = restore::FillMode::Eager;
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& a = args[i];
-    auto number = [&](long long& out) -> bool {
-      if (i + 1 >= args.size()) return false;
-      char* end = nullptr;
-      out = std::strtoll(args[++i].c_str(), &end, 10);
-      return end && *end == 0 && !args[i].empty() && out >= 0;
-    };
-    if (a == "--at") {
-      if (!number(at)) return fail("--at needs a checkpoint number", 2);
-    } else if (a == "--repeat") {
-      if (!number(repeat) || repeat < 1) return fail("--repeat needs a positive count", 2);
-    } else if (a == "--lazy") {
-      fill = restore::FillMode::Lazy;
-    } else if (a == "--verify") {
-      verify = Verify::Yes;
-    } else if (!a.empty() && a[0] == '-') {
-      return fail("restore: unknown option " + a, 2);
-    } else if (rec.empty()) {
-      rec = a;
-    } else {
-      return fail("restore: unexpected argument " + a, 2);
-    }
-  }
-  if (rec.empty()) return fail("restore: missing recording (usage: slsdbg restore REC --at K)", 2);
-  if (at < 0) return fail("restore: missing --at K", 2);
+  uint64_t at = 0, repeat = 1;
+  bool verify_flag = false, lazy = false;
+  Options opts("restore");
+  opts.recording(rec);
+  opts.number("--at", at, "a checkpoint id")->required();
+  opts.number("--repeat", repeat, "a positive count");
+  opts.flag("--verify", verify_flag);
+  opts.flag("--lazy", lazy);
+  if (auto done = opts.parse(args)) return *done;
+  if (repeat < 1) return opts.usage_error("--repeat needs a positive count");
+  const Verify verify = verify_flag ? Verify::Yes : Verify::No;
+  const restore::FillMode fill = lazy ? restore::FillMode::Lazy : restore::FillMode::Eager;
 
   auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
   if (!dir.ok()) return fail("restore: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail(rec + ": " + reader.error().message);
+  if (!reader.ok()) return fail("restore: " + rec + ": " + reader.error().message);
   std::map<std::string, int> tally;
   int first_failure = 0;
-  for (long long run_no = 1; run_no <= repeat; run_no++) {
-    Result<int> st = run_once(**reader, CheckpointId(uint64_t(at)), run_no == 1, verify, fill);
-    if (!st.ok()) return fail(st.error().message);
+  for (uint64_t run_no = 1; run_no <= repeat; run_no++) {
+    Result<int> st = run_once(**reader, CheckpointId(at), run_no == 1, verify, fill);
+    if (!st.ok()) return fail("restore: " + st.error().message);
     int code = shell_status(*st);
     if (code != 0 && first_failure == 0) first_failure = code;
     if (repeat > 1) {
       std::string what = describe_status(*st);
       tally[what]++;
-      std::fprintf(stderr, "slsdbg: run %lld/%lld: %s\n", run_no, repeat, what.c_str());
+      std::fprintf(stderr, "slsdbg: run %llu/%llu: %s\n", (unsigned long long)run_no, (unsigned long long)repeat,
+                   what.c_str());
     } else {
       return code;
     }
   }
   std::string summary;
   for (const auto& [what, n] : tally) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " x " + what;
-  std::fprintf(stderr, "slsdbg: %lld runs from checkpoint %lld: %s%s\n", repeat, at, summary.c_str(),
+  std::fprintf(stderr, "slsdbg: %llu runs from checkpoint %llu: %s%s\n", (unsigned long long)repeat,
+               (unsigned long long)at, summary.c_str(),
                tally.size() > 1 ? " (NONDETERMINISTIC)" : "");
   return first_failure;
 }

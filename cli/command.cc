@@ -23,12 +23,4 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
-bool wants_help(const std::vector<std::string>& args) {
-  for (const auto& a : args) {
-    if (a == "--") break;
-    if (a == "--help" || a == "-h") return true;
-  }
-  return false;
-}
-
 }  // namespace slsdbg::cli

@@ -21,7 +21,7 @@ static void print_help() {
 int main(int argc, char** argv) {
   if (argc < 2) {
     print_help();
-    return 2;
+    return slsdbg::cli::kExitUsage;
   }
   std::string first = argv[1];
   if (first == "help" && argc == 3) {  // `slsdbg help CMD` = `slsdbg CMD --help`
@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
         std::printf("%s", c.usage);
         return 0;
       }
-    return slsdbg::cli::fail(std::string("help: unknown command '") + argv[2] + "' (see slsdbg --help)", 2);
+    return slsdbg::cli::fail(std::string("help: unknown command '") + argv[2] + "' (see slsdbg --help)",
+                              slsdbg::cli::kExitUsage);
   }
   if (first == "--help" || first == "-h" || first == "help") {
     print_help();
@@ -42,13 +43,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : commands()) {
-    if (first == c.name) {
-      if (slsdbg::cli::wants_help(args)) {
-        std::printf("%s", c.usage);
-        return 0;
-      }
-      return c.run(args);
-    }
+    if (first == c.name) return c.run(args);  // --help is the command's parser's (cli/options.h)
   }
-  return slsdbg::cli::fail("unknown command '" + first + "' (see slsdbg --help)", 2);
+  return slsdbg::cli::fail("unknown command '" + first + "' (see slsdbg --help)", slsdbg::cli::kExitUsage);
 }

@@ -1,6 +1,7 @@
 // Errors as values: every fallible call at a component boundary returns
-// Result<T>. An Error carries a one-line message and, when it came from a
-// syscall, that syscall's errno so callers can branch on it.
+// Result<T>. An Error carries a one-line message for people, a kind that
+// callers branch on (never the message's text), and, when it came from a
+// syscall, that syscall's errno.
 #pragma once
 
 #include <cerrno>
@@ -12,21 +13,59 @@
 
 namespace slsdbg {
 
+// What went wrong, for callers that act on it (a CLI's exit code, a retry,
+// a fallback). Internal is the default: a fault no caller is expected to
+// handle, or one nobody has classified yet.
+enum class ErrorKind {
+  Internal,     // a bug or an unclassified failure
+  NotFound,     // the thing named does not exist (file, recording, checkpoint)
+  BadInput,     // the caller's input is malformed or refused (not a recording, bad address)
+  Unsupported,  // valid, but this build or kernel cannot do it
+  Io,           // the system failed us: permission, disk full, a syscall error
+};
+
 struct Error {
   std::string message;
   int errno_value = 0;  // 0 when not from a syscall
+  ErrorKind kind = ErrorKind::Internal;
 
-  // "what: strerror(errno)" for a failed syscall.
+  // "what: strerror(errno)" for a failed syscall; the kind follows the errno.
   static Error from_errno(std::string what, int err = errno) {
-    return Error{what + ": " + std::strerror(err), err};
+    return Error{what + ": " + std::strerror(err), err, kind_of_errno(err)};
   }
   static Error msg(std::string text) { return Error{std::move(text), 0}; }
+  static Error make(ErrorKind kind, std::string text) { return Error{std::move(text), 0, kind}; }
+  static Error not_found(std::string text) { return make(ErrorKind::NotFound, std::move(text)); }
+  static Error bad_input(std::string text) { return make(ErrorKind::BadInput, std::move(text)); }
+  static Error unsupported(std::string text) { return make(ErrorKind::Unsupported, std::move(text)); }
 
-  // Prefix context: "reading checkpoint 4: <inner>".
+  bool is(ErrorKind k) const { return kind == k; }
+
+  // Prefix context: "reading checkpoint 4: <inner>"; kind and errno stay.
   Error context(const std::string& where) const {
-    return Error{where + ": " + message, errno_value};
+    return Error{where + ": " + message, errno_value, kind};
+  }
+
+  // ENOENT/ENOTDIR are NotFound, ENOSYS/EOPNOTSUPP Unsupported, any other errno Io.
+  static ErrorKind kind_of_errno(int err) {
+    switch (err) {
+      case ENOENT: case ENOTDIR: return ErrorKind::NotFound;
+      case ENOSYS: case EOPNOTSUPP: return ErrorKind::Unsupported;
+      default: return ErrorKind::Io;
+    }
   }
 };
+
+inline const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::Internal: return "internal";
+    case ErrorKind::NotFound: return "not found";
+    case ErrorKind::BadInput: return "bad input";
+    case ErrorKind::Unsupported: return "unsupported";
+    case ErrorKind::Io: return "I/O";
+  }
+  return "internal";
+}
 
 template <typename T>
 class [[nodiscard]] Result {

@@ -112,26 +112,30 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
 
 Result<Catalog> Catalog::open(const std::string& dir) {
   std::string path = dir + "/catalog.db";
-  if (!path_exists(dir)) return Error::msg("no such recording directory: " + dir);
-  if (!path_exists(path)) return Error::msg("not a recording (no catalog.db): " + dir);
+  // Kinds callers act on: missing is NotFound, not ours BadInput, unreadable Io.
+  if (!path_exists(dir))
+    return errno == EACCES ? Error::from_errno("cannot read " + dir) : Error::not_found("no such recording directory: " + dir);
+  if (!path_exists(path))
+    return errno == EACCES ? Error::from_errno("cannot read " + dir)
+                           : Error::bad_input("not a recording (no catalog.db): " + dir);
   Catalog c;
   c.db_ = TRY(SqliteDb::open(path, OpenMode::Existing));
-  auto corrupt = [&](const std::string& why) { return Error::msg(path + " is truncated or corrupt (" + why + ")"); };
+  auto corrupt = [&](const std::string& why) { return Error::bad_input(path + " is truncated or corrupt (" + why + ")"); };
   auto has_meta = c.db_.prepare("SELECT value FROM meta WHERE key='magic'");
   if (!has_meta.ok()) {
     std::string msg = sqlite3_errmsg(c.db_.handle());
-    if (msg.find("no such table") != std::string::npos) return Error::msg("not a recording (catalog.db has no recording schema): " + dir);
+    if (msg.find("no such table") != std::string::npos) return Error::bad_input("not a recording (catalog.db has no recording schema): " + dir);
     return corrupt(msg);
   }
   auto row = has_meta->step();
   if (!row.ok()) return corrupt(row.error().message);
-  if (!*row || has_meta->text(0) != kMagic) return Error::msg("not a recording (catalog.db lacks the slsdbg magic): " + dir);
+  if (!*row || has_meta->text(0) != kMagic) return Error::bad_input("not a recording (catalog.db lacks the slsdbg magic): " + dir);
   auto ver = TRY(c.db_.prepare("SELECT value FROM meta WHERE key='format_version'"));
   auto vrow = ver.step();
   if (!vrow.ok()) return corrupt(vrow.error().message);
   int64_t version = *vrow ? ver.i64(0) : -1;
   if (version < kOldestReadableFormatVersion || version > kRecordingFormatVersion)
-    return Error::msg("recording format version " + std::to_string(version) + " in " + dir + " is not supported: this slsdbg reads version " +
+    return Error::unsupported("recording format version " + std::to_string(version) + " in " + dir + " is not supported: this slsdbg reads version " +
                       std::to_string(kRecordingFormatVersion) + " (and older down to " +
                       std::to_string(kOldestReadableFormatVersion) + ")");
   c.version_ = version;

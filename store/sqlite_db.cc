@@ -46,7 +46,7 @@ Result<SqliteDb> SqliteDb::open(const std::string& path, OpenMode mode) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
   if (mode == OpenMode::CreateNew) flags |= SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &d.db_, flags, nullptr);
-  if (rc != SQLITE_OK) return Error::msg("cannot open " + path + ": " + (d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc)));
+  if (rc != SQLITE_OK) return Error::make(ErrorKind::Io, "cannot open " + path + ": " + (d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc)));
   sqlite3_busy_timeout(d.db_, 30000);
   sqlite3_extended_result_codes(d.db_, 1);
   return d;

@@ -162,10 +162,10 @@ Result<Listener> Listener::open(const ListenSpec& spec, RemoteAccess access) {
   addrinfo* found = nullptr;
   std::string port_text = std::to_string(spec.port);
   int rc = ::getaddrinfo(spec.host.c_str(), port_text.c_str(), &hints, &found);
-  if (rc != 0) return Error::msg("cannot resolve listen host '" + spec.host + "': " + gai_strerror(rc));
+  if (rc != 0) return Error::not_found("cannot resolve listen host '" + spec.host + "': " + gai_strerror(rc));
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
   if (!is_loopback(found->ai_addr) && access != RemoteAccess::AllowRemote) {
-    return Error::msg("refusing to listen on " + spec.host +
+    return Error::bad_input("refusing to listen on " + spec.host +
                       ": not a loopback address, and the session exposes the recorded process memory; "
                       "allow remote access explicitly to do this");
   }

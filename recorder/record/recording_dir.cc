@@ -50,8 +50,8 @@ Result<std::string> resolve_recording(const std::string& name_or_path) {
   }
   // A path (it has a '/') names a directory; a bare word may also be a name.
   if (name_or_path.find('/') != std::string::npos)
-    return Error::msg("no such recording directory: " + name_or_path);
-  return Error::msg("no such recording: '" + name_or_path + "' is neither a directory nor a recording under " +
+    return Error::not_found("no such recording directory: " + name_or_path);
+  return Error::not_found("no such recording: '" + name_or_path + "' is neither a directory nor a recording under " +
                     recordings_root());
 }
 

@@ -34,6 +34,35 @@ TEST(StoreBadInput, DirectoryWithoutCatalogIsNotARecording) {
   expect_one_line_error(RecordingReader::open(tmp.path() + "/nope"), "no such recording directory");
 }
 
+// Callers branch on the kind (a CLI's exit code, the UI's dialog), never on the text.
+TEST(StoreBadInput, OpenErrorsCarryAKind) {
+  testing::TempDir tmp;
+  auto missing = RecordingReader::open(tmp.path() + "/nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.error().is(ErrorKind::NotFound)) << error_kind_name(missing.error().kind);
+  auto empty = RecordingReader::open(tmp.path());
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(empty.error().is(ErrorKind::BadInput)) << error_kind_name(empty.error().kind);
+  write_recording(tmp.rec(), 2);
+  ASSERT_EQ(0, truncate((tmp.rec() + "/catalog.db").c_str(), 0));
+  auto schemaless = RecordingReader::open(tmp.rec());
+  ASSERT_FALSE(schemaless.ok());
+  EXPECT_TRUE(schemaless.error().is(ErrorKind::BadInput)) << error_kind_name(schemaless.error().kind);
+}
+
+// A directory we may not search: Io, not "not a recording". Root may search
+// anything; e2e_cli_options checks this case as another user.
+TEST(StoreBadInput, UnreadableRecordingIsAnIoError) {
+  if (geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not apply";
+  testing::TempDir tmp;
+  write_recording(tmp.rec(), 2);
+  ASSERT_EQ(0, chmod(tmp.rec().c_str(), 0));
+  auto denied = RecordingReader::open(tmp.rec());
+  ASSERT_EQ(0, chmod(tmp.rec().c_str(), 0700));
+  ASSERT_FALSE(denied.ok());
+  EXPECT_TRUE(denied.error().is(ErrorKind::Io)) << denied.error().message;
+}
+
 TEST(StoreBadInput, TruncatedCatalogIsNamed) {
   testing::TempDir tmp;
   write_recording(tmp.rec(), 150);

@@ -33,7 +33,7 @@ one_line_error "command not found" "could not run (exit 127)" "$SLSDBG" bisect "
 one_line_error "command cannot tell" "cannot tell (exit 125)" "$SLSDBG" bisect "$REC" --cmd "exit 125"
 one_line_error "unknown --good" "--good 99999: no such checkpoint" "$SLSDBG" bisect "$REC" --expr "$E" --good 99999
 one_line_error "--good after --bad" "--good must be a checkpoint before --bad" "$SLSDBG" bisect "$REC" --expr "$E" --good 5 --bad 2
-one_line_error "bad number" "--bad needs a number, got 'x'" "$SLSDBG" bisect "$REC" --expr "$E" --bad x
+one_line_error "bad number" "--bad: needs a number, got 'x'" "$SLSDBG" bisect "$REC" --expr "$E" --bad x
 one_line_error "unknown option" "unknown option '--frob'" "$SLSDBG" bisect "$REC" --expr "$E" --frob
 # SIGINT while a probe's command runs: exit 130, the scratch directory is gone.
 mkdir "$WORK/tmp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every command that takes a recording accepts a path, `latest` or a name
+# Every command that takes a recording (bisect and pack too) accepts a path, `latest` or a name
 # under $SLSDBG_DIR; `slsdbg replay` alone opens the latest; `info` says how
 # the program ended in words and `ls` names a crash; an unknown name is a one-line error, exit 1.
 set -u
@@ -25,11 +25,13 @@ for rec in latest "$name" "$SLSDBG_DIR/$name"; do
   check "backtrace $rec" 0 "$SLSDBG" backtrace "$rec" --last
   check "dump $rec" 0 "$SLSDBG" dump "$rec" --last -o "$WORK/core"
   check "replay $rec --check" 0 "$SLSDBG" replay "$rec" --check
+  # A command that judges every probed point bad: exit 3 (already bad at the first).
+  check "bisect $rec" 3 "$SLSDBG" bisect "$rec" --cmd 'exit 1' --no-refine --spot-checks 0
 done
 check "replay alone" 0 "$SLSDBG" replay --check
 grep -q '^OK' "$WORK/out" || { echo "FAIL replay alone: no OK"; failures=$((failures + 1)); }
 
-for cmd in info "backtrace --last" "dump --last" "replay --check" "restore --at 0"; do
+for cmd in info "backtrace --last" "dump --last" "replay --check" "restore --at 0" "bisect --cmd true" pack; do
   set -- $cmd
   check "$1 unknown name" 1 "$SLSDBG" "$1" no-such-recording "${@:2}"
   [ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "no-such-recording" "$WORK/err" ||

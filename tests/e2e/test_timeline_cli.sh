@@ -72,5 +72,5 @@ expect_error "LEN must be" "$tmp/rec" --at 0 --read 0x10:0
 expect_error "cannot read 0x10" "$tmp/rec" --at 0 --read 0x10:8
 expect_error "cannot be combined" "$tmp/rec" --check --at 0
 expect_error "need --goto or --at" "$tmp/rec" --print-regs --check
-expect_error "--goto needs a value" "$tmp/rec" --goto
+expect_error "--goto needs a moment" "$tmp/rec" --goto
 echo "timeline_cli: OK ($(field "$found" moment), iteration $i, tl_total $value)"
