@@ -255,6 +255,8 @@ Status Writer::finish() {
   auto sealed = TRY(seal_segment());
   TRY(catalog_->commit_finish(sealed));
   state_ = State::Finished;
+  // Disk use: only the blocks written stay. Failing here loses no data.
+  (void)extents_->trim_tail();
   return ok_status();
 }
 
