@@ -12,7 +12,7 @@ PACKAGES=(
   libcapstone-dev libunwind-dev libelf-dev libdw-dev
   nlohmann-json3-dev
   libcli11-dev  # cli/: option parsing, help and usage errors of every command
-  gdb lldb binutils python3 util-linux
+  gdb lldb binutils python3 util-linux procps  # procps: pgrep in e2e tests
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
   qt6-base-dev libgl-dev  # ui: slsdbg-ui (Qt 6 Widgets; QTest tests run offscreen)
   ccache  # rebuilds of many worktrees share one compiler cache (used when present)

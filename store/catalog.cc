@@ -3,6 +3,8 @@
 #include "store/catalog.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "store/format.h"
 #include "store/fs_util.h"
@@ -113,13 +115,26 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
 Result<Catalog> Catalog::open(const std::string& dir) {
   std::string path = dir + "/catalog.db";
   // Kinds callers act on: missing is NotFound, not ours BadInput, unreadable Io.
-  if (!path_exists(dir))
-    return errno == EACCES ? Error::from_errno("cannot read " + dir) : Error::not_found("no such recording directory: " + dir);
-  if (!path_exists(path))
-    return errno == EACCES ? Error::from_errno("cannot read " + dir)
-                           : Error::bad_input("not a recording (no catalog.db): " + dir);
+  auto denied = [](const std::string& p) { return Error{"cannot read " + p + ": permission denied", EACCES, ErrorKind::Io}; };
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno == EACCES) return denied(dir);
+    return Error::not_found("no such recording directory: " + dir);
+  }
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == EACCES) return denied(dir);
+    return Error::bad_input("not a recording (no catalog.db): " + dir);
+  }
+  if (::access(path.c_str(), R_OK) != 0 && errno == EACCES) return denied(path);
+  // A recording this user cannot write (chmod a-w, another user's, a
+  // read-only mount) is opened read-only and creates no file: with the WAL
+  // file of a live or crashed writer present SQLite reads through it,
+  // otherwise the catalog cannot change and is opened immutable.
+  const bool writable = ::access(dir.c_str(), W_OK) == 0 && ::access(path.c_str(), W_OK) == 0;
+  OpenMode mode = writable ? OpenMode::Existing : path_exists(path + "-wal") ? OpenMode::ReadOnly : OpenMode::Immutable;
   Catalog c;
-  c.db_ = TRY(SqliteDb::open(path, OpenMode::Existing));
+  c.read_only_ = !writable;
+  c.db_ = TRY(SqliteDb::open(path, mode));
   auto corrupt = [&](const std::string& why) { return Error::bad_input(path + " is truncated or corrupt (" + why + ")"); };
   auto has_meta = c.db_.prepare("SELECT value FROM meta WHERE key='magic'");
   if (!has_meta.ok()) {

@@ -36,8 +36,11 @@ enum class Durability { Full, Normal };
 class Catalog {
  public:
   static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta, Durability durability = Durability::Full);
-  // Errors: not a recording, truncated/corrupt, version mismatch.
+  // Errors: not a recording, permission denied (naming the path),
+  // truncated/corrupt, version mismatch. Opens read-only when this user
+  // cannot write the recording.
   static Result<Catalog> open(const std::string& dir);
+  bool read_only() const { return read_only_; }
 
   Result<RecordingMeta> meta();
   Result<bool> finished();
@@ -64,6 +67,7 @@ class Catalog {
  private:
   SqliteDb db_;
   int64_t version_ = kRecordingFormatVersion;
+  bool read_only_ = false;
 };
 
 }  // namespace slsdbg::store

@@ -59,7 +59,7 @@ Status ExtentWriter::open_extent(uint32_t extent) {
   if (!fd.ok()) return fd.take_error();
   File f;
   f.fd = std::move(fd.value());
-  f.preallocated = std::min<uint64_t>(kPreallocateBlocks, blocks_per_extent_);
+  f.preallocated = next_preallocation(0, blocks_per_extent_);
   if (::fallocate(f.fd.get(), 0, 0, f.preallocated * kBlockSize) != 0) return Error::from_errno("fallocate " + path);
   uint8_t* hdr = static_cast<uint8_t*>(std::aligned_alloc(kBlockSize, kBlockSize));
   if (!hdr) return Error::msg("out of memory");
@@ -93,7 +93,7 @@ Result<BlockRef> ExtentWriter::allocate() {
   }
   File& f = files_.back();
   if (head_slot_ >= f.preallocated) {
-    uint64_t grow = std::min<uint64_t>(kPreallocateBlocks, blocks_per_extent_ - f.preallocated);
+    uint64_t grow = next_preallocation(f.preallocated, blocks_per_extent_);
     if (::fallocate(f.fd.get(), 0, f.preallocated * kBlockSize, grow * kBlockSize) != 0)
       return Error::from_errno("fallocate " + extent_path(dir_, uint32_t(files_.size() - 1)));
     f.preallocated += grow;
@@ -176,6 +176,18 @@ Status ExtentWriter::reap(bool wait_one) {
 
 Status ExtentWriter::wait_all() {
   while (pending_sqes_ > 0) TRY(reap(true));
+  return ok_status();
+}
+
+Status ExtentWriter::trim_tail() {
+  TRY(flush());
+  File& f = files_.back();
+  if (head_slot_ >= f.preallocated) return ok_status();
+  const std::string path = extent_path(dir_, uint32_t(files_.size() - 1));
+  if (::ftruncate(f.fd.get(), off_t(uint64_t(head_slot_) * kBlockSize)) != 0) return Error::from_errno("ftruncate " + path);
+  f.preallocated = head_slot_;
+  // No sync: no block past the new end is referenced, so a crash that keeps
+  // the old size only costs disk space.
   return ok_status();
 }
 

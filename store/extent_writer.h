@@ -58,6 +58,10 @@ class ExtentWriter {
   };
   Status sync_together(const std::vector<SyncTarget>& more);
 
+  // After the last write: gives back the preallocated, never written tail of
+  // the last extent file (the recording is finished, nothing grows it again).
+  Status trim_tail();
+
   void add_free_blocks(const std::vector<BlockRef>& refs);
   uint32_t extent_count() const { return uint32_t(files_.size()); }
   IoMode io_mode() const { return mode_; }

@@ -23,7 +23,20 @@ inline constexpr char kExtentMagic[8] = {'S', 'L', 'S', 'E', 'X', 'T', '0', '1'}
 inline constexpr uint32_t kExtentVersion = 1;
 inline constexpr uint64_t kBlocksPerExtent = 1ull << 18;        // 1 GiB per file (the maximum)
 inline constexpr uint64_t kMinBlocksPerExtent = 16;             // smaller extents: tests only
-inline constexpr uint64_t kPreallocateBlocks = 4096;            // fallocate 16 MiB ahead
+// Each extent file is preallocated (fallocate) ahead of the writes: first
+// 256 KiB, then as much again as it already has, up to 16 MiB a step, so a
+// tiny recording stays small on disk and a big one still grows in large
+// steps. Only the file size changes: readers never depend on it.
+inline constexpr uint64_t kFirstPreallocateBlocks = 64;         // 256 KiB
+inline constexpr uint64_t kPreallocateBlocks = 4096;            // 16 MiB, the largest step
+
+// Blocks to add to an extent file that has PREALLOCATED of CAPACITY blocks.
+inline constexpr uint64_t next_preallocation(uint64_t preallocated, uint64_t capacity) {
+  uint64_t step = preallocated < kFirstPreallocateBlocks ? kFirstPreallocateBlocks - preallocated
+                  : preallocated > kPreallocateBlocks    ? kPreallocateBlocks
+                                                         : preallocated;
+  return preallocated >= capacity ? 0 : (step < capacity - preallocated ? step : capacity - preallocated);
+}
 
 // A block reference: extent number in the high 32 bits, slot in the low 32.
 // Slot 0 is the header, so 0 never names a block and means "empty".

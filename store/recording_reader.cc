@@ -33,6 +33,7 @@ bool writer_alive(const std::string& dir) {
   std::string path = dir + "/" + kWriterLockFile;
   if (!path_exists(path)) return false;
   auto fd = open_file(path, O_RDWR);
+  if (!fd.ok()) fd = open_file(path, O_RDONLY);  // a read-only recording
   if (!fd.ok()) return false;
   // Shared, so two readers probing at once do not mistake each other for a writer.
   if (::flock(fd->get(), LOCK_SH | LOCK_NB) == 0) {
@@ -78,8 +79,14 @@ class Reader final : public RecordingReader {
 
 Status Reader::init() {
   catalog_ = TRY(Catalog::open(dir_));
-  if (path_exists(dir_ + "/" + kReadersLockFile))
-    readers_lock_ = TRY(lock_file(dir_ + "/" + kReadersLockFile, LockWait::Block, LockKind::Shared));
+  const std::string lock = dir_ + "/" + kReadersLockFile;
+  if (catalog_->read_only()) {
+    // Best effort: only the owner's retention could need it, and a lock
+    // file we cannot open is one we could not have created either.
+    if (auto fd = open_file(lock, O_RDONLY); fd.ok() && ::flock(fd->get(), LOCK_SH) == 0) readers_lock_ = std::move(*fd);
+  } else if (path_exists(lock)) {
+    readers_lock_ = TRY(lock_file(lock, LockWait::Block, LockKind::Shared));
+  }
   meta_ = TRY(catalog_->meta());
   return refresh();
 }
@@ -244,7 +251,10 @@ Result<Event> Reader::segment_event(SegmentId k, uint64_t index) const {
   return log.event(index);
 }
 
-Status Reader::set_bookmark(const std::string& name, const std::string& moment) { return catalog_->set_bookmark(name, moment); }
+Status Reader::set_bookmark(const std::string& name, const std::string& moment) {
+  if (catalog_->read_only()) return Error::msg("cannot save bookmark '" + name + "': " + dir_ + " is read-only for this user");
+  return catalog_->set_bookmark(name, moment);
+}
 
 Result<std::vector<std::pair<std::string, std::string>>> Reader::bookmarks() const { return catalog_->bookmarks(); }
 

@@ -323,6 +323,8 @@ Status Writer::finish() {
   TRY(commit(true, [&] { return catalog_->commit_finish(sealed); }));
   SLSDBG_DEBUG("store", "finish: sync %.2f ms, commit %.2f ms", t_commit - t_sync, now_ms() - t_commit);
   state_ = State::Finished;
+  // Disk use: only the blocks written stay. Failing here loses no data.
+  (void)extents_->trim_tail();
   return ok_status();
 }
 

@@ -1,6 +1,8 @@
 // SQLite wrapper (see sqlite_db.h).
 #include "store/sqlite_db.h"
 
+#include <cstdio>
+
 namespace slsdbg::store {
 
 Result<bool> SqliteStmt::step() {
@@ -40,12 +42,36 @@ SqliteDb::~SqliteDb() {
   if (db_) sqlite3_close_v2(db_);
 }
 
+namespace {
+
+// "file:" URI for PATH with the characters URIs give a meaning escaped.
+std::string file_uri(const std::string& path, const char* query) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char esc[4];
+      std::snprintf(esc, sizeof esc, "%%%02X", unsigned(uint8_t(c)));
+      uri += esc;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+}  // namespace
+
 Result<SqliteDb> SqliteDb::open(const std::string& path, OpenMode mode) {
   SqliteDb d;
   d.path_ = path;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
+  std::string name = path;
   if (mode == OpenMode::CreateNew) flags |= SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path.c_str(), &d.db_, flags, nullptr);
+  if (mode == OpenMode::ReadOnly || mode == OpenMode::Immutable) {
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI;
+    name = file_uri(path, mode == OpenMode::Immutable ? "mode=ro&immutable=1" : "mode=ro");
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &d.db_, flags, nullptr);
   if (rc != SQLITE_OK) return Error::make(ErrorKind::Io, "cannot open " + path + ": " + (d.db_ ? sqlite3_errmsg(d.db_) : sqlite3_errstr(rc)));
   sqlite3_busy_timeout(d.db_, 30000);
   sqlite3_extended_result_codes(d.db_, 1);

@@ -41,7 +41,10 @@ class SqliteStmt {
   std::string sql_;
 };
 
-enum class OpenMode { CreateNew, Existing };
+// ReadOnly: a recording the user cannot write whose WAL file exists (a
+// live or crashed writer's); Immutable: one with no WAL file, so nothing
+// can change under the reader and SQLite needs no -shm/-wal of its own.
+enum class OpenMode { CreateNew, Existing, ReadOnly, Immutable };
 
 class SqliteDb {
  public:

@@ -125,7 +125,8 @@ Result<ListenSpec> parse_listen_spec(std::string_view text) {
 }
 
 Listener::Listener(Listener&& o) noexcept
-    : fd_(std::move(o.fd_)), address_(std::move(o.address_)), port_(o.port_), unix_path_(std::move(o.unix_path_)) {
+    : fd_(std::move(o.fd_)), address_(std::move(o.address_)), port_(o.port_), unix_path_(std::move(o.unix_path_)),
+      unix_guard_(std::move(o.unix_guard_)) {
   o.unix_path_.clear();
 }
 
@@ -150,6 +151,7 @@ Result<Listener> Listener::open(const ListenSpec& spec, RemoteAccess access) {
     ::umask(old_mask);
     if (rc != 0) return Error::from_errno("bind " + spec.path, bind_errno);
     l.unix_path_ = spec.path;
+    l.unix_guard_ = TempGuard(spec.path, TempKind::File);
     if (::chmod(spec.path.c_str(), 0600) != 0) return Error::from_errno("chmod " + spec.path);
     if (::listen(l.fd_.get(), 1) != 0) return Error::from_errno("listen");
     l.address_ = "unix:" + spec.path;

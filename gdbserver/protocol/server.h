@@ -15,6 +15,7 @@
 
 #include "common/fd.h"
 #include "common/result.h"
+#include "common/temp_cleanup.h"
 #include "gdbserver/protocol/session.h"
 #include "gdbserver/protocol/target.h"
 
@@ -54,6 +55,7 @@ class Listener {
   std::string address_;
   uint16_t port_ = 0;
   std::string unix_path_;  // unlinked on destruction
+  TempGuard unix_guard_;   // ... and when SIGTERM/SIGINT/SIGHUP kills the process
 };
 
 // Runs the protocol on a connected socket until the client kills, detaches

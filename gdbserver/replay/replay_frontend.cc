@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "common/temp_cleanup.h"
 #include "engine/replay/binary_check.h"
 #include "gdbserver/replay/timeline_target.h"
 
@@ -47,9 +48,10 @@ class PrivateDir {
     if (!mkdtemp(tmpl.data())) return Error::from_errno("mkdtemp " + tmpl);
     PrivateDir d;
     d.path_ = tmpl;
+    d.guard_ = TempGuard(tmpl, TempKind::Dir);  // also removed when SIGTERM/SIGINT/SIGHUP kills us
     return d;
   }
-  PrivateDir(PrivateDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  PrivateDir(PrivateDir&& o) noexcept : path_(std::move(o.path_)), guard_(std::move(o.guard_)) { o.path_.clear(); }
   ~PrivateDir() {
     if (path_.empty()) return;
     ::unlink((path_ + "/setup.gdb").c_str());
@@ -61,6 +63,7 @@ class PrivateDir {
  private:
   PrivateDir() = default;
   std::string path_;
+  TempGuard guard_;
 };
 
 // `goto WHERE`: monitor goto, then make GDB forget the registers it cached
@@ -167,6 +170,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     ::execvp(argv[0], argv.data());
     _exit(127);  // the parent says it, in one line
   }
+  TempGuard gdb_guard(child);  // a replay killed by a signal ends its GDB too
   int status = 0;
   std::optional<UniqueFd> conn;
   while (!conn) {

@@ -79,6 +79,7 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   regs_valid_ = false;
   diversion_.reset();  // history moves on; whatever ran in the copy is gone
   at_syscall_entry_.reset();
+  at_syscall_return_.reset();
   running_ = stop;
   auto result = fn();
   running_ = nullptr;
@@ -183,6 +184,7 @@ Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequ
 Result<StopReason> TimelineTarget::reverse_resume(Tid, ResumeMode mode, StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   if (mode == ResumeMode::Stay) return last_stop();
+  if (catching_ && mode == ResumeMode::Continue) return reverse_catching(stop);
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Backward, motion); });
 }

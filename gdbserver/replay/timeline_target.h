@@ -129,8 +129,11 @@ class TimelineTarget final : public Target,
   bool catching_ = false;
   std::set<int64_t> caught_;  // empty: every syscall
   std::optional<std::pair<replay::Moment, int64_t>> at_syscall_entry_;
+  std::optional<std::pair<replay::Moment, int64_t>> at_syscall_return_;  // ... or at the return of
   Result<std::optional<std::pair<replay::Moment, int64_t>>> next_caught_syscall();
+  Result<std::optional<std::pair<replay::Moment, int64_t>>> previous_caught_syscall();
   Result<StopReason> resume_catching(StopRequest& stop);
+  Result<StopReason> reverse_catching(StopRequest& stop);
 };
 
 }  // namespace slsdbg::gdbserver

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 
@@ -42,11 +43,22 @@ Status update_latest_link(const std::string& dir) {
   return ok_status();
 }
 
+namespace {
+// A directory: true; absent: false; unreachable (EACCES): "permission denied"
+// naming the path, rather than "no such recording".
+Result<bool> is_dir(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+  if (errno == EACCES) return Error{"cannot read " + path + ": permission denied", EACCES};
+  return false;
+}
+}  // namespace
+
 Result<std::string> resolve_recording(const std::string& name_or_path) {
-  if (fs::is_directory(name_or_path)) return name_or_path;
+  if (TRY(is_dir(name_or_path))) return name_or_path;
   if (name_or_path.find('/') == std::string::npos) {
     std::string under = recordings_root() + "/" + name_or_path;
-    if (fs::is_directory(under)) return under;
+    if (TRY(is_dir(under))) return under;
   }
   // A path (it has a '/') names a directory; a bare word may also be a name.
   if (name_or_path.find('/') != std::string::npos)
