@@ -102,7 +102,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   chmod 0755 "$WORK"
   setpriv --reuid=65534 --regid=65534 --clear-groups "$SLSDBG" info "$WORK/rec" >/dev/null 2>"$WORK/err"; rc=$?
   [ "$rc" = 1 ] || bad "unreadable recording: exit $rc, want 1 ($(cat "$WORK/err"))"
-  grep -q "Permission denied" "$WORK/err" || bad "unreadable recording: error does not say so: $(cat "$WORK/err")"
+  grep -qi "permission denied" "$WORK/err" || bad "unreadable recording: error does not say so: $(cat "$WORK/err")"
   grep -q "not a recording" "$WORK/err" && bad "unreadable recording reported as not a recording: $(cat "$WORK/err")"
 else
   echo "SKIP the permission case: needs root and setpriv to run as another user"
