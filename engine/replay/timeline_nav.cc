@@ -364,7 +364,7 @@ std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) co
     ranges.push_back({w.addr, w.len});
     reads |= w.kind != WatchKind::Write;
   }
-  return WriteFilter::make(reader, std::move(ranges), !traps.breakpoints.empty(), reads);
+  return WriteFilter::make(reader, std::move(ranges), {traps.breakpoints.begin(), traps.breakpoints.end()}, reads);
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_continue() {

@@ -20,8 +20,15 @@
 //   - its log cannot be read (when unsure, replay);
 //   - forward only: it delivers a recorded signal (a forward Continue stops
 //     there; a reverse one reports only breakpoints and watchpoints).
-// Skipping applies only to write watchpoints with no breakpoint (a
-// breakpoint can be hit in any segment; reads leave no dirty page) and to
+// Skipping applies only to write watchpoints (reads leave no dirty page)
+// with no breakpoint (one can be hit in any segment), with one exception:
+// GDB keeps a breakpoint on the dynamic loader's debug hook (r_debug.r_brk,
+// `_dl_debug_state`), which ld.so calls right after storing r_debug.r_state.
+// That breakpoint is allowed: segment k must then also be replayed when
+// r_debug's page is dirty in checkpoint k's or k+1's list (the store may
+// fall just before a checkpoint, the call just after) or it delivers a
+// signal. (A program calling the hook itself, or a dlmopen namespace's
+// r_debug elsewhere, is not covered.) Skipping applies only to
 // recordings made with uffd-wp-async: page hashes miss a write that a later
 // one undid within the same segment. SLSDBG_WATCH_SKIP=off turns skipping
 // off (measurements).
@@ -44,8 +51,8 @@ class WriteFilter {
   // does not apply (see above); `breakpoints` and `reads` say whether the
   // trap set has breakpoints or read/access watchpoints.
   static std::optional<WriteFilter> make(const store::RecordingReader& reader,
-                                         std::vector<std::pair<uint64_t, uint64_t>> ranges, bool breakpoints,
-                                         bool reads);
+                                         std::vector<std::pair<uint64_t, uint64_t>> ranges,
+                                         const std::vector<uint64_t>& breakpoints, bool reads);
   // Whether segment k must be replayed (cached per segment).
   bool must_replay(uint64_t k, Use use);
 
@@ -55,6 +62,7 @@ class WriteFilter {
     bool signal = true;   // delivers a recorded signal
   };
   WriteFilter(const store::RecordingReader& reader, std::vector<std::pair<uint64_t, uint64_t>> ranges);
+  bool page_dirty(uint64_t checkpoint, uint64_t page) const;
   Verdict judge(uint64_t k) const;
   bool overlaps(uint64_t addr, uint64_t len) const;
 
@@ -62,6 +70,7 @@ class WriteFilter {
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
   std::vector<store::CheckpointInfo> checkpoints_;
   std::map<uint64_t, Verdict> cache_;
+  std::optional<uint64_t> loader_hook_page_;  // r_debug's page, when the hook's breakpoint is set
 };
 
 }  // namespace slsdbg::replay

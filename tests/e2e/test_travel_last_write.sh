@@ -6,8 +6,11 @@
 #    writing moment, instruction and file:line, replaying only the segments
 #    whose dirty pages or log can hold the write (the count is in the answer);
 #  - a never-written variable gets the "never written" answer;
-#  - `watch lw_target` + `reverse-continue` stops on the writing line;
-#  - forward again, `continue` with the watchpoint reaches the end;
+#  - `watch lw_target` + `reverse-continue` stops on the writing line, and
+#    `monitor stats` shows that most segments were skipped (GDB's own
+#    breakpoint on the loader's debug hook does not prevent it);
+#  - forward again, `continue` with the watchpoint skips segments too and
+#    reaches the end of the program;
 #  - bad input gets a one-line error.
 # Runs with the patched breakpoint on and with SLSDBG_REPLAY_PATCH=miss.
 . "$(dirname "$0")/replay_gdb_lib.sh"
@@ -71,13 +74,16 @@ for patch in on miss; do
   expect "$out" '^New value = 42$' "($patch) forward: the new value"
   expect "$out" "the program exited with status 0" "($patch) forward continue with the watchpoint reaches the end"
   # Cumulative counts after reverse-continue (the queries' included) and
-  # after the forward run. GDB keeps its shlib-event breakpoint inserted, and
-  # a breakpoint turns skipping off for GDB's own watchpoint moves.
+  # after the forward run: both moves skipped most segments, GDB's
+  # breakpoint on the loader's debug hook notwithstanding.
   mapfile -t st < <(grep -E '^watchpoint scans: segments replayed' "$out" | tr -dc '0-9 \n' | tr -s ' ')
   [ "${#st[@]}" -eq 2 ] || die "($patch) monitor stats did not answer twice"
   read -r r1 s1 <<<"${st[0]}"
   read -r r2 s2 <<<"${st[1]}"
-  echo "($patch) reverse-continue skipped $(( s1 - query_skipped )) segments, the forward continue $(( s2 - s1 ))"
+  echo "($patch) reverse-continue skipped $(( s1 - query_skipped )) segments; the forward continue replayed $(( r2 - r1 )), skipped $(( s2 - s1 ))"
+  [ $(( s1 - query_skipped )) -ge $(( checkpoints - few )) ] || die "($patch) reverse-continue skipped too few segments"
+  [ $(( s2 - s1 )) -ge $(( checkpoints - few )) ] || die "($patch) the forward continue skipped too few segments"
+  [ $(( r2 - r1 )) -le "$few" ] || die "($patch) the forward continue replayed $(( r2 - r1 )) segments"
   unset SLSDBG_REPLAY_PATCH
 done
 echo "travel_last_write: OK"

@@ -1,8 +1,8 @@
 /* Fixture for tests/e2e/test_travel_last_write.sh and bench/travel/last_write.py:
  * lw_target is written exactly once, early (right after a syscall), then a
- * CPU-bound loop that never touches it runs for argv[1] ms of CPU time. The
- * loop makes one cheap syscall every few microseconds of arithmetic, so a
- * replayed segment reaches its checkpoint after few visits of its pc. The
+ * CPU-bound loop that never touches it runs for argv[1] ms of CPU time. It
+ * reads the CPU time (a syscall) every argv[2] rounds of ~7 us of arithmetic
+ * (default 1; 100000 makes a syscall-free hot loop between the checks). The
  * marker comments name the lines the tests look for. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +27,17 @@ static double cpu_ms(void) {
 
 int main(int argc, char** argv) {
   double run_ms = argc > 1 ? atof(argv[1]) : 200;
+  long per_check = argc > 2 ? atol(argv[2]) : 1; /* rounds between two CPU-time syscalls */
+  if (per_check < 1) per_check = 1;
   long pid = getpid();
   lw_target = 42 + (int)(pid & 0); /* LW_WRITE */
   double start = cpu_ms();
   long rounds = 0;
   unsigned long sink = 0;
-  while (cpu_ms() - start < run_ms) {
-    for (int i = 0; i < 20; i++) sink += lw_work(sink + (unsigned long)i);
-    rounds++;
-  }
+  do {
+    for (long r = 0; r < per_check; r++, rounds++)
+      for (int i = 0; i < 20; i++) sink += lw_work(sink + (unsigned long)i);
+  } while (cpu_ms() - start < run_ms);
   printf("lastwrite_once: target %d, never %d, after %ld rounds (%lx)\n", lw_target, lw_never, rounds, sink); /* LW_END */
   return 0;
 }
