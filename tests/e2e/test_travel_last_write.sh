@@ -11,7 +11,8 @@
 #    breakpoint on the loader's debug hook does not prevent it);
 #  - forward again, `continue` with the watchpoint skips segments too and
 #    reaches the end of the program;
-#  - bad input gets a one-line error.
+#  - bad input gets a one-line error;
+#  - `slsdbg last-write REC SYMBOL --json` gives the same answer.
 # Runs with the patched breakpoint on and with SLSDBG_REPLAY_PATCH=miss.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/lastwrite_once.c
@@ -22,12 +23,16 @@ record "$rec" 2 "$PROGRAMS/lastwrite_once" 120
 [ "$checkpoints" -ge 20 ] || die "only $checkpoints checkpoints: too few to show skipping"
 echo "recorded: $checkpoints checkpoints"
 few=$(( checkpoints / 4 ))
+start_at=$(( checkpoints - 4 ))
 
 for patch in on miss; do
   [ $patch = miss ] && export SLSDBG_REPLAY_PATCH=miss
   out=$WORK/gdb.$patch.out
   t0=$(date +%s.%N)
+  # GDB starts a few checkpoints before the exit (the loop's end): the queries
+  # below run from LW_END without a forward replay of the whole history.
   replay_gdb "$rec" "$out" \
+    -ex "monitor goto $start_at" -ex 'maint flush register-cache' \
     -ex "break lastwrite_once.c:$end_line" \
     -ex 'continue' \
     -ex 'delete' \
@@ -86,4 +91,25 @@ for patch in on miss; do
   [ $(( r2 - r1 )) -le "$few" ] || die "($patch) the forward continue replayed $(( r2 - r1 )) segments"
   unset SLSDBG_REPLAY_PATCH
 done
+# The CLI form: symbol names, --json, --at, and bad input (exit 2, one line).
+"$SLSDBG" last-write "$rec" lw_target --json >"$WORK/cli.json" || die "slsdbg last-write failed"
+"$PY" - "$WORK/cli.json" "$write_line" <<'PYEOF' || die "slsdbg last-write --json: wrong answer"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["found"] and d["len"] == 4 and d["line"] == int(sys.argv[2]) and d["file"].endswith("lastwrite_once.c"), d
+assert d["segments_skipped"] > 4 * d["segments_replayed"], d
+print("cli:", d["moment"], d["instruction"], "replayed", d["segments_replayed"], "skipped", d["segments_skipped"])
+PYEOF
+"$SLSDBG" last-write "$rec" lw_target --at 0 --json | grep -q '"found":false' || die "--at 0: a write found before the first moment"
+cli_err() {  # cli_err WHAT EXPECTED-TEXT ARGS...
+  local what=$1 text=$2; shift 2
+  "$SLSDBG" last-write "$@" >/dev/null 2>"$WORK/cli.err"
+  local rc=$?
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$WORK/cli.err")" -eq 1 ] && grep -q -- "$text" "$WORK/cli.err" \
+    || die "$what: exit $rc, '$(cat "$WORK/cli.err")'"
+}
+cli_err "no address" "needs REC and ADDR" "$rec"
+cli_err "an unknown symbol" "neither an address nor a symbol" "$rec" no_such_symbol
+cli_err "a bad length" "is not a number" "$rec" 0x1000:abc
+cli_err "a bad --at" "--at" "$rec" lw_target --at x:y
 echo "travel_last_write: OK"
