@@ -20,6 +20,7 @@ run realprogs python3 "$root/bench/realprogs/run.py" "$build" --runs 3
 run fixedcost python3 "$root/bench/fixedcost/run.py" "$build" --runs 21
 run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5
 run travel_gdb python3 "$root/bench/travel/reverse.py" "$build" --history-s 1 --runs 3 --stepi 40
+run last_write python3 "$root/bench/travel/last_write.py" "$build" --history-ms 10000 --runs 3
 run replay_speed python3 "$root/bench/travel/replay_speed.py" "$build" --runs 3
 run bisect python3 "$root/bench/bisect/run.py" "$build"
 [ -f "$root/vscode-extension/out/debugAdapter.js" ] && run vscode node "$root/bench/vscode/run.js" "$build" --moves 30

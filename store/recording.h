@@ -165,6 +165,9 @@ class RecordingReader {
   // The pages checkpoint k captured (its dirty set), in address order.
   virtual Status for_each_dirty_page(CheckpointId k,
                                      const std::function<Status(uint64_t vaddr, std::span<const uint8_t> data)>& fn) const = 0;
+  // The addresses of those pages only (no page is read): which pages the
+  // segment before checkpoint k wrote (a superset: see docs/formats/catalog.md).
+  virtual Result<std::vector<uint64_t>> dirty_pages(CheckpointId k) const = 0;
 
   // Events of segment k, in order; and one by index. For the segment after
   // the last checkpoint of a live or crashed recording (no catalog row yet):

@@ -55,6 +55,7 @@ class Reader final : public RecordingReader {
   Result<ProcessState> process_state(CheckpointId k) const override;
   Status read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out) const override;
   Status for_each_dirty_page(CheckpointId k, const std::function<Status(uint64_t, std::span<const uint8_t>)>& fn) const override;
+  Result<std::vector<uint64_t>> dirty_pages(CheckpointId k) const override;
   Result<std::vector<Event>> segment_events(SegmentId k) const override;
   Result<Event> segment_event(SegmentId k, uint64_t index) const override;
   Status set_bookmark(const std::string& name, const std::string& moment) override;
@@ -218,6 +219,12 @@ Status Reader::for_each_dirty_page(CheckpointId k, const std::function<Status(ui
     TRY(fn(a, std::span<const uint8_t>(page, kPageSize)));
   }
   return ok_status();
+}
+
+Result<std::vector<uint64_t>> Reader::dirty_pages(CheckpointId k) const {
+  TRY(row(k));
+  auto blob = TRY_CTX(catalog_->dirty_blob(k), "checkpoint " + std::to_string(k.value));
+  return TRY_CTX(decode_dirty_list(blob), "checkpoint " + std::to_string(k.value));
 }
 
 Result<EventLogReader> Reader::open_log(SegmentId k, LogExpect expect) const {

@@ -2,7 +2,7 @@
 # $SLSDBG_DIR (or ~/.local/share/slsdbg) and files.
 _slsdbg() {
   local cur=${COMP_WORDS[COMP_CWORD]}
-  local cmds="record ls info replay restore dump backtrace bisect pack help"
+  local cmds="record ls info replay restore dump backtrace bisect last-write pack help"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
     return

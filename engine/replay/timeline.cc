@@ -258,6 +258,8 @@ Timeline::Stats Timeline::stats() const {
     s.snapshot_forks = impl_->snapshots->forks();
     s.snapshots = impl_->snapshots->size();
   }
+  s.segments_replayed = impl_->segments_replayed;
+  s.segments_skipped = impl_->segments_skipped;
   return s;
 }
 

@@ -114,12 +114,31 @@ class Timeline {
   // the caller owns (and kills) it. History is not affected.
   Result<process::Task> fork_current();
 
+  // --- who wrote this? (timeline_last_write.cc) ---
+  // The last write to [addr, addr+len) before the current moment: a reverse
+  // continue with write watchpoints on those bytes only (at most 2 aligned
+  // pieces of 1/2/4/8 bytes, else Error), replaying only the segments whose
+  // dirty pages or log can hold such a write (write_filter.h). When found,
+  // `at_write` runs while the timeline stands right before the writing
+  // instruction (a syscall's writes: at its `syscall`), to inspect it; then
+  // the timeline goes back where it was. nullopt: no write in history.
+  struct LastWrite {
+    Moment moment;          // right before the writing instruction
+    uint64_t pc = 0;
+  };
+  Result<std::optional<LastWrite>> last_write(uint64_t addr, uint64_t len,
+                                              const std::function<Status(const LastWrite&)>& at_write = {});
+
   // How moves were made (tests, benchmarks): processes restored from the
-  // store, sessions forked from snapshots, snapshots held.
+  // store, sessions forked from snapshots, snapshots held; segments that
+  // Continue scans with only write watchpoints replayed and skipped (since
+  // the timeline opened).
   struct Stats {
     uint64_t restores = 0;
     uint64_t snapshot_forks = 0;
     uint64_t snapshots = 0;
+    uint64_t segments_replayed = 0;
+    uint64_t segments_skipped = 0;
   };
   Stats stats() const;
 

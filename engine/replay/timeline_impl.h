@@ -30,6 +30,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
+#include "engine/replay/write_filter.h"
 
 namespace slsdbg::replay {
 
@@ -129,6 +130,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> forward(Motion motion);
   Result<Moment> resolve();
   Result<TimelineStop> reverse_continue();
+  std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
@@ -181,6 +183,11 @@ class Timeline::Impl final : public RunObserver {
   std::optional<uint64_t> pause_after_event;
   bool interruptible = false;  // a user's forward move (not a replay of a path)
   uint64_t flow_limit = UINT64_MAX;  // drive(flow) stops on entering a later segment
+  // A forward Continue with only write watchpoints: drive(flow) restores the
+  // next segment that can write them instead of replaying the ones between.
+  std::optional<WriteFilter> skip_forward;
+  uint64_t segments_replayed = 0;  // by scans and skipping forward moves (Stats)
+  uint64_t segments_skipped = 0;
 
   // Run state.
   uint64_t segment = 0;

@@ -90,6 +90,20 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
           stop_here(PauseWhy::Interrupted, true);
           return DriveResult{Halt::Paused};
         }
+        if (skip_forward) {
+          // Segments that cannot write the watched bytes (nor stop a forward
+          // Continue otherwise) are not replayed: restore the next one that can.
+          uint64_t k = segment;
+          while (k + 1 < checkpoints && !skip_forward->must_replay(k, WriteFilter::Use::Forward)) k++;
+          if (k != segment) {
+            SLSDBG_DEBUG("timeline", "continue: segments %llu..%llu skipped (no write to the watched bytes)",
+                         (unsigned long long)segment, (unsigned long long)k - 1);
+            segments_skipped += k - segment;
+            TRY(fresh(k));
+            if (why == PauseWhy::Target) return DriveResult{Halt::Paused};
+          }
+          segments_replayed++;
+        }
         continue;
       }
       case SegmentEnd::EndOfHistory: {
@@ -182,7 +196,10 @@ Result<TimelineStop> Timeline::Impl::forward(Motion m) {
   collect = false;
   pause_signals = true;
   pause_after_event.reset();
+  if (m == Motion::Continue) skip_forward = write_filter(active);
+  if (skip_forward) segments_replayed++;
   Result<DriveResult> dr = drive(true);
+  skip_forward.reset();
   motion = Motion::Continue;
   DriveResult d = TRY(std::move(dr));
   st.pc = pc_now();
@@ -340,14 +357,42 @@ Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t first, uint64_t last, std
   return hits;
 }
 
+std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) const {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  bool reads = false;
+  for (const Watch& w : traps.watches) {
+    ranges.push_back({w.addr, w.len});
+    reads |= w.kind != WatchKind::Write;
+  }
+  return WriteFilter::make(reader, std::move(ranges), {traps.breakpoints.begin(), traps.breakpoints.end()}, reads);
+}
+
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
+  // With only write watchpoints, segments that cannot write the watched
+  // bytes are skipped, and a batch never spans one (write_filter.h).
   const uint64_t from = segment;
+  std::optional<WriteFilter> filter = write_filter(user);
+  auto needed = [&](uint64_t k) { return k == from || !filter || filter->must_replay(k, WriteFilter::Use::Reverse); };
   uint64_t hi = from;
   for (uint64_t width = 1;; width *= 2) {
-    const uint64_t lo = hi + 1 >= width ? hi + 1 - width : 0;
+    uint64_t skipped = 0;
+    while (hi > 0 && !needed(hi)) {
+      hi--;
+      skipped++;
+    }
+    segments_skipped += skipped;
+    if (!needed(hi)) {  // segment 0 cannot have written either
+      segments_skipped++;
+      break;
+    }
+    if (skipped)
+      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu skipped (no write to the watched bytes)",
+                   (unsigned long long)hi + 1, (unsigned long long)(hi + skipped));
+    uint64_t lo = hi;
+    while (lo > 0 && hi - lo + 1 < width && needed(lo - 1)) lo--;
     if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
     if (options.interrupted && options.interrupted()) return interrupted_back();
     // Polled at every event and checkpoint of the scan: the user is left
@@ -356,6 +401,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
     interruptible = false;
     std::vector<Hit> found = TRY(std::move(scanned));
+    segments_replayed += hi - lo + 1;
     if (options.interrupted && options.interrupted()) return interrupted_back();
     SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu: %zu stops, ended in segment %llu (why %d)", (unsigned long long)lo, (unsigned long long)hi, found.size(), (unsigned long long)segment, static_cast<int>(why));
     const Hit* best = nullptr;

@@ -494,6 +494,39 @@ TEST_F(TimelineTest, WatchpointReverseStopsBeforeTheWrite) {
   EXPECT_TRUE(m.ok()) << m.error().message;
 }
 
+// last_write: the latest write before now, inspected at its moment (before
+// the instruction), then the timeline is back where it was; a syscall's
+// write (read(2) into tl_seed) is found at its `syscall` instruction.
+TEST_F(TimelineTest, LastWriteFindsTheWriterAndComesBack) {
+  forward_to_iteration(8);
+  auto before = tl->current_moment();
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  long seen = -1;
+  auto w = tl->last_write(g_rec->total_addr, 8, [&](const Timeline::LastWrite&) -> Status {
+    seen = read_total();
+    return ok_status();
+  });
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  ASSERT_TRUE(w->has_value()) << "iteration 8's write";
+  EXPECT_EQ(seen, expected_total(7)) << "inspected before iteration 8's write";
+  EXPECT_LE((*w)->moment.checkpoint, before->checkpoint);
+  auto after = tl->current_moment();
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_EQ(*after, *before) << "back where the query started";
+  EXPECT_EQ(read_total(), expected_total(8));
+  auto seed = tl->last_write(g_rec->seed_addr, 8);
+  ASSERT_TRUE(seed.ok()) << seed.error().message;
+  ASSERT_TRUE(seed->has_value()) << "read(2) wrote tl_seed";
+  auto cut = tl->goto_moment((*seed)->moment);
+  ASSERT_TRUE(cut.ok()) << cut.error().message;
+  uint8_t code[2] = {};
+  ASSERT_TRUE(tl->read_memory((*seed)->pc, code).ok());
+  EXPECT_EQ(code[0], 0x0f);
+  EXPECT_EQ(code[1], 0x05) << "a syscall's write is found at its syscall instruction";
+  EXPECT_FALSE(tl->last_write(g_rec->total_addr, 0).ok()) << "an empty range";
+  EXPECT_FALSE(tl->last_write(g_rec->total_addr + 1, 64).ok()) << "more than 2 debug registers";
+}
+
 // A recording of tests/programs/timeline_fault (a SIGSEGV in tl_fault),
 // handled (exit 3) or not (death by SIGSEGV).
 struct FaultRecording {

@@ -9,29 +9,17 @@
 
 namespace slsdbg::gdbserver {
 
-namespace {
-
-// The live replay's memory as a MemorySource: all of a range or an error.
-class TimelineMemory final : public dump::MemorySource {
- public:
-  explicit TimelineMemory(replay::Timeline& t) : t_(t) {}
-  Status read(uint64_t addr, std::span<uint8_t> out) override {
-    while (!out.empty()) {
-      size_t n = TRY(t_.read_memory(addr, out));
-      if (n == 0) return Error::msg("cannot read the replay's memory at " + std::to_string(addr));
-      addr += n;
-      out = out.subspan(n);
-    }
-    return ok_status();
+Status TimelineMemory::read(uint64_t addr, std::span<uint8_t> out) {
+  while (!out.empty()) {
+    size_t n = TRY(t_.read_memory(addr, out));
+    if (n == 0) return Error::msg("cannot read the replay's memory at " + std::to_string(addr));
+    addr += n;
+    out = out.subspan(n);
   }
+  return ok_status();
+}
 
- private:
-  replay::Timeline& t_;
-};
-
-}  // namespace
-
-Result<std::string> write_moment_core(replay::Timeline& timeline, const std::string& path) {
+Result<store::ProcessState> moment_state(replay::Timeline& timeline) {
   CheckpointId k = timeline.current_segment();
   store::ProcessState state = TRY_CTX(timeline.recording().process_state(k), "checkpoint " + std::to_string(k.value));
   if (state.threads.empty()) return Error::msg("checkpoint " + std::to_string(k.value) + " has no thread");
@@ -41,6 +29,11 @@ Result<std::string> write_moment_core(replay::Timeline& timeline, const std::str
   if (thread.xsave.size() >= sizeof thread.fpregs) std::memcpy(&thread.fpregs, thread.xsave.data(), sizeof thread.fpregs);
   // The map of this moment: libraries mapped during the segment included.
   if (auto live = timeline.live_mappings(); live.ok() && !live->empty()) state.mappings = std::move(*live);
+  return state;
+}
+
+Result<std::string> write_moment_core(replay::Timeline& timeline, const std::string& path) {
+  store::ProcessState state = TRY(moment_state(timeline));
   // At a recorded signal the core reports it (and its siginfo), as the
   // kernel's core of that moment would; elsewhere a SIGTRAP stop.
   if (auto si = timeline.pending_siginfo(); si.ok() && *si) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "gdbserver/replay/last_write_report.h"
 #include "gdbserver/replay/moment_core.h"
 #include "gdbserver/replay/timeline_target.h"
 
@@ -23,6 +24,9 @@ constexpr std::string_view kHelp =
     "  bookmarks         list bookmarks\n"
     "  dump PATH         write an ELF core of the current moment to PATH (mode 0600);\n"
     "                    the memory map is the one of the current segment's checkpoint\n"
+    "  last-write ADDR [LEN]  the last write to LEN bytes (default 1) at ADDR before\n"
+    "                    now: moment, instruction, file:line (GDB: last-write EXPR)\n"
+    "  stats             segments replayed and skipped by watchpoint scans, restores\n"
     "After `monitor goto`, GDB still shows the old frame until it re-reads the\n"
     "registers: run `maint flush register-cache` (slsdbg replay defines `goto`,\n"
     "which does both).\n";
@@ -54,6 +58,8 @@ Result<std::string> TimelineTarget::run_monitor_command(std::string_view command
   if (verb == "bookmark") return monitor_bookmark(rest);
   if (verb == "bookmarks") return monitor_bookmarks();
   if (verb == "dump") return monitor_dump(rest);
+  if (verb == "last-write") return monitor_last_write(rest);
+  if (verb == "stats") return monitor_stats();
   return Error::msg("unknown monitor command '" + std::string(verb) + "' (monitor help lists them)");
 }
 
@@ -160,6 +166,22 @@ Result<std::string> TimelineTarget::siginfo_bytes() {
   std::optional<siginfo_t> si = TRY(t->pending_siginfo());
   if (!si) return Error::msg("not stopped at a signal");
   return std::string(reinterpret_cast<const char*>(&*si), sizeof *si);
+}
+
+// The moment GDB is at does not change: the query comes back here.
+Result<std::string> TimelineTarget::monitor_last_write(std::string_view args) {
+  replay::Timeline* t = TRY(live());
+  auto [addr, len] = TRY_CTX(parse_address_range(args), "last-write");
+  LastWriteReport r = TRY(find_last_write(*t, addr, len));
+  return format_text(r);
+}
+
+Result<std::string> TimelineTarget::monitor_stats() {
+  replay::Timeline* t = TRY(live());
+  const replay::Timeline::Stats s = t->stats();
+  return "restores " + std::to_string(s.restores) + ", snapshot forks " + std::to_string(s.snapshot_forks) +
+         ", snapshots " + std::to_string(s.snapshots) + "\nwatchpoint scans: segments replayed " +
+         std::to_string(s.segments_replayed) + ", skipped " + std::to_string(s.segments_skipped) + "\n";
 }
 
 Result<std::string> TimelineTarget::monitor_dump(std::string_view path) {

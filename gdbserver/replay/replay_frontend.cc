@@ -77,6 +77,14 @@ constexpr const char* kGotoCommand =
     "document goto\n"
     "goto K | K:E:0xPC:N | BOOKMARK -- go to a checkpoint, a moment or a bookmark of the recording.\n"
     "end\n"
+    // `last-write EXPR`: monitor last-write with EXPR's address and size
+    // (the monitor sees text only, GDB evaluates).
+    "define last-write\n"
+    "  eval \"monitor last-write %p %lu\", &($arg0), (unsigned long) sizeof($arg0)\n"
+    "end\n"
+    "document last-write\n"
+    "last-write EXPR -- the last write to EXPR before now: moment, instruction, file:line.\n"
+    "end\n"
     // GDB's own `info record` knows only its built-in record targets.
     "set confirm off\n"
     "define info record\n"

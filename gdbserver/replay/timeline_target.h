@@ -99,6 +99,8 @@ class TimelineTarget final : public Target,
   Result<std::string> monitor_bookmark(std::string_view name);
   Result<std::string> monitor_bookmarks();
   Result<std::string> monitor_dump(std::string_view path);
+  Result<std::string> monitor_last_write(std::string_view args);
+  Result<std::string> monitor_stats();
 
   store::RecordingReader& reader_;
   std::unique_ptr<replay::Timeline> timeline_;
