@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "engine/bisect/exe_symbols.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/last_write_report.h"
@@ -53,24 +54,13 @@ Result<std::pair<uint64_t, uint64_t>> resolve_target(const store::RecordingReade
 int run_last_write(const std::vector<std::string>& args) {
   std::string rec, target, at;
   bool json = false;
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string& s = args[i];
-    if (s == "--at") {
-      if (i + 1 >= args.size()) return fail("last-write: --at needs a checkpoint or a moment", 2);
-      at = args[++i];
-    } else if (s == "--json") {
-      json = true;
-    } else if (!s.empty() && s[0] == '-') {
-      return fail("last-write: unknown option '" + s + "' (see slsdbg last-write --help)", 2);
-    } else if (rec.empty()) {
-      rec = s;
-    } else if (target.empty()) {
-      target = s;
-    } else {
-      return fail("last-write: unexpected argument '" + s + "'", 2);
-    }
-  }
-  if (rec.empty() || target.empty()) return fail("last-write: needs REC and ADDR[:LEN] (see slsdbg last-write --help)", 2);
+  Options opts("last-write");
+  opts.recording(rec);
+  CLI::Option* what = opts.app().add_option("TARGET", target)->required();
+  opts.when_missing(what, "missing ADDR[:LEN] or SYMBOL");
+  opts.text("--at", at, "a checkpoint or a moment");
+  opts.flag("--json", json);
+  if (auto done = opts.parse(args)) return *done;
   auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("last-write: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);

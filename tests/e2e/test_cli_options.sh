@@ -25,7 +25,7 @@ expect() {
 R=$WORK/no-such-rec  # a path that does not exist
 
 # Unknown option: exit 2, the option named.
-for cmd in record ls info backtrace dump bisect restore replay pack; do
+for cmd in record ls info backtrace dump bisect restore replay pack last-write; do
   expect 2 "unknown option '--frobnicate'" "$cmd" --frobnicate
 done
 expect 2 "unknown option '-Z'" info "$R" -Z
@@ -40,6 +40,8 @@ expect 2 "missing recording directory REC" dump --last
 expect 2 "missing recording directory REC" bisect --expr 1
 expect 2 "missing recording directory REC" restore --at 0
 expect 2 "missing recording directory REC" pack
+expect 2 "missing recording directory REC" last-write
+expect 2 "missing ADDR[:LEN] or SYMBOL" last-write "$R"
 expect 2 "missing --at" restore "$R"
 expect 2 "give exactly one of --at K, --time SECONDS, --last" backtrace "$R"
 expect 2 "give exactly one of --at K, --time SECONDS, --last" dump "$R" --at 1 --last
@@ -67,6 +69,7 @@ expect 1 "no-such-rec" bisect "$R" --cmd true
 expect 1 "no-such-rec" restore "$R" --at 0
 expect 1 "no-such-rec" replay "$R" --check
 expect 1 "no-such-rec" pack "$R"
+expect 1 "no-such-rec" last-write "$R" 0x1000
 expect 1 "no-such-rec" ls "$R"
 expect 1 "no-such-program" record -o "$WORK/r1" -- "$WORK/no-such-program"
 expect 1 "latest" replay --check   # none recorded under $SLSDBG_DIR
@@ -74,7 +77,7 @@ expect 1 "latest" bisect latest --cmd true
 
 # --help: exit 0, the same text as `slsdbg help CMD`, naming every option
 # that the command's own error messages name above.
-for cmd in record ls info backtrace dump bisect restore replay pack; do
+for cmd in record ls info backtrace dump bisect restore replay pack last-write; do
   h=$("$SLSDBG" "$cmd" --help); rc=$?
   [ "$rc" = 0 ] || bad "$cmd --help: exit $rc"
   [ "$h" = "$("$SLSDBG" help "$cmd")" ] || bad "help $cmd differs from $cmd --help"
@@ -84,7 +87,7 @@ for pair in "record:-o --interval --verify --tracker --copy" "ls:--json" "info:-
             "backtrace:--at --time --last --disasm --json" "dump:--at --time --last -o --output --quiet" \
             "bisect:--expr --plugin --plugin-arg --cmd --good --bad --spot-checks --show --core --no-refine --json" \
             "restore:--at --repeat --verify --lazy" \
-            "replay:--goto --at --server --allow-remote --check --print-regs --read --json"; do
+            "replay:--goto --at --server --allow-remote --check --print-regs --read --json" "last-write:--at --json"; do
   cmd=${pair%%:*}
   h=$("$SLSDBG" help "$cmd")
   for opt in ${pair#*:}; do

@@ -108,7 +108,7 @@ cli_err() {  # cli_err WHAT EXPECTED-TEXT ARGS...
   [ "$rc" -eq 2 ] && [ "$(wc -l <"$WORK/cli.err")" -eq 1 ] && grep -q -- "$text" "$WORK/cli.err" \
     || die "$what: exit $rc, '$(cat "$WORK/cli.err")'"
 }
-cli_err "no address" "needs REC and ADDR" "$rec"
+cli_err "no address" "missing ADDR" "$rec"
 cli_err "an unknown symbol" "neither an address nor a symbol" "$rec" no_such_symbol
 cli_err "a bad length" "is not a number" "$rec" 0x1000:abc
 cli_err "a bad --at" "--at" "$rec" lw_target --at x:y
