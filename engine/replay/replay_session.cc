@@ -175,6 +175,7 @@ class ReplaySession::SegmentRun {
   Result<bool> drop_patch();
   void drop_rescue();
   Status use_rescue();
+  void take_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
@@ -403,6 +404,19 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   return remove_breakpoint();
 }
 
+// The tracee as it was when the patch went in replaces the current one,
+// with no patch, budget or breakpoint of this run left armed.
+void ReplaySession::SegmentRun::take_rescue() {
+  task_.kill_and_reap();
+  task_ = std::move(*rescue_);
+  rescue_.reset();
+  patched_.reset();
+  budget_.reset();
+  conditional_.reset();
+  bp_inserted_ = false;
+  outcome_.reruns++;
+}
+
 void ReplaySession::SegmentRun::drop_rescue() {
   if (rescue_) rescue_->kill_and_reap();
   rescue_.reset();
@@ -424,14 +438,7 @@ Result<bool> ReplaySession::SegmentRun::drop_patch() {
   }
   SLSDBG_DEBUG("replay", "segment %llu: a trap for the observer while patched; going on from the rescue copy",
                (unsigned long long)seg_.value);
-  task_.kill_and_reap();
-  task_ = std::move(*rescue_);
-  rescue_.reset();
-  patched_.reset();
-  budget_.reset();
-  conditional_.reset();
-  bp_inserted_ = false;
-  outcome_.reruns++;
+  take_rescue();
   TRY(arm_breakpoint());
   return true;
 }
@@ -443,18 +450,11 @@ Status ReplaySession::SegmentRun::use_rescue() {
   const bool retry = patch_failed_by_budget_ && ++s_.patch_failures_ < kPatchAttempts;
   SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
                (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
-  task_.kill_and_reap();
-  task_ = std::move(*rescue_);
-  rescue_.reset();
-  patched_.reset();
-  budget_.reset();
-  conditional_.reset();
-  bp_inserted_ = false;
+  take_rescue();
   patch_failed_ = patch_failed_by_budget_ = false;
   patch_dropped_ = !retry;
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence.reset();
-  outcome_.reruns++;
   TRY(maybe_patch());
   if (!patched_) TRY(arm_breakpoint());
   return go();
