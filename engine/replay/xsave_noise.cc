@@ -61,9 +61,9 @@ bool inuse_noise(uint64_t area, const ImageReader& live, const ImageReader& reco
 // area's size (the kernel's xstate_size) when it explains them.
 std::optional<uint64_t> unwritten_noise(uint64_t area, const ImageReader& live, const ImageReader& recorded,
                                         const ComponentTable& components) {
-  if (!has_magic(live, area) || !has_magic(recorded, area)) return std::nullopt;
   std::array<uint8_t, kSwBytesCompared> sw_l{}, sw_r{};
-  if (!live(area + kSwReservedOffset, sw_l).ok() || !recorded(area + kSwReservedOffset, sw_r).ok() || sw_l != sw_r)
+  if (!live(area + kSwReservedOffset, sw_l).ok() || u32(sw_l.data()) != kFpXstateMagic1 ||
+      !recorded(area + kSwReservedOffset, sw_r).ok() || sw_l != sw_r)
     return std::nullopt;
   const uint64_t size = u32(sw_l.data() + 16);
   if (size < kXsaveAreaBytes || size > kMaxFrameXstate) return std::nullopt;
