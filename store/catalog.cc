@@ -261,7 +261,12 @@ Status Catalog::commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sea
 }
 
 Status Catalog::set_durability(Durability durability) {
-  return db_.exec(durability == Durability::Full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+  switch (durability) {
+    case Durability::Full: return db_.exec("PRAGMA synchronous=FULL");
+    case Durability::Normal: return db_.exec("PRAGMA synchronous=NORMAL");
+    case Durability::Off: return db_.exec("PRAGMA synchronous=OFF");
+  }
+  return Error::msg("set_durability: unknown durability");
 }
 
 Status Catalog::set_bookmark(const std::string& name, const std::string& moment) {

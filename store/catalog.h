@@ -31,7 +31,9 @@ struct SegmentRow {
 // commit is on disk. Normal: it reaches the kernel in commit order (a killed
 // writer loses nothing) and the disk at the next Full commit or WAL
 // checkpoint; the database stays consistent either way.
-enum class Durability { Full, Normal };
+// Off: no sync at all, not even by the WAL copy at close (the last
+// commits of a recording whose finish is not durable).
+enum class Durability { Full, Normal, Off };
 
 class Catalog {
  public:

@@ -154,6 +154,9 @@ Status ExtentWriter::submit_current() {
 Status ExtentWriter::reap(bool wait_one) {
   io_uring_cqe* cqe = nullptr;
   int r = wait_one ? io_uring_wait_cqe(&ring_, &cqe) : io_uring_peek_cqe(&ring_, &cqe);
+  // A signal for the recorder (or a debugger attached to it) interrupts the
+  // wait; the write is still in flight, so wait again.
+  while (wait_one && r == -EINTR) r = io_uring_wait_cqe(&ring_, &cqe);
   while (r == 0 && cqe) {
     uint64_t data = io_uring_cqe_get_data64(cqe);
     Buffer* b = &buffers_[data & 0xff];

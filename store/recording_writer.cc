@@ -112,6 +112,7 @@ class Writer final : public RecordingWriter {
   enum class State { Open, Broken, Finished } state_ = State::Open;
   WriterStats stats_;
   uint32_t sync_interval_ms_ = 0;    // 0: Sync::EveryCheckpoint
+  bool durable_finish_ = true;       // WriterOptions::durable_finish
   double last_sync_ms_ = 0;
   std::vector<uint64_t> unsynced_logs_;  // sealed, not yet fdatasynced (Deferred)
   uint32_t synced_extents_ = 0;      // extent files whose directory entry is durable
@@ -123,6 +124,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
                     const WriterOptions& options) {
   dir_ = dir;
   if (options.sync == WriterOptions::Sync::Deferred) sync_interval_ms_ = std::max<uint32_t>(options.sync_interval_ms, 1);
+  durable_finish_ = !deferred() || options.durable_finish;
   TRY(dir_is_empty_or_missing(dir));
   TRY(make_dir(dir));
   if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir);
@@ -318,10 +320,13 @@ Status Writer::finish() {
   state_ = State::Broken;
   auto sealed = TRY(seal_segment());
   double t_sync = now_ms();
-  if (deferred()) TRY(sync_files());
+  if (deferred() && durable_finish_) TRY(sync_files());
+  // Not durable: no sync now, nor when the catalog closes and copies its WAL.
+  if (!durable_finish_) TRY(catalog_->set_durability(Durability::Off));
   double t_commit = now_ms();
-  TRY(commit(true, [&] { return catalog_->commit_finish(sealed); }));
-  SLSDBG_DEBUG("store", "finish: sync %.2f ms, commit %.2f ms", t_commit - t_sync, now_ms() - t_commit);
+  TRY(commit(durable_finish_, [&] { return catalog_->commit_finish(sealed); }));
+  SLSDBG_DEBUG("store", "finish: %s %.2f ms, commit %.2f ms", durable_finish_ ? "sync" : "not synced, flush", t_commit - t_sync,
+               now_ms() - t_commit);
   state_ = State::Finished;
   // Disk use: only the blocks written stay. Failing here loses no data.
   (void)extents_->trim_tail();

@@ -323,6 +323,7 @@ Status RecordSession::start() {
   // program does not wait for a dozen fsyncs (docs/performance.md `## record`).
   store::WriterOptions wo;
   wo.sync = store::WriterOptions::Sync::Deferred;
+  wo.durable_finish = opts_.durable;
   writer_ = TRY(CheckpointWriter::start_opening(
       [dir = opts_.out_dir, meta, wo]() { return store::RecordingWriter::create(dir, meta, wo); }, all_cpus));
   outcome_.tracker = meta.tracker;

@@ -29,6 +29,8 @@ struct RecordOptions {
   // Tick checkpoints copy their cold pages after the tracee resumed
   // (CopyTiming::Deferred); false: every page inside the stop.
   bool defer_copy = true;
+  // The store's finish() syncs everything (WriterOptions::durable_finish).
+  bool durable = false;
 };
 
 struct RecordOutcome {

@@ -83,7 +83,7 @@ for cmd in record ls info backtrace dump bisect restore replay pack last-write; 
   [ "$h" = "$("$SLSDBG" help "$cmd")" ] || bad "help $cmd differs from $cmd --help"
   [ "$h" = "$("$SLSDBG" "$cmd" -h)" ] || bad "$cmd -h differs from $cmd --help"
 done
-for pair in "record:-o --interval --verify --tracker --copy" "ls:--json" "info:--json" \
+for pair in "record:-o --interval --verify --tracker --copy --durable" "ls:--json" "info:--json" \
             "backtrace:--at --time --last --disasm --json" "dump:--at --time --last -o --output --quiet" \
             "bisect:--expr --plugin --plugin-arg --cmd --good --bad --spot-checks --show --core --no-refine --json" \
             "restore:--at --repeat --verify --lazy" \
@@ -110,6 +110,16 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
   echo "SKIP the permission case: needs root and setpriv to run as another user"
 fi
+
+# --durable: the store syncs everything at the end (its debug log says so);
+# without it the end is left to the kernel's writeback. Both replay.
+for mode in plain durable; do
+  flag=(); [ "$mode" = durable ] && flag=(--durable)
+  SLSDBG_LOG=debug "$SLSDBG" record "${flag[@]}" -o "$WORK/$mode" -- /bin/true 2>"$WORK/$mode.err" || bad "record ${flag[*]}: $(tail -1 "$WORK/$mode.err")"
+  "$SLSDBG" replay --check "$WORK/$mode" >/dev/null 2>&1 || bad "record ${flag[*]}: replay --check failed"
+done
+grep -q "finish: sync" "$WORK/durable.err" || bad "record --durable: the end was not synced: $(grep finish: "$WORK/durable.err")"
+grep -q "finish: not synced" "$WORK/plain.err" || bad "record: the end was synced without --durable: $(grep finish: "$WORK/plain.err")"
 
 [ "$failures" = 0 ] || { echo "cli_options: $failures failures"; exit 1; }
 echo "cli_options: OK"
