@@ -4,9 +4,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 extern char** environ;
@@ -63,6 +68,27 @@ std::string mi_field(const std::string& payload, const std::string& key) {
   return out;
 }
 
+namespace {
+
+// GDB indexes the debug info of the program and its libraries (libc's is
+// large) at every core-file load; with its index cache that is done once and
+// reused by every later load and run: 2-3x less CPU per evaluation. The
+// cache lives with the user's other caches; none when there is no home.
+std::optional<std::string> gdb_index_cache_dir() {
+  std::string base;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache";
+  else return std::nullopt;
+  std::string dir = base;
+  for (const char* part : {"/slsdbg", "/gdb-index"}) {
+    dir += part;
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
+  }
+  return dir;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<GdbMi>> GdbMi::start(const std::string& exe) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return Error::from_errno("pipe2");
@@ -80,7 +106,11 @@ Result<std::unique_ptr<GdbMi>> GdbMi::start(const std::string& exe) {
   std::vector<std::string> args = {"gdb", "--nx", "--quiet", "--interpreter=mi2",
                                    "-iex", "set debuginfod enabled off",
                                    "-iex", "set pagination off",
-                                   "-iex", "set confirm off", exe};
+                                   "-iex", "set confirm off"};
+  if (std::optional<std::string> cache = gdb_index_cache_dir()) {
+    args.insert(args.end(), {"-iex", "set index-cache directory " + *cache, "-iex", "set index-cache enabled on"});
+  }
+  args.push_back(exe);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -144,6 +144,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> interrupted_back();
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
+  bool trap_at(uint64_t pc) const;
   bool at_syscall_instruction();  // the instruction at pc_now() is `syscall`
 
   const store::RecordingReader& reader;

@@ -251,8 +251,22 @@ bool Timeline::Impl::at_syscall_instruction() {
   return insn[0] == 0x0f && insn[1] == 0x05;
 }
 
+// Whether the instruction at pc would trap again at once on a plain resume:
+// an int3 of ours, or an execution probe in a debug register.
+bool Timeline::Impl::trap_at(uint64_t pc) const {
+  if (inserted.count(pc)) return true;
+  for (const Slot& s : slots)
+    if (s.use != SlotUse::Free && s.use != SlotUse::Watch && s.addr == pc) return true;
+  return false;
+}
+
 Status Timeline::Impl::resume(process::Task& task, int signo) {
   if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
+  // After a pause, the instruction at pc is stepped over only when a trap of
+  // ours sits on it. A watchpoint fires after the write, so most pauses
+  // (every stop of a watchpoint scan) resume with a plain continue: a step
+  // would cost a second trap and the debug registers rewritten twice.
+  if (step_over_pending && motion != Motion::Step && !stepping && !trap_at(pc_now())) step_over_pending = false;
   if (step_over_pending || (motion == Motion::Step && !stepping)) {
     step_over_pending = false;
     const uint64_t pc = pc_now();
