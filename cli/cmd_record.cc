@@ -77,13 +77,17 @@ int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
   uint64_t interval_ms = 10;
-  bool verify = false;
+  bool verify = false, syscall_buffer = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
   options.flag("--verify", verify);
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
+  options.flag("--syscall-buffer", syscall_buffer)
+      ->description("EXPERIMENTAL: run read/pread64/write/pwrite64/lseek/fstat on regular files, /dev/null and "
+               "/dev/zero inside the program, from patched glibc sites, without a stop each; logged at the next "
+               "stop. Other calls (blocking ones included) stay traced");
   if (auto done = options.parse(args)) return *done;
   if (interval->count()) {
     if (interval_ms < 1 || interval_ms > 60000)
@@ -92,6 +96,7 @@ int run_record(const std::vector<std::string>& args) {
   }
   if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
   opts.defer_copy = copy == "deferred";
+  opts.syscall_buffer = syscall_buffer;
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
   else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
@@ -118,6 +123,10 @@ int run_record(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",
                  outcome->children.size() == 1 ? "it was" : "they were");
+  if (opts.syscall_buffer)
+    std::fprintf(stderr, "slsdbg: syscall buffer: %llu syscalls buffered, %llu glibc sites patched\n",
+                 static_cast<unsigned long long>(outcome->buffered_syscalls),
+                 static_cast<unsigned long long>(outcome->patched_sites));
   if (outcome->torn_checkpoints > 0)
     std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
                  static_cast<unsigned long long>(outcome->torn_checkpoints),
