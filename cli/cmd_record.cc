@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
-    "                     [--copy deferred|in-stop] -- PROGRAM [ARGS...]\n"
+    "                     [--copy deferred|in-stop] [--syscall-buffer] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
     "--interval milliseconds (default 10) and at exit, and a log of every\n"
@@ -37,6 +37,13 @@ constexpr const char* kUsage =
     "                  (default: cold pages are copied on another CPU after the\n"
     "                  program resumed, and the checkpoint is dropped if one was\n"
     "                  written first) or in-stop (all while the program waits)\n"
+    "  --syscall-buffer  EXPERIMENTAL, off by default: read, pread64, write,\n"
+    "                  pwrite64, lseek and fstat on regular files of a local\n"
+    "                  filesystem, /dev/null and /dev/zero run inside the program\n"
+    "                  without a stop each (glibc's call sites are patched to a\n"
+    "                  stub; each patch costs one checkpoint), logged at the next\n"
+    "                  stop; replay serves them from the log. Everything else,\n"
+    "                  blocking calls included, stays traced. Not with threads\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
@@ -84,10 +91,7 @@ int run_record(const std::vector<std::string>& args) {
   options.flag("--verify", verify);
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
-  options.flag("--syscall-buffer", syscall_buffer)
-      ->description("EXPERIMENTAL: run read/pread64/write/pwrite64/lseek/fstat on regular files, /dev/null and "
-               "/dev/zero inside the program, from patched glibc sites, without a stop each; logged at the next "
-               "stop. Other calls (blocking ones included) stay traced");
+  options.flag("--syscall-buffer", syscall_buffer);
   if (auto done = options.parse(args)) return *done;
   if (interval->count()) {
     if (interval_ms < 1 || interval_ms > 60000)
