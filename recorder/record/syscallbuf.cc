@@ -1,6 +1,7 @@
 #include "recorder/record/syscallbuf.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -117,7 +118,16 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
   // A vfork child shares the buffer and would fill it with its own calls:
   // off from a fork-family call until the next trapped one.
   const bool forking = nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
-  if (forking != disabled_) {
+  // The buffer is one per process and its stub not thread-safe: once a
+  // thread may exist, it stays off.
+  uint64_t clone_flags = nr == SYS_clone ? args[0] : 0;
+  if (nr == SYS_clone3 && !vm_read(pid_, args[0], &clone_flags, sizeof clone_flags)) clone_flags = CLONE_THREAD;
+  if (clone_flags & CLONE_THREAD) threads_ = true;
+  if (threads_ && !disabled_) {
+    const uint64_t zero = 0;
+    if (write_header(kSysbufEnabledOffset, &zero, sizeof zero).ok()) disabled_ = true;
+  }
+  if (!threads_ && forking != disabled_) {
     const uint64_t enabled = forking ? 0 : 1;
     if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
   }

@@ -14,7 +14,8 @@
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
 //    of a traced call on an fd, and cleared before any call that may close,
 //    replace or re-flag an fd (and after an unmodelled one). Across a
-//    fork-family call the stub is disabled (a vfork child shares the buffer).
+//    fork-family call the stub is disabled (a vfork child shares the buffer),
+//    and for good after a CLONE_THREAD one (the stub is not thread-safe).
 // 3. At every stop of the tracee the committed entries are logged as the
 //    Syscall events the traced path would have logged (same number, args,
 //    result and output bytes), in order, before anything the stop logs. At
@@ -76,6 +77,7 @@ class SyscallBuf {
   std::bitset<1024> known_;
   bool table_dirty_ = false;
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
+  bool threads_ = false;   // a CLONE_THREAD call was seen: off for good
   uint64_t consumed_ = 0;  // bytes of entries already logged
   uint64_t drained_ = 0;
   std::set<uint64_t> patched_, declined_;
