@@ -132,7 +132,9 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
     if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
   }
   if (changes_fds(nr)) {
-    (void)forget_fds();  // a failed write leaves bits the next stop's drain would fail on too
+    // Fails only when the tracee's area is gone (exec, death), which
+    // arm() or the exit then takes care of.
+    (void)forget_fds();
     return false;
   }
   if (!bufferable(nr)) return false;
