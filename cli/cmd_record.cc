@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
-    "                     [--copy deferred|in-stop] [--durable] -- PROGRAM [ARGS...]\n"
+    "                     [--copy deferred|in-stop] [--durable] [--syscall-buffer]\n"
+    "                     -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
     "--interval milliseconds (default 10) and at exit, and a log of every\n"
@@ -42,6 +43,14 @@ constexpr const char* kUsage =
     "                  it the recording is synced once a second while it runs and\n"
     "                  the kernel writes the rest back; a killed recorder or program\n"
     "                  loses nothing either way. Costs ~10 ms.\n"
+    "  --syscall-buffer  EXPERIMENTAL, off by default: read, pread64, write,\n"
+    "                  pwrite64, lseek and fstat on regular files of a local\n"
+    "                  filesystem, /dev/null and /dev/zero run inside the program\n"
+    "                  without a stop each (glibc's call sites are patched to a\n"
+    "                  stub; each patch costs one checkpoint), logged at the next\n"
+    "                  stop; replay serves them from the log. Everything else,\n"
+    "                  blocking calls included, stays traced. Off once the\n"
+    "                  program starts a thread.\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
@@ -82,7 +91,7 @@ int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
   uint64_t interval_ms = 10;
-  bool verify = false, durable = false;
+  bool verify = false, durable = false, syscall_buffer = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
@@ -90,6 +99,7 @@ int run_record(const std::vector<std::string>& args) {
   options.flag("--durable", durable);
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
+  options.flag("--syscall-buffer", syscall_buffer);
   if (auto done = options.parse(args)) return *done;
   if (interval->count()) {
     if (interval_ms < 1 || interval_ms > 60000)
@@ -99,6 +109,7 @@ int run_record(const std::vector<std::string>& args) {
   if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
   opts.defer_copy = copy == "deferred";
   opts.durable = durable;
+  opts.syscall_buffer = syscall_buffer;
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
   else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
@@ -125,6 +136,10 @@ int run_record(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",
                  outcome->children.size() == 1 ? "it was" : "they were");
+  if (opts.syscall_buffer)
+    std::fprintf(stderr, "slsdbg: syscall buffer: %llu syscalls buffered, %llu glibc sites patched\n",
+                 static_cast<unsigned long long>(outcome->buffered_syscalls),
+                 static_cast<unsigned long long>(outcome->patched_sites));
   if (outcome->torn_checkpoints > 0)
     std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
                  static_cast<unsigned long long>(outcome->torn_checkpoints),

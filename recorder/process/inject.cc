@@ -1,4 +1,5 @@
 #include "recorder/process/inject.h"
+#include "recorder/process/syscallbuf_stub.h"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -281,6 +282,12 @@ Status install_injection_page(Task& task) {
   TRY(task.write_memory(RemoteAddr(kInjectPageAddr), page));
   int64_t r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kInjectPageAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));
   if (r != 0) return Error::from_errno("injected mprotect of the injection page", static_cast<int>(-r));
+  // The syscall buffer's stub, in record and replay alike (syscallbuf_stub.h).
+  std::vector<uint8_t> stub(4096, 0xcc);
+  std::memcpy(stub.data(), sysbuf_stub_code().data(), sysbuf_stub_code().size());
+  TRY(task.write_memory(RemoteAddr(kSysbufStubAddr), stub));
+  r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kSysbufStubAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));
+  if (r != 0) return Error::from_errno("injected mprotect of the syscall buffer stub", static_cast<int>(-r));
   task.set_has_injection_page(true);
   return ok_status();
 }

@@ -3,6 +3,8 @@
 //
 //   kInjectPageAddr          r-x  code: `syscall; int3` at +0, stubs after it
 //   kInjectPageAddr + 4 KiB  rw-  scratch: output buffers of injected code
+//   kInjectPageAddr + 8 KiB  the syscall buffer's stub and memory
+//                            (syscallbuf_stub.h), up to the staging area
 //
 // The recorder's seccomp filter ALLOWS every syscall whose pc lies in the code
 // page, so injected syscalls are never trapped. Record and replay install the
@@ -29,7 +31,7 @@ namespace slsdbg::process {
 
 inline constexpr uint64_t kInjectPageAddr = 0x70000000;  // same in record and replay
 inline constexpr uint64_t kInjectScratchAddr = kInjectPageAddr + 4096;
-inline constexpr uint64_t kInjectAreaSize = 2 * 4096;
+inline constexpr uint64_t kInjectAreaSize = 0x100000;  // code, scratch, syscall buffer
 inline constexpr uint64_t kInjectSyscallOffset = 0;      // syscall; int3
 // Optional staging area (checkpoint capture's in-tracee page copy): a shared
 // memfd mapping, header {count, addresses} then page data.

@@ -31,6 +31,7 @@
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
 #include "recorder/record/signal_policy.h"
+#include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/tick.h"
@@ -157,6 +158,9 @@ class RecordSession {
   // event is logged between a checkpoint and its settling.
   Status settle_deferred(bool tracee_stopped);
   Status log_event(const store::Event& ev);
+  // Logs the syscall buffer's entries (syscallbuf.h); `step_out` first at a
+  // stop that takes a checkpoint.
+  Status drain_syscall_buffer(bool step_out);
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
   Status request_interrupt();
   Status rewind_before_syscall(user_regs_struct& regs);
@@ -186,6 +190,7 @@ class RecordSession {
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
   FastWrite fast_write_;
+  std::optional<SyscallBuf> syscall_buffer_;  // record --syscall-buffer
   std::optional<Children> children_;  // run unrecorded (children.h)
 
   enum class State { Running, InSyscall } state_ = State::Running;
@@ -247,6 +252,35 @@ Status RecordSession::log_event(const store::Event& ev) {
   return ok_status();
 }
 
+Status RecordSession::drain_syscall_buffer(bool step_out) {
+  if (step_out) {
+    std::deque<siginfo_t> intercepted;
+    TRY_CTX(syscall_buffer_->step_out(intercepted), "stepping out of the syscall buffer");
+    // Held like any asynchronous signal: re-sent after this checkpoint.
+    for (const siginfo_t& si : intercepted) {
+      bool merged = false;  // a standard signal is pending at most once (as in on_signal)
+      for (const siginfo_t& h : held_) merged |= si.si_signo < SIGRTMIN && h.si_signo == si.si_signo;
+      if (!merged) held_.push_back(si);
+      pending_ = std::max(pending_, Reason::Signal);
+    }
+  }
+  const uint64_t before = syscall_buffer_->drained();
+  // Not log_event: its CPU-time read per event would cost a syscall each.
+  TRY_CTX(syscall_buffer_->drain([this](const store::Event& ev) -> Status {
+            TRY_CTX(writer_->append_event(ev), "writing the event log");
+            events_++;
+            return ok_status();
+          }),
+          "draining the syscall buffer");
+  if (syscall_buffer_->drained() != before) {
+    // File offsets moved; and the CPU time since the last event is unknown
+    // (the entries were logged late), so the checkpoint gets no hint.
+    capture_->note_tracee_activity();
+    cpu_at_progress_.reset();
+  }
+  return ok_status();
+}
+
 void RecordSession::mark_progress() {
   if (!clock_) return;
   Result<uint64_t> ns = clock_->read();
@@ -279,10 +313,10 @@ Status RecordSession::start() {
   process::SpawnOptions so;
   so.argv = opts_.argv;
   for (char** e = environ; *e; e++) so.env.emplace_back(*e);
-  so.in_child_before_exec = [cpu]() -> Status {
+  so.in_child_before_exec = [cpu, syscall_buffer = opts_.syscall_buffer]() -> Status {
     TRY(pin_to_cpu(cpu));
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
-    return install_record_filter();
+    return install_record_filter(syscall_buffer);
   };
   task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   pid_ = task_->tid().value;
@@ -299,6 +333,7 @@ Status RecordSession::start() {
   t0_ = stop_time_;
 
   TRY_CTX(process::install_injection_page(*task_), "installing the injection page");
+  if (opts_.syscall_buffer) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   const int patched = TRY(patch_vdso_time_functions(pid_));
   SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, CaptureOptions{.activity_reported = true}),
@@ -506,8 +541,11 @@ Status RecordSession::on_seccomp() {
     }
     default: {
       const std::array<uint64_t, 6> args = syscall_args(r);
+      // A site the syscall buffer may patch runs traced, to its exit stop.
+      const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip);
       // Done by the recorder on the tracee's behalf: one stop instead of two.
-      if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
+      if (!patch_candidate)
+        if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
       fast_write_.before_syscall(nr, args);
       cur_nr_ = nr;
       cur_args_ = args;
@@ -566,6 +604,12 @@ Status RecordSession::on_syscall_exit() {
     if (mem.read(reg.addr, w.bytes.data(), reg.len).ok()) ev.writes.push_back(std::move(w));
   }
   TRY(log_event(ev));
+  if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
+    // Replay crosses the patch by restore: the checkpoint holds the patched page.
+    TRY(set_regs(r));
+    TRY(log_forced_checkpoint(r.rip));
+    pending_ = std::max(pending_, Reason::Forced);
+  }
 
   if (cur_nr_ == SYS_rt_sigaction && result == 0 && cur_args_[1] != 0) {
     uint64_t act[2];
@@ -578,6 +622,7 @@ Status RecordSession::on_syscall_exit() {
   }
   if (cls == SyscallClass::Unmodelled) {
     fast_write_.forget_all();
+    if (syscall_buffer_) TRY(syscall_buffer_->forget_fds());
     SLSDBG_DEBUG("record", "unmodelled %s: forcing a checkpoint", syscall_name(cur_nr_));
     TRY(log_forced_checkpoint(r.rip));
     pending_ = std::max(pending_, Reason::Forced);
@@ -730,6 +775,9 @@ bool deliverable_signal_pending(pid_t pid) {
 Status RecordSession::on_interrupt() {
   interrupt_requested_ = false;
   if (pending_ == Reason::None) return cont();
+  // Out of the syscall buffer's stub first: a signal that arrives while
+  // stepping is then seen below like any other.
+  if (syscall_buffer_) TRY(drain_syscall_buffer(true));
   if (deliverable_signal_pending(pid_)) {
     // Let the signal be reported first (the jobctl trap would otherwise come
     // before it again); its stop's resumption asks for the interrupt anew.
@@ -758,6 +806,7 @@ Status RecordSession::on_exec() {
   capture_ = TRY(arm_new_image(*task_, opts_.tracker));
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   fast_write_ = FastWrite::for_process(pid_);
+  if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   dispositions_ = initial_dispositions(pid_);
   const ExecImage img = exec_image(pid_);
   SLSDBG_INFO("record", "execve: now %s (build-id %s)", img.path.c_str(),
@@ -840,6 +889,8 @@ Status RecordSession::loop() {
     stop_time_ = monotonic_ns();  // a wait for the copy counts once, for the checkpoint that deferred it
     interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
     const TraceeStop s = decode_wait_status(status);
+    // Buffered syscalls come before whatever this stop logs.
+    if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
     switch (s.kind) {
       case StopKind::Exited:
       case StopKind::Killed: {
@@ -917,6 +968,10 @@ Result<RecordOutcome> RecordSession::run() {
   if (children_) outcome_.children = children_->started();
   SLSDBG_DEBUG("record", "%llu syscalls performed by the recorder at their seccomp stop",
                static_cast<unsigned long long>(fast_write_.performed()));
+  if (syscall_buffer_) {
+    outcome_.buffered_syscalls = syscall_buffer_->drained();
+    outcome_.patched_sites = syscall_buffer_->patched_sites();
+  }
   if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.

@@ -31,6 +31,9 @@ struct RecordOptions {
   bool defer_copy = true;
   // The store's finish() syncs everything (WriterOptions::durable_finish).
   bool durable = false;
+  // Experimental in-process fast path for syscalls that cannot block
+  // (syscallbuf.h); off by default.
+  bool syscall_buffer = false;
 };
 
 struct RecordOutcome {
@@ -53,6 +56,8 @@ struct RecordOutcome {
   uint64_t backed_off_ticks = 0;
   // Child processes the program started (pids): they ran unrecorded.
   std::vector<int> children;      // ticks copied in the stop because deferrals tore (DeferPolicy)
+  uint64_t buffered_syscalls = 0;  // --syscall-buffer: syscalls logged from the buffer
+  uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
 };
 
 // Errors before the program started (cannot execute, cannot create the

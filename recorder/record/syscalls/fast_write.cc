@@ -32,6 +32,8 @@ constexpr size_t kMaxCached = 256;
 
 bool in_user_range(uint64_t addr, uint64_t len) { return addr < kUserTop && len < kUserTop - addr; }
 
+}  // namespace
+
 // Local filesystems, where a write waits for the disk at worst. A network or
 // FUSE filesystem could block indefinitely, which only the ordinary path
 // (the tracee in the syscall, our tick able to interrupt it) handles.
@@ -58,8 +60,6 @@ bool file_size_unlimited(pid_t pid) {
   if (prlimit(pid, RLIMIT_FSIZE, nullptr, &theirs) != 0 || getrlimit(RLIMIT_FSIZE, &ours) != 0) return false;
   return theirs.rlim_cur == RLIM_INFINITY && ours.rlim_cur == RLIM_INFINITY;
 }
-
-}  // namespace
 
 FastWrite FastWrite::for_process(pid_t pid) {
   FastWrite f;

@@ -32,6 +32,13 @@
 
 namespace slsdbg::recorder {
 
+// A regular file on a local filesystem (ext4, xfs, btrfs, tmpfs, overlay,
+// f2fs): a read or write waits for the disk at worst.
+bool local_filesystem(int fd);
+// No finite RLIMIT_FSIZE, the tracee's or ours (EFBIG/SIGXFSZ would depend
+// on who writes).
+bool file_size_unlimited(pid_t pid);
+
 class FastWrite {
  public:
   // Without pidfd_open / pidfd_getfd every call is declined.

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""bench/syscallbuf: `record --syscall-buffer` (experimental) side by side with
+native and with the flag off.
+
+usage: bench/syscallbuf/run.py BUILD_DIR [--runs 3] [--only NAME,...] > result.json
+
+Cases: one million one-byte writes to /dev/null (bench/record/small_writes.c),
+and Debian programs on a 4 MiB generated text (bench/realprogs's generator,
+fixed seed): base64, mawk, sort, and find over /usr/include. Each run is
+native, recorded without the flag, recorded with it, in turn; medians and
+ratios are printed as JSON with the load average at start and end, and the
+`syscall buffer: N syscalls buffered, M glibc sites patched` line of the
+last run with the flag.
+"""
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "realprogs"))
+from run import make_text  # noqa: E402  (bench/realprogs/run.py)
+
+
+def run(cmd):
+    t = time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return time.monotonic() - t, r
+
+
+def bench(slsdbg, cmd, runs, work):
+    times = {"native": [], "off": [], "on": []}
+    buffered = None
+    for _ in range(runs):
+        for mode in ("native", "off", "on"):
+            rec = os.path.join(work, "rec")
+            full = cmd if mode == "native" else [slsdbg, "record", "-o", rec] + (
+                ["--syscall-buffer"] if mode == "on" else []) + ["--"] + cmd
+            dt, r = run(full)
+            shutil.rmtree(rec, ignore_errors=True)
+            if r.returncode != 0:
+                return {"error": f"{mode}: exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+            times[mode].append(dt)
+            for line in r.stderr.splitlines():
+                if "syscall buffer:" in line:
+                    buffered = line.split("syscall buffer:", 1)[1].strip()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"native_s": round(med["native"], 4), "off_s": round(med["off"], 4), "on_s": round(med["on"], 4),
+            "off_slowdown": round(med["off"] / med["native"], 2), "on_slowdown": round(med["on"] / med["native"], 2),
+            "runs_s": {k: [round(x, 4) for x in v] for k, v in times.items()}, "buffer": buffered}
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        raise SystemExit(__doc__)
+    build = args[0]
+    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+    slsdbg = os.path.join(build, "cli", "slsdbg")
+    if not os.path.exists(slsdbg):
+        slsdbg = os.path.join(build, "slsdbg")
+    work = tempfile.mkdtemp(prefix="slsdbg-bench-syscallbuf.")
+    try:
+        writes = os.path.join(work, "small_writes")
+        subprocess.run(["cc", "-O2", "-o", writes, os.path.join(HERE, "..", "record", "small_writes.c")], check=True)
+        text = os.path.join(work, "text.txt")
+        make_text(text, 4 << 20, 18)
+        cases = [
+            ("1M one-byte writes to /dev/null", [writes, "1000000"]),
+            ("base64", ["base64", text]),
+            ("mawk", ["mawk", "{ s += length($0); n[$2]++ } END { for (k in n) c++; print s, c }", text]),
+            ("sort", ["sort", text]),
+            ("find /usr/include", ["find", "/usr/include", "-name", "*.h"]),
+        ]
+        result = {"machine": os.uname().release, "nproc": os.cpu_count(), "runs": runs,
+                  "loadavg_start": os.getloadavg(), "cases": {}}
+        for name, cmd in cases:
+            if only and name.split()[0] not in only:
+                continue
+            if not shutil.which(cmd[0]):
+                result["cases"][name] = {"error": f"{cmd[0]} not installed"}
+                continue
+            result["cases"][name] = bench(slsdbg, cmd, runs, work)
+            print(name, result["cases"][name].get("on_slowdown"), file=sys.stderr)
+        result["loadavg_end"] = os.getloadavg()
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+// Machine code of the syscall-buffer stub (syscallbuf_stub.h), assembled by
+// the compiler into .rodata and copied to kSysbufStubAddr by
+// install_injection_page() in record and replay alike.
+//
+// A patched glibc site calls it with `call *ptr` (ptr at the page's start,
+// one per site shape). It returns with the registers, flags and rip the
+// original `syscall; cmp $-4096, %rax|%eax` would have left: rax the result,
+// rcx the address after the original `syscall`, r11 the flags at it.
+// Only the return address slot (8 bytes below the caller's rsp) is written
+// on the caller's stack; the rest of the red zone is skipped.
+//
+// Fast path (recording with the buffer enabled, a call and fd the header's
+// table allows, room left): the entry {nr, args[6], result, out_addr,
+// out_len, out bytes padded to 8} is appended at kSysbufEntriesAddr +
+// cursor, the syscall runs from `fast` (the one address the recorder's
+// seccomp filter allows), the kernel's output bytes are copied after it and
+// the cursor advanced. Otherwise the original registers are restored and the
+// syscall runs from `slow`, trapped like any other: always so in replay,
+// where the header is zero. Both paths push the same values, so the stack
+// below the caller is the same whichever path ran.
+#include <cstdint>
+
+#include "recorder/process/syscallbuf_stub.h"
+
+asm(R"(
+  .pushsection .rodata
+  .globl slsdbg_sysbuf_begin
+  .globl slsdbg_sysbuf_end
+  .globl slsdbg_sysbuf_fast
+  .globl slsdbg_sysbuf_slow
+  .globl slsdbg_sysbuf_movs
+  .globl slsdbg_sysbuf_code
+  .set SB_PAGE, 0x70002000
+  .set SB_CURSOR, 0x70003000
+  .set SB_BUSY, 0x70003008
+  .set SB_ENABLED, 0x70003010
+  .set SB_TABLE, 0x70003040
+  .set SB_ENTRIES, 0x70004000
+  .set SB_ENTRIES_SIZE, 0xfc000
+  .set SB_MAXREAD, 0x40000
+slsdbg_sysbuf_begin:
+  .quad SB_PAGE + (1f - slsdbg_sysbuf_begin)
+  .quad SB_PAGE + (2f - slsdbg_sysbuf_begin)
+slsdbg_sysbuf_code:
+1:
+  leaq -120(%rsp), %rsp
+  pushq $1
+  pushfq
+  addq $1, 136(%rsp)
+  jmp 3f
+2:
+  leaq -120(%rsp), %rsp
+  pushq $0
+  pushfq
+3:
+  pushq %rbx
+  pushq %rcx
+  pushq %r11
+  pushq %rdi
+  pushq %rsi
+  cld
+  cmpq $0, SB_ENABLED
+  je 90f
+  cmpq $0, SB_BUSY
+  jne 90f
+  movq $1, SB_BUSY
+  cmpq $1024, %rdi
+  jae 89f
+  movzbl SB_TABLE(%rdi), %ecx
+  cmpq $0, %rax
+  je 10f
+  cmpq $17, %rax
+  je 10f
+  cmpq $1, %rax
+  je 11f
+  cmpq $18, %rax
+  je 11f
+  cmpq $8, %rax
+  je 12f
+  cmpq $262, %rax
+  je 13f
+  jmp 89f
+10:
+  testl $1, %ecx
+  jz 89f
+  cmpq $SB_MAXREAD, %rdx
+  ja 89f
+  movq %rdx, %r11
+  jmp 20f
+11:
+  testl $2, %ecx
+  jz 89f
+  xorl %r11d, %r11d
+  jmp 20f
+12:
+  testl $3, %ecx
+  jz 89f
+  xorl %r11d, %r11d
+  jmp 20f
+13:
+  testl $3, %ecx
+  jz 89f
+  testl $0x1000, %r10d
+  jz 89f
+  testq %rsi, %rsi
+  jz 89f
+  cmpb $0, (%rsi)
+  jne 89f
+  movl $144, %r11d
+20:
+  leaq 87(%r11), %rcx
+  andq $-8, %rcx
+  movq SB_CURSOR, %r11
+  addq %r11, %rcx
+  cmpq $SB_ENTRIES_SIZE, %rcx
+  ja 89f
+  leaq SB_ENTRIES(%r11), %rbx
+  movq %rax, (%rbx)
+  movq %rdi, 8(%rbx)
+  movq %rsi, 16(%rbx)
+  movq %rdx, 24(%rbx)
+  movq %r10, 32(%rbx)
+  movq %r8, 40(%rbx)
+  movq %r9, 48(%rbx)
+slsdbg_sysbuf_fast:
+  syscall
+  movq %rax, 56(%rbx)
+  xorl %ecx, %ecx
+  movq (%rbx), %r11
+  cmpq $0, %r11
+  je 30f
+  cmpq $17, %r11
+  je 30f
+  cmpq $262, %r11
+  je 31f
+  jmp 32f
+30:
+  testq %rax, %rax
+  jle 32f
+  movq %rax, %rcx
+  jmp 32f
+31:
+  testq %rax, %rax
+  jne 32f
+  movl $144, %ecx
+  movq %rdx, %rsi
+32:
+  movq %rsi, 64(%rbx)
+  movq %rcx, 72(%rbx)
+  leaq 80(%rbx), %rdi
+slsdbg_sysbuf_movs:
+  rep movsb
+  leaq 7(%rdi), %rcx
+  andq $-8, %rcx
+  subq $SB_ENTRIES, %rcx
+  movq %rcx, SB_CURSOR
+  movq $0, SB_BUSY
+  popq %rsi
+  popq %rdi
+  leaq 16(%rsp), %rsp
+  popq %rbx
+  movq (%rsp), %r11
+  popfq
+  jmp 95f
+89:
+  movq $0, SB_BUSY
+90:
+  popq %rsi
+  popq %rdi
+  popq %r11
+  popq %rcx
+  popq %rbx
+  popfq
+slsdbg_sysbuf_slow:
+  syscall
+95:
+  movq (%rsp), %rcx
+  jrcxz 96f
+  movq 128(%rsp), %rcx
+  leaq -6(%rcx), %rcx
+  leaq 128(%rsp), %rsp
+  cmpq $-4096, %rax
+  ret
+96:
+  movq 128(%rsp), %rcx
+  leaq -5(%rcx), %rcx
+  leaq 128(%rsp), %rsp
+  cmpl $0xfffff000, %eax
+  ret
+slsdbg_sysbuf_end:
+  .popsection
+)");
+
+extern "C" const uint8_t slsdbg_sysbuf_begin[];
+extern "C" const uint8_t slsdbg_sysbuf_end[];
+extern "C" const uint8_t slsdbg_sysbuf_fast[];
+extern "C" const uint8_t slsdbg_sysbuf_slow[];
+extern "C" const uint8_t slsdbg_sysbuf_movs[];
+extern "C" const uint8_t slsdbg_sysbuf_code[];
+
+namespace slsdbg::process {
+
+static_assert(kSysbufStubAddr == 0x70002000 && kSysbufHeaderAddr == 0x70003000 && kSysbufEntriesAddr == 0x70004000 &&
+                  kSysbufEntriesSize == 0xfc000 && kSysbufMaxRead == 0x40000,
+              "the stub hard-codes the syscall buffer's layout");
+
+std::span<const uint8_t> sysbuf_stub_code() {
+  return {slsdbg_sysbuf_begin, static_cast<size_t>(slsdbg_sysbuf_end - slsdbg_sysbuf_begin)};
+}
+
+SysbufStubLayout sysbuf_stub_layout() {
+  auto at = [](const uint8_t* p) { return kSysbufStubAddr + static_cast<uint64_t>(p - slsdbg_sysbuf_begin); };
+  return SysbufStubLayout{at(slsdbg_sysbuf_code), at(slsdbg_sysbuf_end), at(slsdbg_sysbuf_fast),
+                          at(slsdbg_sysbuf_slow), at(slsdbg_sysbuf_movs)};
+}
+
+}  // namespace slsdbg::process

@@ -1,0 +1,280 @@
+#include "recorder/record/syscallbuf.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "recorder/process/proc_maps.h"
+#include "recorder/process/remote_fd.h"
+#include "recorder/process/syscallbuf_stub.h"
+#include "recorder/record/remote_memory.h"
+#include "recorder/record/syscalls/fast_write.h"
+
+namespace slsdbg::recorder {
+
+namespace {
+
+using namespace process;
+
+// The two site shapes, from `syscall` on (glibc 2.36+: read, write, pread64,
+// pwrite64, lseek use the wide one; fstatat64 the narrow one).
+constexpr uint8_t kWideSite[8] = {0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff};
+constexpr uint8_t kNarrowSite[7] = {0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff};
+
+bool bufferable(long nr) {
+  switch (nr) {
+    case SYS_read: case SYS_pread64: case SYS_write: case SYS_pwrite64: case SYS_lseek: case SYS_newfstatat:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Calls after which an fd number may name another file or other flags.
+bool changes_fds(long nr) {
+  switch (nr) {
+    case SYS_close: case SYS_close_range: case SYS_dup2: case SYS_dup3: case SYS_fcntl:
+    case SYS_execve: case SYS_execveat: case SYS_setrlimit: case SYS_prlimit64: case SYS_io_uring_enter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The flags `cmp $-4096, %rax` (wide) or `cmp $0xfffff000, %eax` leaves:
+// CF PF AF ZF SF OF from the subtraction, the rest unchanged.
+uint64_t flags_after_cmp(uint64_t rax, bool wide, uint64_t eflags) {
+  const int bits = wide ? 64 : 32;
+  const uint64_t mask = wide ? ~uint64_t{0} : 0xffffffffull;
+  const uint64_t a = rax & mask, b = wide ? 0xfffffffffffff000ull : 0xfffff000ull;
+  const uint64_t res = (a - b) & mask;
+  uint64_t f = eflags & ~uint64_t{0x8d5};
+  if (a < b) f |= 0x1;                                            // CF
+  if (__builtin_parityll(res & 0xff) == 0) f |= 0x4;              // PF: even number of ones
+  if ((a ^ b ^ res) & 0x10) f |= 0x10;                            // AF
+  if (res == 0) f |= 0x40;                                        // ZF
+  if ((res >> (bits - 1)) & 1) f |= 0x80;                         // SF
+  if ((((a ^ b) & (a ^ res)) >> (bits - 1)) & 1) f |= 0x800;      // OF
+  return f;
+}
+
+bool vm_read(pid_t pid, uint64_t addr, void* out, uint64_t len) {
+  struct iovec local{out, len};
+  struct iovec remote{reinterpret_cast<void*>(addr), len};
+  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+}
+
+bool vm_write(pid_t pid, uint64_t addr, const void* data, uint64_t len) {
+  struct iovec local{const_cast<void*>(data), len};
+  struct iovec remote{reinterpret_cast<void*>(addr), len};
+  return process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+}
+
+}  // namespace
+
+Result<SyscallBuf> SyscallBuf::arm(pid_t pid) {
+  SyscallBuf b;
+  b.pid_ = pid;
+  b.pidfd_ = TRY_CTX(open_pidfd(pid), "syscall buffer");
+  const uint64_t one = 1;
+  TRY_CTX(b.write_header(kSysbufEnabledOffset, &one, sizeof one), "enabling the syscall buffer");
+  return b;
+}
+
+Status SyscallBuf::write_header(uint64_t offset, const void* data, uint64_t len) {
+  if (!vm_write(pid_, kSysbufHeaderAddr + offset, data, len)) return Error::from_errno("writing the syscall buffer header");
+  return ok_status();
+}
+
+uint8_t SyscallBuf::classify(int fd) const {
+  Result<UniqueFd> copied = copy_fd_from(pidfd_.get(), fd);
+  if (!copied.ok()) return 0;
+  struct stat st;
+  if (fstat(copied->get(), &st) != 0) return 0;
+  if (S_ISCHR(st.st_mode))
+    return (st.st_rdev == makedev(1, 3) || st.st_rdev == makedev(1, 5)) ? (kSysbufFdRead | kSysbufFdWrite) : 0;
+  if (!S_ISREG(st.st_mode) || !local_filesystem(copied->get())) return 0;
+  return file_size_unlimited(pid_) ? (kSysbufFdRead | kSysbufFdWrite) : kSysbufFdRead;
+}
+
+Status SyscallBuf::forget_fds() {
+  known_.reset();
+  if (!table_dirty_) return ok_status();
+  table_.fill(0);
+  table_dirty_ = false;
+  return write_header(kSysbufTableOffset, table_.data(), table_.size());
+}
+
+bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc) {
+  // A vfork child shares the buffer and would fill it with its own calls:
+  // off from a fork-family call until the next trapped one.
+  const bool forking = nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+  // The buffer is one per process and its stub not thread-safe: once a
+  // thread may exist, it stays off.
+  uint64_t clone_flags = nr == SYS_clone ? args[0] : 0;
+  if (nr == SYS_clone3 && !vm_read(pid_, args[0], &clone_flags, sizeof clone_flags)) clone_flags = CLONE_THREAD;
+  if (clone_flags & CLONE_THREAD) threads_ = true;
+  if (threads_ && !disabled_) {
+    const uint64_t zero = 0;
+    if (write_header(kSysbufEnabledOffset, &zero, sizeof zero).ok()) disabled_ = true;
+  }
+  if (!threads_ && forking != disabled_) {
+    const uint64_t enabled = forking ? 0 : 1;
+    if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
+  }
+  if (changes_fds(nr)) {
+    // Fails only when the tracee's area is gone (exec, death), which
+    // arm() or the exit then takes care of.
+    (void)forget_fds();
+    return false;
+  }
+  if (!bufferable(nr)) return false;
+  if (args[0] < table_.size() && !known_.test(args[0])) {
+    known_.set(args[0]);
+    if (const uint8_t kind = classify(static_cast<int>(args[0]))) {
+      table_[args[0]] = kind;
+      table_dirty_ = write_header(kSysbufTableOffset + args[0], &kind, 1).ok() || table_dirty_;
+    }
+  }
+  const uint64_t site = pc - 2;
+  return !patched_.count(site) && !declined_.count(site);
+}
+
+Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t result) {
+  const uint64_t site = r.rip - 2;
+  if (!bufferable(nr) || (result <= -512 && result >= -516) || patched_.count(site) || declined_.count(site)) return false;
+  uint8_t code[8];
+  const bool readable = vm_read(pid_, site, code, sizeof code);
+  const bool wide = readable && std::memcmp(code, kWideSite, sizeof kWideSite) == 0;
+  const bool narrow = readable && std::memcmp(code, kNarrowSite, sizeof kNarrowSite) == 0;
+  bool in_libc = false;
+  if (wide || narrow) {
+    std::vector<store::Mapping> maps = TRY(read_maps(pid_));
+    for (const store::Mapping& m : maps)
+      if (site >= m.start && site + sizeof code <= m.end && m.path.find("/libc.so") != std::string::npos) in_libc = true;
+  }
+  if (!in_libc) {
+    declined_.insert(site);
+    return false;
+  }
+  const uint32_t ptr = static_cast<uint32_t>(wide ? kSysbufPtrWide : kSysbufPtrNarrow);
+  uint8_t patch[8] = {0xff, 0x14, 0x25, 0, 0, 0, 0, 0x90};
+  std::memcpy(patch + 3, &ptr, 4);
+  const uint64_t len = wide ? 8 : 7;
+  TRY_CTX(write_remote(pid_, site, patch, len), "patching a syscall site");
+  patched_.insert(site);
+  // Where the original `cmp` would have left the tracee.
+  r.eflags = flags_after_cmp(r.rax, wide, r.eflags);
+  r.rip = site + len;
+  return true;
+}
+
+Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) {
+  static_assert(kSysbufCursorOffset == 0 && kSysbufBusyOffset == 8);
+  uint64_t head[2] = {0, 0};  // cursor, busy
+  if (!vm_read(pid_, kSysbufHeaderAddr, head, sizeof head)) return ok_status();  // no area (exec)
+  const uint64_t cursor = head[0];
+  if (cursor > kSysbufEntriesSize || cursor < consumed_) return Error::msg("syscall buffer: corrupt cursor");
+  if (cursor > consumed_) {
+    std::vector<uint8_t> bytes(cursor - consumed_);
+    if (!vm_read(pid_, kSysbufEntriesAddr + consumed_, bytes.data(), bytes.size()))
+      return Error::from_errno("reading the syscall buffer");
+    const SysbufStubLayout layout = sysbuf_stub_layout();
+    size_t at = 0;
+    while (at + kSysbufEntryHeader <= bytes.size()) {
+      uint64_t w[10];
+      std::memcpy(w, bytes.data() + at, sizeof w);
+      const uint64_t out_len = w[9];
+      if (out_len > bytes.size() - at - kSysbufEntryHeader) return Error::msg("syscall buffer: corrupt entry");
+      store::Event ev;
+      ev.kind = store::EventKind::Syscall;
+      ev.tid = Tid(pid_);
+      ev.pc = layout.fast + 2;
+      ev.syscall_no = static_cast<int64_t>(w[0]);
+      for (int i = 0; i < 6; i++) ev.args[i] = w[1 + i];
+      ev.result = static_cast<int64_t>(w[7]);
+      if (out_len) {
+        store::MemoryWrite mw;
+        mw.addr = w[8];
+        mw.bytes.assign(bytes.begin() + at + kSysbufEntryHeader, bytes.begin() + at + kSysbufEntryHeader + out_len);
+        ev.writes.push_back(std::move(mw));
+      }
+      TRY(log(ev));
+      drained_++;
+      at += kSysbufEntryHeader + ((out_len + 7) & ~uint64_t{7});
+    }
+    consumed_ = cursor;
+  }
+  // Reset only while no entry is half made: a stub that claimed the buffer
+  // holds its entry's address in a register.
+  if (consumed_ != 0 && head[1] == 0) {
+    const uint64_t zero = 0;
+    TRY(write_header(kSysbufCursorOffset, &zero, sizeof zero));
+    consumed_ = 0;
+  }
+  return ok_status();
+}
+
+Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
+  const SysbufStubLayout layout = sysbuf_stub_layout();
+  for (int steps = 0; steps < 10000; steps++) {
+    user_regs_struct r;
+    if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
+    // Outside, or at the trapped `syscall` (replay reaches it the same way).
+    if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) return ok_status();
+    if (r.rip == layout.movs && r.rcx != 0) {
+      // Finish the copy here rather than one step per byte.
+      std::vector<uint8_t> tmp(r.rcx);
+      if (!vm_read(pid_, r.rsi, tmp.data(), tmp.size()) || !vm_write(pid_, r.rdi, tmp.data(), tmp.size()))
+        return Error::from_errno("finishing the syscall buffer's copy");
+      r.rsi += r.rcx;
+      r.rdi += r.rcx;
+      r.rcx = 0;
+      r.rip += 2;
+      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      continue;
+    }
+    uint8_t op = 0;
+    if (!vm_read(pid_, r.rip, &op, 1)) return Error::from_errno("reading the syscall buffer stub");
+    if (op == 0x9c) {
+      // pushfq, stepped, would push the trap flag, and the stub's popfq
+      // would then leave it set in the program: push the flags ourselves.
+      const uint64_t flags = r.eflags & ~uint64_t{0x100};
+      r.rsp -= 8;
+      if (!vm_write(pid_, r.rsp, &flags, sizeof flags)) return Error::from_errno("stepping the stub's pushfq");
+      r.rip += 1;
+      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      continue;
+    }
+    if (op == 0x9d) {
+      // popfq, stepped, leaves the trap flag to the program: pop ourselves.
+      uint64_t flags = 0;
+      if (!vm_read(pid_, r.rsp, &flags, sizeof flags)) return Error::from_errno("stepping the stub's popfq");
+      r.eflags = flags & ~uint64_t{0x100};
+      r.rsp += 8;
+      r.rip += 1;
+      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      continue;
+    }
+    if (ptrace(PTRACE_SINGLESTEP, pid_, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_SINGLESTEP)");
+    int status = 0;
+    if (waitpid(pid_, &status, __WALL) != pid_) return Error::from_errno("waitpid");
+    if (!WIFSTOPPED(status)) return Error::msg("the tracee ended while stepping out of the syscall buffer");
+    const int sig = WSTOPSIG(status);
+    if (sig == SIGTRAP || (status >> 16) != 0) continue;  // our step; or an event stop the next step resumes
+    siginfo_t si;
+    if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &si) == 0) intercepted.push_back(si);
+  }
+  return Error::msg("could not step out of the syscall buffer stub");
+}
+
+}  // namespace slsdbg::recorder

@@ -1,0 +1,86 @@
+// SyscallBuf: the recorder's side of the in-process syscall fast path
+// (`record --syscall-buffer`, experimental; docs/performance.md `## record`).
+//
+// Calls that cannot block run in the tracee without a ptrace stop: read,
+// pread64, write, pwrite64, lseek and fstat (newfstatat with AT_EMPTY_PATH
+// and ""), on fds the recorder has seen to be a regular file of a local
+// filesystem, /dev/null or /dev/zero. Everything else stays traced.
+//
+// 1. A glibc syscall site (`syscall; cmp $-4096, %rax|%eax` in libc.so) is
+//    patched into `call *ptr` to the stub (process/syscallbuf_stub.h) at
+//    the exit stop of its first trapped call. The stop's rip is moved past
+//    the patch with the flags the `cmp` would set, and a forced checkpoint
+//    follows, so replay crosses the patch by restore (the libc page is in it).
+// 2. The fd table in the shared header is filled lazily at the seccomp stop
+//    of a traced call on an fd, and cleared before any call that may close,
+//    replace or re-flag an fd (and after an unmodelled one). Across a
+//    fork-family call the stub is disabled (a vfork child shares the buffer),
+//    and for good after a CLONE_THREAD one (the stub is not thread-safe).
+// 3. At every stop of the tracee the committed entries are logged as the
+//    Syscall events the traced path would have logged (same number, args,
+//    result and output bytes), in order, before anything the stop logs. At
+//    an interrupt stop that takes a checkpoint the tracee is first stepped
+//    out of the stub, so no checkpoint sits between a buffered syscall and
+//    its entry. The buffer is reset only while no stub holds it (busy).
+// Replay needs nothing new: its stub takes the trapped path (the header is
+// zero there), whose call is served from the log like any other.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <set>
+
+#include "common/fd.h"
+#include "common/result.h"
+#include "store/event.h"
+
+namespace slsdbg::recorder {
+
+class SyscallBuf {
+ public:
+  // Enables the stub in `pid`'s freshly installed injection area.
+  static Result<SyscallBuf> arm(pid_t pid);
+
+  // At the seccomp stop of a traced syscall. Returns true when its site may
+  // be patched at the exit stop (the caller must let it run traced).
+  bool before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc);
+  // At the exit stop of a modelled call: patches its site when eligible and
+  // moves `r` past it. True: patched; set the registers, force a checkpoint.
+  Result<bool> maybe_patch(user_regs_struct& r, long nr, int64_t result);
+  // Forgets every fd classification (after an unmodelled syscall).
+  Status forget_fds();
+
+  // Logs the committed entries through `log`.
+  Status drain(const std::function<Status(const store::Event&)>& log);
+  // At an interrupt stop: single-steps the tracee out of the stub (a
+  // `rep movsb` is finished by the recorder). Signals reported meanwhile are
+  // appended to `intercepted`, undelivered.
+  Status step_out(std::deque<siginfo_t>& intercepted);
+
+  uint64_t drained() const { return drained_; }
+  uint64_t patched_sites() const { return patched_.size(); }
+
+ private:
+  Status write_header(uint64_t offset, const void* data, uint64_t len);
+  uint8_t classify(int fd) const;
+
+  pid_t pid_ = -1;
+  UniqueFd pidfd_;
+  std::array<uint8_t, 1024> table_{};
+  std::bitset<1024> known_;
+  bool table_dirty_ = false;
+  bool disabled_ = false;  // `enabled` cleared across a fork-family call
+  bool threads_ = false;   // a CLONE_THREAD call was seen: off for good
+  uint64_t consumed_ = 0;  // bytes of entries already logged
+  uint64_t drained_ = 0;
+  std::set<uint64_t> patched_, declined_;
+};
+
+}  // namespace slsdbg::recorder
