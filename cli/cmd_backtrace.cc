@@ -1,11 +1,13 @@
 // slsdbg backtrace: unwind every thread at one checkpoint straight from the
 // store (libunwind over the recorded memory), symbolize from the mapped ELF
-// files, and optionally disassemble around the pc (Capstone).
+// files (the recording's pack first), and optionally disassemble around the
+// pc (Capstone).
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "cli/binary_warnings.h"
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "engine/dump/backtrace.h"
@@ -50,8 +52,9 @@ int run_backtrace(const std::vector<std::string>& args) {
   if (!cp.ok()) return fail("backtrace: " + cp.error().message);
   auto state = (*reader)->process_state(cp->id);
   if (!state.ok()) return fail("backtrace: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);
+  warn_about_binaries(**reader, "backtrace");
   dump::RecordingMemory memory(**reader, cp->id);
-  auto threads = dump::backtrace_threads(*state, memory, disasm);
+  auto threads = dump::backtrace_threads(*state, memory, disasm, rec);
   if (json) {
     std::string header = "{\"checkpoint\":" + std::to_string(cp->id.value) +
                          ",\"time_ns\":" + std::to_string(cp->time_ns) + "}";

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli/binary_warnings.h"
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/recording_memory.h"
 #include "recorder/record/recording_dir.h"
+#include "store/pack_layout.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -86,6 +88,7 @@ int run_dump(const std::vector<std::string>& argv) {
     std::string prog = base_name(state->exe.empty() ? (*reader)->meta().program : state->exe);
     out = (prog.empty() ? std::string("slsdbg") : prog) + "." + std::to_string(cp->id.value) + ".core";
   }
+  const bool packed = warn_about_binaries(**reader, "dump");
   dump::RecordingMemory memory(**reader, cp->id);
   dump::CoreOptions options;
   Progress progress(!quiet);
@@ -97,6 +100,11 @@ int run_dump(const std::vector<std::string>& argv) {
     std::printf("wrote %s: checkpoint %llu at %.3f s, %u threads, %u mappings, %.1f MiB\n", out.c_str(),
                 static_cast<unsigned long long>(cp->id.value), static_cast<double>(cp->time_ns) / 1e9,
                 summary->threads, summary->load_segments, static_cast<double>(summary->file_size) / (1 << 20));
+  // GDB finds the program and libraries of a packed recording in its pack
+  // (-iex: the sysroot must be set before the core's libraries are loaded).
+  if (!quiet && packed && !state->exe.empty())
+    std::printf("open with: gdb -iex 'set sysroot %s' %s %s\n", store::pack_root(rec).c_str(),
+                store::packed_or_original(rec, state->exe).c_str(), out.c_str());
   return 0;
 }
 

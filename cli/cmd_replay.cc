@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/binary_warnings.h"
 #include "cli/command.h"
 #include "cli/options.h"
 #include "engine/replay/replay_check.h"
@@ -106,6 +107,7 @@ std::optional<uint64_t> parse_u64(const std::string& text) {
 }
 
 int run_check(const store::RecordingReader& reader) {
+  warn_about_binaries(reader, "replay");
   const bool tty = isatty(STDERR_FILENO);
   auto progress = [tty](uint64_t k, uint64_t total) {
     if (tty) std::fprintf(stderr, "\rreplay: checkpoint %llu / %llu", (unsigned long long)k, (unsigned long long)total);

@@ -14,6 +14,7 @@
 #include "store/event_log.h"
 #include "store/extent_reader.h"
 #include "store/fs_util.h"
+#include "store/pack_layout.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
@@ -49,6 +50,7 @@ class Reader final : public RecordingReader {
   Status init();
   Status refresh() override;
 
+  const std::string& dir() const { return dir_; }
   const RecordingMeta& meta() const override { return meta_; }
   const OpenReport& open_report() const override { return report_; }
   std::vector<CheckpointInfo> checkpoints() const override;
@@ -271,6 +273,11 @@ Result<std::unique_ptr<RecordingReader>> RecordingReader::open(const std::string
   auto r = std::make_unique<Reader>(dir);
   TRY(r->init());
   return std::unique_ptr<RecordingReader>(std::move(r));
+}
+
+std::string dir_of(const RecordingReader& reader) {
+  const auto* r = dynamic_cast<const Reader*>(&reader);
+  return r ? r->dir() : std::string();
 }
 
 }  // namespace slsdbg::store

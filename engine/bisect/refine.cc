@@ -108,6 +108,7 @@ Result<bool> Refiner::next_hit() {
     replay::TimelineStop stop = TRY(tl_->resume(replay::Direction::Forward, replay::Motion::Continue));
     switch (stop.cause) {
       case StopCause::Signal: continue;  // resuming delivers it
+      case StopCause::Exec: continue;    // a new image; the watched ranges may still be written
       case StopCause::Watchpoint: {
         uint64_t seg = tl_->current_segment().value;
         if (seg == in_.last_good) return true;

@@ -32,8 +32,8 @@ void annotate_branch_targets(std::vector<Instruction>& insns, ModuleCache& modul
 }  // namespace
 
 std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state, MemorySource& memory,
-                                               Disasm disasm) {
-  ModuleCache modules(state, memory);
+                                               Disasm disasm, const std::string& recording_dir) {
+  ModuleCache modules(state, memory, recording_dir);
   std::vector<ThreadBacktrace> out;
   for (const auto& t : state.threads) {
     ThreadBacktrace bt;

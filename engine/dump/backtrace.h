@@ -22,7 +22,9 @@ struct ThreadBacktrace {
   std::string error;                // why unwinding or disassembly failed, "" when fine
 };
 
-std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state, MemorySource& memory, Disasm disasm);
+// recording_dir: symbols come from its pack when it has one ("" = none).
+std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state, MemorySource& memory, Disasm disasm,
+                                               const std::string& recording_dir = "");
 
 // "#3  0x000055d0c0de12a9 in dump_gamma+0x2b at /src/dump_chain.c:35 (/bin/dump_chain)"
 std::string format_frame(size_t index, const Frame& frame);

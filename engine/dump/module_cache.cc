@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "store/pack_layout.h"
+
 namespace slsdbg::dump {
 
 namespace {
@@ -196,7 +198,8 @@ class Module {
   std::unique_ptr<Module> debug_;  // separate debug file, if any
 };
 
-ModuleCache::ModuleCache(const store::ProcessState& state, MemorySource& memory) : state_(state), memory_(memory) {
+ModuleCache::ModuleCache(const store::ProcessState& state, MemorySource& memory, std::string recording_dir)
+    : state_(state), memory_(memory), recording_dir_(std::move(recording_dir)) {
   elf_version(EV_CURRENT);
 }
 
@@ -216,7 +219,7 @@ Module* ModuleCache::module_at(uint64_t pc, uint64_t* bias) {
       std::vector<uint8_t> bytes(hit->end - hit->start);
       if (memory_.read(hit->start, bytes).ok()) mod = Module::from_bytes(std::move(bytes));
     } else {
-      mod = Module::from_file(hit->path);
+      mod = Module::from_file(store::packed_or_original(recording_dir_, hit->path));
     }
     it = modules_.emplace(hit->path, std::move(mod)).first;
   }

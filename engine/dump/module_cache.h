@@ -1,7 +1,8 @@
 // ELF images of the files (and the vDSO) mapped at a checkpoint: where each
 // is loaded, its function symbols (.symtab, else .dynsym), its .eh_frame_hdr
 // for the unwinder, and FILE:LINE from DWARF (libdw) when present. The vDSO
-// is read from the memory image itself; other modules from their paths.
+// is read from the memory image itself; other modules from their paths (or
+// the recording's pack).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,9 @@ class Module;
 
 class ModuleCache {
  public:
-  ModuleCache(const store::ProcessState& state, MemorySource& memory);
+  // recording_dir: files are read from its pack (store/pack_layout.h) when
+  // it holds them; "" reads them at their recorded paths.
+  ModuleCache(const store::ProcessState& state, MemorySource& memory, std::string recording_dir = "");
   ~ModuleCache();
 
   Symbolized symbolize(uint64_t pc);
@@ -51,6 +54,7 @@ class ModuleCache {
 
   const store::ProcessState& state_;
   MemorySource& memory_;
+  std::string recording_dir_;
   std::map<std::string, std::unique_ptr<Module>> modules_;  // by path; null = not loadable
 };
 

@@ -14,7 +14,12 @@ std::vector<MappedFile> mapped_files(const store::RecordingReader& reader) {
   std::map<std::string, std::string> files;
   const auto cps = reader.checkpoints();
   if (cps.empty()) return {};
-  for (CheckpointId k : {cps.front().id, cps.back().id}) {
+  // Each image the program ran: the first, every exec's, and the last
+  // checkpoint's (libraries loaded since).
+  std::vector<CheckpointId> ks = {cps.front().id, cps.back().id};
+  for (const store::CheckpointInfo& c : cps)
+    if (c.reason == "exec") ks.push_back(c.id);
+  for (CheckpointId k : ks) {
     auto state = reader.process_state(k);
     if (!state.ok()) continue;
     for (const store::Mapping& m : state->mappings)
@@ -25,8 +30,6 @@ std::vector<MappedFile> mapped_files(const store::RecordingReader& reader) {
   for (auto& [path, id] : files) out.push_back({path, id});
   return out;
 }
-
-std::string pack_root(const std::string& recording_dir) { return recording_dir + "/pack"; }
 
 std::vector<std::string> check_binaries(const store::RecordingReader& reader, const std::string& recording_dir,
                                         bool* packed) {

@@ -7,20 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "store/pack_layout.h"
 #include "store/recording.h"
 
 namespace slsdbg::replay {
+
+using store::pack_root;  // REC/pack
 
 struct MappedFile {
   std::string path;
   std::string build_id;  // recorded; "" when the file had none
 };
 
-// Every file the recording mapped (first and last checkpoint), by path.
+// Every file the recording mapped (first, last and every exec checkpoint), by path.
 std::vector<MappedFile> mapped_files(const store::RecordingReader& reader);
-
-// REC/pack: the root under which `slsdbg pack` copies the files.
-std::string pack_root(const std::string& recording_dir);
 
 // One warning per file that is missing or has another build-id now, naming
 // it; "using the packed copy" when REC/pack holds the original. `packed`

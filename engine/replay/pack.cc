@@ -10,6 +10,31 @@
 
 namespace slsdbg::replay {
 
+namespace {
+
+// The recording names files by the paths the kernel shows (/usr/lib/...),
+// the program's link map by the paths the loader searched (/lib/..., on a
+// merged-/usr system a symlink). GDB looks both up under the sysroot, so the
+// pack repeats this machine's top-level symlinks ("lib" -> "usr/lib") whose
+// target it holds.
+Status mirror_root_links(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator("/", ec)) {
+    if (!e.is_symlink(ec)) continue;
+    const fs::path target = fs::read_symlink(e.path(), ec);
+    if (ec || target.is_absolute()) continue;
+    const fs::path link = fs::path(root) / e.path().filename();
+    if (!fs::is_directory(fs::path(root) / target, ec) || fs::symlink_status(link, ec).type() != fs::file_type::not_found)
+      continue;
+    fs::create_directory_symlink(target, link, ec);
+    if (ec) return Error::msg("cannot create " + link.string() + ": " + ec.message());
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Result<PackSummary> pack_recording(const store::RecordingReader& reader, const std::string& recording_dir) {
   namespace fs = std::filesystem;
   PackSummary summary;
@@ -31,6 +56,7 @@ Result<PackSummary> pack_recording(const store::RecordingReader& reader, const s
     summary.files++;
     summary.bytes += fs::file_size(copy, ec);
   }
+  TRY(mirror_root_links(pack_root(recording_dir)));
   return summary;
 }
 

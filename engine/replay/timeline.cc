@@ -162,6 +162,10 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
         // event, so this is the pc's first arrival since the latest one.
         t.known = Moment{t.segment, t.cursor, st->pc, 1};
         t.path = Path{Base::at(*t.known), {}};
+      } else if (st->cause == StopCause::Exec) {
+        // The exec checkpoint's start: an exact moment.
+        t.known = Moment{t.segment, 0, st->pc, 1};
+        t.path = Path{Base::after(t.segment, 0), {}};
       } else if (st->cause == StopCause::Interrupted) {
         t.known.reset();
         t.path = Path{Base::after(t.segment, t.cursor), {}};

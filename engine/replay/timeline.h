@@ -48,6 +48,8 @@ enum class StopCause {
   Exited,        // forward: the program exited (exit_status) or was killed (signo)
   Interrupted,   // interrupted() returned true
   Diverged,      // replay left the recording: `divergence` says where
+  Exec,          // forward: the program called execve; now at the new image's
+                 // first instruction (the "exec" checkpoint's start)
 };
 
 struct TimelineStop {

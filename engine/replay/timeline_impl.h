@@ -72,7 +72,7 @@ struct Path {
 };
 
 // Why a run paused (set by the observer).
-enum class PauseWhy { None, Breakpoint, Watchpoint, Step, Signal, Target, TargetMissed, EventDone, Exit, Interrupted };
+enum class PauseWhy { None, Breakpoint, Watchpoint, Step, Signal, Target, TargetMissed, EventDone, Exit, Interrupted, Exec };
 
 // How a drive() ended.
 enum class Halt { Paused, SegmentEnd, HistoryEnd, Killed, Diverged };

@@ -80,6 +80,12 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
           d.boundary_by_restore = restored;
           return d;
         }
+        // A user's forward move stops where an execve put a new image, so
+        // that the debugger loads its symbols (as it would live).
+        if (restored && stop_at_user && !collect && reader.checkpoints()[segment].reason == "exec") {
+          stop_here(PauseWhy::Exec, true);
+          return DriveResult{Halt::Paused};
+        }
         if (restored && was_stepping && motion == Motion::Step) {
           stop_here(PauseWhy::Step, true);
           return DriveResult{Halt::Paused};
@@ -223,6 +229,7 @@ Result<TimelineStop> Timeline::Impl::forward(Motion m) {
           st.signo = exit_signo;
           break;
         case PauseWhy::Interrupted: st.cause = StopCause::Interrupted; break;
+        case PauseWhy::Exec: st.cause = StopCause::Exec; break;
         default: st.cause = StopCause::Step; break;
       }
       break;

@@ -11,6 +11,7 @@
 #include "engine/restore/restore_steps.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/spawn.h"
+#include "store/pack_layout.h"
 
 #ifndef SLSDBG_RESTORER_BUILD_PATH
 #define SLSDBG_RESTORER_BUILD_PATH ""
@@ -120,7 +121,12 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
     return Error::msg(where + ": " + std::to_string(state.threads.size()) +
                       " threads; restoring multithreaded checkpoints is not supported yet");
   std::string restorer = TRY(find_restorer(options.restorer_path));
-  RestorePlan plan = TRY_CTX(plan_restore(state, inject_area(), probe_file_on_disk), where);
+  // A packed recording maps the pack's copies (store/pack_layout.h).
+  auto packed = [&](const std::string& path) { return store::packed_or_original(store::dir_of(reader), path); };
+  auto probe = [&](const store::Mapping& m) { return probe_file_on_disk(m, packed(m.path)); };
+  RestorePlan plan = TRY_CTX(plan_restore(state, inject_area(), probe), where);
+  for (MappingStep& s : plan.mappings)
+    if (s.source == MappingSource::File) s.file_path = packed(s.mapping.path);
 
   RestoreReport local;
   RestoreReport& report = options.report ? *options.report : local;

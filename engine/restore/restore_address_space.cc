@@ -44,7 +44,7 @@ static Status map_with_fd(RemoteCalls& rc, const MappingStep& s, int64_t fd) {
 
 static Result<int64_t> open_in_tracee(RemoteCalls& rc, const MappingStep& s) {
   rc.reset_scratch();
-  uint64_t path = TRY(rc.put_string(s.mapping.path));
+  uint64_t path = TRY(rc.put_string(file_of(s)));
   return TRY_CTX(rc.call("openat", SYS_openat, uint64_t(AT_FDCWD), path, uint64_t(s.open_flags)),
                  "mapping " + describe(s.mapping));
 }
@@ -88,8 +88,8 @@ Status fill_regions(RemoteCalls& rc, const store::RecordingReader& reader, Check
     if (s.fill == FillPolicy::None || s.lazy) continue;
     UniqueFd file;
     if (s.source == MappingSource::File) {
-      file.reset(::open(s.mapping.path.c_str(), O_RDONLY | O_CLOEXEC));
-      if (!file.valid()) return Error::from_errno("open " + s.mapping.path);
+      file.reset(::open(file_of(s).c_str(), O_RDONLY | O_CLOEXEC));
+      if (!file.valid()) return Error::from_errno("open " + file_of(s));
     }
     // Anonymous regions are mapped writable and filled with process_vm_writev;
     // file mappings keep their protection and get their few pages via /proc/PID/mem.

@@ -11,6 +11,7 @@
 #include "engine/restore/restore_plan.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_maps.h"
+#include "store/pack_layout.h"
 
 namespace slsdbg::restore {
 
@@ -51,7 +52,7 @@ Status compare_registers(process::Task& task, const store::ThreadState& want) {
   return ok_status();
 }
 
-Status compare_maps(pid_t pid, const std::vector<store::Mapping>& recorded) {
+Status compare_maps(pid_t pid, const std::vector<store::Mapping>& recorded, const std::string& recording_dir) {
   std::vector<store::Mapping> live = TRY(process::read_maps(pid));
   // Per page: prot, shared flag and path of the live mapping covering it.
   auto covering = [&](uint64_t a) -> const store::Mapping* {
@@ -71,7 +72,8 @@ Status compare_maps(pid_t pid, const std::vector<store::Mapping>& recorded) {
       if ((l->flags & shared) != (r.flags & shared))
         return Error::msg("recorded mapping " + describe(r) + ": sharing differs");
       bool kernel_named = r.path == "[vdso]" || r.path == "[vvar]" || r.path == "[vvar_vclock]";
-      if (!kernel_named && l->path != r.path)
+      // A packed recording is restored from the pack's copies.
+      if (!kernel_named && l->path != r.path && l->path != store::packed_or_original(recording_dir, r.path))
         return Error::msg("recorded mapping " + describe(r) + ": restored as " + describe(*l));
       a = std::min(l->end, r.end);
     }
@@ -94,7 +96,7 @@ Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::R
   store::ProcessState state = TRY(reader.process_state(k));
   if (state.threads.empty()) return Error::msg("checkpoint has no threads");
   TRY(compare_registers(task, state.threads.front()));
-  TRY(compare_maps(task.tgid(), state.mappings));
+  TRY(compare_maps(task.tgid(), state.mappings, store::dir_of(reader)));
   std::vector<uint8_t> want, got;
   for (const auto& m : state.mappings) {
     if (skipped(m) || !(m.prot & PROT_READ) || m.path == "[vvar]" || m.path == "[vvar_vclock]") continue;

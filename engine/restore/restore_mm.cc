@@ -12,6 +12,7 @@
 
 #include "engine/restore/mm_layout.h"
 #include "engine/restore/restore_steps.h"
+#include "store/pack_layout.h"
 
 namespace slsdbg::restore {
 
@@ -67,13 +68,14 @@ Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, Checkpo
     auxv_size = uint32_t(state.auxv.size());
   }
 
-  // /proc/PID/exe: the recorded executable, when we may change it.
+  // /proc/PID/exe: the recorded executable (or its packed copy), when we may change it.
   int64_t exe_fd = -1;
   if (!state.exe.empty()) {
-    uint64_t path = TRY(rc.put_string(state.exe));
+    const std::string exe = store::packed_or_original(store::dir_of(reader), state.exe);
+    uint64_t path = TRY(rc.put_string(exe));
     int64_t r = TRY(rc.raw(SYS_openat, uint64_t(AT_FDCWD), path, O_RDONLY | O_CLOEXEC));
     if (r >= 0) exe_fd = r;
-    else report.warnings.push_back("/proc/PID/exe names the restorer: cannot open " + state.exe + ": " + std::strerror(int(-r)));
+    else report.warnings.push_back("/proc/PID/exe names the restorer: cannot open " + exe + ": " + std::strerror(int(-r)));
   }
   uint64_t map_addr = TRY(rc.put(encode_map(layout, auxv_addr, auxv_size, int32_t(exe_fd))));
   int64_t r = TRY(rc.raw(SYS_prctl, PR_SET_MM, PR_SET_MM_MAP, map_addr, sizeof(struct prctl_mm_map), 0));

@@ -77,14 +77,15 @@ std::string describe(const Mapping& m) {
   return s;
 }
 
-FileCheck probe_file_on_disk(const Mapping& m) {
+FileCheck probe_file_on_disk(const Mapping& m, const std::string& file) {
   struct stat st;
-  if (::stat(m.path.c_str(), &st) != 0) return FileCheck::Missing;
+  const bool copy = !file.empty() && file != m.path;
+  if (::stat((copy ? file : m.path).c_str(), &st) != 0) return FileCheck::Missing;
   // The recorder stores dev as the kernel's encoding from /proc/PID/maps
   // (major:minor); compare both encodings to be independent of it.
   bool same_dev = m.dev == 0 || m.dev == st.st_dev ||
                   m.dev == ((uint64_t(major(st.st_dev)) << 8) | minor(st.st_dev));
-  if (!same_dev || (m.inode != 0 && m.inode != st.st_ino)) return FileCheck::Changed;
+  if (!copy && (!same_dev || (m.inode != 0 && m.inode != st.st_ino))) return FileCheck::Changed;
   // Pages wholly beyond the end of the file would fault with SIGBUS.
   // The last page of the mapping must still hold at least one byte of file.
   if (uint64_t(st.st_size) <= m.file_offset + (m.end - m.start) - kPageSize) return FileCheck::Changed;

@@ -48,6 +48,7 @@ struct MappingStep {
   uint32_t map_prot = 0;    // protection while contents are written
   uint32_t final_prot = 0;  // recorded protection, set by mprotect after filling
   int open_flags = 0;       // for MappingSource::File
+  std::string file_path;    // the file to map: mapping.path or its packed copy ("" = mapping.path)
   FillPolicy fill = FillPolicy::None;
   bool lazy = false;        // filled by the LazyFiller, not before restore returns
 };
@@ -58,8 +59,14 @@ enum class FileCheck { Unchanged, Changed, Missing };
 // (same device and inode, large enough). Injected so tests can model it.
 using FileProbe = std::function<FileCheck(const store::Mapping&)>;
 
-// The real probe: stat(2) of mapping.path.
-FileCheck probe_file_on_disk(const store::Mapping& m);
+// The real probe: stat(2) of mapping.path. With `file` set to another path
+// (the copy `slsdbg pack` made), that file is probed instead and only its
+// size counts: a copy has its own device and inode, and the pages that
+// differ from it are written anyway.
+FileCheck probe_file_on_disk(const store::Mapping& m, const std::string& file = "");
+
+// The path a step maps.
+inline const std::string& file_of(const MappingStep& s) { return s.file_path.empty() ? s.mapping.path : s.file_path; }
 
 struct RestorePlan {
   std::vector<MappingStep> mappings;  // in address order

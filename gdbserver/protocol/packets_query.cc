@@ -15,6 +15,7 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
     std::string_view f = features.substr(0, end);
     if (f == "swbreak+") ctx.session.client.swbreak = true;
     if (f == "hwbreak+") ctx.session.client.hwbreak = true;
+    if (f == "exec-events+") ctx.session.client.exec_events = true;
     if (f == "multiprocess+") ctx.session.client.pid = ctx.target.process_id();
     if (end == std::string_view::npos) break;
     features = features.substr(end + 1);
@@ -35,6 +36,7 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
   if (t.reverse_execution()) out += ";ReverseContinue+;ReverseStep+";
   if (ctx.session.client.pid > 0) out += ";multiprocess+";
   if (t.syscall_catch()) out += ";QCatchSyscalls+";
+  if (ctx.session.client.exec_events) out += ";exec-events+";  // a target that never execs just never says so
   return out;
 }
 

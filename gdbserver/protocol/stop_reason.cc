@@ -62,6 +62,9 @@ std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& clie
     case StopKind::SyscallReturn:
       out += "syscall_return:" + hex_number(static_cast<uint64_t>(stop.syscall_no)) + ";";
       break;
+    case StopKind::Exec:
+      if (client.exec_events) out += "exec:" + to_hex(std::string_view(stop.exec_path)) + ";";
+      break;
     default:
       break;
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <csignal>
+#include <cstdint>
 #include <string>
 
 #include "common/ids.h"
@@ -22,6 +23,7 @@ enum class StopKind {
   Killed,        // process died of `signal`
   SyscallEntry,  // a caught syscall (QCatchSyscalls) about to run: `syscall_no`
   SyscallReturn, // ... and just returned
+  Exec,          // the process called execve: now runs `exec_path` (SIGTRAP)
 };
 
 struct StopReason {
@@ -31,6 +33,7 @@ struct StopReason {
   RemoteAddr data_addr{};
   int exit_status = 0;
   int64_t syscall_no = -1;  // SyscallEntry / SyscallReturn
+  std::string exec_path;    // Exec
 
   static StopReason with_signal(Tid t, int sig) { return {StopKind::Signal, t, sig, {}, 0}; }
   static StopReason breakpoint(Tid t, StopKind k = StopKind::SwBreakpoint) { return {k, t, SIGTRAP, {}, 0}; }
@@ -39,6 +42,7 @@ struct StopReason {
   static StopReason history_end(Tid t) { return {StopKind::HistoryEnd, t, SIGTRAP, {}, 0}; }
   static StopReason exited(Tid t, int status) { return {StopKind::Exited, t, 0, {}, status}; }
   static StopReason killed(Tid t, int sig) { return {StopKind::Killed, t, sig, {}, 0}; }
+  static StopReason exec(Tid t, std::string path) { return {StopKind::Exec, t, SIGTRAP, {}, 0, -1, std::move(path)}; }
 };
 
 // What the client said it understands in qSupported; a stop reason it did not
@@ -46,6 +50,7 @@ struct StopReason {
 struct ClientFeatures {
   bool swbreak = false;
   bool hwbreak = false;
+  bool exec_events = false;  // "exec-events+": an Exec stop says "exec:PATH;", else it is a plain SIGTRAP
   // Negotiated multiprocess: thread ids are "pPID.TID" and exits carry
   // ";process:PID". 0: plain thread ids.
   int32_t pid = 0;
@@ -55,7 +60,7 @@ struct ClientFeatures {
 std::string thread_id_text(const ClientFeatures& client, Tid tid);
 
 // "T05thread:1f;swbreak:;", "T05thread:1f;watch:601040;",
-// "T05thread:1f;replaylog:begin;", "W00", "X09".
+// "T05thread:1f;replaylog:begin;", "T05thread:1f;exec:2f62696e2f6c73;", "W00", "X09".
 std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& client);
 
 }  // namespace slsdbg::gdbserver

@@ -1,8 +1,14 @@
 #include "gdbserver/replay/diversion.h"
 
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <map>
+#include <vector>
+
+#include "gdbserver/replay/diversion_syscalls.h"
 
 namespace slsdbg::gdbserver {
 
@@ -12,6 +18,37 @@ Result<std::unique_ptr<Diversion>> Diversion::start(replay::Timeline& timeline) 
 }
 
 Diversion::~Diversion() { task_.kill_and_reap(); }
+
+namespace {
+
+// write(fd 1|2, buf, len) of the copy, onto slsdbg's own stdout or stderr.
+int64_t pass_output(process::Task& task, const user_regs_struct& r) {
+  const size_t len = std::min<uint64_t>(r.rdx, 1 << 16);  // a short write, as a pipe may do
+  std::vector<uint8_t> bytes(len);
+  if (!task.read_memory(RemoteAddr(r.rsi), bytes).ok()) return -EFAULT;
+  const int fd = r.rdi == 1 ? STDOUT_FILENO : STDERR_FILENO;
+  const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+  return n < 0 ? -errno : n;
+}
+
+// At a seccomp stop: runs the call, or skips it with a result
+// (diversion_syscalls.h says which).
+Status on_syscall(process::Task& task) {
+  user_regs_struct r = TRY(task.regs());
+  const int64_t nr = static_cast<int64_t>(r.orig_rax);
+  int64_t result = -ENOSYS;
+  switch (diverted_syscall(nr, {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9})) {
+    case DivertedSyscall::Run: return task.cont();
+    case DivertedSyscall::Output: result = pass_output(task, r); break;
+    case DivertedSyscall::Fail: break;
+  }
+  r.orig_rax = static_cast<uint64_t>(-1);  // the kernel skips it; rax is the result
+  r.rax = static_cast<uint64_t>(result);
+  TRY(task.set_regs(r));
+  return task.cont();
+}
+
+}  // namespace
 
 Result<StopReason> Diversion::resume(Tid tid, bool step, const std::set<uint64_t>& breakpoints, StopRequest& stop) {
   std::map<uint64_t, uint8_t> saved;
@@ -44,10 +81,14 @@ Result<StopReason> Diversion::resume(Tid tid, bool step, const std::set<uint64_t
           unpatch();
           return StopReason::with_signal(tid, SIGINT);
         }
+        if (w->event == PTRACE_EVENT_SECCOMP) {  // the replay's filter traps every call
+          TRY(on_syscall(task_));
+          continue;
+        }
         [[fallthrough]];
       case process::StopKind::SyscallStop:
       case process::StopKind::GroupStop:
-        TRY(task_.cont());  // a syscall runs for real
+        TRY(task_.cont());
         continue;
       case process::StopKind::SignalDelivery: {
         unpatch();

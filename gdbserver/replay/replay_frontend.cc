@@ -109,12 +109,16 @@ bool check_recorded_binaries(store::RecordingReader& reader, const ReplayFronten
 Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& spec, RemoteAccess access,
                             const ReplayFrontendOptions& options) {
   Listener listener = TRY(Listener::open(spec, access));
-  check_recorded_binaries(reader, options);
+  const bool packed = check_recorded_binaries(reader, options);
   auto target = TRY(open_target(reader, options));
   std::printf("listening on %s\n", listener.address().c_str());
   std::string exe = TRY(target->exec_file()->read_object(""));
   std::string addr = listener.address();
-  std::printf("connect with: gdb %s -ex 'set remotetimeout 600' -ex 'target remote %s'\n", exe.c_str(), addr.c_str());
+  // A packed recording is debugged with the pack as GDB's sysroot.
+  const std::string sysroot = packed ? " -ex 'set sysroot " + store::pack_root(options.recording_dir) + "'" : "";
+  if (packed) exe = store::pack_root(options.recording_dir) + exe;
+  std::printf("connect with: gdb%s %s -ex 'set remotetimeout 600' -ex 'target remote %s'\n", sysroot.c_str(),
+              exe.c_str(), addr.c_str());
   std::printf("          or: lldb %s -o 'gdb-remote %s'\n", exe.c_str(), addr.c_str());
   std::fflush(stdout);
   UniqueFd conn = TRY(listener.accept_one());
@@ -128,7 +132,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
   auto target = TRY(open_target(reader, options));
   std::string exe = TRY(target->exec_file()->read_object(""));
   // A packed recording is debugged with its own copies of the binaries.
-  const std::string sysroot = packed ? replay::pack_root(options.recording_dir) : "/";
+  const std::string sysroot = packed ? store::pack_root(options.recording_dir) : "/";
   if (packed) exe = sysroot + exe;
   TRY(check_gdb_word("the program path", exe));
   TRY(check_gdb_word("the recording's path", sysroot));

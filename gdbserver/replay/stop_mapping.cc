@@ -44,6 +44,7 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
       return {StopReason::history_end(thread),
               "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};
     }
+    case StopCause::Exec: return {StopReason::exec(thread, ""), {}};  // the target names the new program
     case StopCause::Interrupted:
       // A valid moment either way; say which kind, GDB only shows SIGINT.
       return {StopReason::with_signal(thread, SIGINT),

@@ -70,6 +70,13 @@ TEST(StopMapping, SignalsStepsAndInterrupts) {
             "T02thread:1092;");
 }
 
+TEST(StopMapping, ExecIsAnExecStopWithoutANote) {
+  MappedStop m = map_timeline_stop(stop_of(StopCause::Exec), kTid);
+  EXPECT_EQ(m.reason.kind, StopKind::Exec);
+  EXPECT_EQ(m.reason.signal, SIGTRAP);
+  EXPECT_TRUE(m.note.empty());
+}
+
 TEST(StopMapping, DivergenceIsTheEndOfHistoryWithANote) {
   TimelineStop s = stop_of(StopCause::Diverged);
   s.divergence = replay::Divergence{SegmentId(7), 3, "write(1, ...)", "read(0, ...)", 0x401200};

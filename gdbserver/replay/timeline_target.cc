@@ -92,6 +92,11 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   diverged_ = result->cause == replay::StopCause::Diverged ? result->divergence : std::nullopt;
   if (result->cause == replay::StopCause::Diverged && !diverged_) diverged_ = replay::Divergence{};
   MappedStop mapped = map_timeline_stop(*result, tid_);
+  if (mapped.reason.kind == StopKind::Exec) {
+    store::ProcessState s = TRY(state_now());  // the exec checkpoint's: the new program
+    mapped.reason.exec_path = s.exe.empty() ? exe_ : s.exe;
+    thread_name_ = base_name(mapped.reason.exec_path).substr(0, 15);
+  }
   notes_ += mapped.note;
   last_reason_ = mapped.reason;
   return mapped.reason;

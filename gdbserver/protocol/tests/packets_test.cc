@@ -51,6 +51,12 @@ TEST_F(Packets, QSupportedAdvertisesEveryCapabilityTheTargetHas) {
             "ReverseContinue+;ReverseStep+");
 }
 
+TEST_F(Packets, QSupportedEchoesExecEventsWhenOffered) {
+  const std::string r = ask("qSupported:swbreak+;exec-events+");
+  EXPECT_TRUE(r.ends_with(";exec-events+")) << r;
+  EXPECT_EQ(ask("qSupported:swbreak+").find("exec-events"), std::string::npos);
+}
+
 TEST_F(BarePackets, QSupportedAdvertisesOnlyTheCore) {
   EXPECT_EQ(ask("qSupported"), "PacketSize=4000;QStartNoAckMode+;qXfer:features:read+;vContSupported+;"
                                "qXfer:threads:read+");
@@ -410,6 +416,13 @@ TEST(StopReply, ExitAndDeathUseGdbNumbers) {
   EXPECT_EQ(encode_stop_reply(StopReason::killed(kMainTid, SIGKILL), client), "X09");
   EXPECT_EQ(encode_stop_reply(StopReason::with_signal(kMainTid, SIGUSR1), client), "T1ethread:65;");
   EXPECT_EQ(encode_stop_reply(StopReason::history_end(kWorkerTid), client), "T05thread:66;replaylog:end;");
+}
+
+TEST(StopReply, ExecNamesTheNewProgramOnlyToAClientThatAskedForIt) {
+  ClientFeatures client;
+  EXPECT_EQ(encode_stop_reply(StopReason::exec(kMainTid, "/bin/ls"), client), "T05thread:65;");
+  client.exec_events = true;
+  EXPECT_EQ(encode_stop_reply(StopReason::exec(kMainTid, "/bin/ls"), client), "T05thread:65;exec:2f62696e2f6c73;");
 }
 
 TEST(Signals, LinuxAndGdbNumbersRoundTrip) {
