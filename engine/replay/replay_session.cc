@@ -983,6 +983,23 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     outcome_.cut_short = true;
     return Next::Done;
   }
+  // A copy adopted after event start_event_ - 1 (a moment snapshot): that
+  // much of the log is consumed already, its opening signals delivered.
+  if (s_.start_event_ > 0) {
+    cursor_ = std::min<size_t>(std::exchange(s_.start_event_, 0), events_.size());
+    s_.signals_queued_by_restore_ = false;
+    if (has_next_ && !next_forced_ && cursor_ == events_.size()) {  // standing on checkpoint k+1?
+      user_regs_struct r = TRY(task_.regs());
+      if (same_general_registers(r, target_, nullptr, target_at_ == RegsAt::InsideRepString ? RegsAt::Anywhere : target_at_) &&
+          TRY(at_next_checkpoint())) {
+        outcome_.end = SegmentEnd::ReachedByExecution;
+        return Next::Done;
+      }
+    }
+    TRY(at_log_end());
+    TRY(go());
+    return Next::Resume;
+  }
   // Checkpoint capture ran an injected stub ending in int3, so the kernel's
   // last-trap number (shown in a signal frame's trapno) was 3 when the
   // recorded program went on; do the same before a signal is delivered.
@@ -1133,9 +1150,10 @@ Result<process::Task> ReplaySession::restore_process(const store::RecordingReade
 }
 
 std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader& reader, CheckpointId k,
-                                                    process::Task task) {
+                                                    process::Task task, uint64_t start_event) {
   auto s = std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
   s->signals_queued_by_restore_ = false;
+  s->start_event_ = start_event;
   return s;
 }
 

@@ -112,9 +112,11 @@ class ReplaySession {
   static Result<process::Task> restore_process(const store::RecordingReader& reader, CheckpointId k);
   // A session over a process already at checkpoint k's state (a snapshot's
   // fork): it has no pending signals, so the session sends the segment's
-  // opening ones itself.
+  // opening ones itself. start_event > 0: the process is a copy made inside
+  // segment k after that many events (not right after a signal); the run
+  // starts with them consumed.
   static std::unique_ptr<ReplaySession> adopt(const store::RecordingReader& reader, CheckpointId k,
-                                              process::Task task);
+                                              process::Task task, uint64_t start_event = 0);
 
   // Replays the current segment until the next checkpoint, the end of history
   // or a divergence. After ReachedBy*, checkpoint() is the next one.
@@ -146,6 +148,7 @@ class ReplaySession {
   int patch_failures_ = 0;
   bool patch_off_ = false;
   uint64_t reruns_ = 0;  // the current segment's run (kept while Paused)
+  uint64_t start_event_ = 0;  // the next run starts after this many events (adopt)
 };
 
 // Registers equal for "being at a checkpoint": all general registers and

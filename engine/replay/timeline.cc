@@ -264,6 +264,10 @@ Timeline::Stats Timeline::stats() const {
   }
   s.segments_replayed = impl_->segments_replayed;
   s.segments_skipped = impl_->segments_skipped;
+  if (impl_->moments) {
+    s.moment_snapshots_taken = impl_->moments->taken();
+    s.moment_snapshots_used = impl_->moments->used();
+  }
   return s;
 }
 

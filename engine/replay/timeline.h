@@ -68,6 +68,8 @@ struct TimelineOptions {
   // Progress of long operations (replay scans over segments), for terminals.
   std::function<void(std::string_view what, uint64_t done, uint64_t total)> progress;
   size_t max_snapshots = 16;      // bounded cache of session snapshots
+  // Forks kept at exact moments inside segments (moment_snapshots.h); 0 = none.
+  size_t max_moment_snapshots = 48;
 };
 
 class Timeline {
@@ -141,6 +143,8 @@ class Timeline {
     uint64_t snapshots = 0;
     uint64_t segments_replayed = 0;
     uint64_t segments_skipped = 0;
+    uint64_t moment_snapshots_taken = 0;  // forks kept at moments inside segments
+    uint64_t moment_snapshots_used = 0;   // moves that started from one
   };
   Stats stats() const;
 

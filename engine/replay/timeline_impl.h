@@ -27,6 +27,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/replay/moment_snapshots.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
@@ -124,6 +125,17 @@ class Timeline::Impl final : public RunObserver {
 
   // --- navigation (timeline_nav.cc) ---
   Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
+  // A session forked from a moment snapshot: the run state of that moment.
+  Status fresh_at(MomentSnapshot& s);
+  // Keeps a copy of the process at m + steps single steps (the current
+  // position), if it can be adopted later (before the segment's first
+  // event); failures only logged.
+  void keep_moment(const Moment& m, uint64_t steps = 0);
+  // Steps between copies kept along single-step traces from a moment.
+  static constexpr uint64_t kStepCopyEvery = 256;
+  bool moment_adoptable(const Moment& m) const;
+  // Drives to target->n arrivals, keeping copies on the way (see reach_base).
+  Status drive_to_target(const Base& b);
   Result<DriveResult> drive(bool flow);
   Status reach_base(const Base& base, std::optional<uint64_t> count_pc);
   Status reach(const Path& path, std::optional<uint64_t> count_pc);
@@ -132,7 +144,9 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> reverse_continue();
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
-  Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done);
+  // `from`: the trace starts at that exact moment (copies are kept on the way).
+  Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
+                                            std::optional<Moment> from = std::nullopt);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
   Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
   // After an error: back where the failed move started (save_place()), or
@@ -154,6 +168,7 @@ class Timeline::Impl final : public RunObserver {
   pid_t pid = 0;
   std::unique_ptr<ReplaySession> session;
   std::unique_ptr<SnapshotCache> snapshots;  // pristine checkpoints the sessions are forked from
+  std::unique_ptr<MomentSnapshots> moments;  // copies at exact moments inside segments
 
   // User state (persists across moves).
   TrapSet user;

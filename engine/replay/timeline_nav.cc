@@ -148,7 +148,19 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
   count_pc = probe_pc;
   target.reset();
   if (!b.after_event) target = Moment{b.k, b.e, b.pc, b.n};
-  TRY(fresh(b.k));
+  if (!moments) moments = std::make_unique<MomentSnapshots>(options.max_moment_snapshots);
+  // A kept copy at an earlier arrival at the same pc (its other counts are
+  // unknown: not when counting another pc).
+  MomentSnapshot* near = nullptr;
+  if (target && moment_adoptable(*target) && (!probe_pc || *probe_pc == b.pc)) near = moments->nearest_before(*target);
+  if (near) {
+    Status st = fresh_at(*near);
+    if (!st.ok()) {
+      SLSDBG_DEBUG("timeline", "copy at %s unusable: %s", near->moment.to_string().c_str(), st.error().message.c_str());
+      near = nullptr;
+    }
+  }
+  if (!near) TRY(fresh(b.k));
   if (b.after_event) {
     if (b.e == 0) return ok_status();
     pause_after_event = b.e;
@@ -158,21 +170,37 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
       return Error::msg(where(b) + " was not reached (the run ended first)");
     return ok_status();
   }
-  if (why != PauseWhy::Target) {
-    DriveResult d = TRY(drive(false));
-    if (d.halt == Halt::Diverged && d.divergence) return Error::msg(d.divergence->describe());
-    if (d.halt != Halt::Paused || why != PauseWhy::Target)
-      return Error::msg(where(b) + " is not in history: pc " + Moment{0, 0, b.pc, 1}.to_string().substr(4) +
-                        " runs " + std::to_string(target_count) + " time(s) after event " + std::to_string(b.e));
-  }
+  TRY(drive_to_target(b));
   return set_target_probe(std::nullopt);
 }
 
 Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
-  TRY(reach_base(p.base, probe_pc));
+  // A moment + s single steps: from the copy kept nearest before (a few
+  // hundred steps at most when a trace passed there), else the moment itself.
+  const bool steps_from_moment = !p.base.after_event && p.legs.size() == 1 && p.legs[0].motion == Motion::Step;
+  const Moment base_moment{p.base.k, p.base.e, p.base.pc, p.base.n};
+  uint64_t done = 0;
+  MomentSnapshot* near = nullptr;
+  if (steps_from_moment && !probe_pc && moments && moment_adoptable(base_moment))
+    near = moments->nearest_steps(base_moment, p.legs[0].count);
+  if (near) {
+    active = TrapSet{user.breakpoints, {}};
+    stop_at_user = false;
+    collect = false;
+    pause_signals = false;
+    motion = Motion::Continue;
+    pause_after_event.reset();
+    count_pc.reset();
+    target.reset();
+    Status st = fresh_at(*near);
+    if (st.ok()) done = near->steps;
+    else SLSDBG_DEBUG("timeline", "step copy unusable: %s", st.error().message.c_str());
+  }
+  if (done == 0) TRY(reach_base(p.base, probe_pc));
   for (const Leg& leg : p.legs) {
     TRY(set_traps(leg.traps));
-    for (uint64_t i = 0; i < leg.count; i++) {
+    for (uint64_t i = &leg == p.legs.data() ? done : 0; i < leg.count; i++) {
+      if (steps_from_moment && i > 0 && i % kStepCopyEvery == 0) keep_moment(base_moment, i);
       TimelineStop st = TRY(forward(leg.motion));
       if (st.cause == StopCause::Diverged || st.cause == StopCause::Interrupted)
         return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ", leg " +

@@ -12,7 +12,8 @@
 namespace slsdbg::replay {
 
 namespace {
-constexpr uint64_t kMaxTraceSteps = 1'000'000;
+// A long trace polls the user's interrupt this often (a step costs ~30-60 us).
+constexpr uint64_t kInterruptPollSteps = 1024;
 
 TimelineStop step_stop(uint64_t pc) {
   TimelineStop st;
@@ -24,7 +25,8 @@ TimelineStop step_stop(uint64_t pc) {
 
 // Single-steps from the current pause until `done` says stop; returns the pcs
 // of every position passed (the first is the start).
-Result<std::vector<uint64_t>> Timeline::Impl::trace_steps(const std::function<Result<bool>(DriveResult&)>& done) {
+Result<std::vector<uint64_t>> Timeline::Impl::trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
+                                                          std::optional<Moment> from) {
   Impl& t = *this;
   std::vector<uint64_t> pcs{t.pc_now()};
   t.motion = Motion::Step;
@@ -32,17 +34,21 @@ Result<std::vector<uint64_t>> Timeline::Impl::trace_steps(const std::function<Re
   t.pause_signals = false;
   t.collect = false;
   for (;;) {
-    if (pcs.size() > kMaxTraceSteps) {
+    // No distance limit; a long one can be interrupted (the move is then
+    // undone: recover() returns to where it started).
+    if (pcs.size() % kInterruptPollSteps == 0 && t.options.interrupted && t.options.interrupted()) {
       t.motion = Motion::Continue;
-      return Error::msg("reverse step: more than " + std::to_string(kMaxTraceSteps) +
-                        " instructions from the nearest exact point before this moment (not supported yet)");
+      return Error::msg("reverse step interrupted after " + std::to_string(pcs.size()) + " instructions of tracing");
     }
     Result<DriveResult> dr = t.drive(false);
     if (!dr.ok()) {
       t.motion = Motion::Continue;
       return dr.take_error();
     }
-    if (dr->halt == Halt::Paused) pcs.push_back(t.pc_now());
+    if (dr->halt == Halt::Paused) {
+      pcs.push_back(t.pc_now());
+      if (from && (pcs.size() - 1) % kStepCopyEvery == 0) t.keep_moment(*from, pcs.size() - 1);
+    }
     Result<bool> stop = done(*dr);
     if (!stop.ok() || *stop) {
       t.motion = Motion::Continue;
@@ -130,11 +136,12 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
   if (moment_trace_base && known && moment_trace_index > 0 && moment_trace_index < moment_trace.size() &&
       *known == moment_in_trace(moment_trace_index))
     return goto_trace_position(moment_trace_index - 1);
-  // Repeated reverse steps: the previous trace's start + s steps -> s - 1.
-  if (trace_base && path.base == *trace_base && path.legs.size() == 1 && path.legs[0].motion == Motion::Step) {
-    Path p{*trace_base, {}};
+  // A position named as a base + s single steps (the previous trace's start,
+  // or forward steps from a known moment): the same base + s - 1 steps.
+  if (path.legs.size() == 1 && path.legs[0].motion == Motion::Step && path.legs[0].traps == user) {
+    Path p{path.base, {}};
     if (path.legs[0].count > 1) p.legs.push_back(Leg{Motion::Step, path.legs[0].count - 1, user});
-    const Base keep = *trace_base;
+    const Base keep = path.base;
     TRY(reach(p, std::nullopt));
     path = p;
     known.reset();
@@ -185,7 +192,7 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
         return Error::msg("reverse step: lost the way back to " + c.to_string());
       if (pc_now() == c.pc) arrivals++;
       return arrivals >= c.n;
-    }));
+    }, b.after_event ? std::nullopt : std::optional<Moment>(Moment{b.k, b.e, b.pc, b.n})));
   }
   if (pcs.size() == 1) {
     // C is the first instruction after event c.event: the event's own instruction is the previous one.

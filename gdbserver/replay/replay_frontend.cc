@@ -66,12 +66,13 @@ class PrivateDir {
   TempGuard guard_;
 };
 
-// `goto WHERE`: monitor goto, then make GDB forget the registers it cached
-// so it shows the new place.
+// `goto WHERE`: monitor goto, then make GDB forget the registers and memory
+// (its stack cache) it cached so it shows the new place.
 constexpr const char* kGotoCommand =
     "define goto\n"
     "  monitor goto $arg0\n"
     "  maint flush register-cache\n"
+    "  maint flush dcache\n"
     "  frame\n"
     "end\n"
     "document goto\n"

@@ -1,0 +1,103 @@
+// Moves that start from, and leave behind, moment snapshots
+// (moment_snapshots.h): reaching the n-th arrival at a pc from the nearest
+// kept copy of an earlier arrival, and keeping copies on the way.
+#include <algorithm>
+
+#include "common/log.h"
+#include "engine/replay/timeline_impl.h"
+#include "engine/replay/tracee_fork.h"
+
+namespace slsdbg::replay {
+
+namespace {
+// Copies kept on the way to arrival n, counted back from it: n - 2^j for
+// j = 1..kMaxBackoff (a reverse step needs n - 1, then n - 2, ...; the
+// doubling keeps every later one within a few arrivals of a copy).
+constexpr int kMaxBackoff = 20;
+}  // namespace
+
+bool Timeline::Impl::moment_adoptable(const Moment& m) const {
+  if (!moments || options.max_moment_snapshots == 0) return false;
+  return no_signal_before(Base::after(m.checkpoint, m.event));
+}
+
+Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
+  session.reset();
+  process::Task task = TRY_CTX(fork_tracee(s.task, s.regs, s.sigmask), "forking the copy at " + s.moment.to_string());
+  session = ReplaySession::adopt(reader, CheckpointId(s.moment.checkpoint), std::move(task), s.moment.event);
+  session->set_observer(this);
+  segment = s.moment.checkpoint;
+  cursor = s.moment.event;
+  inserted.clear();
+  stepping = false;
+  stepping_syscall = false;
+  pause_at_syscall_exit = PauseWhy::None;
+  lifted_bp.reset();
+  step_over_pending = true;  // the instruction at the moment has not run
+  why = PauseWhy::None;
+  at_exit = false;
+  at_end = false;
+  TRY(insert_breakpoint_bytes());
+  reset_counts();
+  // The counts of that moment (its own arrival included), for the
+  // breakpoints counted then and inserted now.
+  bp_valid.clear();
+  for (uint64_t addr : s.bp_valid)
+    if (inserted.count(addr)) {
+      bp_valid.insert(addr);
+      auto c = s.bp_count.find(addr);
+      bp_count[addr] = c == s.bp_count.end() ? 0 : c->second;
+    }
+  if (s.steps == 0 && count_pc && *count_pc == s.moment.pc) count_value = s.moment.n;
+  if (s.steps == 0 && target && target->pc == s.moment.pc) target_count = s.moment.n;
+  TRY(assign_slots());
+  TRY(apply_debug_registers());
+  if (target && cursor == target->event && target_count == target->n) why = PauseWhy::Target;
+  return ok_status();
+}
+
+void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
+  // A step copy only while no event has been consumed since m.
+  if (!moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
+  process::Task& task = session->task();
+  // The copy holds the program's code, not our int3 bytes.
+  for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&orig, 1});
+  Status st = [&]() -> Status {
+    if (TRY(has_shared_writable_mapping(task.tgid()))) return Error::msg("a shared writable mapping");
+    return moments->take(task, m, steps, bp_count, bp_valid);
+  }();
+  const uint8_t int3 = 0xcc;
+  for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&int3, 1});
+  if (!st.ok())
+    SLSDBG_DEBUG("timeline", "no copy kept at %s + %llu steps: %s", m.to_string().c_str(), (unsigned long long)steps,
+                 st.error().message.c_str());
+}
+
+// From the current arrival count to target->n, pausing at n - 2^j (largest
+// j first) to keep a copy there, then at n itself.
+Status Timeline::Impl::drive_to_target(const Base& b) {
+  const uint64_t goal = b.n;
+  std::vector<uint64_t> stops;
+  if (moment_adoptable(Moment{b.k, b.e, b.pc, goal})) {
+    for (int j = kMaxBackoff; j >= 1; j--) {
+      const uint64_t back = 1ull << j;
+      if (goal > back && goal - back > target_count) stops.push_back(goal - back);
+    }
+  }
+  stops.push_back(goal);
+  for (uint64_t n : stops) {
+    target->n = n;
+    if (why != PauseWhy::Target || target_count != n) {
+      DriveResult d = TRY(drive(false));
+      if (d.halt == Halt::Diverged && d.divergence) return Error::msg(d.divergence->describe());
+      if (d.halt != Halt::Paused || why != PauseWhy::Target)
+        return Error::msg("moment " + Moment{b.k, b.e, b.pc, b.n}.to_string() + " is not in history: pc " +
+                          Moment{0, 0, b.pc, 1}.to_string().substr(4) + " runs " + std::to_string(target_count) +
+                          " time(s) after event " + std::to_string(b.e));
+    }
+    keep_moment(Moment{b.k, b.e, b.pc, n});
+  }
+  return ok_status();
+}
+
+}  // namespace slsdbg::replay
