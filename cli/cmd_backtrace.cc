@@ -47,7 +47,7 @@ int run_backtrace(const std::vector<std::string>& args) {
   if (!dir.ok()) return fail("backtrace: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("backtrace: " + rec + ": " + reader.error().message);
+  if (!reader.ok()) return fail("backtrace: " + reader.error().message);
   auto cp = dump::pick_checkpoint((*reader)->checkpoints(), *pick);
   if (!cp.ok()) return fail("backtrace: " + cp.error().message);
   auto state = (*reader)->process_state(cp->id);

@@ -78,7 +78,7 @@ int run_dump(const std::vector<std::string>& argv) {
   if (!dir.ok()) return fail("dump: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("dump: " + rec + ": " + reader.error().message);
+  if (!reader.ok()) return fail("dump: " + reader.error().message);
   auto cp = dump::pick_checkpoint((*reader)->checkpoints(), *pick);
   if (!cp.ok()) return fail("dump: " + cp.error().message);
   auto state = (*reader)->process_state(cp->id);

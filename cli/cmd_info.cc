@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "common/signal_name.h"
 #include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
@@ -57,7 +58,7 @@ int run_info(const std::vector<std::string>& args) {
   auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("info: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);
-  if (!reader.ok()) return fail("info: " + *dir + ": " + reader.error().message);
+  if (!reader.ok()) return fail("info: " + reader.error().message);
   const auto& r = **reader;
   const store::RecordingMeta& meta = r.meta();
   const store::OpenReport& report = r.open_report();
@@ -144,8 +145,7 @@ int run_info(const std::vector<std::string>& args) {
     // Words, as a shell reports it: "exited 3" or "killed by SIGSEGV".
     if (exit_info.contains("signal")) {
       const int sig = exit_info["signal"].get<int>();
-      const char* abbrev = sigabbrev_np(sig);
-      std::printf("exit       killed by %s\n", abbrev ? ("SIG" + std::string(abbrev)).c_str() : std::to_string(sig).c_str());
+      std::printf("exit       killed by %s\n", signal_name(sig).c_str());
     } else {
       std::printf("exit       exited %d\n", exit_info["status"].get<int>());
     }

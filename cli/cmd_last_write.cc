@@ -64,7 +64,7 @@ int run_last_write(const std::vector<std::string>& args) {
   auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("last-write: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);
-  if (!reader.ok()) return fail("last-write: " + *dir + ": " + reader.error().message);
+  if (!reader.ok()) return fail("last-write: " + reader.error().message);
   auto range = resolve_target(**reader, target);
   if (!range.ok()) return fail("last-write: " + range.error().message, 2);
   std::optional<replay::Moment> moment;

@@ -9,9 +9,11 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "common/signal_name.h"
 #include "recorder/record/children.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
+#include "store/summary.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -39,9 +41,12 @@ int fatal_signal(const store::RecordingReader& r) {
   return 0;
 }
 
-// Child processes the recorded one started (they ran unrecorded): one pass
-// over the event log.
+// Child processes the recorded one started (they ran unrecorded): the count
+// the recorder stored at finish, else (an older or unfinished recording) one
+// pass over the event log.
 size_t children_started(const store::RecordingReader& r) {
+  if (auto summary = store::read_summary(r); summary.ok())
+    if (auto it = summary->find(recorder::kChildrenSummaryKey); it != summary->end()) return it->second;
   size_t n = 0;
   for (const auto& c : r.checkpoints()) {
     auto evs = r.segment_events(segment_after(c.id));
@@ -89,7 +94,7 @@ int run_ls(const std::vector<std::string>& args) {
     std::string state = rep.finished ? "finished" : (rep.writer_active ? "recording" : "incomplete");
     if (rep.finished) {
       const int signo = fatal_signal(**reader);
-      if (signo) state = "crashed (SIG" + std::string(sigabbrev_np(signo) ? sigabbrev_np(signo) : "?") + ")";
+      if (signo) state = "crashed (" + signal_name(signo) + ")";
     }
     const size_t children = children_started(**reader);
     if (children) state += ", children " + std::to_string(children) + " (unrecorded)";

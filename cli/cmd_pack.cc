@@ -30,7 +30,7 @@ int run_pack(const std::vector<std::string>& args) {
   auto dir = recorder::resolve_recording(rec);
   if (!dir.ok()) return fail("pack: " + dir.error().message);
   auto reader = store::RecordingReader::open(*dir);
-  if (!reader.ok()) return fail("pack: " + *dir + ": " + reader.error().message);
+  if (!reader.ok()) return fail("pack: " + reader.error().message);
   auto summary = replay::pack_recording(**reader, *dir);
   if (!summary.ok()) return fail("pack: " + summary.error().message);
   std::printf("packed %llu files (%.1f MiB) into %s/pack; %llu were there already\n",

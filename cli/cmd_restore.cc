@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "common/log.h"
+#include "common/signal_name.h"
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
@@ -53,10 +54,7 @@ int shell_status(int status) {
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const char* name = sigabbrev_np(WTERMSIG(status));
-    return name ? std::string("killed by SIG") + name : "killed by signal " + std::to_string(WTERMSIG(status));
-  }
+  if (WIFSIGNALED(status)) return "killed by " + signal_name(WTERMSIG(status));
   return "ended oddly";
 }
 
@@ -119,7 +117,7 @@ int run(const std::vector<std::string>& args) {
   if (!dir.ok()) return fail("restore: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);
-  if (!reader.ok()) return fail("restore: " + rec + ": " + reader.error().message);
+  if (!reader.ok()) return fail("restore: " + reader.error().message);
   std::map<std::string, int> tally;
   int first_failure = 0;
   for (uint64_t run_no = 1; run_no <= repeat; run_no++) {

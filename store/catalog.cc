@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string_view>
+
 #include "store/format.h"
 #include "store/fs_util.h"
 
@@ -40,6 +42,8 @@ CREATE TABLE free_blocks(ref INTEGER PRIMARY KEY);  -- freed by retention, not y
 )sql";
 
 constexpr const char* kMagic = "slsdbg-recording";
+// Summary counts (store/summary.h) are meta rows "summary.KEY", apart from the fixed keys.
+constexpr std::string_view kSummaryPrefix = "summary.";
 
 Status put_meta(SqliteDb& db, const std::string& key, const std::string& value) {
   auto st = TRY(db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"));
@@ -251,6 +255,18 @@ Status Catalog::commit_checkpoint(const CheckpointRow& row, const std::vector<ui
     if (took_free_blocks) TRY(db_.exec("DELETE FROM free_blocks"));
     return ok_status();
   });
+}
+
+Status Catalog::put_summary(const std::string& key, uint64_t value) {
+  return put_meta_int(db_, std::string(kSummaryPrefix) + key, static_cast<int64_t>(value));
+}
+
+Result<std::map<std::string, uint64_t>> Catalog::summary() {
+  std::map<std::string, uint64_t> out;
+  auto st = TRY(db_.prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?"));
+  st.bind(1, int64_t(kSummaryPrefix.size())).bind(2, std::string(kSummaryPrefix));
+  while (TRY(st.step())) out[st.text(0).substr(kSummaryPrefix.size())] = st.u64(1);
+  return out;
 }
 
 Status Catalog::commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed) {

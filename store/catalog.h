@@ -58,6 +58,9 @@ class Catalog {
   Status commit_checkpoint(const CheckpointRow& row, const std::vector<uint8_t>& state, const std::vector<uint8_t>& dirty,
                            std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks);
   Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed);
+  // store/summary.h
+  Status put_summary(const std::string& key, uint64_t value);
+  Result<std::map<std::string, uint64_t>> summary();
   // For the commits that follow (outside a transaction).
   Status set_durability(Durability durability);
 

@@ -19,6 +19,7 @@
 #include "store/recording.h"
 #include "store/recording_files.h"
 #include "store/state_compression.h"
+#include "store/summary.h"
 
 namespace slsdbg::store {
 
@@ -62,6 +63,7 @@ class Reader final : public RecordingReader {
   Result<Event> segment_event(SegmentId k, uint64_t index) const override;
   Status set_bookmark(const std::string& name, const std::string& moment) override;
   Result<std::vector<std::pair<std::string, std::string>>> bookmarks() const override;
+  Result<std::map<std::string, uint64_t>> summary() const { return catalog_->summary(); }
 
  private:
   Result<const CheckpointRow*> row(CheckpointId k) const;
@@ -269,9 +271,20 @@ Result<std::vector<std::pair<std::string, std::string>>> Reader::bookmarks() con
 
 }  // namespace
 
+Result<std::map<std::string, uint64_t>> read_summary(const RecordingReader& reader) {
+  auto* ours = dynamic_cast<const Reader*>(&reader);  // the only RecordingReader
+  if (!ours) return Error::msg("read_summary: not a store reader");
+  return ours->summary();
+}
+
 Result<std::unique_ptr<RecordingReader>> RecordingReader::open(const std::string& dir) {
   auto r = std::make_unique<Reader>(dir);
-  TRY(r->init());
+  Status st = r->init();
+  if (!st.ok()) {
+    // Every error names the recording once, so callers print it as it is.
+    if (st.error().message.find(dir) != std::string::npos) return st.take_error();
+    return st.error().context(dir);
+  }
   return std::unique_ptr<RecordingReader>(std::move(r));
 }
 

@@ -31,6 +31,7 @@
 #include "store/recording.h"
 #include "store/recording_files.h"
 #include "store/state_compression.h"
+#include "store/summary.h"
 
 namespace slsdbg::store {
 
@@ -77,6 +78,7 @@ class Writer final : public RecordingWriter {
               const WriterOptions& options);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
+  Status put_summary(const std::string& key, uint64_t value);
   Status finish() override;
   WriterStats stats() const override {
     WriterStats s = stats_;
@@ -315,6 +317,11 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   return CheckpointId(next_id_++);
 }
 
+Status Writer::put_summary(const std::string& key, uint64_t value) {
+  if (state_ != State::Open) return Error::msg("put_summary: the recording writer is not open");
+  return catalog_->put_summary(key, value);
+}
+
 Status Writer::finish() {
   if (state_ != State::Open) return Error::msg("finish: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "already finished"));
   state_ = State::Broken;
@@ -334,6 +341,12 @@ Status Writer::finish() {
 }
 
 }  // namespace
+
+Status put_summary(RecordingWriter& writer, const std::string& key, uint64_t value) {
+  auto* ours = dynamic_cast<Writer*>(&writer);  // the only RecordingWriter
+  if (!ours) return Error::msg("put_summary: not a store writer");
+  return ours->put_summary(key, value);
+}
 
 Status RecordingWriter::claim_dir(const std::string& dir) {
   TRY_CTX(dir_is_empty_or_missing(dir), "creating recording " + dir);

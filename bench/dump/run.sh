@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # bench/dump: time and size of an ELF core of a 1 GiB process, side by side:
-#   slsdbg_dump_store  `slsdbg dump REC --last` reading a real recording
-#                      (made with `slsdbg record` when it works, else by the
-#                      recorder's checkpoint capture through the
-#                      dump_record_captured test tool; the same store either way)
+#   slsdbg_dump_store  `slsdbg dump REC --last` reading a recording made with
+#                      `slsdbg record`
 #   slsdbg_core_writer_live  the same writer reading the live stopped process
 #   gdb_gcore          GDB's gcore of the live stopped process
 # Prints one JSON object. Not run by ctest.
@@ -20,18 +18,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/slsdbg-bench-dump.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 # A recording whose last checkpoint holds the whole heap.
-source="dump_record_live"
-if "$SLSDBG" --help | grep -q '^  record ' &&
-   "$SLSDBG" record -o "$T/rec" -- "$FIXTURE" "$MIB" sleep 300 >/dev/null 2>&1; then
-  source="slsdbg record"
-elif [ -x "$BUILD/engine/dump/dump_record_captured" ]; then
-  rm -rf "$T/rec"
-  source="recorder/capture (dump_record_captured)"
-  "$BUILD/engine/dump/dump_record_captured" "$T/rec" "$FIXTURE" "$MIB" stop >/dev/null
-else
-  rm -rf "$T/rec"
-  "$BUILD/engine/dump/dump_record_live" "$T/rec" "$FIXTURE" "$MIB" stop >/dev/null
-fi
+source="slsdbg record"
+"$SLSDBG" record -o "$T/rec" -- "$FIXTURE" "$MIB" sleep 300 >/dev/null 2>&1
 sync
 
 times=()

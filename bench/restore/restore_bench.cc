@@ -1,11 +1,13 @@
 // Restore latency of a checkpoint of a large process. Makes a recording of
-// tests/programs/restore_big (MIB MiB, dense or sparse) with the capture
-// library, then restores its last checkpoint RUNS times eagerly and RUNS times
+// tests/programs/restore_big (MIB MiB, dense or sparse) with `slsdbg record`,
+// ended by SIGINT (a final checkpoint) after --delay-ms, then restores its last checkpoint RUNS times eagerly and RUNS times
 // lazily (userfaultfd; also timing until every page is present) and prints
 // one JSON object: per-run timings (spawn, map, fill, state, total), bytes
 // written, and as peers the native time to populate the same memory and the
 // raw process_vm_writev bandwidth of this machine.
 // usage: restore_bench [--mib N] [--pattern dense|sparse] [--runs N] [--delay-ms N]
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -18,11 +20,11 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
-#include "engine/restore/testing/make_recording.h"
 #include "store/recording.h"
 
 using namespace slsdbg;
@@ -35,6 +37,29 @@ static double ms_since(std::chrono::steady_clock::time_point t0) {
 static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// `slsdbg record -o OUT -- ARGV...` for `ms`, then SIGINT: the recorder takes
+// a final checkpoint and ends. False when it could not run.
+static bool record_for(const std::string& slsdbg, const std::string& out, unsigned ms, const std::vector<std::string>& argv) {
+  std::vector<std::string> args = {slsdbg, "record", "-o", out, "--interval", std::to_string(std::max(ms, 1u)), "--"};
+  args.insert(args.end(), argv.begin(), argv.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+  if (pid < 0) return false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT;
 }
 
 // Native: the fixture populating its memory and exiting.
@@ -92,22 +117,19 @@ int main(int argc, char** argv) {
   }
   const char* build = std::getenv("SLSDBG_BUILD_DIR");
   std::string prog = std::string(build ? build : ".") + "/tests/programs/restore_big";
+  std::string slsdbg = std::string(build ? build : ".") + "/cli/slsdbg";
   fs::path dir = fs::temp_directory_path() / ("restore_bench_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
 
-  restore::testing::CaptureRun run;
-  run.argv = {prog, mib, pattern};
-  run.delays_ms = {0, delay_ms};
-  run.out_dir = (dir / "rec").string();
+  const std::string rec = (dir / "rec").string();
   auto t0 = std::chrono::steady_clock::now();
-  auto n = restore::testing::make_recording_by_capture(run);
-  if (!n.ok()) {
-    std::fprintf(stderr, "restore_bench: %s\n", n.error().message.c_str());
+  if (!record_for(slsdbg, rec, delay_ms, {prog, mib, pattern})) {
+    std::fprintf(stderr, "restore_bench: %s record did not end with its final checkpoint\n", slsdbg.c_str());
     return 1;
   }
   double record_ms = ms_since(t0);
-  auto reader = store::RecordingReader::open(run.out_dir);
+  auto reader = store::RecordingReader::open(rec);
   if (!reader.ok()) {
     std::fprintf(stderr, "restore_bench: %s\n", reader.error().message.c_str());
     return 1;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/signal_name.h"
+
 extern char** environ;
 
 namespace slsdbg::bisect {
@@ -60,7 +62,7 @@ Result<Evaluation> CmdInvariant::evaluate(const StateView& at) {
   std::string said = last_line(output);
   std::string tail = said.empty() ? "" : " (it said: " + said + ")";
   if (WIFSIGNALED(status))
-    return Error::msg("--cmd '" + command_ + "' was killed by signal " + std::to_string(WTERMSIG(status)) + " at " +
+    return Error::msg("--cmd '" + command_ + "' was killed by " + signal_name(WTERMSIG(status)) + " at " +
                       at.where + tail);
   int code = WEXITSTATUS(status);
   if (code == 0) return Evaluation{Verdict::Good, said};

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "common/signal_name.h"
 #include "engine/dump/backtrace.h"
 #include "engine/dump/recording_memory.h"
 
@@ -45,9 +46,7 @@ Result<std::optional<std::string>> describe_crash(const store::RecordingReader& 
     return Error::msg("crash checkpoint " + std::to_string(k.value) + " holds no siginfo");
   siginfo_t si;
   std::memcpy(&si, state.fatal_siginfo.data(), sizeof si);
-  const char* abbrev = sigabbrev_np(si.si_signo);
-  std::string line = std::string("SIG") + (abbrev ? abbrev : std::to_string(si.si_signo).c_str()) + " (" +
-                     code_name(si.si_signo, si.si_code);
+  std::string line = signal_name(si.si_signo) + " (" + code_name(si.si_signo, si.si_code);
   if (has_fault_address(si.si_signo, si.si_code)) line += ", address " + hex(reinterpret_cast<uint64_t>(si.si_addr));
   line += ")";
   RecordingMemory memory(reader, k);

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "common/signal_name.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/dead_stack.h"
 #include "recorder/process/signal_frame.h"
@@ -72,7 +73,7 @@ std::string describe_event(const store::Event& ev) {
     case store::EventKind::Rdtsc: return ev.is_rdtscp ? "rdtscp" : "rdtsc";
     case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
     case store::EventKind::Exit:
-      return ev.signo ? "exit (killed by signal " + std::to_string(ev.signo) + ")"
+      return ev.signo ? "exit (killed by " + signal_name(ev.signo) + ")"
                       : "exit with status " + std::to_string(ev.exit_status);
   }
   return "unknown event";
@@ -920,7 +921,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_exit(const process::WaitResult& w) {
   const store::Event* ev = next_event();
   const bool killed = w.kind == process::StopKind::Killed;
-  const std::string actual = killed ? "exit (killed by signal " + std::to_string(w.signo) + ")"
+  const std::string actual = killed ? "exit (killed by " + signal_name(w.signo) + ")"
                                     : "exit with status " + std::to_string(w.exit_code);
   if (!ev || ev->kind != store::EventKind::Exit || (killed ? ev->signo != w.signo : ev->exit_status != w.exit_code))
     return diverge(0, expected_here(), actual);

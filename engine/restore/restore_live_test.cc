@@ -1,6 +1,5 @@
 // Checks restore on real processes: a CPU-bound fixture checkpointed mid-loop
-// (recording made with spawn_traced + CheckpointCapture + RecordingWriter) is
-// restored; the restored registers, memory map and every page equal the
+// (`slsdbg record --interval 150`) is restored; the restored registers, memory map and every page equal the
 // recording's; resumed, it ends with the exit status of a native run. Bad
 // input: a checkpoint out of range and a missing restorer are errors. The same
 // holds with lazy fill (userfaultfd), which must not write memory eagerly.
@@ -16,7 +15,6 @@
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
-#include "engine/restore/testing/make_recording.h"
 #include "store/recording.h"
 
 namespace slsdbg::restore {
@@ -24,10 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture() {
+std::string build_dir() {
   const char* build = std::getenv("SLSDBG_BUILD_DIR");  // set by ctest
-  return std::string(build ? build : ".") + "/tests/programs/restore_compute";
+  return build ? build : ".";
 }
+std::string fixture() { return build_dir() + "/tests/programs/restore_compute"; }
 
 constexpr const char* kIterations = "150000000";
 
@@ -50,13 +49,14 @@ class RestoreLive : public ::testing::Test {
     dir_ = new fs::path(fs::temp_directory_path() / ("restore_live_" + std::to_string(getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
-    testing::CaptureRun run;
-    run.argv = {fixture(), kIterations};
-    run.delays_ms = {0, 150};
-    run.out_dir = (*dir_ / "rec").string();
-    auto n = testing::make_recording_by_capture(run);
-    ASSERT_TRUE(n.ok()) << n.error().message;
-    ASSERT_EQ(*n, 2u);
+    // Checkpoint 0 at exec, 1 after 150 ms of the loop, ..., the last at exit.
+    const std::string cmd = build_dir() + "/cli/slsdbg record -o " + (*dir_ / "rec").string() + " --interval 150 -- " +
+                            fixture() + " " + kIterations + " >/dev/null 2>" + (*dir_ / "rec.err").string();
+    const int st = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == native_exit_status()) << cmd << ": status " << st;
+    auto rd = reader();
+    ASSERT_TRUE(rd);
+    ASSERT_GE(rd->checkpoints().size(), 3u) << "want checkpoint 1 before the one at exit";
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -151,9 +151,9 @@ TEST_F(RestoreLive, LazyFillWritesLittleAndStillEqualsTheCheckpoint) {
 TEST_F(RestoreLive, OutOfRangeCheckpointIsAnError) {
   auto rd = reader();
   ASSERT_TRUE(rd);
-  auto task = restore_checkpoint(*rd, CheckpointId(9), RestoreOptions{});
+  auto task = restore_checkpoint(*rd, CheckpointId(99999), RestoreOptions{});
   ASSERT_FALSE(task.ok());
-  EXPECT_NE(task.error().message.find("checkpoint 9 out of range"), std::string::npos) << task.error().message;
+  EXPECT_NE(task.error().message.find("checkpoint 99999 out of range"), std::string::npos) << task.error().message;
 }
 
 TEST_F(RestoreLive, MissingRestorerIsAnError) {

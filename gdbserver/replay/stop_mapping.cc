@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "common/signal_name.h"
+
 namespace slsdbg::gdbserver {
 
 namespace {
@@ -38,8 +40,7 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
       // the inferior), and a user who ran past the last breakpoint could not
       // go back any more. Like rr, stop just before the exit instead, at the
       // end of history, and say how the program ended.
-      std::string how = stop.signo > 0 ? "was killed by signal " + std::to_string(stop.signo) + " (" +
-                                             std::string(sigabbrev_np(stop.signo) ? sigabbrev_np(stop.signo) : "?") + ")"
+      std::string how = stop.signo > 0 ? "was killed by " + signal_name(stop.signo)
                                        : "exited with status " + std::to_string(stop.exit_status);
       return {StopReason::history_end(thread),
               "slsdbg: the program " + how + " here: the end of the recording (reverse execution works from here).\n"};

@@ -58,7 +58,7 @@ TEST(StopMapping, ExitAndDeathBySignalAreTheEndOfHistoryWithANote) {
   killed.signo = SIGSEGV;
   MappedStop k = map_timeline_stop(killed, kTid);
   EXPECT_EQ(encode_stop_reply(k.reason, {}), "T05thread:1092;replaylog:end;");
-  EXPECT_NE(k.note.find("killed by signal 11 (SEGV)"), std::string::npos) << k.note;
+  EXPECT_NE(k.note.find("killed by SIGSEGV here"), std::string::npos) << k.note;
 }
 
 TEST(StopMapping, SignalsStepsAndInterrupts) {

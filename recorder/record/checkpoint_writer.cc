@@ -8,6 +8,8 @@
 #include <chrono>
 #include <system_error>
 
+#include "store/summary.h"
+
 namespace slsdbg::recorder {
 
 namespace {
@@ -223,8 +225,10 @@ Result<CheckpointId> CheckpointWriter::add_now(const store::CheckpointInput& inp
   return k;
 }
 
-Status CheckpointWriter::finish() {
+Status CheckpointWriter::finish(const std::map<std::string, uint64_t>& summary) {
   TRY(wait());
+  for (const auto& [key, value] : summary)
+    if (Status put = store::put_summary(*writer_, key, value); !put.ok()) return fail(put.error());
   Status st = writer_->finish();
   if (!st.ok()) return fail(st.error());
   return ok_status();

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -96,7 +97,8 @@ class CheckpointWriter {
   // Until everything queued (and the events collected meanwhile) is stored.
   Status wait();
   // wait(), then marks the recording complete.
-  Status finish();
+  // Writes each summary count (store/summary.h), then finishes.
+  Status finish(const std::map<std::string, uint64_t>& summary = {});
 
   Stats stats() const;
   // The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER).

@@ -32,6 +32,10 @@ bool is_fork_call(long nr);
 // argument struct and the memory map are read from `pid`).
 std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid);
 
+// The recording's summary key (store/summary.h) for the number
+// of children the recorded process started, so `ls` need not read the log.
+inline constexpr const char* kChildrenSummaryKey = "children_started";
+
 // The pid of the child a logged event started (a fork-family syscall that
 // returned one), for `info` and `ls`.
 std::optional<pid_t> child_started_by(const store::Event& e);

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/signal_name.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_signals.h"
 #include "recorder/process/signal_frame.h"
@@ -144,6 +145,10 @@ class RecordSession {
   Status on_exec();
   Status settle_interrupted(int signo);
   Status on_tick();
+  // Counts `ls` shows without reading the event log (store summary).
+  std::map<std::string, uint64_t> summary() const {
+    return {{kChildrenSummaryKey, children_ ? children_->started().size() : 0}};
+  }
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
   bool kills_when_delivered(const siginfo_t& si) const;
@@ -430,7 +435,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
       ev.signo = SIGKILL;
       TRY(log_event(ev));
     }
-    TRY_CTX(writer_->finish(), "finishing the recording");
+    TRY_CTX(writer_->finish(summary()), "finishing the recording");
     outcome_.end = stop_signal_ != 0 ? RecordOutcome::End::Stopped : RecordOutcome::End::Refused;
     outcome_.signo = stop_signal_;
     outcome_.refusal = refusal_;
@@ -848,8 +853,7 @@ Status RecordSession::on_tick() {
     // The final checkpoint ends the recording (the refusal path: the program
     // is killed right after it and history ends there).
     stop_signal_ = g_stop_signal;
-    refusal_ = std::string("stopped by ") + (sigabbrev_np(stop_signal_) ? "SIG" : "signal ") +
-               (sigabbrev_np(stop_signal_) ? sigabbrev_np(stop_signal_) : std::to_string(stop_signal_));
+    refusal_ = "stopped by " + signal_name(stop_signal_);
     pending_ = Reason::Exit;
     return request_interrupt();
   }
@@ -901,7 +905,7 @@ Status RecordSession::loop() {
         ev.signo = s.kind == StopKind::Killed ? s.signo : 0;
         pid_ = -1;
         TRY(log_event(ev));
-        TRY_CTX(writer_->finish(), "finishing the recording");
+        TRY_CTX(writer_->finish(summary()), "finishing the recording");
         outcome_.end = s.kind == StopKind::Exited ? RecordOutcome::End::Exited : RecordOutcome::End::Killed;
         outcome_.exit_code = s.exit_code;
         outcome_.signo = s.signo;
@@ -980,7 +984,7 @@ Result<RecordOutcome> RecordSession::run() {
     ev.kind = store::EventKind::Exit;
     ev.signo = SIGKILL;
     Status logged = log_event(ev);
-    if (logged.ok()) logged = writer_->finish();
+    if (logged.ok()) logged = writer_->finish(summary());
     if (!logged.ok()) return logged.take_error();
     outcome_.end = RecordOutcome::End::Killed;
     outcome_.signo = SIGKILL;
@@ -992,7 +996,7 @@ Result<RecordOutcome> RecordSession::run() {
     kill_tracee();
     // Best effort: a failed store may refuse this too; complete checkpoints
     // stay readable either way.
-    if (writer_) (void)writer_->finish();
+    if (writer_) (void)writer_->finish(summary());
     return ran.take_error();
   }
   outcome_.checkpoints = checkpoints_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "store/format.h"
+#include "store/summary.h"
 #include "store/tests/test_util.h"
 
 namespace slsdbg::store {
@@ -307,6 +308,36 @@ TEST(StoreRoundtrip, DirectoriesAre0700FilesAre0600) {
   ASSERT_EQ(0, ::stat(tmp.rec().c_str(), &st));
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   EXPECT_GE(files, 4) << "catalog.db, its WAL, an extent and an event log at least";
+}
+
+// Summary counts (store/summary.h) read back by key; a recording without
+// them has none, a second put of a key replaces its value, and a finished
+// writer takes no more.
+TEST(StoreRoundtrip, SummaryCountsReadBack) {
+  TempDir tmp;
+  Model model(1);
+  auto w = RecordingWriter::create(tmp.rec(), testing::test_meta());
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  std::vector<uint8_t> storage;
+  ASSERT_TRUE((*w)->add_checkpoint(model.next(0, storage), "start").ok());
+  {
+    auto before = RecordingReader::open(tmp.rec());
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    auto none = read_summary(**before);
+    ASSERT_TRUE(none.ok()) << none.error().message;
+    EXPECT_TRUE(none->empty());
+  }
+  ASSERT_TRUE(put_summary(**w, "children_started", 1).ok());
+  ASSERT_TRUE(put_summary(**w, "children_started", 3).ok());
+  ASSERT_TRUE(put_summary(**w, "other", 7).ok());
+  ASSERT_TRUE((*w)->finish().ok());
+  EXPECT_FALSE(put_summary(**w, "late", 1).ok());
+  auto r = RecordingReader::open(tmp.rec());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto got = read_summary(**r);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  const std::map<std::string, uint64_t> want{{"children_started", 3}, {"other", 7}};
+  EXPECT_EQ(*got, want);
 }
 
 }  // namespace

@@ -3,14 +3,7 @@
 # a memory write run in a forked copy of the replayed process; history is
 # untouched, so a reverse watchpoint afterwards still stops at the exact
 # writing line with the recorded values.
-. "$(dirname "$0")/replay_gdb_lib.sh"
-prog=$PROGRAMS/crash_uaf
-src=$FIXTURE_SRC/crash_uaf.c
-crash_line=$(line_of CRASH "$src")
-smash_line=$(line_of SMASH "$src")
-rec=$WORK/uaf.rec
-"$SLSDBG" record -o "$rec" -- "$prog" >/dev/null 2>&1
-[ $? -eq 139 ] || die "recording the crashing fixture"
+. "$(dirname "$0")/crash_uaf_lib.sh"
 out=$WORK/gdb.out
 replay_gdb "$rec" "$out" \
   -ex "break crash_uaf.c:$crash_line" \

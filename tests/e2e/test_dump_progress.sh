@@ -6,8 +6,9 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/slsdbg-dump-progress.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-"$SLSDBG_BUILD_DIR/engine/dump/dump_record_live" "$T/rec" "$PROGRAMS/dump_bigheap" 96 stop \
-  || fail "could not record dump_bigheap"
+# The last checkpoint (at exit) holds the whole 96 MiB heap.
+"$SLSDBG" record -o "$T/rec" --interval 60000 -- "$PROGRAMS/dump_bigheap" 96 sleep 0 >/dev/null 2>"$T/record.err" \
+  || fail "could not record dump_bigheap: $(cat "$T/record.err")"
 
 tty_out=$(script -qec "'$SLSDBG' dump '$T/rec' --last -o '$T/tty.core'" /dev/null) || fail "dump under a pty failed"
 [[ "$tty_out" == *"dump: "*" / "*" MiB"* ]] || fail "no progress on a terminal: $tty_out"

@@ -67,4 +67,8 @@ expect "$WORK/shim.gdb" '^\$2 = 1792$' "shim: GDB prints the wait status"
 # ls mentions them too.
 "$SLSDBG" ls "$WORK" >"$WORK/ls.txt" 2>&1 || die "ls failed"
 expect "$WORK/ls.txt" '^spawn\.rec .*children 2 \(unrecorded\)' "ls shows the children"
+# It reads the count the recorder stored, not every segment's events.
+mkdir "$WORK/nolog" && cp -a "$WORK/spawn.rec" "$WORK/nolog/spawn.rec" && rm "$WORK/nolog/spawn.rec"/events/*.log
+"$SLSDBG" ls "$WORK/nolog" >"$WORK/ls-nolog.txt" 2>&1 || die "ls without event logs failed: $(cat "$WORK/ls-nolog.txt")"
+expect "$WORK/ls-nolog.txt" '^spawn\.rec .*children 2 \(unrecorded\)' "ls takes the children count from the catalog"
 echo "record_children: OK"

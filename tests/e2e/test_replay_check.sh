@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Checks `slsdbg replay REC --check` on a real recording (made with the
-# recorder's library) of a fixture with file I/O, /dev/urandom, rdtsc/rdtscp,
+# Checks `slsdbg replay REC --check` on a real recording (`slsdbg record`) of
+# a fixture with file I/O, /dev/urandom, rdtsc/rdtscp,
 # clock_gettime, a SIGALRM and compute between sleeps: replay reaches every
 # checkpoint by execution (none by restore), twice, with both breakpoint kinds.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-make_rec="$SLSDBG_BUILD_DIR/engine/replay/replay_make_recording"
-"$make_rec" "$tmp/rec" "$PROGRAMS/replay_inputs" "$tmp/scratch" >"$tmp/native.out" 2>"$tmp/rec.err" ||
+"$SLSDBG" record -o "$tmp/rec" -- "$PROGRAMS/replay_inputs" "$tmp/scratch" >"$tmp/native.out" 2>"$tmp/rec.err" ||
   { echo "recording failed: $(cat "$tmp/rec.err")"; exit 1; }
 grep -q 'replay_inputs: digest' "$tmp/native.out" || { echo "fixture did not run: $(cat "$tmp/native.out")"; exit 1; }
-cps=$(sed -n 's/.*: \([0-9]*\) checkpoints.*/\1/p' "$tmp/rec.err")
+cps=$(sed -n 's/^slsdbg: recorded \([0-9]*\) checkpoints.*/\1/p' "$tmp/rec.err")
 [ "${cps:-0}" -ge 3 ] || { echo "want >= 3 checkpoints, got '$cps': $(cat "$tmp/rec.err")"; exit 1; }
 want="OK: $cps checkpoints, $((cps - 1)) boundaries crossed by execution, 0 by restore"
 for mode in bpf bpf ptrace; do

@@ -6,7 +6,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_div.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tools="$SLSDBG_BUILD_DIR/engine/replay"
-"$tools/replay_make_recording" "$tmp/rec" "$PROGRAMS/replay_inputs" "$tmp/scratch" >/dev/null 2>"$tmp/rec.err" ||
+"$SLSDBG" record -o "$tmp/rec" -- "$PROGRAMS/replay_inputs" "$tmp/scratch" >/dev/null 2>"$tmp/rec.err" ||
   { echo "recording failed: $(cat "$tmp/rec.err")"; exit 1; }
 # Segment 1's first syscall event (segment 0 is the loader and setup).
 for seg in 1 0; do

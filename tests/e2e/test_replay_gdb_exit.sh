@@ -11,7 +11,7 @@ rec=$WORK/fault.rec
 out=$WORK/fault.out
 replay_gdb "$rec" "$out" -ex 'continue' -ex 'continue' -ex 'bt' -ex 'reverse-stepi' -ex 'info registers rip'
 expect "$out" '^Program received signal SIGSEGV, Segmentation fault\.$' "the recorded signal stops GDB"
-expect "$out" '^slsdbg: the program was killed by signal 11 \(SEGV\) here: the end of the recording' "the death is announced"
+expect "$out" '^slsdbg: the program was killed by SIGSEGV here: the end of the recording' "the death is announced"
 expect "$out" '^No more reverse-execution history\.$' "reported as the end of history"
 expect "$out" '^#0  .*tl_fault \(p=0x10\) at .*timeline_fault\.c' "backtrace after the death"
 expect "$out" '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <tl_fault\+[0-9]+>$' "reverse-stepi after the death"

@@ -4,7 +4,6 @@
 # of range, a directory that is not a recording, a damaged recording, and a
 # missing restorer executable.
 set -u
-MAKEREC="$SLSDBG_BUILD_DIR/engine/restore/restore_make_recording"
 work=$(mktemp -d "${TMPDIR:-/tmp}/restore_bad.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -19,13 +18,13 @@ expect_error() {
   [[ "$err" == *"$want"* ]] || fail "'$*': error '$err' does not say '$want'"
 }
 
-"$MAKEREC" "$work/rec" 0,50 -- "$PROGRAMS/restore_compute" 100000000 > "$work/makerec.out" 2>&1 || {
-  cat "$work/makerec.out"; fail "making the recording failed"; }
+"$SLSDBG" record -o "$work/rec" --interval 50 -- "$PROGRAMS/restore_compute" 100000000 > "$work/record.out" 2>&1
+[ $? -ge 3 ] || { cat "$work/record.out"; fail "recording failed"; }  # the fixture exits 3 + checksum % 100
 
 expect_error "missing --at" "$SLSDBG" restore "$work/rec"
 expect_error "missing recording" "$SLSDBG" restore --at 0
 expect_error "--repeat needs a positive count" "$SLSDBG" restore "$work/rec" --at 0 --repeat 0
-expect_error "checkpoint 7 out of range" "$SLSDBG" restore "$work/rec" --at 7
+expect_error "checkpoint 99999 out of range" "$SLSDBG" restore "$work/rec" --at 99999
 mkdir "$work/empty"
 expect_error "not a recording" "$SLSDBG" restore "$work/empty" --at 0
 SLSDBG_RESTORER=/nonexistent/slsdbg-restorer expect_error "restorer not found" "$SLSDBG" restore "$work/rec" --at 1

@@ -4,14 +4,13 @@
 # syscall, --verify finds the restored process equal to it, and resumed, the
 # syscall is re-issued and the program completes as natively (no EINTR).
 set -u
-MAKEREC="$SLSDBG_BUILD_DIR/engine/restore/restore_make_recording"
 work=$(mktemp -d "${TMPDIR:-/tmp}/restore_blocked.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$PROGRAMS/restore_sleeper" 10 > "$work/native.out" || fail "native run failed"
-"$MAKEREC" "$work/rec" 0,250 -- "$PROGRAMS/restore_sleeper" 10 > "$work/makerec.out" 2>&1 || {
-  cat "$work/makerec.out"; fail "making the recording failed"; }
+"$SLSDBG" record -o "$work/rec" --interval 250 -- "$PROGRAMS/restore_sleeper" 10 > "$work/record.out" 2>&1 || {
+  cat "$work/record.out"; fail "recording failed"; }
 for mode in "" --lazy; do
   "$SLSDBG" restore "$work/rec" --at 1 --verify $mode > "$work/restored.out" 2> "$work/restored.err" ||
     { cat "$work/restored.err"; fail "restore $mode failed"; }

@@ -7,7 +7,6 @@
 # restored as a private copy with a warning and the file is left untouched.
 # The restored process prints the same digests as a native run.
 set -u
-MAKEREC="$SLSDBG_BUILD_DIR/engine/restore/restore_make_recording"
 work=$(mktemp -d "${TMPDIR:-/tmp}/restore_file.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -25,8 +24,8 @@ PY
 make_files
 iters=150000000
 "$PROGRAMS/restore_mapped_file" "$work/private.dat" "$work/shared.dat" $iters > "$work/native.out" || fail "native run failed"
-"$MAKEREC" "$work/rec" 0,150 -- "$PROGRAMS/restore_mapped_file" "$work/private.dat" "$work/shared.dat" $iters \
-  > "$work/makerec.out" 2>&1 || { cat "$work/makerec.out"; fail "making the recording failed"; }
+"$SLSDBG" record -o "$work/rec" --interval 150 -- "$PROGRAMS/restore_mapped_file" "$work/private.dat" "$work/shared.dat" \
+  $iters > "$work/record.out" 2>&1 || { cat "$work/record.out"; fail "recording failed"; }
 
 # 1. Files unchanged: no warning about mappings, same output.
 "$SLSDBG" restore "$work/rec" --at 1 > "$work/same.out" 2> "$work/same.err" || fail "restore (unchanged) failed: $(cat "$work/same.err")"

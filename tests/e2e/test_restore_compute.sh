@@ -7,7 +7,6 @@
 # three identical exit statuses; and that --lazy (userfaultfd fill) gives the
 # same result.
 set -u
-MAKEREC="$SLSDBG_BUILD_DIR/engine/restore/restore_make_recording"
 work=$(mktemp -d "${TMPDIR:-/tmp}/restore_compute.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -18,9 +17,12 @@ iters=300000000
 ( cd "$work/run" && "$PROGRAMS/restore_compute" $iters data.txt > "$work/native.out" ); native_rc=$?
 [ "$native_rc" -ge 3 ] || fail "native run failed ($native_rc)"
 
-# Checkpoint 0 at exec, then two mid-loop checkpoints.
-( cd "$work/run" && "$MAKEREC" "$work/rec" 0,150,400 -- "$PROGRAMS/restore_compute" $iters data.txt ) \
-  > "$work/makerec.out" 2>&1 || { cat "$work/makerec.out"; fail "making the recording failed"; }
+# Checkpoint 0 at exec, then mid-loop checkpoints every 150 ms.
+( cd "$work/run" && "$SLSDBG" record -o "$work/rec" --interval 150 -- "$PROGRAMS/restore_compute" $iters data.txt ) \
+  > "$work/record.out" 2>&1; rc=$?
+[ "$rc" -eq "$native_rc" ] || { cat "$work/record.out"; fail "record: exit $rc, native $native_rc"; }
+n=$("$SLSDBG" info "$work/rec" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))')
+[ "$n" -ge 4 ] || fail "want checkpoints 0..2 before the one at exit, got $n"
 
 for k in 0 1 2; do
   # From another directory: the restored cwd must be the recorded one.

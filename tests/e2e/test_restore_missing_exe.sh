@@ -4,15 +4,14 @@
 # memory with one warning line per mapping, /proc/PID/exe cannot be set (one
 # warning), and the restored process still prints what a native run printed.
 set -u
-MAKEREC="$SLSDBG_BUILD_DIR/engine/restore/restore_make_recording"
 work=$(mktemp -d "${TMPDIR:-/tmp}/restore_noexe.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cp "$PROGRAMS/restore_compute" "$work/prog"
 "$work/prog" 100000000 > "$work/native.out"; native_rc=$?
-"$MAKEREC" "$work/rec" 0,150 -- "$work/prog" 100000000 > "$work/makerec.out" 2>&1 || {
-  cat "$work/makerec.out"; fail "making the recording failed"; }
+"$SLSDBG" record -o "$work/rec" --interval 150 -- "$work/prog" 100000000 > "$work/record.out" 2>&1
+[ $? -eq "$native_rc" ] || { cat "$work/record.out"; fail "record: exit status differs from native $native_rc"; }
 rm "$work/prog"
 "$SLSDBG" restore "$work/rec" --at 1 > "$work/restored.out" 2> "$work/restored.err"; rc=$?
 [ "$rc" -eq "$native_rc" ] || { cat "$work/restored.err"; fail "exit $rc, native $native_rc"; }

@@ -2,11 +2,14 @@
 // main -> dump_alpha -> dump_beta -> dump_gamma with known values on the
 // stack, in the heap and in globals at its deepest point.
 //   dump_chain stop     : raises SIGSTOP inside dump_gamma (live-process tests)
-//   dump_chain steps    : raises SIGSTOP three times: in main before dump_alpha
-//                         (counter 7), in dump_beta before dump_gamma (node
-//                         allocated, counter 7), in dump_gamma (counter 49), then exits 0
+//   dump_chain steps    : marks three points by raising SIGUSR2 (a no-op handler;
+//                         under `slsdbg record` each is a checkpoint): in main
+//                         before dump_alpha (counter 7), in dump_beta before
+//                         dump_gamma (node allocated, counter 7), in dump_gamma
+//                         (counter 49), then exits 0
 //   dump_chain signal   : dump_gamma raises SIGUSR1; its handler dump_on_signal
-//                         raises SIGSTOP (a stack through a signal frame), then exits 0
+//                         marks a point the same way (a stack through a signal
+//                         frame), then exits 0
 //   dump_chain spin N   : spins N iterations inside pause_here (recorded: the
 //                         recorder's 10 ms ticks land inside the chain), then exits 0
 //   dump_chain sleep MS : sleeps MS milliseconds inside dump_gamma, then exits 0
@@ -24,9 +27,15 @@ struct dump_node {
 long dump_global_counter = 7;
 struct dump_node* dump_heap_node;
 
+static void ignore_mark(int sig) { (void)sig; }
+
+// A known point: a signal the recorder checkpoints at, harmless natively (a
+// macro, so that no frame of its own shows in the backtraces).
+#define MARK() (signal(SIGUSR2, ignore_mark), raise(SIGUSR2))
+
 __attribute__((noinline)) static void dump_on_signal(int sig) {
   volatile int handler_marker = 77 + sig - SIGUSR1;  // 77
-  raise(SIGSTOP);
+  MARK();
   (void)handler_marker;
 }
 
@@ -41,8 +50,12 @@ static void pause_here(const char* mode, long ms) {
     }
     return;
   }
-  if (strcmp(mode, "stop") == 0 || strcmp(mode, "steps") == 0) {
+  if (strcmp(mode, "stop") == 0) {
     raise(SIGSTOP);
+    return;
+  }
+  if (strcmp(mode, "steps") == 0) {
+    MARK();
     return;
   }
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -61,7 +74,7 @@ __attribute__((noinline)) int dump_gamma(const char* mode, long ms, int depth) {
 
 __attribute__((noinline)) int dump_beta(const char* mode, long ms, int depth) {
   int beta_local = 1000 + depth;    // 1001
-  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
+  if (strcmp(mode, "steps") == 0) MARK();
   return dump_gamma(mode, ms, depth + 1) + beta_local;
 }
 
@@ -75,7 +88,7 @@ __attribute__((noinline)) int dump_alpha(const char* mode, long ms) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "sleep";
   long ms = argc > 2 ? atol(argv[2]) : 500;
-  if (strcmp(mode, "steps") == 0) raise(SIGSTOP);
+  if (strcmp(mode, "steps") == 0) MARK();
   int r = dump_alpha(mode, ms);
   free(dump_heap_node);
   return r == 0;  // never 0: exit status 0
