@@ -1,5 +1,5 @@
 // Checks restore on real processes: a CPU-bound fixture checkpointed mid-loop
-// (`slsdbg record --interval 150`) is restored; the restored registers, memory map and every page equal the
+// (`slsdbg record --interval 80`) is restored; the restored registers, memory map and every page equal the
 // recording's; resumed, it ends with the exit status of a native run. Bad
 // input: a checkpoint out of range and a missing restorer are errors. The same
 // holds with lazy fill (userfaultfd), which must not write memory eagerly.
@@ -28,7 +28,7 @@ std::string build_dir() {
 }
 std::string fixture() { return build_dir() + "/tests/programs/restore_compute"; }
 
-constexpr const char* kIterations = "150000000";
+constexpr const char* kIterations = "40000000";
 
 int native_exit_status() {
   pid_t pid = fork();
@@ -50,7 +50,7 @@ class RestoreLive : public ::testing::Test {
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
     // Checkpoint 0 at exec, 1 after 150 ms of the loop, ..., the last at exit.
-    const std::string cmd = build_dir() + "/cli/slsdbg record -o " + (*dir_ / "rec").string() + " --interval 150 -- " +
+    const std::string cmd = build_dir() + "/cli/slsdbg record -o " + (*dir_ / "rec").string() + " --interval 80 -- " +
                             fixture() + " " + kIterations + " >/dev/null 2>" + (*dir_ / "rec.err").string();
     const int st = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == native_exit_status()) << cmd << ": status " << st;

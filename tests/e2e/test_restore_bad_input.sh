@@ -18,7 +18,7 @@ expect_error() {
   [[ "$err" == *"$want"* ]] || fail "'$*': error '$err' does not say '$want'"
 }
 
-"$SLSDBG" record -o "$work/rec" --interval 50 -- "$PROGRAMS/restore_compute" 100000000 > "$work/record.out" 2>&1
+"$SLSDBG" record -o "$work/rec" --interval 50 -- "$PROGRAMS/restore_compute" 30000000 > "$work/record.out" 2>&1
 [ $? -ge 3 ] || { cat "$work/record.out"; fail "recording failed"; }  # the fixture exits 3 + checksum % 100
 
 expect_error "missing --at" "$SLSDBG" restore "$work/rec"

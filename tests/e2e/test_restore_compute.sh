@@ -13,12 +13,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 mkdir "$work/run"
 printf 'abcdefghijklmnopqrstuvwxyz' > "$work/run/data.txt"
-iters=300000000
+iters=60000000
 ( cd "$work/run" && "$PROGRAMS/restore_compute" $iters data.txt > "$work/native.out" ); native_rc=$?
 [ "$native_rc" -ge 3 ] || fail "native run failed ($native_rc)"
 
 # Checkpoint 0 at exec, then mid-loop checkpoints every 150 ms.
-( cd "$work/run" && "$SLSDBG" record -o "$work/rec" --interval 150 -- "$PROGRAMS/restore_compute" $iters data.txt ) \
+( cd "$work/run" && "$SLSDBG" record -o "$work/rec" --interval 100 -- "$PROGRAMS/restore_compute" $iters data.txt ) \
   > "$work/record.out" 2>&1; rc=$?
 [ "$rc" -eq "$native_rc" ] || { cat "$work/record.out"; fail "record: exit $rc, native $native_rc"; }
 n=$("$SLSDBG" info "$work/rec" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))')

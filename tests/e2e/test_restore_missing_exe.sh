@@ -9,8 +9,8 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cp "$PROGRAMS/restore_compute" "$work/prog"
-"$work/prog" 100000000 > "$work/native.out"; native_rc=$?
-"$SLSDBG" record -o "$work/rec" --interval 150 -- "$work/prog" 100000000 > "$work/record.out" 2>&1
+"$work/prog" 40000000 > "$work/native.out"; native_rc=$?
+"$SLSDBG" record -o "$work/rec" --interval 80 -- "$work/prog" 40000000 > "$work/record.out" 2>&1
 [ $? -eq "$native_rc" ] || { cat "$work/record.out"; fail "record: exit status differs from native $native_rc"; }
 rm "$work/prog"
 "$SLSDBG" restore "$work/rec" --at 1 > "$work/restored.out" 2> "$work/restored.err"; rc=$?
