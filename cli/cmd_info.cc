@@ -36,6 +36,7 @@ const char* kind_name(store::EventKind k) {
     case store::EventKind::Rdtsc: return "rdtsc";
     case store::EventKind::ForcedCheckpoint: return "forced_checkpoint";
     case store::EventKind::Exit: return "exit";
+    case store::EventKind::ThreadSwitch: return "thread_switch";
   }
   return "unknown";
 }

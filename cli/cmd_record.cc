@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
-    "                     [--copy deferred|in-stop] -- PROGRAM [ARGS...]\n"
+    "                     [--copy deferred|in-stop] [--threads] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
     "--interval milliseconds (default 10) and at exit, and a log of every\n"
@@ -37,6 +37,12 @@ constexpr const char* kUsage =
     "                  (default: cold pages are copied on another CPU after the\n"
     "                  program resumed, and the checkpoint is dropped if one was\n"
     "                  written first) or in-stop (all while the program waits)\n"
+    "  --threads       record a multithreaded program (EXPERIMENTAL): one thread\n"
+    "                  runs at a time, switching where one blocks (futex, read,\n"
+    "                  sleep ...) and at each tick; every checkpoint holds every\n"
+    "                  thread, so `slsdbg dump` cores and `backtrace` show them\n"
+    "                  all. Replay, restore and GDB of such a recording are NOT\n"
+    "                  supported yet: they refuse it with an error.\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
@@ -47,7 +53,7 @@ constexpr const char* kUsage =
     "its children do reaches it as logged input (pipe reads, wait status,\n"
     "SIGCHLD). The recorder waits for them to exit before it does.\n"
     "\n"
-    "Not supported yet: threads and fork with writable MAP_SHARED memory\n"
+    "Not supported yet: threads without --threads, and fork with writable MAP_SHARED memory\n"
     "(recording stops with an error; what was recorded stays readable),\n"
     "attaching to a running process.\n";
 
@@ -77,11 +83,12 @@ int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
   uint64_t interval_ms = 10;
-  bool verify = false;
+  bool verify = false, threads = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
   options.flag("--verify", verify);
+  options.flag("--threads", threads);
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
   if (auto done = options.parse(args)) return *done;
@@ -93,6 +100,7 @@ int run_record(const std::vector<std::string>& args) {
   if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
   opts.defer_copy = copy == "deferred";
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
+  opts.threads = threads;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
   else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
   else if (tracker == "hash") opts.tracker = recorder::TrackerChoice::PageHash;
@@ -114,6 +122,9 @@ int run_record(const std::vector<std::string>& args) {
   std::fprintf(stderr, "slsdbg: recorded %llu checkpoints, %llu events (tracker %s) in %s\n",
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
+  if (outcome->threads > 1)
+    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay of threads is not supported yet\n",
+                 static_cast<unsigned long long>(outcome->threads));
   if (!outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",

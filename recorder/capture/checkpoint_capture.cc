@@ -201,12 +201,13 @@ class ProcessCapture final : public CheckpointCapture {
     return true;
   }
 
-  Status note_address_space_change() override {
+  Status note_address_space_change(pid_t tid) override {
     state_stale_ = true;  // a syscall ran (brk may have moved)
     TRY(reconcile());
     // At (or right after) a madvise that discards memory, its arguments are
     // still in the registers (the kernel preserves all but rax, rcx, r11).
-    auto regs = TRY(leader_.regs());
+    process::Task other(Tid(tid), pid_);
+    auto regs = TRY(tid == 0 || tid == pid_ ? leader_.regs() : other.regs());
     if (regs.orig_rax == SYS_madvise && regs.rax == 0 && discards_memory(static_cast<int>(regs.rdx)))
       TRY(note_discarded(regs.rdi, regs.rdi + regs.rsi));
     return ok_status();

@@ -29,6 +29,9 @@ struct RecordOptions {
   // Tick checkpoints copy their cold pages after the tracee resumed
   // (CopyTiming::Deferred); false: every page inside the stop.
   bool defer_copy = true;
+  // Records the threads of the program (thread_set.h) instead of refusing
+  // clone(CLONE_THREAD). Replay of such a recording is refused for now.
+  bool threads = false;
 };
 
 struct RecordOutcome {
@@ -42,6 +45,7 @@ struct RecordOutcome {
   std::vector<std::string> execs;  // each program execve'd into: "PATH build-id HEX"
   uint64_t checkpoints = 0;
   uint64_t events = 0;
+  uint64_t threads = 1;  // threads the recorded process had, the first one included
   std::string tracker;
   uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
   uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy
