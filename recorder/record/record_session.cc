@@ -555,8 +555,24 @@ Status RecordSession::on_seccomp() {
     return cont();
   }
   if (threads_->has(pid_)) threads_->at(pid_).cut_syscall = false;
-  if (pending_ != Reason::None || interrupt_requested_ || stopping_all_) {
-    if (pending_ == Reason::None && interrupt_requested_) pending_ = Reason::Tick;
+  const bool other = multi() && pid_ != threads_->running();
+  if (other && stopping_all_) {
+    // Going back into its syscall while a checkpoint stops every thread:
+    // skipped and rewound, it takes a ptrace trap before running anything,
+    // a stop injected code can use (a seccomp stop with rewound registers
+    // cannot), and it is stored as just before the call.
+    r.orig_rax = static_cast<uint64_t>(-1);
+    r.rax = static_cast<uint64_t>(nr);
+    r.rip -= 2;
+    TRY(set_regs(r));
+    state_ = State::Running;
+    threads_->at(pid_).cut_syscall = true;
+    if (ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    return resume_now(0, PTRACE_CONT, false);
+  }
+  if (!other && (pending_ != Reason::None || interrupt_requested_)) {
+    if (pending_ == Reason::None) pending_ = Reason::Tick;
     return rewind_before_syscall(r);
   }
   if (multi() && (nr == SYS_execve || nr == SYS_execveat || (nr == SYS_exit && pid_ == tgid_))) {
@@ -762,9 +778,10 @@ Status RecordSession::on_signal(int signo) {
   // one into the first). Ours is held outside the kernel, so merge here too:
   // a timer that expires again during a slow checkpoint must not run its
   // handler twice where a native run would have run it once.
+  // (Per thread: each thread has its own pending set.)
   if (signo < SIGRTMIN)
-    for (const siginfo_t& h : held_)
-      if (h.si_signo == signo) {
+    for (size_t i = 0; i < held_.size(); i++)
+      if (held_[i].si_signo == signo && held_tids_[i] == pid_) {
         pending_ = std::max(pending_, Reason::Signal);
         return cont();
       }

@@ -7,6 +7,7 @@
 # one thread; a checkpoint of the spinning fixture holds both threads, and
 # its core (`dump`) shows GDB two threads with their registers. Replay of
 # such a recording is refused with a clear message, not replayed wrong.
+# zstd -T2, xz -T2 and node record with output identical to a native run.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_threads.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -50,4 +51,20 @@ g=$(gdb -batch -nx "$PROGRAMS/thr_spin" "$tmp/spin.core" -ex 'info threads' -ex 
 grep -q " other (" <<<"$g" || fail "thr_spin core: no thread in other(): $g"
 grep -q " main (" <<<"$g" || fail "thr_spin core: no thread in main(): $g"
 echo "thr_spin: checkpoint $k holds 2 threads; its core shows GDB both"
+# Real threaded programs: zstd -T2 and xz -T2 (threads through clone3),
+# node (7 threads). Output identical to a native run.
+head -c 600000 "$SLSDBG" >"$tmp/data"
+real_prog() {  # real_prog NAME OUTFILE CMD...
+  local name=$1 outfile=$2 rc
+  shift 2
+  "$@" >"$tmp/$outfile.native" 2>&1 </dev/null || fail "$name: native run failed"
+  timeout 120 "$SLSDBG" record --threads -o "$tmp/$name.rec" -- "$@" >"$tmp/$outfile" 2>"$tmp/$name.err" </dev/null; rc=$?
+  [ "$rc" -eq 0 ] || fail "$name: record exit $rc: $(cat "$tmp/$name.err")"
+  cmp -s "$tmp/$outfile" "$tmp/$outfile.native" || fail "$name: output differs from a native run"
+  grep -q "the program ran [0-9]* threads" "$tmp/$name.err" || fail "$name: ran no thread: $(cat "$tmp/$name.err")"
+  echo "$name: $(grep 'ran [0-9]* threads' "$tmp/$name.err")"
+}
+real_prog zstd zstd.out zstd -q -T2 -c "$tmp/data"
+real_prog xz xz.out xz -T2 --block-size=200KiB -c "$tmp/data"
+real_prog node node.out node -e 'setTimeout(() => console.log(6 * 7), 10)'
 echo "record_threads: OK"
