@@ -23,6 +23,8 @@ rec() {  # rec NAME EXPECTED_OUTPUT
   grep -q "the program ran [2-9] threads; replay of threads is not supported yet" "$tmp/$name.err" ||
     fail "$name: record does not report the threads: $(cat "$tmp/$name.err")"
   "$SLSDBG" info "$tmp/$name" >"$tmp/$name.info" 2>&1 || fail "$name: info: $(cat "$tmp/$name.info")"
+  grep -qE "^threads +[2-9] \(recorded with --threads" "$tmp/$name.info" || fail "$name: info shows no threads: $(head -8 "$tmp/$name.info")"
+  grep -q "^children" "$tmp/$name.info" && fail "$name: info lists threads as children: $(grep children "$tmp/$name.info")"
   out=$(timeout 60 "$SLSDBG" replay "$tmp/$name" --check 2>&1 </dev/null) && fail "$name: replay --check succeeded: $out"
   grep -q "replay of threads is not supported yet" <<<"$out" || fail "$name: replay's refusal is unclear: $out"
   echo "$name: $out"
@@ -32,6 +34,12 @@ rec thr_condvar "sum 2001000"
 rec thr_spin "spin 6 done"
 rec thr_pool "pool 45150"
 rec thr_tgkill_tls "tls 11 22 33"
+
+# --verify: every checkpoint's stored image (all threads' stacks, the
+# memory a cut syscall left) equals the live process's.
+out=$(timeout 120 "$SLSDBG" record --threads --verify -o "$tmp/pool_verify" -- "$PROGRAMS/thr_pool" 2>"$tmp/pool_verify.err" </dev/null) ||
+  fail "thr_pool --verify: $(cat "$tmp/pool_verify.err")"
+[ "$out" = "pool 45150" ] || fail "thr_pool --verify printed '$out'"
 
 # The last checkpoint of thr_spin with both threads (they spin there; the
 # first one is at the clone3): its backtrace lists two, and the core from it
