@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ const char* kind_name(store::EventKind k) {
     case store::EventKind::Rdtsc: return "rdtsc";
     case store::EventKind::ForcedCheckpoint: return "forced_checkpoint";
     case store::EventKind::Exit: return "exit";
+    case store::EventKind::ThreadSwitch: return "thread_switch";
   }
   return "unknown";
 }
@@ -68,6 +70,7 @@ int run_info(const std::vector<std::string>& args) {
   uint64_t total_events = 0;
   nlohmann::json exit_info = nullptr;
   std::vector<pid_t> children;  // started by the recorded process; not recorded
+  std::set<pid_t> tids;         // threads that logged an event (record --threads)
   bool open_segment_unreadable = false;
   for (const auto& c : cps) {
     auto evs = r.segment_events(segment_after(c.id));
@@ -83,12 +86,18 @@ int run_info(const std::vector<std::string>& args) {
     for (const auto& e : *evs) {
       by_kind[kind_name(e.kind)]++;
       total_events++;
+      if (e.tid.value > 0) tids.insert(e.tid.value);
       if (auto child = recorder::child_started_by(e)) children.push_back(*child);
       if (e.kind == store::EventKind::Exit) {
         exit_info = e.signo ? nlohmann::json{{"signal", e.signo}} : nlohmann::json{{"status", e.exit_status}};
       }
     }
   }
+
+  // A --threads recording's clone results are its threads, not children.
+  if (meta.threads)
+    children.erase(std::remove_if(children.begin(), children.end(), [&](pid_t p) { return tids.count(p) != 0; }),
+                   children.end());
 
   // Interval stretching: gaps between consecutive checkpoints well beyond the
   // interval mean the recorder had to wait (store back-pressure or a stop
@@ -115,6 +124,7 @@ int run_info(const std::vector<std::string>& args) {
     j["exit"] = exit_info;
     j["last_segment_open"] = open_segment_unreadable;
     j["children"] = children;
+    if (meta.threads) j["threads"] = tids.size();
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : cps)
       arr.push_back({{"id", c.id.value},
@@ -150,6 +160,8 @@ int run_info(const std::vector<std::string>& args) {
       std::printf("exit       exited %d\n", exit_info["status"].get<int>());
     }
   }
+  if (meta.threads)
+    std::printf("threads    %zu (recorded with --threads: replay of threads is not supported yet)\n", tids.size());
   if (!children.empty()) {
     std::string pids;
     for (pid_t p : children) pids += " " + std::to_string(p);

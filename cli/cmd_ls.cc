@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,18 +44,23 @@ int fatal_signal(const store::RecordingReader& r) {
 
 // Child processes the recorded one started (they ran unrecorded): the count
 // the recorder stored at finish, else (an older or unfinished recording) one
-// pass over the event log.
+// pass over the event log. In a --threads recording, a started tid that
+// logged events of its own was a thread.
 size_t children_started(const store::RecordingReader& r) {
   if (auto summary = store::read_summary(r); summary.ok())
     if (auto it = summary->find(recorder::kChildrenSummaryKey); it != summary->end()) return it->second;
-  size_t n = 0;
+  std::vector<pid_t> started;
+  std::set<pid_t> tids;
   for (const auto& c : r.checkpoints()) {
     auto evs = r.segment_events(segment_after(c.id));
     if (!evs.ok()) continue;
-    for (const auto& e : *evs)
-      if (recorder::child_started_by(e)) n++;
+    for (const auto& e : *evs) {
+      if (auto child = recorder::child_started_by(e)) started.push_back(*child);
+      tids.insert(e.tid.value);
+    }
   }
-  return n;
+  if (!r.meta().threads) return started.size();
+  return static_cast<size_t>(std::count_if(started.begin(), started.end(), [&](pid_t p) { return !tids.count(p); }));
 }
 
 int run_ls(const std::vector<std::string>& args) {

@@ -20,7 +20,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
     "                     [--copy deferred|in-stop] [--durable] [--syscall-buffer]\n"
-    "                     -- PROGRAM [ARGS...]\n"
+    "                     [--threads] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
     "--interval milliseconds (default 10) and at exit, and a log of every\n"
@@ -51,6 +51,12 @@ constexpr const char* kUsage =
     "                  stop; replay serves them from the log. Everything else,\n"
     "                  blocking calls included, stays traced. Off once the\n"
     "                  program starts a thread.\n"
+    "  --threads       record a multithreaded program (EXPERIMENTAL): one thread\n"
+    "                  runs at a time, switching where one blocks (futex, read,\n"
+    "                  sleep ...) and at each tick; every checkpoint holds every\n"
+    "                  thread, so `slsdbg dump` cores and `backtrace` show them\n"
+    "                  all. Replay, restore and GDB of such a recording are NOT\n"
+    "                  supported yet: they refuse it with an error.\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
@@ -61,7 +67,7 @@ constexpr const char* kUsage =
     "its children do reaches it as logged input (pipe reads, wait status,\n"
     "SIGCHLD). The recorder waits for them to exit before it does.\n"
     "\n"
-    "Not supported yet: threads and fork with writable MAP_SHARED memory\n"
+    "Not supported yet: threads without --threads, and fork with writable MAP_SHARED memory\n"
     "(recording stops with an error; what was recorded stays readable),\n"
     "attaching to a running process.\n";
 
@@ -91,12 +97,13 @@ int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
   uint64_t interval_ms = 10;
-  bool verify = false, durable = false, syscall_buffer = false;
+  bool verify = false, durable = false, syscall_buffer = false, threads = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
   options.flag("--verify", verify);
   options.flag("--durable", durable);
+  options.flag("--threads", threads);
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
   options.flag("--syscall-buffer", syscall_buffer);
@@ -111,6 +118,7 @@ int run_record(const std::vector<std::string>& args) {
   opts.durable = durable;
   opts.syscall_buffer = syscall_buffer;
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
+  opts.threads = threads;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
   else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
   else if (tracker == "hash") opts.tracker = recorder::TrackerChoice::PageHash;
@@ -132,6 +140,9 @@ int run_record(const std::vector<std::string>& args) {
   std::fprintf(stderr, "slsdbg: recorded %llu checkpoints, %llu events (tracker %s) in %s\n",
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
+  if (outcome->threads > 1)
+    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay of threads is not supported yet\n",
+                 static_cast<unsigned long long>(outcome->threads));
   if (!outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",

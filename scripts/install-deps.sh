@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev
   libcli11-dev  # cli/: option parsing, help and usage errors of every command
   gdb lldb binutils python3 util-linux procps  # procps: pgrep in e2e tests
+  zstd xz-utils  # real threaded programs recorded by e2e tests
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
   qt6-base-dev libgl-dev  # ui: slsdbg-ui (Qt 6 Widgets; QTest tests run offscreen)
   ccache  # rebuilds of many worktrees share one compiler cache (used when present)

@@ -106,6 +106,7 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
     TRY(put_meta(c.db_, "tracker", meta.tracker));
     TRY(put_meta_int(c.db_, "interval_ns", int64_t(meta.interval_ns)));
     TRY(put_meta_int(c.db_, "created_unix_ns", meta.created_unix_ns));
+    if (meta.threads) TRY(put_meta_int(c.db_, "threads", 1));
     TRY(put_meta_int(c.db_, "finished", 0));
     TRY(put_meta_int(c.db_, "retention_gen", 0));
     TRY(put_list(c.db_, "arg", meta.args));
@@ -180,6 +181,7 @@ Result<RecordingMeta> Catalog::meta() {
     else if (k == "tracker") m.tracker = st.text(1);
     else if (k == "interval_ns") m.interval_ns = st.u64(1);
     else if (k == "created_unix_ns") m.created_unix_ns = st.i64(1);
+    else if (k == "threads") m.threads = st.i64(1) != 0;
   }
   auto lst = TRY(db_.prepare("SELECT key, value FROM meta_list ORDER BY key, idx"));
   while (TRY(lst.step())) (lst.text(0) == "arg" ? m.args : m.env).push_back(lst.text(1));

@@ -16,6 +16,9 @@ enum class EventKind : uint8_t {
   Rdtsc = 3,             // rdtsc/rdtscp trapped and emulated
   ForcedCheckpoint = 4,  // the syscall before this could not be modelled; checkpoint follows
   Exit = 5,              // the process exited (status) or was killed (signal)
+  // record --threads: from here on thread `tid` runs (the others wait in a
+  // syscall or parked); logged where the running thread blocked or a tick.
+  ThreadSwitch = 6,
 };
 
 struct MemoryWrite {

@@ -27,7 +27,7 @@ enum FieldBit : uint16_t {
   kAllFields = (1 << 12) - 1,
 };
 
-bool valid_kind(uint8_t k) { return k >= uint8_t(EventKind::Syscall) && k <= uint8_t(EventKind::Exit); }
+bool valid_kind(uint8_t k) { return k >= uint8_t(EventKind::Syscall) && k <= uint8_t(EventKind::ThreadSwitch); }
 
 }  // namespace
 

@@ -40,6 +40,9 @@ struct RecordingMeta {
   std::string tracker;                 // "uffd-wp-async" | "page-hash" | ...
   uint64_t interval_ns = 10'000'000;
   int64_t created_unix_ns = 0;
+  // Recorded with --threads: events carry several tids, checkpoints several
+  // threads. Stored only when true (older recordings read as false).
+  bool threads = false;
 };
 
 // A 4 KiB page of tracee memory written since the previous checkpoint.

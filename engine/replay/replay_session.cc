@@ -72,6 +72,7 @@ std::string describe_event(const store::Event& ev) {
     case store::EventKind::Signal: return "signal " + std::to_string(ev.signo);
     case store::EventKind::Rdtsc: return ev.is_rdtscp ? "rdtscp" : "rdtsc";
     case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
+    case store::EventKind::ThreadSwitch: return "switch to thread " + std::to_string(ev.tid.value);
     case store::EventKind::Exit:
       return ev.signo ? "exit (killed by " + signal_name(ev.signo) + ")"
                       : "exit with status " + std::to_string(ev.exit_status);
@@ -1111,6 +1112,7 @@ int recorded_cpu(const store::RecordingReader& reader) {
 }
 
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
+  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); replay of threads is not supported yet");
   restore::RestoreOptions options;
   options.fd_numbers = restore::FdNumbers::Exact;
   const int cpu = recorded_cpu(reader);

@@ -142,6 +142,7 @@ WriteFilter::Verdict WriteFilter::judge(uint64_t k) const {
         break;
       case store::EventKind::ForcedCheckpoint: v.writes = true; break;
       case store::EventKind::Rdtsc:
+      case store::EventKind::ThreadSwitch:
       case store::EventKind::Exit: break;
     }
   }

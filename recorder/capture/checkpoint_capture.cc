@@ -201,16 +201,23 @@ class ProcessCapture final : public CheckpointCapture {
     return true;
   }
 
-  Status note_address_space_change() override {
+  Status note_address_space_change(pid_t tid) override {
     state_stale_ = true;  // a syscall ran (brk may have moved)
     TRY(reconcile());
     // At (or right after) a madvise that discards memory, its arguments are
     // still in the registers (the kernel preserves all but rax, rcx, r11).
-    auto regs = TRY(leader_.regs());
+    auto regs = TRY(thread_regs(tid));
     if (regs.orig_rax == SYS_madvise && regs.rax == 0 && discards_memory(static_cast<int>(regs.rdx)))
       TRY(note_discarded(regs.rdi, regs.rdi + regs.rsi));
     return ok_status();
   }
+  // The registers of `tid` (0: the leader), a stopped thread of the tracee.
+  Result<user_regs_struct> thread_regs(pid_t tid) {
+    if (tid == 0 || tid == pid_) return leader_.regs();
+    process::Task other(Tid(tid), pid_);
+    return other.regs();
+  }
+
   CaptureStats last_stats() const override { return stats_; }
 
   void note_tracee_activity() override { state_stale_ = true; }

@@ -117,7 +117,8 @@ class CheckpointCapture {
   // (they go to CheckpointInput::cleared at the next capture). When the
   // leader sits at the exit of a successful madvise(MADV_DONTNEED/FREE/
   // REMOVE), the range it discarded is noted as by note_discarded().
-  virtual Status note_address_space_change() = 0;
+  // `tid`: the stopped thread that made the call (0: the leader).
+  virtual Status note_address_space_change(pid_t tid = 0) = 0;
 
   virtual CaptureStats last_stats() const = 0;
 

@@ -72,13 +72,25 @@ void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
 
 bool is_fork_call(long nr) { return nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3; }
 
-std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid) {
+std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed) {
   Result<uint64_t> f = clone_flags(nr, args, pid);
   if (!f.ok()) return "";  // clone3 with a bad pointer: the kernel fails it with EFAULT (logged)
   const uint64_t flags = *f;
+  if ((flags & CLONE_THREAD) && threads_allowed) {
+    // A thread as pthread_create makes it: everything shared.
+    constexpr uint64_t kShared = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND;
+    constexpr uint64_t kAllowed = kShared | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |
+                                  CLONE_CHILD_CLEARTID | CLONE_DETACHED | 0xff;
+    if ((flags & kShared) == kShared && (flags & ~kAllowed) == 0) return "";
+    char hex[32];
+    snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(flags));
+    return refused(std::string("a thread with clone flags ") + hex + " is not supported yet", nr);
+  }
   // A thread, or memory shared for longer than a vfork's wait.
   if ((flags & CLONE_THREAD) || ((flags & CLONE_VM) && !(flags & CLONE_VFORK)))
-    return refused("multithreaded / multi-process recording is not supported yet", nr);
+    return refused(std::string("multithreaded / multi-process recording is not supported yet") +
+                       ((flags & CLONE_THREAD) ? "; `record --threads` records threads, without replay" : ""),
+                   nr);
   // Sharing that would let the child change the recorded process behind the
   // log (descriptor table, cwd/umask, signal handlers), or put it outside
   // the recorded process's family (CLONE_PARENT), or create a descriptor

@@ -30,7 +30,9 @@ bool is_fork_call(long nr);
 // Why the recorded process's fork-family call `nr` cannot be recorded, or ""
 // when the child may run unrecorded. Read at its seccomp stop (clone3's
 // argument struct and the memory map are read from `pid`).
-std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid);
+// With `threads_allowed` (record --threads), a pthread-style clone
+// (CLONE_THREAD with the usual sharing) is allowed too.
+std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed = false);
 
 // The recording's summary key (store/summary.h) for the number
 // of children the recorded process started, so `ls` need not read the log.

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -35,6 +36,7 @@
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/syscalls/model.h"
+#include "recorder/record/thread_set.h"
 #include "recorder/record/tick.h"
 #include "recorder/record/tracee_stop.h"
 #include "recorder/record/vdso_patch.h"
@@ -166,7 +168,21 @@ class RecordSession {
   // Logs the syscall buffer's entries (syscallbuf.h); `step_out` first at a
   // stop that takes a checkpoint.
   Status drain_syscall_buffer(bool step_out);
+  // Resumes the thread being handled, or parks it while another runs.
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
+  Status resume_now(int signo, __ptrace_request request, bool ask_interrupt = true);
+  Status dispatch(int status);
+  // record --threads (thread_set.h).
+  bool multi() const { return threads_ && threads_->size() > 1; }
+  void enter(pid_t tid);  // makes `tid` the thread being handled
+  Status become_running(pid_t tid);
+  Status schedule_next(pid_t after);
+  Status go_into_kernel();
+  Status stop_all();
+  Status checkpoint_all_in_kernel();
+  Status on_thread_gone(pid_t tid);
+  void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
+  Status resume_cut_threads();
   Status request_interrupt();
   Status rewind_before_syscall(user_regs_struct& regs);
   Status skip_with_result(user_regs_struct& regs, int64_t result);
@@ -178,8 +194,14 @@ class RecordSession {
   std::optional<uint64_t> cpu_since_progress();
 
   RecordOptions opts_;
-  pid_t pid_ = -1;
-  std::unique_ptr<process::Task> task_;
+  pid_t pid_ = -1;   // the thread being handled
+  pid_t tgid_ = -1;  // the recorded process
+  std::unique_ptr<process::Task> leader_task_;
+  process::Task* task_ = nullptr;  // pid_'s
+  std::optional<ThreadSet> threads_;
+  std::map<pid_t, std::unique_ptr<process::Task>> thread_tasks_;
+  pid_t last_switch_ = -1;     // the thread the last ThreadSwitch event named
+  bool stopping_all_ = false;  // inside stop_all(): every thread parks
   std::optional<process::TaskClock> clock_;
   std::optional<uint64_t> cpu_at_progress_;
   std::unique_ptr<CheckpointCapture> capture_;
@@ -207,6 +229,7 @@ class RecordSession {
   bool clear_all_next_ = false;  // the next checkpoint follows an execve: nothing of the old image stays
   bool crash_checkpoint_taken_ = false;  // the fault re-executes after it: deliver then
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
+  std::deque<pid_t> held_tids_;    // ... and the thread each came to
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
   std::string refusal_;
@@ -233,9 +256,23 @@ Status RecordSession::set_regs(const user_regs_struct& r) {
 }
 
 Status RecordSession::cont(int signo, __ptrace_request request) {
+  if (multi() && pid_ != threads_->running()) {
+    if (threads_->running() != -1 || stopping_all_) {
+      ThreadCtx& c = threads_->at(pid_);
+      c.where = ThreadCtx::Where::Parked;
+      c.resume_request = request;
+      c.resume_signo = signo;
+      return ok_status();
+    }
+    TRY(become_running(pid_));  // nobody else runs
+  }
+  return resume_now(signo, request);
+}
+
+Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt) {
   // Any ptrace stop clears a pending PTRACE_INTERRUPT (JOBCTL_TRAP_STOP), so
   // while a checkpoint is wanted every resumption asks again.
-  if (pending_ != Reason::None) TRY(request_interrupt());
+  if (pending_ != Reason::None && ask_interrupt) TRY(request_interrupt());
   // ESRCH: the tracee died under us (SIGKILL); waitpid reports it next.
   if (ptrace(request, pid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0 && errno != ESRCH)
     return Error::from_errno(request == PTRACE_SYSCALL ? "ptrace(PTRACE_SYSCALL)" : "ptrace(PTRACE_CONT)");
@@ -300,12 +337,22 @@ std::optional<uint64_t> RecordSession::cpu_since_progress() {
 }
 
 void RecordSession::kill_tracee() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
+  if (tgid_ <= 0) return;
+  kill(tgid_, SIGKILL);
   int st;
-  while (waitpid(pid_, &st, __WALL) == pid_ && !WIFEXITED(st) && !WIFSIGNALED(st)) {
+  if (!multi()) {
+    while (waitpid(tgid_, &st, __WALL) == tgid_ && !WIFEXITED(st) && !WIFSIGNALED(st)) {
+    }
+  } else {
+    // The leader's death is reported after its other threads are reaped.
+    for (;;) {
+      const pid_t got = waitpid(-1, &st, __WALL);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 || (got == tgid_ && (WIFEXITED(st) || WIFSIGNALED(st)))) break;
+      if (!threads_->has(got) && children_) (void)children_->on_stop(got, st);
+    }
   }
-  pid_ = -1;
+  pid_ = tgid_ = -1;
 }
 
 Status RecordSession::start() {
@@ -323,8 +370,11 @@ Status RecordSession::start() {
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return install_record_filter(syscall_buffer);
   };
-  task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
-  pid_ = task_->tid().value;
+  leader_task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
+  task_ = leader_task_.get();
+  pid_ = tgid_ = task_->tid().value;
+  threads_.emplace(tgid_);
+  last_switch_ = tgid_;
   children_.emplace(pid_);
   clock_ = process::TaskClock::open(pid_);
   // Ctrl-\ reaches the program through the terminal; the recorder stays to
@@ -356,6 +406,7 @@ Status RecordSession::start() {
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
+  meta.threads = opts_.threads;
   // The rest of the store's setup (catalog, files, fsyncs) runs on the
   // writer's thread while the program starts.
   // Synced to disk once a second and at the end, not at every checkpoint:
@@ -381,10 +432,14 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   // Before capture, whose injected code runs in the tracee.
   const std::optional<uint64_t> cpu_since_event = cpu_since_progress();
   const CopyTiming timing = copy_timing(reason);
+  TRY(stop_all());
+  const std::vector<pid_t> tids = threads_->tids();
   CapturedCheckpoint captured =
-      TRY_CTX(capture_->capture_checkpoint({pid_}, timing), "capturing checkpoint " + std::to_string(checkpoints_));
+      TRY_CTX(capture_->capture_checkpoint(tids, timing), "capturing checkpoint " + std::to_string(checkpoints_));
   store::CheckpointInput& input = captured.input;
-  if (restarted_syscall && !input.state.threads.empty()) input.state.threads[0].restarted_syscall = true;
+  for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
+    if (tids[i] == pid_ && restarted_syscall) input.state.threads[i].restarted_syscall = true;
+  if (multi()) store_cut_syscalls(input.state, tids);
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
@@ -400,11 +455,12 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
 
   // Held signals go back in the queue now; they are handed over with their
   // original siginfo at the delivery stop right after the tracee resumes.
-  for (const siginfo_t& si : held_) {
-    syscall(SYS_tgkill, pid_, pid_, si.si_signo);
-    resending_.push_back(si);
+  for (size_t i = 0; i < held_.size(); i++) {
+    syscall(SYS_tgkill, tgid_, i < held_tids_.size() ? held_tids_[i] : tgid_, held_[i].si_signo);
+    resending_.push_back(held_[i]);
   }
   held_.clear();
+  held_tids_.clear();
 
   CheckpointId k;
   if (opts_.verify == VerifyMode::EveryCheckpoint) {
@@ -446,7 +502,24 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
-  if (reason != Reason::None) TRY(cont());
+  if (reason != Reason::None) {
+    TRY(resume_cut_threads());
+    if (multi() && threads_->running() != pid_) {
+      // Taken while every thread waited in the kernel: the first parked
+      // one (if a call finished meanwhile) runs.
+      if (threads_->running() == -1) TRY(schedule_next(0));
+    } else if (multi() && reason == Reason::Tick && threads_->next_parked(pid_)) {
+      // The tick is a switch: the running thread waits its turn.
+      ThreadCtx& c = threads_->at(pid_);
+      c.where = ThreadCtx::Where::Parked;
+      c.resume_request = PTRACE_CONT;
+      c.resume_signo = 0;
+      threads_->set_running(-1);
+      TRY(schedule_next(pid_));
+    } else {
+      TRY(cont());
+    }
+  }
   SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
                static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
                double(input.stop_ns) / 1e3, input.dirty.size(),
@@ -522,13 +595,50 @@ Status RecordSession::on_seccomp() {
     fast_write_.forget_all();
     return cont();
   }
-  if (pending_ != Reason::None || interrupt_requested_) {
+  if (threads_->has(pid_)) threads_->at(pid_).cut_syscall = false;
+  const bool other = multi() && pid_ != threads_->running();
+  if (other && stopping_all_) {
+    // Going back into its syscall while a checkpoint stops every thread:
+    // skipped and rewound, it takes a ptrace trap before running anything,
+    // a stop injected code can use (a seccomp stop with rewound registers
+    // cannot), and it is stored as just before the call.
+    r.orig_rax = static_cast<uint64_t>(-1);
+    r.rax = static_cast<uint64_t>(nr);
+    r.rip -= 2;
+    TRY(set_regs(r));
+    state_ = State::Running;
+    threads_->at(pid_).cut_syscall = true;
+    if (ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    return resume_now(0, PTRACE_CONT, false);
+  }
+  if (!other && (pending_ != Reason::None || interrupt_requested_)) {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
     return rewind_before_syscall(r);
   }
+  if (multi() && (nr == SYS_execve || nr == SYS_execveat || (nr == SYS_exit && pid_ == tgid_))) {
+    refusal_ = std::string(nr == SYS_exit ? "the main thread ending before the other threads"
+                                          : "execve in a multithreaded program") +
+               " is not supported yet (the program called " + syscall_name(nr) + ")";
+    pending_ = Reason::Exit;
+    return rewind_before_syscall(r);
+  }
+  if (multi() && nr == SYS_exit) {
+    // One thread ends; the others go on. Its end is logged as the call.
+    cur_nr_ = nr;
+    cur_args_ = syscall_args(r);
+    TRY(log_syscall_result(r.rip, 0));
+    threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+    const bool was_running = threads_->running() == pid_;
+    TRY(resume_now(0, PTRACE_CONT, false));
+    if (!was_running) return ok_status();
+    threads_->set_running(-1);
+    return schedule_next(pid_);
+  }
   if (is_fork_call(nr)) {
-    // A child process runs unrecorded; threads are refused (children.h).
-    refusal_ = fork_refusal(nr, syscall_args(r), pid_);
+    // A child process runs unrecorded; threads are refused (children.h)
+    // unless --threads.
+    refusal_ = fork_refusal(nr, syscall_args(r), pid_, opts_.threads);
     if (!refusal_.empty()) {
       pending_ = Reason::Exit;
       return rewind_before_syscall(r);
@@ -555,6 +665,7 @@ Status RecordSession::on_seccomp() {
       cur_nr_ = nr;
       cur_args_ = args;
       state_ = State::InSyscall;
+      if (multi() && (pid_ != threads_->running() || may_block(nr, args))) return go_into_kernel();
       return cont(0, PTRACE_SYSCALL);
     }
   }
@@ -585,7 +696,17 @@ Status RecordSession::on_syscall_exit() {
   const int64_t result = static_cast<int64_t>(r.rax);
   if (is_restart_code(result)) {
     // Interrupted (by a signal or our tick): the stop that follows settles
-    // it into a restart or EINTR and takes a checkpoint there.
+    // it into a restart or EINTR and takes a checkpoint there. Another
+    // thread than the running one is rewound now to issue the call again
+    // (injected code run through it by a capture would lose the kernel's
+    // own restart), and a checkpoint stores it so.
+    if (multi() && pid_ != threads_->running()) {
+      r.rax = r.orig_rax;
+      r.orig_rax = static_cast<uint64_t>(-1);
+      r.rip -= 2;
+      TRY(set_regs(r));
+      threads_->at(pid_).cut_syscall = true;
+    }
     return cont();
   }
   SyscallCall call{cur_nr_, cur_args_, result};
@@ -622,7 +743,7 @@ Status RecordSession::on_syscall_exit() {
       dispositions_.set(static_cast<int>(cur_args_[0]), {act[0], act[1]});
   }
   if (cls == SyscallClass::AddressSpace) {
-    TRY_CTX(capture_->note_address_space_change(), "tracking a new mapping");
+    TRY_CTX(capture_->note_address_space_change(pid_), "tracking a new mapping");
     mark_progress();  // not the tracee's own time
   }
   if (cls == SyscallClass::Unmodelled) {
@@ -708,13 +829,15 @@ Status RecordSession::on_signal(int signo) {
   // one into the first). Ours is held outside the kernel, so merge here too:
   // a timer that expires again during a slow checkpoint must not run its
   // handler twice where a native run would have run it once.
+  // (Per thread: each thread has its own pending set.)
   if (signo < SIGRTMIN)
-    for (const siginfo_t& h : held_)
-      if (h.si_signo == signo) {
+    for (size_t i = 0; i < held_.size(); i++)
+      if (held_[i].si_signo == signo && held_tids_[i] == pid_) {
         pending_ = std::max(pending_, Reason::Signal);
         return cont();
       }
   held_.push_back(si);
+  held_tids_.push_back(pid_);
   pending_ = std::max(pending_, Reason::Signal);
   return cont();
 }
@@ -743,7 +866,7 @@ bool RecordSession::kills_when_delivered(const siginfo_t& si) const {
 }
 
 std::optional<bool> RecordSession::blocked(int signo) const {
-  Result<process::PendingSignals> p = process::read_pending_signals(pid_, pid_);
+  Result<process::PendingSignals> p = process::read_pending_signals(tgid_, pid_);
   if (!p.ok()) return std::nullopt;
   return (p->blocked & (1ull << (signo - 1))) != 0;
 }
@@ -779,6 +902,17 @@ bool deliverable_signal_pending(pid_t pid) {
 
 Status RecordSession::on_interrupt() {
   interrupt_requested_ = false;
+  if (multi() && pid_ != threads_->running()) {
+    // A new thread's first stop, or a cut syscall's trap after a
+    // checkpoint: that syscall goes on (restarted by the kernel).
+    ThreadCtx& c = threads_->at(pid_);
+    if (c.cut_syscall && !stopping_all_) {
+      c.cut_syscall = false;
+      c.where = ThreadCtx::Where::InKernel;
+      return resume_now(0, PTRACE_CONT, false);
+    }
+    return cont();
+  }
   if (pending_ == Reason::None) return cont();
   // Out of the syscall buffer's stub first: a signal that arrives while
   // stepping is then seen below like any other.
@@ -855,9 +989,22 @@ Status RecordSession::on_tick() {
     stop_signal_ = g_stop_signal;
     refusal_ = "stopped by " + signal_name(stop_signal_);
     pending_ = Reason::Exit;
-    return request_interrupt();
+    if (!multi()) return request_interrupt();
+  } else {
+    pending_ = std::max(pending_, Reason::Tick);
   }
-  pending_ = std::max(pending_, Reason::Tick);
+  if (multi()) {
+    if (threads_->running() != -1) {
+      enter(threads_->running());
+      if (state_ == State::Running) return request_interrupt();
+      // Blocked in a call that gives no way: it waits in the kernel as
+      // the others do, and a parked thread runs.
+      threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+      threads_->set_running(-1);
+      if (threads_->any_parked()) return schedule_next(pid_);
+    }
+    return checkpoint_all_in_kernel();
+  }
   if (state_ == State::Running || interruptible_while_blocked(cur_nr_, cur_args_)) return request_interrupt();
   return ok_status();  // taken when the blocking syscall returns
 }
@@ -884,53 +1031,215 @@ Status RecordSession::loop() {
       TRY(on_tick());
       continue;
     }
-    if (got != pid_) {
-      TRY(children_->on_stop(got, status));
-      continue;
+    if (!threads_->has(got)) {
+      if (!opts_.threads || !is_thread_of(got, tgid_)) {
+        TRY(children_->on_stop(got, status));
+        continue;
+      }
+      threads_->add(got);  // its first stop came before its creator's clone event
     }
+    enter(got);
     stop_time_ = monotonic_ns();
     TRY(settle_deferred(true));
     stop_time_ = monotonic_ns();  // a wait for the copy counts once, for the checkpoint that deferred it
-    interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
-    const TraceeStop s = decode_wait_status(status);
-    // Buffered syscalls come before whatever this stop logs.
-    if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
-    switch (s.kind) {
-      case StopKind::Exited:
-      case StopKind::Killed: {
-        store::Event ev;
-        ev.kind = store::EventKind::Exit;
-        ev.tid = Tid(pid_);
-        ev.exit_status = s.exit_code;
-        ev.signo = s.kind == StopKind::Killed ? s.signo : 0;
-        pid_ = -1;
-        TRY(log_event(ev));
-        TRY_CTX(writer_->finish(summary()), "finishing the recording");
-        outcome_.end = s.kind == StopKind::Exited ? RecordOutcome::End::Exited : RecordOutcome::End::Killed;
-        outcome_.exit_code = s.exit_code;
-        outcome_.signo = s.signo;
-        done_ = true;
+    TRY(dispatch(status));
+  }
+  return ok_status();
+}
+
+Status RecordSession::dispatch(int status) {
+  interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
+  const TraceeStop s = decode_wait_status(status);
+  // Buffered syscalls come before whatever this stop logs.
+  if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
+  if ((s.kind == StopKind::Exited || s.kind == StopKind::Killed) && pid_ != tgid_) return on_thread_gone(pid_);
+  switch (s.kind) {
+    case StopKind::Exited:
+    case StopKind::Killed: {
+      store::Event ev;
+      ev.kind = store::EventKind::Exit;
+      ev.tid = Tid(pid_);
+      ev.exit_status = s.exit_code;
+      ev.signo = s.kind == StopKind::Killed ? s.signo : 0;
+      pid_ = tgid_ = -1;
+      TRY(log_event(ev));
+      TRY_CTX(writer_->finish(summary()), "finishing the recording");
+      outcome_.end = s.kind == StopKind::Exited ? RecordOutcome::End::Exited : RecordOutcome::End::Killed;
+      outcome_.exit_code = s.exit_code;
+      outcome_.signo = s.signo;
+      done_ = true;
+      break;
+    }
+    case StopKind::Seccomp: TRY(on_seccomp()); break;
+    case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
+    case StopKind::Signal: TRY(on_signal(s.signo)); break;
+    case StopKind::Interrupt: TRY(on_interrupt()); break;
+    case StopKind::OtherEvent:
+      if (s.event == PTRACE_EVENT_EXEC) {
+        TRY(on_exec());
         break;
       }
-      case StopKind::Seccomp: TRY(on_seccomp()); break;
-      case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
-      case StopKind::Signal: TRY(on_signal(s.signo)); break;
-      case StopKind::Interrupt: TRY(on_interrupt()); break;
-      case StopKind::OtherEvent:
-        if (s.event == PTRACE_EVENT_EXEC) {
-          TRY(on_exec());
-          break;
+      if (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK || s.event == PTRACE_EVENT_CLONE) {
+        unsigned long child = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, pid_, nullptr, &child) == 0) {
+          const pid_t c = static_cast<pid_t>(child);
+          if (opts_.threads && s.event == PTRACE_EVENT_CLONE && is_thread_of(c, tgid_))
+            threads_->add(c);  // parked until scheduled
+          else
+            children_->adopt(c);
         }
-        if (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK || s.event == PTRACE_EVENT_CLONE) {
-          unsigned long child = 0;
-          if (ptrace(PTRACE_GETEVENTMSG, pid_, nullptr, &child) == 0) children_->adopt(static_cast<pid_t>(child));
-          TRY(cont(0, PTRACE_SYSCALL));  // on to the call's exit stop, which logs it
-          break;
-        }
-        TRY(cont());
+        TRY(cont(0, PTRACE_SYSCALL));  // on to the call's exit stop, which logs it
         break;
-      case StopKind::GroupStop: TRY(cont()); break;
+      }
+      TRY(cont());
+      break;
+    case StopKind::GroupStop: TRY(cont()); break;
+  }
+  return ok_status();
+}
+
+// ---- record --threads: one thread runs at a time (thread_set.h) ----
+
+void RecordSession::enter(pid_t tid) {
+  if (tid == pid_ || !threads_ || !threads_->has(tid)) return;
+  if (threads_->has(pid_)) {
+    ThreadCtx& c = threads_->at(pid_);
+    c.in_syscall = state_ == State::InSyscall;
+    c.nr = cur_nr_;
+    c.args = cur_args_;
+    c.interrupt_requested = interrupt_requested_;
+    c.restarted_for_checkpoint = restarted_for_checkpoint_;
+  }
+  const ThreadCtx& n = threads_->at(tid);
+  state_ = n.in_syscall ? State::InSyscall : State::Running;
+  cur_nr_ = n.nr;
+  cur_args_ = n.args;
+  interrupt_requested_ = n.interrupt_requested;
+  restarted_for_checkpoint_ = n.restarted_for_checkpoint;
+  pid_ = tid;
+  if (tid == tgid_) {
+    task_ = leader_task_.get();
+    return;
+  }
+  std::unique_ptr<process::Task>& t = thread_tasks_[tid];
+  if (!t) {
+    t = std::make_unique<process::Task>(Tid(tid), tgid_);
+    t->set_has_injection_page(true);  // one address space
+  }
+  task_ = t.get();
+}
+
+Status RecordSession::become_running(pid_t tid) {
+  threads_->set_running(tid);
+  threads_->at(tid).cut_syscall = false;  // it goes on from its stop as a single thread would
+  if (tid == last_switch_) return ok_status();
+  last_switch_ = tid;
+  store::Event ev;
+  ev.kind = store::EventKind::ThreadSwitch;
+  ev.tid = Tid(tid);
+  return log_event(ev);
+}
+
+// The running thread gave way (or ended): the next parked one runs, or
+// none when all wait in the kernel (the first to come back runs then).
+Status RecordSession::schedule_next(pid_t after) {
+  const std::optional<pid_t> next = threads_->next_parked(after);
+  if (!next) return ok_status();
+  enter(*next);
+  TRY(become_running(*next));
+  ThreadCtx& c = threads_->at(*next);
+  return resume_now(std::exchange(c.resume_signo, 0), c.resume_request);
+}
+
+// At the seccomp stop of a call that may wait for another thread: it runs in
+// the kernel, where it executes nothing of the program, and stops at its
+// exit (PTRACE_SYSCALL); meanwhile another thread runs.
+Status RecordSession::go_into_kernel() {
+  threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+  const bool was_running = threads_->running() == pid_;
+  TRY(resume_now(0, PTRACE_SYSCALL, was_running));
+  if (!was_running) return ok_status();
+  threads_->set_running(-1);
+  return schedule_next(pid_);
+}
+
+// Before a checkpoint: every thread in a syscall is interrupted and handled
+// until it parks (its syscall finished and was logged, or was cut: then it
+// is stored as just before the call and goes on after the checkpoint).
+Status RecordSession::stop_all() {
+  if (!multi()) return ok_status();
+  const pid_t back = pid_;
+  stopping_all_ = true;
+  std::vector<pid_t> waiting;
+  for (pid_t t : threads_->tids())
+    if (threads_->at(t).where == ThreadCtx::Where::InKernel) {
+      if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
+        return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+      waiting.push_back(t);
     }
+  for (pid_t t : waiting) {
+    while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
+      int status = 0;
+      const pid_t got = waitpid(t, &status, __WALL);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        if (errno == ECHILD) {
+          threads_->remove(t);
+          break;
+        }
+        return Error::from_errno("waitpid");
+      }
+      enter(t);
+      TRY(dispatch(status));
+    }
+  }
+  stopping_all_ = false;
+  enter(back);
+  return ok_status();
+}
+
+// A tick while every thread waits in a syscall: stop them all and take the
+// checkpoint from the leader's context.
+Status RecordSession::checkpoint_all_in_kernel() {
+  TRY(stop_all());
+  if (!threads_->has(tgid_)) return ok_status();
+  enter(tgid_);
+  const Reason reason = std::exchange(pending_, Reason::None);
+  if (reason == Reason::None) return ok_status();
+  return checkpoint(reason, false);
+}
+
+// A thread other than the leader ended (its exit, or the group's).
+Status RecordSession::on_thread_gone(pid_t tid) {
+  const bool was_running = threads_->running() == tid;
+  threads_->remove(tid);
+  thread_tasks_.erase(tid);
+  pid_ = -1;  // no context to save
+  if (!threads_->has(tgid_)) return ok_status();
+  // Alone again: it runs (or returns from its call) as before any thread.
+  if (!multi()) threads_->set_running(tgid_);
+  if (stopping_all_) return ok_status();  // stop_all() goes back to its thread
+  enter(tgid_);
+  return multi() && was_running ? schedule_next(tid) : ok_status();
+}
+
+// A thread whose syscall was cut (rewound at its exit stop) sits just
+// before it: ThreadState::restarted_syscall says so.
+void RecordSession::store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids) {
+  for (size_t i = 0; i < tids.size() && i < st.threads.size(); i++)
+    if (threads_->at(tids[i]).cut_syscall) st.threads[i].restarted_syscall = true;
+}
+
+// After a checkpoint, cut syscalls go on: the kernel restarts them.
+Status RecordSession::resume_cut_threads() {
+  if (!multi()) return ok_status();
+  for (pid_t t : threads_->tids()) {
+    ThreadCtx& c = threads_->at(t);
+    if (!c.cut_syscall || c.where != ThreadCtx::Where::Parked) continue;
+    c.where = ThreadCtx::Where::InKernel;
+    if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
+        errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_CONT)");
   }
   return ok_status();
 }
@@ -976,10 +1285,11 @@ Result<RecordOutcome> RecordSession::run() {
     outcome_.buffered_syscalls = syscall_buffer_->drained();
     outcome_.patched_sites = syscall_buffer_->patched_sites();
   }
-  if (!ran.ok() && pid_ > 0 && tracee_was_killed(pid_, ran.error())) {
+  if (threads_) outcome_.threads = threads_->started();
+  if (!ran.ok() && tgid_ > 0 && tracee_was_killed(tgid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.
-    pid_ = -1;
+    pid_ = tgid_ = -1;
     store::Event ev;
     ev.kind = store::EventKind::Exit;
     ev.signo = SIGKILL;

@@ -34,6 +34,9 @@ struct RecordOptions {
   // Experimental in-process fast path for syscalls that cannot block
   // (syscallbuf.h); off by default.
   bool syscall_buffer = false;
+  // Records the threads of the program (thread_set.h) instead of refusing
+  // clone(CLONE_THREAD). Replay of such a recording is refused for now.
+  bool threads = false;
 };
 
 struct RecordOutcome {
@@ -47,6 +50,7 @@ struct RecordOutcome {
   std::vector<std::string> execs;  // each program execve'd into: "PATH build-id HEX"
   uint64_t checkpoints = 0;
   uint64_t events = 0;
+  uint64_t threads = 1;  // threads the recorded process had, the first one included
   std::string tracker;
   uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
   uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy

@@ -11,6 +11,7 @@ std::string event_label(const store::Event& e) {
     case store::EventKind::Signal: return "signal " + std::to_string(e.signo);
     case store::EventKind::Rdtsc: return e.is_rdtscp ? "rdtscp" : "rdtsc";
     case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
+    case store::EventKind::ThreadSwitch: return "thread " + std::to_string(e.tid.value);
     case store::EventKind::Exit:
       return e.signo ? "killed by signal " + std::to_string(e.signo) : "exit " + std::to_string(e.exit_status);
   }

@@ -1,0 +1,71 @@
+// The threads of the recorded process (record --threads) and which one may
+// run. One thread executes user code at a time (DESIGN.md: one task runs at a
+// time); the others are either parked in a ptrace stop, waiting to be
+// scheduled, or inside a syscall that may block, where they execute nothing
+// of the program until their syscall-exit stop, at which they park. The
+// running thread gives way at a syscall that may block and at a tick; both
+// are points the log determines (a ThreadSwitch event names the next one).
+#pragma once
+
+#include <sys/ptrace.h>
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace slsdbg::recorder {
+
+// A syscall after which the running thread gives way: one that may wait for
+// another thread of the program (futex, a pipe, a sleep, sched_yield).
+bool may_block(long nr, const std::array<uint64_t, 6>& args);
+
+// Whether `tid` is a thread of process `tgid` (/proc/TGID/task/TID exists).
+bool is_thread_of(pid_t tid, pid_t tgid);
+
+struct ThreadCtx {
+  enum class Where { Parked, Running, InKernel };
+  Where where = Where::Parked;
+  // The loop's per-thread fields, saved while another thread is handled.
+  bool in_syscall = false;
+  long nr = -1;
+  std::array<uint64_t, 6> args{};
+  bool interrupt_requested = false;
+  bool restarted_for_checkpoint = false;
+  // How a parked thread is resumed when it is scheduled.
+  __ptrace_request resume_request = PTRACE_CONT;
+  int resume_signo = 0;
+  // Parked at a syscall-exit stop whose syscall a ptrace interrupt cut
+  // (restart code or EINTR in rax): a checkpoint stores it as just before
+  // the syscall, and it goes back into the kernel after the checkpoint.
+  bool cut_syscall = false;
+};
+
+class ThreadSet {
+ public:
+  explicit ThreadSet(pid_t leader);
+  bool has(pid_t tid) const { return threads_.count(tid) != 0; }
+  size_t size() const { return threads_.size(); }
+  ThreadCtx& at(pid_t tid) { return threads_.at(tid); }
+  // The thread group leader first, then by tid.
+  std::vector<pid_t> tids() const;
+  void add(pid_t tid);  // counts as in the kernel until its first stop
+  void remove(pid_t tid);
+  pid_t running() const { return running_; }  // -1: none (all are in a syscall)
+  void set_running(pid_t tid);
+  // The next parked thread after `after` in scheduling order, if any.
+  std::optional<pid_t> next_parked(pid_t after) const;
+  bool any_parked() const;
+  size_t started() const { return started_; }
+
+ private:
+  pid_t leader_;
+  pid_t running_;
+  std::map<pid_t, ThreadCtx> threads_;
+  size_t started_ = 1;
+};
+
+}  // namespace slsdbg::recorder
