@@ -159,6 +159,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
   bool trap_at(uint64_t pc) const;
+  void settle_step_over();
   bool at_syscall_instruction();  // the instruction at pc_now() is `syscall`
 
   const store::RecordingReader& reader;

@@ -228,6 +228,7 @@ RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next
 // watches with a debug register (a watchpoint could fire inside the
 // trampoline), and no int3 of ours lies in the bytes it moves.
 bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
+  settle_step_over();
   if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
       motion == Motion::Step)
     return false;
@@ -260,13 +261,19 @@ bool Timeline::Impl::trap_at(uint64_t pc) const {
   return false;
 }
 
+// After a pause, the instruction at pc is stepped over only when a trap of
+// ours sits on it. A watchpoint fires after the write, so most pauses
+// (every stop of a watchpoint scan) resume with a plain continue: a step
+// would cost a second trap and the debug registers rewritten twice. Decided
+// before the session asks allows_patch() for the same resumption, so both
+// agree on whether it steps.
+void Timeline::Impl::settle_step_over() {
+  if (step_over_pending && motion != Motion::Step && !stepping && !trap_at(pc_now())) step_over_pending = false;
+}
+
 Status Timeline::Impl::resume(process::Task& task, int signo) {
   if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
-  // After a pause, the instruction at pc is stepped over only when a trap of
-  // ours sits on it. A watchpoint fires after the write, so most pauses
-  // (every stop of a watchpoint scan) resume with a plain continue: a step
-  // would cost a second trap and the debug registers rewritten twice.
-  if (step_over_pending && motion != Motion::Step && !stepping && !trap_at(pc_now())) step_over_pending = false;
+  settle_step_over();
   if (step_over_pending || (motion == Motion::Step && !stepping)) {
     step_over_pending = false;
     const uint64_t pc = pc_now();

@@ -73,4 +73,16 @@ expect "$log" '^stopped' "Ctrl-C stops the reverse-continue"
 expect "$log" 'slsdbg: interrupted: you are where the search had reached' "the interrupt is explained"
 expect "$log" 'rip +0x[0-9a-f]+ +0x[0-9a-f]+ <[A-Za-z_]' "a valid moment where the scan reached"
 grep -o 'interrupt took [0-9]* ms' "$log"
+
+# Not interrupted: a reverse-continue from the last checkpoint across a few
+# long CPU-bound segments reaches tl_start. (A pause left by a plain continue
+# once made the session refuse the checkpoint's patch for that resumption
+# and arm nothing: the segment ran on forever.)
+long=$WORK/long.rec
+record "$long" 10 "$prog" 6 20000000
+last=$(( checkpoints - 1 ))
+out=$WORK/long.out
+timeout 120 "$SLSDBG" replay "$long" -- -nx -batch -ex 'set pagination off' -ex "monitor goto $last" -ex 'break tl_start' \
+  -ex 'reverse-continue' -ex 'bt 1' >"$out" 2>&1 || { cat "$out"; die "reverse-continue from checkpoint $last did not finish"; }
+expect "$out" '^#0 +tl_start \(\)' "reverse-continue from the last checkpoint reaches tl_start"
 echo "travel_interrupt: OK"
