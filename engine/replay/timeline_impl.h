@@ -137,6 +137,7 @@ class Timeline::Impl final : public RunObserver {
   // Drives to target->n arrivals, keeping copies on the way (see reach_base).
   Status drive_to_target(const Base& b);
   Result<DriveResult> drive(bool flow);
+  void configure_replay_run(std::optional<uint64_t> probe_pc);
   Status reach_base(const Base& base, std::optional<uint64_t> count_pc);
   Status reach(const Path& path, std::optional<uint64_t> count_pc);
   Result<TimelineStop> forward(Motion motion);
@@ -159,6 +160,7 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
   bool trap_at(uint64_t pc) const;
+  bool probe_at(uint64_t pc) const;
   void settle_step_over();
   bool at_syscall_instruction();  // the instruction at pc_now() is `syscall`
 

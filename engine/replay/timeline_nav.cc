@@ -131,14 +131,9 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
   }
 }
 
-Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {
-  if (b.k >= checkpoints)
-    return Error::msg("no checkpoint " + std::to_string(b.k) + " (the recording has " + std::to_string(checkpoints) + ")");
-  const uint64_t events = reader.checkpoints()[b.k].segment_events;
-  if (b.e > events)
-    return Error::msg(where(b) + " is not in history: segment " + std::to_string(b.k) + " has " +
-                      std::to_string(events) + " events");
-  if (!b.after_event && b.n == 0) return Error::msg("moment counts start at 1 (n = 0 given)");
+// Re-running a recorded path: the user's breakpoints only (for their
+// counts), no user-visible stops, counting arrivals at `probe_pc`.
+void Timeline::Impl::configure_replay_run(std::optional<uint64_t> probe_pc) {
   active = TrapSet{user.breakpoints, {}};
   stop_at_user = false;
   collect = false;
@@ -147,6 +142,17 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
   pause_after_event.reset();
   count_pc = probe_pc;
   target.reset();
+}
+
+Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {
+  if (b.k >= checkpoints)
+    return Error::msg("no checkpoint " + std::to_string(b.k) + " (the recording has " + std::to_string(checkpoints) + ")");
+  const uint64_t events = reader.checkpoints()[b.k].segment_events;
+  if (b.e > events)
+    return Error::msg(where(b) + " is not in history: segment " + std::to_string(b.k) + " has " +
+                      std::to_string(events) + " events");
+  if (!b.after_event && b.n == 0) return Error::msg("moment counts start at 1 (n = 0 given)");
+  configure_replay_run(probe_pc);
   if (!b.after_event) target = Moment{b.k, b.e, b.pc, b.n};
   if (!moments) moments = std::make_unique<MomentSnapshots>(options.max_moment_snapshots);
   // A kept copy at an earlier arrival at the same pc (its other counts are
@@ -184,14 +190,7 @@ Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
   if (steps_from_moment && !probe_pc && moments && moment_adoptable(base_moment))
     near = moments->nearest_steps(base_moment, p.legs[0].count);
   if (near) {
-    active = TrapSet{user.breakpoints, {}};
-    stop_at_user = false;
-    collect = false;
-    pause_signals = false;
-    motion = Motion::Continue;
-    pause_after_event.reset();
-    count_pc.reset();
-    target.reset();
+    configure_replay_run(std::nullopt);
     Status st = fresh_at(*near);
     if (st.ok()) done = near->steps;
     else SLSDBG_DEBUG("timeline", "step copy unusable: %s", st.error().message.c_str());

@@ -254,8 +254,10 @@ bool Timeline::Impl::at_syscall_instruction() {
 
 // Whether the instruction at pc would trap again at once on a plain resume:
 // an int3 of ours, or an execution probe in a debug register.
-bool Timeline::Impl::trap_at(uint64_t pc) const {
-  if (inserted.count(pc)) return true;
+bool Timeline::Impl::trap_at(uint64_t pc) const { return inserted.count(pc) || probe_at(pc); }
+
+// An execution probe (count or target) in a debug register at pc.
+bool Timeline::Impl::probe_at(uint64_t pc) const {
   for (const Slot& s : slots)
     if (s.use != SlotUse::Free && s.use != SlotUse::Watch && s.addr == pc) return true;
   return false;
@@ -282,10 +284,7 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
       TRY(task.write_memory(RemoteAddr(pc), {&it->second, 1}));
       lifted_bp = pc;
     }
-    bool lift = false;
-    for (const Slot& s : slots)
-      if (s.use != SlotUse::Free && s.use != SlotUse::Watch && s.addr == pc) lift = true;
-    if (lift) {
+    if (probe_at(pc)) {
       const pid_t tid = task.raw_tid();
       unsigned long dr7 = TRY(peek_dr(tid, 7));
       for (int i = 0; i < 3; i++)
