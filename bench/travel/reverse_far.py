@@ -41,26 +41,11 @@ def run(cmd, timeout=3600, **kw):
         return subprocess.CompletedProcess(cmd, -1, out + "\nTIMEOUT\n")
 
 
-def line_of(marker, path):
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if f"/* {marker} */" in line:
-                return n
-    raise SystemExit(f"marker {marker} not in {path}")
-
-
-def timed(label, command):
-    return ["python _t0 = time.monotonic()", command, f'python print("{label} %.6f" % (time.monotonic() - _t0))']
-
-
-def gdb_script(path, lines):
-    with open(path, "w") as f:
-        f.write("set pagination off\nset confirm off\npython import time\n")
-        f.write("\n".join(lines) + "\n")
-
-
-def times(out, label):
-    return [float(m) for m in re.findall(rf"^{label} ([0-9.]+)$", out, re.M)]
+# GDB scripting helpers shared with bench/travel/reverse.py.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reverse import gdb_script, line_of  # noqa: E402
+from reverse import parse_times as times  # noqa: E402
+from reverse import timed_gdb_lines as timed  # noqa: E402
 
 
 def pct(v, p):
