@@ -12,7 +12,9 @@ namespace slsdbg::store {
 // checkpoints.cpu_since_event_ns; version 1 recordings stay readable (no hint).
 // Version 3 adds the "crash" checkpoint reason and process state encoding 2
 // (the fatal signal's siginfo); older recordings stay readable.
-inline constexpr uint32_t kRecordingFormatVersion = 3;
+// Version 4 adds event kind 6 (ThreadSwitch, `record --threads`) and the
+// meta keys `threads` and `summary.KEY`; older recordings stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
