@@ -49,7 +49,9 @@ enum class StopCause {
   Interrupted,   // interrupted() returned true
   Diverged,      // replay left the recording: `divergence` says where
   Exec,          // forward: the program called execve; now at the new image's
-                 // first instruction (the "exec" checkpoint's start)
+                 // first instruction (the "exec" checkpoint's start);
+                 // backward: a move crossed an exec back into the old image
+                 // and stopped at its execve instruction
 };
 
 struct TimelineStop {

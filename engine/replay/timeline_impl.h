@@ -149,6 +149,13 @@ class Timeline::Impl final : public RunObserver {
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);
   Result<TimelineStop> before_event(uint64_t k, uint64_t e);
+  // --- exec boundaries (timeline_exec.cc) ---
+  // The latest "exec" checkpoint at or before segment k (0: none): a
+  // backward move does not cross it without stopping.
+  uint64_t exec_floor(uint64_t k) const;
+  // At the execve of segment k - 1 that exec checkpoint k follows, as an
+  // Exec stop (GDB then loads the old program's symbols).
+  Result<TimelineStop> before_exec(uint64_t k);
   Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
   // After an error: back where the failed move started (save_place()), or
   // checkpoint 0's start if even that cannot be reached again.

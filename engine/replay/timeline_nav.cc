@@ -72,6 +72,7 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
           TRY(insert_breakpoint_bytes());
           TRY(apply_debug_registers());
         }
+        count_at_event = count_value;  // a forced checkpoint's syscall (before_event counts its arrivals)
         reset_counts();
         if (!flow || segment > flow_limit) {
           end_step();
@@ -408,17 +409,18 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
   // With only write watchpoints, segments that cannot write the watched
   // bytes are skipped, and a batch never spans one (write_filter.h).
   const uint64_t from = segment;
+  const uint64_t floor = exec_floor(from);  // segments before it run another program
   std::optional<WriteFilter> filter = write_filter(user);
   auto needed = [&](uint64_t k) { return k == from || !filter || filter->must_replay(k, WriteFilter::Use::Reverse); };
   uint64_t hi = from;
   for (uint64_t width = 1;; width *= 2) {
     uint64_t skipped = 0;
-    while (hi > 0 && !needed(hi)) {
+    while (hi > floor && !needed(hi)) {
       hi--;
       skipped++;
     }
     segments_skipped += skipped;
-    if (!needed(hi)) {  // segment 0 cannot have written either
+    if (!needed(hi)) {  // the floor's segment cannot have written either
       segments_skipped++;
       break;
     }
@@ -426,7 +428,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu skipped (no write to the watched bytes)",
                    (unsigned long long)hi + 1, (unsigned long long)(hi + skipped));
     uint64_t lo = hi;
-    while (lo > 0 && hi - lo + 1 < width && needed(lo - 1)) lo--;
+    while (lo > floor && hi - lo + 1 < width && needed(lo - 1)) lo--;
     if (options.progress) options.progress("reverse-continue: segments scanned", from - hi, from + 1);
     if (options.interrupted && options.interrupted()) return interrupted_back();
     // Polled at every event and checkpoint of the scan: the user is left
@@ -442,7 +444,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     for (const Hit& h : found)
       if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
     if (!best) {
-      if (lo == 0) break;
+      if (lo == floor) break;
       hi = lo - 1;
       continue;
     }
@@ -469,6 +471,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     st.watch_kind = hit.watch.kind;
     return st;
   }
+  if (floor > 0) return before_exec(floor);
   TimelineStop st = TRY(to_checkpoint(0));
   st.cause = StopCause::HistoryBegin;
   return st;

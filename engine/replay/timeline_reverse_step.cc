@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -72,7 +73,8 @@ Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
     DriveResult d = TRY(std::move(dr));
     uint64_t n = 0;
     if (d.halt == Halt::Paused && t.why == PauseWhy::EventDone) n = t.count_at_event;
-    else if (d.halt == Halt::SegmentEnd) n = t.count_value;  // a forced checkpoint follows the syscall
+    else if (d.halt == Halt::SegmentEnd) n = t.count_at_event;  // a forced checkpoint follows the syscall
+    SLSDBG_DEBUG("timeline", "before_event: halt %d why %d count %llu at_event %llu", (int)d.halt, (int)t.why, (unsigned long long)t.count_value, (unsigned long long)t.count_at_event);
     TRY(t.set_count_probe(std::nullopt));
     if (n == 0) return Error::msg("reverse step: the instruction of event " + std::to_string(e - 1) + " of segment " +
                                   std::to_string(k) + " was not found");
@@ -158,6 +160,7 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
       st.cause = StopCause::HistoryBegin;
       return st;
     }
+    if (reader.checkpoints()[c.checkpoint].reason == "exec") return before_exec(c.checkpoint);
     // The last instruction of the previous segment.
     const uint64_t prev = c.checkpoint - 1;
     const uint64_t events = reader.checkpoints()[prev].segment_events;

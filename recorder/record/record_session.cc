@@ -223,6 +223,7 @@ class RecordSession {
   enum class State { Running, InSyscall } state_ = State::Running;
   long cur_nr_ = -1;
   std::array<uint64_t, 6> cur_args_{};
+  uint64_t cur_pc_ = 0;  // after the call's `syscall` (an execve's event keeps it: the new image has other pcs)
   Reason pending_ = Reason::None;
   bool interrupt_requested_ = false;
   bool exit_checkpoint_taken_ = false;
@@ -664,6 +665,7 @@ Status RecordSession::on_seccomp() {
       fast_write_.before_syscall(nr, args);
       cur_nr_ = nr;
       cur_args_ = args;
+      cur_pc_ = r.rip;
       state_ = State::InSyscall;
       if (multi() && (pid_ != threads_->running() || may_block(nr, args))) return go_into_kernel();
       return cont(0, PTRACE_SYSCALL);
@@ -938,7 +940,9 @@ Status RecordSession::on_exec() {
   state_ = State::Running;
   fast_write_.forget_all();
   const user_regs_struct r = TRY(regs());
-  TRY(log_syscall_result(r.rip, 0));
+  // The call's event names the old image's `syscall` (replay's reverse
+  // moves stop there); the checkpoint's, the new image's entry.
+  TRY(log_syscall_result(cur_nr_ == SYS_execve || cur_nr_ == SYS_execveat ? cur_pc_ : r.rip, 0));
   TRY(log_forced_checkpoint(r.rip));
 
   capture_.reset();

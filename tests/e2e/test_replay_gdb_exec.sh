@@ -3,7 +3,10 @@
 # does live (exec stop reply, "executing new program"), GDB then has the new
 # program's symbols (a pending breakpoint on one of its functions is hit, and
 # its backtrace shows its main), and `backtrace --last` / a core after the
-# exec are the new program's.
+# exec are the new program's. Going back across the exec is the mirror: a
+# reverse-continue stops at the old program's execve as an exec event (GDB
+# reloads the old program's symbols: `catch exec` shows execve's caller) and
+# then finds a breakpoint of the old program.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 first=$PROGRAMS/exec_into
 second=$PROGRAMS/divert_io
@@ -15,13 +18,22 @@ out=$WORK/gdb.out
 replay_gdb "$rec" "$out" -ex 'set breakpoint pending on' \
   -ex 'break before_exec' -ex 'break checksum' \
   -ex 'continue' -ex 'print x' \
-  -ex 'continue' -ex 'print rounds' -ex 'bt'
+  -ex 'continue' -ex 'print rounds' -ex 'bt' \
+  -ex 'catch exec' -ex 'reverse-continue' -ex 'bt' \
+  -ex 'enable 1' -ex 'reverse-continue' -ex 'print x * 3' \
+  -ex 'continue' -ex 'continue' -ex 'print rounds + 1'
 expect "$out" '^Breakpoint 1, before_exec \(x=21\) at .*exec_into\.c:' "a breakpoint before the exec"
 expect "$out" '^\$1 = 21$' "a value before the exec"
 expect "$out" "^process [0-9]+ is executing new program: $second$" "continue stops at the exec"
 expect "$out" '^Breakpoint 2, checksum \(rounds=10\) at .*divert_io\.c:' "a breakpoint in the new program"
 expect "$out" '^\$2 = 10$' "a value in the new program"
 expect "$out" '^#1  0x[0-9a-f]+ in main \(argc=1, argv=.*\) at .*divert_io\.c:' "the new program's backtrace"
+expect "$out" "^process [0-9]+ is executing new program: $first$" "reverse-continue stops at the exec, naming the old program"
+expect "$out" "^Catchpoint 3 \(exec'd $first\), 0x[0-9a-f]+ in .*execve" "the reverse exec stop is at the old program's execve"
+expect "$out" '^#1  0x[0-9a-f]+ in main \(argc=2, argv=.*\) at .*exec_into\.c:' "the old program's backtrace at its execve"
+expect "$out" '^\$3 = 63$' "a value of the old program, found by reverse-continue"
+expect "$out" "^Catchpoint 3 \(exec'd $second\)" "forward again: the exec once more"
+expect "$out" '^\$4 = 11$' "and the new program's breakpoint again"
 
 "$SLSDBG" backtrace "$rec" --last >"$WORK/bt.out" 2>&1 || { cat "$WORK/bt.out"; die "backtrace --last"; }
 expect "$WORK/bt.out" " in _start\+0x[0-9a-f]+ \($second\)$" "backtrace --last after the exec: the new program"
