@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that a forced checkpoint (after capget, a syscall the recorder has no
 # model for) is crossed by restore and everything else by execution:
-# `slsdbg replay --check` says "N-2 by execution, 1 by restore" and exits 0.
+# `slsdbg replay --check` says "N-2 by execution, 1 by restore" and exits 0;
+# in GDB, reverse-stepi from it lands on the unmodelled call.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_forced.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -13,4 +14,13 @@ out=$(timeout 300 "$SLSDBG" replay "$tmp/rec" --check 2>&1); rc=$?
 cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
 [[ -n "$cps" && "$out" == *"$((cps - 2)) boundaries crossed by execution, 1 by restore"* ]] ||
   { echo "want exactly one boundary by restore: $out"; exit 1; }
-echo "replay_forced: OK ($out)"
+echo "replay_forced: --check OK ($out)"
+
+# Reverse-stepi from the forced checkpoint lands on the unmodelled call's own
+# `syscall` instruction (rax = SYS_capget, called from main).
+timeout 300 "$SLSDBG" replay "$tmp/rec" -- -nx -batch -ex 'set pagination off' -ex 'goto 1' -ex 'reverse-stepi' \
+  -ex 'x/i $pc' -ex 'print $rax' -ex 'bt 2' >"$tmp/gdb.out" 2>&1
+grep -Eq '^=> 0x[0-9a-f]+.*:[[:space:]]+syscall' "$tmp/gdb.out" && grep -q '^\$1 = 125$' "$tmp/gdb.out" &&
+  grep -Eq '^#1 .* in main \(\) at .*replay_forced\.c:' "$tmp/gdb.out" ||
+  { echo "reverse-stepi from the forced checkpoint:"; cat "$tmp/gdb.out"; exit 1; }
+echo "replay_forced: reverse-stepi onto capget OK"
