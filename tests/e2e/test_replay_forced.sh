@@ -18,7 +18,11 @@ echo "replay_forced: --check OK ($out)"
 
 # Reverse-stepi from the forced checkpoint lands on the unmodelled call's own
 # `syscall` instruction (rax = SYS_capget, called from main).
-timeout 300 "$SLSDBG" replay "$tmp/rec" -- -nx -batch -ex 'set pagination off' -ex 'goto 1' -ex 'reverse-stepi' \
+forced=$("$SLSDBG" info "$tmp/rec" --json | python3 -c '
+import json, sys
+print(next(c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["reason"] == "forced"))') ||
+  { echo "no forced checkpoint in: $("$SLSDBG" info "$tmp/rec")"; exit 1; }
+timeout 300 "$SLSDBG" replay "$tmp/rec" -- -nx -batch -ex 'set pagination off' -ex "goto $forced" -ex 'reverse-stepi' \
   -ex 'x/i $pc' -ex 'print $rax' -ex 'bt 2' >"$tmp/gdb.out" 2>&1
 grep -Eq '^=> 0x[0-9a-f]+.*:[[:space:]]+syscall' "$tmp/gdb.out" && grep -q '^\$1 = 125$' "$tmp/gdb.out" &&
   grep -Eq '^#1 .* in main \(\) at .*replay_forced\.c:' "$tmp/gdb.out" ||
