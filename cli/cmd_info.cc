@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,8 +13,10 @@
 #include "cli/options.h"
 #include "common/signal_name.h"
 #include "recorder/record/children.h"
+#include "recorder/record/interval_policy.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
+#include "store/summary.h"
 
 namespace slsdbg::cli {
 namespace {
@@ -23,8 +26,9 @@ constexpr const char* kUsage =
     "\n"
     "Shows a recording: program, tracker, each checkpoint (id, time, dirty\n"
     "pages, stop time, reason, events in the segment after it), event totals by\n"
-    "kind, stop-time percentiles, and whether the checkpoint interval had to\n"
-    "stretch because the store could not keep up. REC is a path or a name under\n"
+    "kind, stop-time percentiles, how far the interval stretched for a program\n"
+    "rewriting its memory (up to `record --max-interval`), and whether it had to\n"
+    "stretch beyond because the recorder could not keep up. REC is a path or a name under\n"
     "$SLSDBG_DIR (or ~/.local/share/slsdbg), e.g. `latest`.\n"
     "  --json   one JSON object (checkpoints[] with id, time_ns, dirty_pages,\n"
     "           stop_us, reason, segment_events; events; events_by_kind;\n"
@@ -99,9 +103,22 @@ int run_info(const std::vector<std::string>& args) {
     children.erase(std::remove_if(children.begin(), children.end(), [&](pid_t p) { return tids.count(p) != 0; }),
                    children.end());
 
-  // Interval stretching: gaps between consecutive checkpoints well beyond the
-  // interval mean the recorder had to wait (store back-pressure or a stop
-  // that took long).
+  // The adaptive interval (recorder/record/interval_policy.h): its bound and
+  // what it reached, from the summary written at the end (absent in older
+  // or unfinished recordings: then the bound is taken as the interval).
+  std::map<std::string, uint64_t> summary;
+  if (auto s = store::read_summary(r); s.ok()) summary = std::move(*s);
+  auto summary_value = [&](const char* key) -> std::optional<uint64_t> {
+    auto it = summary.find(key);
+    return it == summary.end() ? std::nullopt : std::optional<uint64_t>(it->second);
+  };
+  const std::optional<uint64_t> max_interval = summary_value(recorder::kMaxIntervalSummaryKey);
+  const uint64_t bound_ns = std::max(meta.interval_ns, max_interval.value_or(0));
+  const uint64_t adaptive_ticks = summary_value(recorder::kStretchedTicksSummaryKey).value_or(0);
+  const uint64_t longest_ns = summary_value(recorder::kLongestIntervalSummaryKey).value_or(0);
+
+  // Gaps between consecutive checkpoints well beyond the bound mean the
+  // recorder had to wait (store back-pressure or a stop that took long).
   std::vector<double> stops_us;
   uint64_t stretched = 0, max_gap_ns = 0;
   for (size_t i = 0; i < cps.size(); i++) {
@@ -109,7 +126,7 @@ int run_info(const std::vector<std::string>& args) {
     if (i == 0 || cps[i].reason != "tick") continue;
     const uint64_t gap = cps[i].time_ns - cps[i - 1].time_ns;
     max_gap_ns = std::max(max_gap_ns, gap);
-    if (gap > meta.interval_ns * 3 / 2) stretched++;
+    if (gap > bound_ns * 3 / 2) stretched++;
   }
 
   if (json) {
@@ -139,6 +156,9 @@ int run_info(const std::vector<std::string>& args) {
     j["stop_us"] = {{"p50", percentile(stops_us, 50)}, {"p99", percentile(stops_us, 99)},
                     {"max", stops_us.empty() ? 0.0 : *std::max_element(stops_us.begin(), stops_us.end())}};
     j["interval_stretch"] = {{"stretched_ticks", stretched}, {"max_gap_ns", max_gap_ns}};
+    j["adaptive_interval"] = {{"max_interval_ns", max_interval ? nlohmann::json(*max_interval) : nlohmann::json(nullptr)},
+                              {"longest_interval_ns", longest_ns},
+                              {"stretched_ticks", adaptive_ticks}};
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -148,7 +168,14 @@ int run_info(const std::vector<std::string>& args) {
   for (const auto& a : meta.args) argv += (argv.empty() ? "" : " ") + a;
   std::printf("program    %s\n", argv.c_str());
   std::printf("tracker    %s\n", meta.tracker.c_str());
-  std::printf("interval   %.1f ms\n", meta.interval_ns / 1e6);
+  if (bound_ns > meta.interval_ns)
+    std::printf("interval   %.1f ms, adaptive up to %.1f ms: %s\n", meta.interval_ns / 1e6, bound_ns / 1e6,
+                adaptive_ticks ? ("stretched for " + std::to_string(adaptive_ticks) + " ticks, longest " +
+                                  std::to_string(static_cast<uint64_t>(longest_ns / 1e6 + 0.5)) + " ms")
+                                     .c_str()
+                               : "never stretched");
+  else
+    std::printf("interval   %.1f ms\n", meta.interval_ns / 1e6);
   std::printf("state      %s%s\n", report.finished ? "finished" : "not finished (writer died or still running)",
               report.torn_tail ? (", torn tail ignored: " + *report.torn_tail).c_str() : "");
   if (!exit_info.is_null()) {

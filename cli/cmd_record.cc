@@ -18,7 +18,8 @@ namespace slsdbg::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: slsdbg record [-o DIR] [--interval MS] [--verify] [--tracker auto|uffd|hash]\n"
+    "usage: slsdbg record [-o DIR] [--interval MS] [--max-interval MS] [--verify]\n"
+    "                     [--tracker auto|uffd|hash]\n"
     "                     [--copy deferred|in-stop] [--durable] [--syscall-buffer]\n"
     "                     [--threads] -- PROGRAM [ARGS...]\n"
     "\n"
@@ -31,6 +32,11 @@ constexpr const char* kUsage =
     "  -o, --output DIR  where to write the recording (default: $SLSDBG_DIR or\n"
     "                  ~/.local/share/slsdbg, as PROGNAME-N, with a `latest` link)\n"
     "  --interval MS   checkpoint period in milliseconds (1..60000)\n"
+    "  --max-interval MS  for a program that rewrites the same memory all the\n"
+    "                  time (a compressor), the period doubles while checkpoints\n"
+    "                  cost much, up to MS (default 250 with the default\n"
+    "                  --interval; with --interval given, that interval: no\n"
+    "                  stretching); `info` reports the longest period used\n"
     "  --verify        after each checkpoint, compare the stored memory image with\n"
     "                  the live process (slow; for tests and doubters)\n"
     "  --tracker T     dirty-page tracking: auto (default), uffd, hash\n"
@@ -71,6 +77,12 @@ constexpr const char* kUsage =
     "(recording stops with an error; what was recorded stays readable),\n"
     "attaching to a running process.\n";
 
+// The bound of the adaptive interval when neither --interval nor
+// --max-interval is given: xz records at <= 1.3x native with it
+// (docs/performance.md `## real programs`), and reverse execution replays
+// at most one such segment per step back.
+constexpr uint64_t kDefaultMaxIntervalMs = 250;
+
 // "slsdbg: the program was killed by SIGSEGV (...) at 0x... in f at a.c:12".
 void print_crash(const std::string& dir) {
   auto reader = store::RecordingReader::open(dir);
@@ -96,11 +108,12 @@ int exit_like(int signo) {
 int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
-  uint64_t interval_ms = 10;
+  uint64_t interval_ms = 10, max_interval_ms = 0;
   bool verify = false, durable = false, syscall_buffer = false, threads = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
+  CLI::Option* max_interval = options.number("--max-interval", max_interval_ms, "milliseconds");
   options.flag("--verify", verify);
   options.flag("--durable", durable);
   options.flag("--threads", threads);
@@ -112,6 +125,14 @@ int run_record(const std::vector<std::string>& args) {
     if (interval_ms < 1 || interval_ms > 60000)
       return options.usage_error("--interval needs a number of milliseconds between 1 and 60000");
     opts.interval_ns = interval_ms * 1'000'000;
+  }
+  if (max_interval->count()) {
+    if (max_interval_ms < interval_ms || max_interval_ms > 60000)
+      return options.usage_error("--max-interval needs a number of milliseconds between --interval (" +
+                                 std::to_string(interval_ms) + ") and 60000");
+    opts.max_interval_ns = max_interval_ms * 1'000'000;
+  } else if (!interval->count()) {
+    opts.max_interval_ns = kDefaultMaxIntervalMs * 1'000'000;
   }
   if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
   opts.defer_copy = copy == "deferred";
@@ -155,6 +176,9 @@ int run_record(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slsdbg: %llu of %llu deferred tick checkpoints dropped (a page was written before its copy)\n",
                  static_cast<unsigned long long>(outcome->torn_checkpoints),
                  static_cast<unsigned long long>(outcome->deferred_checkpoints));
+  if (outcome->stretched_ticks > 0)
+    std::fprintf(stderr, "slsdbg: interval stretched up to %.0f ms for %llu ticks (the program rewrites its memory)\n",
+                 outcome->longest_interval_ns / 1e6, static_cast<unsigned long long>(outcome->stretched_ticks));
   if (outcome->backed_off_ticks > 0)
     std::fprintf(stderr, "slsdbg: %llu tick checkpoints copied in the stop after torn deferrals (back-off)\n",
                  static_cast<unsigned long long>(outcome->backed_off_ticks));

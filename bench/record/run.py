@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/record: recorder overhead, native side by side, median of 5.
 
-usage: bench/record/run.py BUILD_DIR [--runs 5] [--quick] > result.json
+usage: bench/record/run.py BUILD_DIR [--runs 5] [--quick] [--only a,b] > result.json
 
 (a) CPU-bound slowdown (and the same 10x longer); (b) 4 MiB dirtied per 10 ms in a 1 GiB heap:
 slowdown and checkpoint stop p50/p99 (from `slsdbg info --json`), over all
@@ -10,6 +10,9 @@ touched its heap, with the default deferred copy and with `--copy in-stop`;
 (c) one million 1-byte writes to /dev/null: slowdown; (d) peers: GDB
 `record full` on (a) with a small iteration count (instructions/s), and CRIU
 (`criu check` first; Debian's 3.17 does not start on this kernel).
+--only runs the listed cases (a: both loops, b: both copies, c, d). (b)
+reports the adaptive interval of each run (`info --json`), which it should
+never stretch.
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -146,36 +149,44 @@ def main():
     build = args[0]
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 5
     quick = "--quick" in args
+    only = set(args[args.index("--only") + 1].split(",")) if "--only" in args else {"a", "b", "c", "d"}
+    result_load = os.getloadavg()[0]
     slsdbg = os.path.join(build, "cli", "slsdbg")
     if not os.path.exists(slsdbg):
         slsdbg = os.path.join(build, "slsdbg")
     work = tempfile.mkdtemp(prefix="slsdbg-bench-record.")
     try:
         bins = compile_programs(work)
-        result = {"machine": os.uname().release, "nproc": os.cpu_count(), "runs": runs}
-        iters = "30000000" if quick else "300000000"
-        result["a_cpu_bound"], _ = side_by_side(slsdbg, [bins["cpu_bound"], iters], runs, work)
-        result["a_cpu_bound"]["iterations"] = int(iters)
-        # The same loop 10x longer: the recorder's fixed cost (~18 ms to start
-        # and finish a recording) weighs 10x less, the per-tick cost the same.
-        long_iters = str(int(iters) * 10)
-        result["a_cpu_bound_10x_longer"], _ = side_by_side(slsdbg, [bins["cpu_bound"], long_iters], runs, work)
-        result["a_cpu_bound_10x_longer"]["iterations"] = int(long_iters)
-        spin = calibrate_spin(bins["cpu_bound"])
-        rounds = "20" if quick else "200"
-        b, infos = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True)
-        b.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos))
-        result["b_dirty_4MiB_per_10ms_1GiB"] = b
-        # The same with every page copied inside the stop (`--copy in-stop`).
-        b2, infos2 = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True,
-                                  record_args=("--copy", "in-stop"))
-        b2.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos2))
-        result["b_in_stop_copy"] = b2
-        writes = "100000" if quick else "1000000"
-        result["c_small_writes"], _ = side_by_side(slsdbg, [bins["small_writes"], writes], runs, work)
-        result["c_small_writes"]["writes"] = int(writes)
-        result["d_peers"] = {"gdb_record_full": gdb_record_full(bins["cpu_bound"], 2000 if quick else 20000),
-                             "criu": criu_peer()}
+        result = {"machine": os.uname().release, "nproc": os.cpu_count(), "runs": runs, "loadavg_start": result_load}
+        if "a" in only:
+            iters = "30000000" if quick else "300000000"
+            result["a_cpu_bound"], _ = side_by_side(slsdbg, [bins["cpu_bound"], iters], runs, work)
+            result["a_cpu_bound"]["iterations"] = int(iters)
+            # The same loop 10x longer: the recorder's fixed cost (~18 ms to start
+            # and finish a recording) weighs 10x less, the per-tick cost the same.
+            long_iters = str(int(iters) * 10)
+            result["a_cpu_bound_10x_longer"], _ = side_by_side(slsdbg, [bins["cpu_bound"], long_iters], runs, work)
+            result["a_cpu_bound_10x_longer"]["iterations"] = int(long_iters)
+        if "b" in only:
+            spin = calibrate_spin(bins["cpu_bound"])
+            rounds = "20" if quick else "200"
+            b, infos = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True)
+            b.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos))
+            b["adaptive_interval"] = [j.get("adaptive_interval") for j in infos]
+            result["b_dirty_4MiB_per_10ms_1GiB"] = b
+            # The same with every page copied inside the stop (`--copy in-stop`).
+            b2, infos2 = side_by_side(slsdbg, [bins["dirty_heap"], rounds, str(spin)], runs, work, want_info=True,
+                                      record_args=("--copy", "in-stop"))
+            b2.update({"rounds": int(rounds), "spin_iterations": spin}, **stop_stats(infos2))
+            result["b_in_stop_copy"] = b2
+        if "c" in only:
+            writes = "100000" if quick else "1000000"
+            result["c_small_writes"], _ = side_by_side(slsdbg, [bins["small_writes"], writes], runs, work)
+            result["c_small_writes"]["writes"] = int(writes)
+        if "d" in only:
+            result["d_peers"] = {"gdb_record_full": gdb_record_full(bins["cpu_bound"], 2000 if quick else 20000),
+                                 "criu": criu_peer()}
+        result["loadavg_end"] = os.getloadavg()[0]
         print(json.dumps(result, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)

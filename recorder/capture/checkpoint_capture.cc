@@ -164,6 +164,7 @@ class ProcessCapture final : public CheckpointCapture {
     stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy,
                           input.dirty.size() + deferred_pages_.size(), out.deferred ? deferred_pages_.size() : 0};
     stats_.state_reused = reused;
+    stats_.rewritten_pages = rewritten_;
     out.pages = std::move(buffer);
     last_tids_ = tids;
     return out;
@@ -263,6 +264,7 @@ class ProcessCapture final : public CheckpointCapture {
     hot_before_ = std::move(hot_);
     hot_ = std::move(written_);
     written_ = written;
+    rewritten_ = count_common(written_, hot_);
     std::vector<uint64_t> pages = std::move(written);
     for (const auto& [range, file_backed] : unseen_) {
       if (file_backed) {
@@ -345,6 +347,17 @@ class ProcessCapture final : public CheckpointCapture {
     if (it == maps_.begin()) return nullptr;
     --it;
     return addr < it->end ? &*it : nullptr;
+  }
+
+  // How many of two ascending page lists have in common.
+  static uint64_t count_common(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+    uint64_t n = 0;
+    for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+      if (a[i] < b[j]) i++;
+      else if (b[j] < a[i]) j++;
+      else n++, i++, j++;
+    }
+    return n;
   }
 
   static void sort_by_address(std::vector<store::DirtyPage>& dirty) {
@@ -452,6 +465,7 @@ class ProcessCapture final : public CheckpointCapture {
   std::vector<uint64_t> written_;           // the tracker's pages at the last capture
   std::vector<uint64_t> hot_;               // ... and at the one before
   std::vector<uint64_t> hot_before_;        // hot_ before the last capture (restored if it is dropped)
+  uint64_t rewritten_ = 0;                  // pages in both written_ and hot_
   PendingAccessDecoder decoder_;
   CopyPath copy_path_;
   StagingCopier staging_;

@@ -29,6 +29,7 @@
 #include "recorder/record/cpu.h"
 #include "recorder/record/exec_follow.h"
 #include "recorder/record/defer_policy.h"
+#include "recorder/record/interval_policy.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
@@ -134,7 +135,8 @@ Dispositions initial_dispositions(pid_t pid) {
 
 class RecordSession {
  public:
-  explicit RecordSession(const RecordOptions& o) : opts_(o) {}
+  explicit RecordSession(const RecordOptions& o)
+      : opts_(o), interval_(o.interval_ns, o.max_interval_ns ? o.max_interval_ns : o.interval_ns) {}
   Result<RecordOutcome> run();
 
  private:
@@ -149,7 +151,10 @@ class RecordSession {
   Status on_tick();
   // Counts `ls` shows without reading the event log (store summary).
   std::map<std::string, uint64_t> summary() const {
-    return {{kChildrenSummaryKey, children_ ? children_->started().size() : 0}};
+    return {{kChildrenSummaryKey, children_ ? children_->started().size() : 0},
+            {kMaxIntervalSummaryKey, interval_.max_ns()},
+            {kLongestIntervalSummaryKey, interval_.longest_ns()},
+            {kStretchedTicksSummaryKey, interval_.stretched_ticks()}};
   }
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
@@ -213,6 +218,7 @@ class RecordSession {
   };
   std::optional<Unsettled> unsettled_;
   DeferPolicy defer_;  // backs off to copying in the stop while deferrals tear
+  IntervalPolicy interval_;  // stretches the tick for programs that rewrite their memory
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
@@ -525,6 +531,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
                static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
                double(input.stop_ns) / 1e3, input.dirty.size(),
                static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
+  const CheckpointCost cost{input.stop_ns, capture_->last_stats().pages, capture_->last_stats().rewritten_pages};
   if (captured.deferred) {
     outcome_.deferred_checkpoints++;
     unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
@@ -534,6 +541,11 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
             "storing checkpoint " + std::to_string(checkpoints_));
   }
   checkpoints_++;
+  if (reason == Reason::Tick && tick_) {
+    tick_->set_interval(interval_.on_tick_checkpoint(cost));
+    outcome_.longest_interval_ns = interval_.longest_ns();
+    outcome_.stretched_ticks = interval_.stretched_ticks();
+  }
   if (tick_) tick_->rearm();
   return ok_status();
 }

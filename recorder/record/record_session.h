@@ -24,6 +24,9 @@ struct RecordOptions {
   std::vector<std::string> argv;  // argv[0] is the program
   std::string out_dir;            // the recording directory to create
   uint64_t interval_ns = 10'000'000;
+  // The tick may stretch up to this for a program that rewrites the same
+  // memory all the time (interval_policy.h); 0 or interval_ns: never.
+  uint64_t max_interval_ns = 0;
   VerifyMode verify = VerifyMode::Off;
   TrackerChoice tracker = TrackerChoice::Auto;
   // Tick checkpoints copy their cold pages after the tracee resumed
@@ -62,6 +65,8 @@ struct RecordOutcome {
   std::vector<int> children;      // ticks copied in the stop because deferrals tore (DeferPolicy)
   uint64_t buffered_syscalls = 0;  // --syscall-buffer: syscalls logged from the buffer
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
+  uint64_t longest_interval_ns = 0;  // the longest tick interval IntervalPolicy armed
+  uint64_t stretched_ticks = 0;      // ticks armed longer than --interval
 };
 
 // Errors before the program started (cannot execute, cannot create the

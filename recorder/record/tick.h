@@ -26,6 +26,8 @@ class Tick {
   // program still runs a whole interval before the next one (the interval
   // stretches; `info` reports it) instead of being checkpointed back to back.
   void rearm();
+  // The period rearm() starts from now on (IntervalPolicy stretches it).
+  void set_interval(uint64_t interval_ns) { interval_ns_ = interval_ns; }
   // The tick signal is blocked except while the recorder waits for the
   // tracee, so no other blocking call (the store's io_uring, capture's
   // injections) ever sees EINTR from it.
