@@ -45,7 +45,7 @@ bool is_synchronous_fault(const siginfo_t& si) {
 }
 
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
-                       RestoreReport& report) {
+                       const std::map<int32_t, pid_t>& live_tids, RestoreReport& report) {
   for (int signo = 1; signo <= 64; signo++) {
     if (signo == SIGKILL || signo == SIGSTOP) continue;
     const store::SignalAction& a = state.sigactions[size_t(signo - 1)];
@@ -81,7 +81,9 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const 
     if (ev.siginfo.size() < sizeof si || is_synchronous_fault(si)) continue;
     rc.reset_scratch();
     uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&si), sizeof si)));
-    int64_t r = TRY(rc.raw(SYS_rt_tgsigqueueinfo, uint64_t(pid), uint64_t(tid), uint64_t(ev.signo), at));
+    auto to = live_tids.find(ev.tid.value);
+    const pid_t target = to == live_tids.end() ? tid : to->second;
+    int64_t r = TRY(rc.raw(SYS_rt_tgsigqueueinfo, uint64_t(pid), uint64_t(target), uint64_t(ev.signo), at));
     if (r < 0)
       report.warnings.push_back("signal " + std::to_string(ev.signo) + " delivered right after the checkpoint not queued: " +
                                 std::strerror(int(-r)));

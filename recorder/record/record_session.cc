@@ -440,6 +440,10 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
     if (tids[i] == pid_ && restarted_syscall) input.state.threads[i].restarted_syscall = true;
   if (multi()) store_cut_syscalls(input.state, tids);
+  for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
+    input.state.threads[i].clear_child_tid = threads_->clear_child_tid(tids[i]);
+  // Replay resumes this one first; -1 (all in a syscall) is stored as 0.
+  if (opts_.threads) input.state.running_tid = std::max(threads_->running(), pid_t(0));
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
@@ -730,6 +734,8 @@ Status RecordSession::on_syscall_exit() {
     if (mem.read(reg.addr, w.bytes.data(), reg.len).ok()) ev.writes.push_back(std::move(w));
   }
   TRY(log_event(ev));
+  if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
+    threads_->set_clear_child_tid(set->first, set->second);
   if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
@@ -1129,10 +1135,13 @@ void RecordSession::enter(pid_t tid) {
   task_ = t.get();
 }
 
+// Every change of the running thread is logged, also back to the thread
+// that ran before a stretch where none ran: replay follows the log alone.
 Status RecordSession::become_running(pid_t tid) {
+  const bool changed = threads_->running() != tid;
   threads_->set_running(tid);
   threads_->at(tid).cut_syscall = false;  // it goes on from its stop as a single thread would
-  if (tid == last_switch_) return ok_status();
+  if (!changed) return ok_status();
   last_switch_ = tid;
   store::Event ev;
   ev.kind = store::EventKind::ThreadSwitch;
