@@ -74,9 +74,9 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   // Before the signals: a signal the recorder delivered right after the
   // checkpoint is queued to the thread it went to.
   if (threads) *threads = TRY_CTX(restore_threads(rc, state, report), "restoring threads");
-  std::map<int32_t, pid_t> live_tids{{state.threads.front().tid.value, task.tid().value}};
+  std::map<int32_t, process::Task*> live_tids{{state.threads.front().tid.value, &task}};
   if (threads)
-    for (const RestoredThread& t : *threads) live_tids[t.recorded.value] = t.task.tid().value;
+    for (RestoredThread& t : *threads) live_tids[t.recorded.value] = &t.task;
   TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), live_tids, report), "restoring signal state");
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));

@@ -41,10 +41,10 @@ Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreR
 Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 // `deliveries`: the Signal events that open segment k (signals the recorder
 // delivered right after the checkpoint); they are queued with their siginfo
-// to the thread each names (`live_tids`: recorded tid -> live tid; one not
-// listed goes to the leader).
+// to the thread each names (`live_tids`: recorded tid -> the live thread;
+// one not listed goes to the leader).
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
-                       const std::map<int32_t, pid_t>& live_tids, RestoreReport& report);
+                       const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report);
 Status restore_registers(process::Task& task, const store::ThreadState& thread);
 // The leader's clear_child_tid (set_tid_address).
 Status restore_thread_ids(RemoteCalls& rc, const store::ProcessState& state);

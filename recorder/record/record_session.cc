@@ -506,6 +506,20 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
+  // Handed to the writer before the switch below logs its ThreadSwitch,
+  // which belongs to the next segment.
+  SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
+               static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
+               double(input.stop_ns) / 1e3, input.dirty.size(),
+               static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
+  if (captured.deferred) {
+    outcome_.deferred_checkpoints++;
+    unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
+  } else if (opts_.verify == VerifyMode::Off) {
+    // Stored while the program runs; an error surfaces at a later event or checkpoint.
+    TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
+            "storing checkpoint " + std::to_string(checkpoints_));
+  }
   if (reason != Reason::None) {
     TRY(resume_cut_threads());
     if (multi() && threads_->running() != pid_) {
@@ -524,18 +538,6 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
       TRY(cont());
     }
   }
-  SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
-               static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
-               double(input.stop_ns) / 1e3, input.dirty.size(),
-               static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
-  if (captured.deferred) {
-    outcome_.deferred_checkpoints++;
-    unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
-  } else if (opts_.verify == VerifyMode::Off) {
-    // Stored while the program runs; an error surfaces at a later event or checkpoint.
-    TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
-            "storing checkpoint " + std::to_string(checkpoints_));
-  }
   checkpoints_++;
   if (tick_) tick_->rearm();
   return ok_status();
@@ -546,7 +548,10 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
 // with or without it, and the next checkpoint takes its pages. After a
 // dropped one DeferPolicy copies the next ticks in the stop (defer_policy.h).
 CopyTiming RecordSession::copy_timing(Reason reason) {
-  const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() &&
+  // Not with threads: the tick's switch is logged right after the
+  // checkpoint, which a torn deferred copy would drop (a switch with no
+  // checkpoint: not replayable).
+  const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() && !multi() &&
                          opts_.verify == VerifyMode::Off && defer_.defer_next_tick();
   outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
