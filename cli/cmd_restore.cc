@@ -42,8 +42,11 @@ const char kUsage[] =
     "Restored: memory map and contents, brk, registers (incl. XSAVE, fs/gs base),\n"
     "signal handlers, mask and pending signals, cwd, files of the fd table at their\n"
     "offsets. Not restored, each reported as a one-line warning: pipes, sockets and\n"
-    "other objects that cannot be reopened. Not supported yet: multithreaded\n"
-    "checkpoints, rlimits and credentials; the restored process has a new pid.\n";
+    "other objects that cannot be reopened. Threads of a checkpoint taken under\n"
+    "`record --threads` are created again with their registers, TLS, mask and\n"
+    "pending signals; they get new tids (the program's memory keeps the recorded\n"
+    "ones, so pthread_kill of a restored thread misses). Not supported yet:\n"
+    "rlimits and credentials; the restored process has a new pid.\n";
 
 // Exit status in shell convention: code, or 128+signal.
 int shell_status(int status) {
@@ -69,6 +72,8 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
   options.report = &report;
   options.fill = fill;
   options.lazy = &filler;
+  std::vector<restore::RestoredThread> threads;  // a multithreaded checkpoint's other threads
+  options.threads = &threads;
   process::Task task = TRY(restore::restore_checkpoint(reader, k, options));
   const restore::RestoreTimings& t = report.timings;
   SLSDBG_DEBUG("restore",
@@ -79,15 +84,22 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
   if (print_warnings)
     for (const auto& w : report.warnings) std::fprintf(stderr, "slsdbg: warning: %s\n", w.c_str());
   if (verify == Verify::Yes) {
-    auto same = restore::compare_with_checkpoint(task, reader, k);
+    auto same = restore::compare_with_checkpoint(task, reader, k, &threads);
     if (!same.ok()) {
       task.kill_and_reap();
       return same.take_error().context("--verify");
     }
-    std::fprintf(stderr, "slsdbg: verified: registers, memory map and %llu pages equal checkpoint %llu\n",
+    std::string regs = threads.empty() ? "registers" : "registers of " + std::to_string(threads.size() + 1) + " threads";
+    std::fprintf(stderr, "slsdbg: verified: %s, memory map and %llu pages equal checkpoint %llu\n", regs.c_str(),
                  (unsigned long long)same->pages_compared, (unsigned long long)k.value);
   }
   pid_t pid = task.tgid();
+  // The other threads first: each is traced on its own.
+  for (restore::RestoredThread& t : threads)
+    if (::ptrace(PTRACE_DETACH, t.task.raw_tid(), nullptr, nullptr) != 0) {
+      task.kill_and_reap();
+      return Error::from_errno("ptrace(PTRACE_DETACH) of thread " + std::to_string(t.task.raw_tid()));
+    }
   if (::ptrace(PTRACE_DETACH, pid, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_DETACH)");
   int status = 0;
   for (;;) {

@@ -14,7 +14,9 @@ namespace slsdbg::store {
 // (the fatal signal's siginfo); older recordings stay readable.
 // Version 4 adds event kind 6 (ThreadSwitch, `record --threads`) and the
 // meta keys `threads` and `summary.KEY`; older recordings stay readable.
-inline constexpr uint32_t kRecordingFormatVersion = 4;
+// Version 5 adds process state encoding 3 (each thread's clear_child_tid,
+// which restore of a multithreaded checkpoint needs); older stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
@@ -67,8 +69,9 @@ inline constexpr uint32_t kEventLogVersion = 1;
 
 // Encoded ProcessState blobs (catalog column checkpoints.state).
 inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
-// Version 2 appends ProcessState::fatal_siginfo; version 1 is still read.
-inline constexpr uint16_t kProcessStateVersion = 2;
+// Version 2 appends ProcessState::fatal_siginfo, version 3 each thread's
+// clear_child_tid; versions 1 and 2 are still read.
+inline constexpr uint16_t kProcessStateVersion = 3;
 inline constexpr uint16_t kOldestProcessStateVersion = 1;
 
 }  // namespace slsdbg::store

@@ -26,6 +26,11 @@ struct ThreadState {
   // before it: regs.rip points at the `syscall` instruction and
   // regs.rax == syscall number. restarted_syscall records that it happened.
   bool restarted_syscall = false;
+  // The kernel's clear_child_tid of the thread (set_tid_address, or clone's
+  // CLONE_CHILD_CLEARTID): at its exit the kernel writes 0 there and wakes a
+  // futex on it (pthread_join waits so). Not readable through ptrace, so the
+  // recorder tracks it from the calls. 0: none or unknown (encoding < 3).
+  uint64_t clear_child_tid = 0;
 };
 
 enum class MappingFlags : uint32_t {
@@ -82,6 +87,10 @@ struct ProcessState {
   // fatal signal about to be delivered at threads[0]'s pc. Empty otherwise.
   // Encoding version 2 and later.
   std::vector<uint8_t> fatal_siginfo;
+  // record --threads: the thread that was running (executing the program)
+  // when the checkpoint was taken; 0 when every thread waited in a syscall,
+  // or unknown (encoding < 3). Replay resumes only this one.
+  int32_t running_tid = 0;
 };
 
 // Versioned binary encoding of ProcessState (documented in docs/formats/).

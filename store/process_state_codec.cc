@@ -73,6 +73,9 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
   w.varint(s.cmdline.size());
   for (const auto& a : s.cmdline) w.str(a);
   w.bytes(s.fatal_siginfo.data(), s.fatal_siginfo.size());
+  // Version 3: per thread, in thread order.
+  for (const auto& t : s.threads) w.varint(t.clear_child_tid);
+  w.svarint(s.running_tid);
   return w.take();
 }
 
@@ -137,6 +140,10 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
   uint64_t nargs = r.count(1);
   for (uint64_t i = 0; i < nargs && r.ok(); i++) s.cmdline.push_back(r.str());
   if (version >= 2) s.fatal_siginfo = r.bytes();
+  if (version >= 3) {
+    for (auto& t : s.threads) t.clear_child_tid = r.varint();
+    s.running_tid = int32_t(r.svarint());
+  }
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");
   return s;

@@ -1,5 +1,7 @@
 #include "engine/replay/replay_check.h"
 
+#include "engine/replay/thread_check.h"
+
 namespace slsdbg::replay {
 
 Result<CheckReport> check_recording(const store::RecordingReader& reader,
@@ -8,6 +10,7 @@ Result<CheckReport> check_recording(const store::RecordingReader& reader,
   const uint64_t total = reader.checkpoints().size();
   report.checkpoints = total;
   if (total == 0) return Error::msg("the recording has no checkpoint");
+  if (reader.meta().threads) return check_threaded_recording(reader, progress);  // record --threads
   std::unique_ptr<ReplaySession> session = TRY(ReplaySession::start(reader, CheckpointId(0)));
   for (;;) {
     SegmentOutcome out = TRY(session->run_segment());

@@ -1112,7 +1112,7 @@ int recorded_cpu(const store::RecordingReader& reader) {
 }
 
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
-  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); replay of threads is not supported yet");
+  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); GDB, --goto and reverse execution of threads are not supported yet (replay --check is)");
   restore::RestoreOptions options;
   options.fd_numbers = restore::FdNumbers::Exact;
   const int cpu = recorded_cpu(reader);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <cstdlib>
 
 #include "engine/restore/lazy_fill.h"
@@ -46,7 +47,7 @@ bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(),
 
 Status restore_into(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
                     const store::ProcessState& state, RestorePlan& plan, LazyFiller* lazy, FdNumbers fd_numbers,
-                    RestoreReport& report) {
+                    std::vector<RestoredThread>* threads, RestoreReport& report) {
   RestoreTimings& t = report.timings;
   uint64_t t0 = now_ns();
   TRY_CTX(process::install_injection_page(task), "installing the injection page");
@@ -69,7 +70,14 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
   TRY_CTX(fd_numbers == FdNumbers::Exact ? restore_fd_numbers(rc, state, report) : restore_files(rc, state, report),
           "restoring files");
-  TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), report), "restoring signal state");
+  TRY_CTX(restore_thread_ids(rc, state), "restoring the thread's clear_child_tid");
+  // Before the signals: a signal the recorder delivered right after the
+  // checkpoint is queued to the thread it went to.
+  if (threads) *threads = TRY_CTX(restore_threads(rc, state, report), "restoring threads");
+  std::map<int32_t, process::Task*> live_tids{{state.threads.front().tid.value, &task}};
+  if (threads)
+    for (RestoredThread& t : *threads) live_tids[t.recorded.value] = &t.task;
+  TRY_CTX(restore_signals(rc, state, leading_signal_events(reader, k), live_tids, report), "restoring signal state");
   TRY(rc.call("munmap (scratch)", SYS_munmap, plan.scratch_addr, kScratchSize));
   TRY(restore_registers(task, state.threads.front()));
   t.state_ns = now_ns() - t3;
@@ -117,9 +125,9 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
   std::string where = "restoring checkpoint " + std::to_string(k.value);
   store::ProcessState state = TRY_CTX(reader.process_state(k), where);
   if (state.threads.empty()) return Error::msg(where + ": the checkpoint has no threads");
-  if (state.threads.size() > 1)
+  if (state.threads.size() > 1 && !options.threads)
     return Error::msg(where + ": " + std::to_string(state.threads.size()) +
-                      " threads; restoring multithreaded checkpoints is not supported yet");
+                      " threads; restoring multithreaded checkpoints is not supported here yet");
   std::string restorer = TRY(find_restorer(options.restorer_path));
   // A packed recording maps the pack's copies (store/pack_layout.h).
   auto packed = [&](const std::string& path) { return store::packed_or_original(store::dir_of(reader), path); };
@@ -140,7 +148,8 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
   report.timings.spawn_ns = now_ns() - t0;
   if (options.fill == FillMode::Lazy && !options.lazy) return Error::msg(where + ": lazy fill needs a LazyFiller");
   LazyFiller* lazy = options.fill == FillMode::Lazy ? options.lazy : nullptr;
-  Status done = restore_into(task, reader, k, state, plan, lazy, options.fd_numbers, report);
+  if (options.threads) options.threads->clear();
+  Status done = restore_into(task, reader, k, state, plan, lazy, options.fd_numbers, options.threads, report);
   if (!done.ok()) {
     task.kill_and_reap();
     return done.take_error().context(where);

@@ -9,7 +9,9 @@
 // zero pages skipped); mprotect to the recorded protection; set brk and the
 // rest of the kernel's layout fields (prctl PR_SET_MM_MAP), /proc/PID/exe,
 // cwd, the fd table, signal handlers, pending signals and mask; finally the
-// registers (GPRs with fs/gs base, XSAVE). The injection page is then the only
+// registers (GPRs with fs/gs base, XSAVE). The other threads of a
+// multithreaded checkpoint are cloned from the leader (restore_threads.cc).
+// The injection page is then the only
 // trace of the restorer, and recordings contain the same page at the same
 // address, so the address space equals the recorded one.
 #pragma once
@@ -52,6 +54,14 @@ struct RestoreReport {
 
 class LazyFiller;
 
+// A thread of a multithreaded checkpoint other than the leader, as restore
+// created it: the tid the recording knew it by, and the live thread (whose
+// tid the kernel chose).
+struct RestoredThread {
+  Tid recorded;
+  process::Task task;
+};
+
 // Eager: every page is written before restore_checkpoint returns. Lazy:
 // private anonymous regions are filled on first touch and in the background
 // by a LazyFiller (lazy_fill.h) that the caller owns.
@@ -77,10 +87,16 @@ struct RestoreOptions {
   // Required for FillMode::Lazy: must outlive the restored process's first
   // touches, or until its wait_filled() returns.
   LazyFiller* lazy = nullptr;
+  // Receives the checkpoint's other threads (threads[1..]), each
+  // ptrace-stopped with its registers, in the checkpoint's order. Null: a
+  // checkpoint with more than one thread is refused (replay does not run
+  // threads yet).
+  std::vector<RestoredThread>* threads = nullptr;
 };
 
-// On success the returned task is ptrace-stopped with the checkpoint's
-// registers; resuming it continues the recorded execution.
+// On success the returned task (the leader) is ptrace-stopped with the
+// checkpoint's registers, as are the other threads (options.threads);
+// resuming them all continues the recorded execution.
 Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, CheckpointId k, RestoreOptions options);
 
 // The restorer that restore_checkpoint would use, or an error naming where it looked.

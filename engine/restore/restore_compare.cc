@@ -91,11 +91,25 @@ Status compare_maps(pid_t pid, const std::vector<store::Mapping>& recorded, cons
 
 }  // namespace
 
-Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::RecordingReader& reader, CheckpointId k) {
+Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
+                                             std::vector<RestoredThread>* threads) {
   CompareStats stats;
   store::ProcessState state = TRY(reader.process_state(k));
   if (state.threads.empty()) return Error::msg("checkpoint has no threads");
   TRY(compare_registers(task, state.threads.front()));
+  if (threads) {
+    if (threads->size() + 1 != state.threads.size())
+      return Error::msg("restored " + std::to_string(threads->size() + 1) + " threads, the checkpoint holds " +
+                        std::to_string(state.threads.size()));
+    for (size_t i = 0; i < threads->size(); i++) {
+      const store::ThreadState& want = state.threads[i + 1];
+      process::Task& t = (*threads)[i].task;
+      TRY_CTX(compare_registers(t, want), "thread " + std::to_string(want.tid.value));
+      if (uint64_t mask = TRY(t.signal_mask()); mask != want.sigmask)
+        return Error::msg("thread " + std::to_string(want.tid.value) + ": signal mask " + hex(mask) + ", recorded " +
+                          hex(want.sigmask));
+    }
+  }
   TRY(compare_maps(task.tgid(), state.mappings, store::dir_of(reader)));
   std::vector<uint8_t> want, got;
   for (const auto& m : state.mappings) {

@@ -8,6 +8,7 @@
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "engine/restore/restore.h"
 #include "recorder/process/task.h"
 #include "store/recording.h"
 
@@ -18,6 +19,10 @@ struct CompareStats {
   uint64_t mappings_compared = 0;
 };
 
-Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::RecordingReader& reader, CheckpointId k);
+// `threads`: the other threads restore created (restore.h), compared with
+// the checkpoint's threads[1..] (registers, signal mask); null compares the
+// leader only.
+Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::RecordingReader& reader, CheckpointId k,
+                                             std::vector<RestoredThread>* threads = nullptr);
 
 }  // namespace slsdbg::restore

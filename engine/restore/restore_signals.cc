@@ -14,10 +14,12 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
 #include "engine/restore/restore_steps.h"
+#include "recorder/process/inject.h"
 
 namespace slsdbg::restore {
 
@@ -45,7 +47,7 @@ bool is_synchronous_fault(const siginfo_t& si) {
 }
 
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
-                       RestoreReport& report) {
+                       const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report) {
   for (int signo = 1; signo <= 64; signo++) {
     if (signo == SIGKILL || signo == SIGSTOP) continue;
     const store::SignalAction& a = state.sigactions[size_t(signo - 1)];
@@ -81,7 +83,13 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const 
     if (ev.siginfo.size() < sizeof si || is_synchronous_fault(si)) continue;
     rc.reset_scratch();
     uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&si), sizeof si)));
-    int64_t r = TRY(rc.raw(SYS_rt_tgsigqueueinfo, uint64_t(pid), uint64_t(tid), uint64_t(ev.signo), at));
+    // The kernel takes a kill()/tgkill() si_code only from the target
+    // thread itself: another thread queues it through its own injection.
+    auto to = live_tids.find(ev.tid.value);
+    process::Task* target = to == live_tids.end() ? &rc.task() : to->second;
+    const std::array<uint64_t, 6> args{uint64_t(pid), uint64_t(target->tid().value), uint64_t(ev.signo), at, 0, 0};
+    int64_t r = target == &rc.task() ? TRY(rc.raw(SYS_rt_tgsigqueueinfo, args[0], args[1], args[2], args[3]))
+                                     : TRY(process::inject_syscall(*target, SYS_rt_tgsigqueueinfo, args));
     if (r < 0)
       report.warnings.push_back("signal " + std::to_string(ev.signo) + " delivered right after the checkpoint not queued: " +
                                 std::strerror(int(-r)));

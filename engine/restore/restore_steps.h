@@ -4,8 +4,13 @@
 //   restore_files.cc          cwd and the fd table
 //   restore_signals.cc        handlers, pending signals, mask
 //   restore_registers.cc      GPRs, fs/gs base, XSAVE
+//   restore_threads.cc        the other threads, each thread's clear_child_tid
 // Each appends what it could not reproduce to report.warnings.
 #pragma once
+
+#include <sys/types.h>
+
+#include <map>
 
 #include "common/ids.h"
 #include "common/result.h"
@@ -35,9 +40,17 @@ Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, Checkpo
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 // `deliveries`: the Signal events that open segment k (signals the recorder
-// delivered right after the checkpoint); they are queued with their siginfo.
+// delivered right after the checkpoint); they are queued with their siginfo
+// to the thread each names (`live_tids`: recorded tid -> the live thread;
+// one not listed goes to the leader).
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
-                       RestoreReport& report);
+                       const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report);
 Status restore_registers(process::Task& task, const store::ThreadState& thread);
+// The leader's clear_child_tid (set_tid_address).
+Status restore_thread_ids(RemoteCalls& rc, const store::ProcessState& state);
+// Creates threads[1..] of the checkpoint, each stopped with its registers,
+// mask and pending signals; in the checkpoint's order.
+Result<std::vector<RestoredThread>> restore_threads(RemoteCalls& rc, const store::ProcessState& state,
+                                                    RestoreReport& report);
 
 }  // namespace slsdbg::restore

@@ -447,6 +447,10 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
     if (tids[i] == pid_ && restarted_syscall) input.state.threads[i].restarted_syscall = true;
   if (multi()) store_cut_syscalls(input.state, tids);
+  for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
+    input.state.threads[i].clear_child_tid = threads_->clear_child_tid(tids[i]);
+  // Replay resumes this one first; -1 (all in a syscall) is stored as 0.
+  if (opts_.threads) input.state.running_tid = std::max(threads_->running(), pid_t(0));
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
@@ -509,6 +513,21 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
+  const CheckpointCost cost{input.stop_ns, capture_->last_stats().pages, capture_->last_stats().rewritten_pages};
+  // Handed to the writer before the switch below logs its ThreadSwitch,
+  // which belongs to the next segment.
+  SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
+               static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
+               double(input.stop_ns) / 1e3, input.dirty.size(),
+               static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
+  if (captured.deferred) {
+    outcome_.deferred_checkpoints++;
+    unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
+  } else if (opts_.verify == VerifyMode::Off) {
+    // Stored while the program runs; an error surfaces at a later event or checkpoint.
+    TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
+            "storing checkpoint " + std::to_string(checkpoints_));
+  }
   if (reason != Reason::None) {
     TRY(resume_cut_threads());
     if (multi() && threads_->running() != pid_) {
@@ -527,19 +546,6 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
       TRY(cont());
     }
   }
-  SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
-               static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
-               double(input.stop_ns) / 1e3, input.dirty.size(),
-               static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
-  const CheckpointCost cost{input.stop_ns, capture_->last_stats().pages, capture_->last_stats().rewritten_pages};
-  if (captured.deferred) {
-    outcome_.deferred_checkpoints++;
-    unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
-  } else if (opts_.verify == VerifyMode::Off) {
-    // Stored while the program runs; an error surfaces at a later event or checkpoint.
-    TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
-            "storing checkpoint " + std::to_string(checkpoints_));
-  }
   checkpoints_++;
   if (reason == Reason::Tick && tick_) {
     tick_->set_interval(interval_.on_tick_checkpoint(cost));
@@ -555,7 +561,10 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
 // with or without it, and the next checkpoint takes its pages. After a
 // dropped one DeferPolicy copies the next ticks in the stop (defer_policy.h).
 CopyTiming RecordSession::copy_timing(Reason reason) {
-  const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() &&
+  // Not with threads: the tick's switch is logged right after the
+  // checkpoint, which a torn deferred copy would drop (a switch with no
+  // checkpoint: not replayable).
+  const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() && !multi() &&
                          opts_.verify == VerifyMode::Off && defer_.defer_next_tick();
   outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
@@ -744,6 +753,8 @@ Status RecordSession::on_syscall_exit() {
     if (mem.read(reg.addr, w.bytes.data(), reg.len).ok()) ev.writes.push_back(std::move(w));
   }
   TRY(log_event(ev));
+  if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
+    threads_->set_clear_child_tid(set->first, set->second);
   if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
@@ -1145,10 +1156,13 @@ void RecordSession::enter(pid_t tid) {
   task_ = t.get();
 }
 
+// Every change of the running thread is logged, also back to the thread
+// that ran before a stretch where none ran: replay follows the log alone.
 Status RecordSession::become_running(pid_t tid) {
+  const bool changed = threads_->running() != tid;
   threads_->set_running(tid);
   threads_->at(tid).cut_syscall = false;  // it goes on from its stop as a single thread would
-  if (tid == last_switch_) return ok_status();
+  if (!changed) return ok_status();
   last_switch_ = tid;
   store::Event ev;
   ev.kind = store::EventKind::ThreadSwitch;

@@ -1,6 +1,7 @@
 #include "recorder/record/thread_set.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -31,6 +32,22 @@ bool may_block(long nr, const std::array<uint64_t, 6>& args) {
     default:
       return false;
   }
+}
+
+std::optional<std::pair<pid_t, uint64_t>> clear_child_tid_set_by(pid_t caller, long nr,
+                                                                 const std::array<uint64_t, 6>& args,
+                                                                 int64_t result, const RemoteReader& mem) {
+  if (nr == SYS_set_tid_address) return std::make_pair(caller, args[0]);
+  if ((nr != SYS_clone && nr != SYS_clone3) || result <= 0) return std::nullopt;
+  uint64_t flags = args[0], child_tid = args[3];  // clone(flags, stack, parent_tid, child_tid, tls)
+  if (nr == SYS_clone3) {
+    uint64_t head[3];  // struct clone_args: flags, pidfd, child_tid
+    if (!mem.read(args[0], head, sizeof head).ok()) return std::nullopt;
+    flags = head[0];
+    child_tid = head[2];
+  }
+  if (!(flags & CLONE_THREAD)) return std::nullopt;
+  return std::make_pair(pid_t(result), (flags & CLONE_CHILD_CLEARTID) ? child_tid : 0);
 }
 
 bool is_thread_of(pid_t tid, pid_t tgid) {

@@ -15,13 +15,25 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
+
+#include "recorder/record/syscalls/model.h"
 
 namespace slsdbg::recorder {
 
 // A syscall after which the running thread gives way: one that may wait for
 // another thread of the program (futex, a pipe, a sleep, sched_yield).
 bool may_block(long nr, const std::array<uint64_t, 6>& args);
+
+// The kernel's clear_child_tid that a finished call set: set_tid_address
+// sets the caller's, a clone/clone3 of a thread with CLONE_CHILD_CLEARTID
+// the new thread's (clone3 reads it from struct clone_args in `mem`).
+// {tid, address}; nullopt for other calls. Restore needs it (ptrace cannot
+// read it) so that pthread_join of a restored thread returns.
+std::optional<std::pair<pid_t, uint64_t>> clear_child_tid_set_by(pid_t caller, long nr,
+                                                                 const std::array<uint64_t, 6>& args,
+                                                                 int64_t result, const RemoteReader& mem);
 
 // Whether `tid` is a thread of process `tgid` (/proc/TGID/task/TID exists).
 bool is_thread_of(pid_t tid, pid_t tgid);
@@ -60,11 +72,18 @@ class ThreadSet {
   std::optional<pid_t> next_parked(pid_t after) const;
   bool any_parked() const;
   size_t started() const { return started_; }
+  // clear_child_tid per thread (clear_child_tid_set_by), 0 when unknown.
+  void set_clear_child_tid(pid_t tid, uint64_t addr) { clear_child_tid_[tid] = addr; }
+  uint64_t clear_child_tid(pid_t tid) const {
+    auto it = clear_child_tid_.find(tid);
+    return it == clear_child_tid_.end() ? 0 : it->second;
+  }
 
  private:
   pid_t leader_;
   pid_t running_;
   std::map<pid_t, ThreadCtx> threads_;
+  std::map<pid_t, uint64_t> clear_child_tid_;  // kept across remove(): tids are not reused while we trace
   size_t started_ = 1;
 };
 

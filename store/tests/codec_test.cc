@@ -28,6 +28,7 @@ ProcessState sample_state() {
     th.sigmask = 1ull << t;
     th.sigpending = 2;
     th.restarted_syscall = t == 1;
+    th.clear_child_tid = t == 0 ? 0 : 0x7f0000002d0 + uint64_t(t);
     s.threads.push_back(th);
   }
   s.mappings.push_back(Mapping{0x400000, 0x401000, 5, flag(MappingFlags::None), 0, 0x803, 1234, "/bin/x"});
@@ -42,6 +43,7 @@ ProcessState sample_state() {
   s.exe = "/bin/x";
   s.cwd = "/home";
   s.cmdline = {"x", "-v", ""};
+  s.running_tid = 4243;
   return s;
 }
 
@@ -59,7 +61,9 @@ TEST(StoreCodec, ProcessStateRoundTrips) {
     EXPECT_EQ(d->threads[t].tid, s.threads[t].tid);
     EXPECT_EQ(d->threads[t].sigmask, s.threads[t].sigmask);
     EXPECT_EQ(d->threads[t].restarted_syscall, s.threads[t].restarted_syscall);
+    EXPECT_EQ(d->threads[t].clear_child_tid, s.threads[t].clear_child_tid);
   }
+  EXPECT_EQ(d->running_tid, s.running_tid);
   ASSERT_EQ(d->mappings.size(), 2u);
   EXPECT_EQ(d->mappings[1].path, "[stack]");
   EXPECT_EQ(d->mappings[1].flags, s.mappings[1].flags);
@@ -90,12 +94,30 @@ TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
   EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
 }
 
-// A version 1 blob (no build-ids, no siginfo) still decodes. Without
-// mappings, version 2 differs from it only by the empty trailing siginfo.
+// Versions 1 and 2 still decode. Without clear_child_tid and running_tid,
+// version 3 ends in one 0 per thread and a 0 (running_tid), version 2 before
+// them in the empty siginfo, and version 1 lacks both.
+TEST(StoreCodec, Version2ProcessStateStillDecodes) {
+  ProcessState s = sample_state();
+  for (auto& t : s.threads) t.clear_child_tid = 0;
+  s.running_tid = 0;
+  std::vector<uint8_t> blob = encode_process_state(s);
+  for (size_t i = 0; i < s.threads.size() + 1; i++) blob.pop_back();
+  blob[4] = 2;  // version field
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->threads.size(), 3u);
+  EXPECT_EQ(d->threads[2].clear_child_tid, 0u);
+  EXPECT_EQ(d->cmdline, s.cmdline);
+}
+
 TEST(StoreCodec, Version1ProcessStateStillDecodes) {
   ProcessState s = sample_state();
   s.mappings.clear();
+  for (auto& t : s.threads) t.clear_child_tid = 0;
+  s.running_tid = 0;
   std::vector<uint8_t> blob = encode_process_state(s);
+  for (size_t i = 0; i < s.threads.size() + 1; i++) blob.pop_back();
   ASSERT_EQ(blob.back(), 0);  // the empty fatal_siginfo
   blob.pop_back();
   blob[4] = 1;  // version field

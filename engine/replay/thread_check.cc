@@ -1,0 +1,690 @@
+#include "engine/replay/thread_check.h"
+
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "common/log.h"
+#include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/fd_placeholders.h"
+#include "engine/replay/syscall_policy.h"
+#include "engine/restore/restore.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/signal_frame.h"
+#include "recorder/process/task_clock.h"
+#include "recorder/record/cpu.h"
+#include "recorder/record/seccomp_filter.h"
+#include "recorder/record/syscalls/model.h"
+#include "recorder/record/vdso_patch.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+constexpr uint64_t kPageSize = 4096;
+#ifndef TRAP_PERF
+constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
+#endif
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+std::array<uint64_t, 6> args_of(const user_regs_struct& r) { return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9}; }
+
+// FIXME: describe_event, pin_placement and the replay restore options mirror
+// replay_session.cc's (file-local there); share them once SegmentRun runs threads.
+std::string describe_call(int64_t nr, const std::array<uint64_t, 6>& args) {
+  std::string s = std::string(recorder::syscall_name(nr)) + "(";
+  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + hex(args[i]);
+  return s + ")";
+}
+
+std::string describe(const store::Event& ev) {
+  const std::string who = " (thread " + std::to_string(ev.tid.value) + ")";
+  switch (ev.kind) {
+    case store::EventKind::Syscall:
+      return "syscall " + describe_call(ev.syscall_no, ev.args) + " = " + std::to_string(ev.result) + who;
+    case store::EventKind::Signal: return "signal " + std::to_string(ev.signo) + who;
+    case store::EventKind::Rdtsc: return (ev.is_rdtscp ? "rdtscp" : "rdtsc") + who;
+    case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
+    case store::EventKind::ThreadSwitch: return "switch to thread " + std::to_string(ev.tid.value);
+    case store::EventKind::Exit:
+      return ev.signo ? "exit (killed by signal " + std::to_string(ev.signo) + ")"
+                      : "exit with status " + std::to_string(ev.exit_status);
+  }
+  return "unknown event";
+}
+
+bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
+  if (ev.result < 0) return false;
+  if (nr == SYS_mmap && !(ev.args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
+    r.rdi = static_cast<uint64_t>(ev.result);
+    r.r10 = ev.args[3] | MAP_FIXED_NOREPLACE;
+    return true;
+  }
+  if (nr == SYS_mremap && (ev.args[3] & MREMAP_MAYMOVE) && !(ev.args[3] & MREMAP_FIXED) &&
+      static_cast<uint64_t>(ev.result) != ev.args[0]) {
+    r.r10 = ev.args[3] | MREMAP_FIXED;
+    r.r8 = static_cast<uint64_t>(ev.result);
+    return true;
+  }
+  return false;
+}
+
+int recorded_cpu(const store::RecordingReader& reader) {
+  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
+  if (!leaves.ok()) return -1;
+  for (const recorder::CpuidEntry& e : *leaves)
+    if (e.leaf == 1) {
+      const int apic = static_cast<int>(e.ebx >> 24);
+      return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;
+    }
+  return -1;
+}
+
+// One thread of the replayed process, by the tid the recording knew it by.
+struct Thread {
+  enum class At {
+    Stopped,  // in a ptrace stop with nothing to match: resumed when it runs
+    Resumed,  // running (only the current thread)
+    Pending,  // stopped at a stop not yet matched with the log
+    InCall,   // at the seccomp stop of a call whose result the log has later
+    Exiting,  // at the seccomp stop of its logged `exit`, run later (finish_exit)
+    Gone,     // exited
+  };
+  Tid recorded;
+  process::Task task;
+  At at = At::Stopped;
+  process::WaitResult stop{};
+  int deliver = 0;  // signal to deliver when resumed
+  bool fresh = true;  // not resumed since the checkpoint
+  bool scheduled = false;  // named by a ThreadSwitch: it runs until it gives way
+};
+
+class SegmentCheck {
+ public:
+  SegmentCheck(const store::RecordingReader& reader, CheckpointId k) : reader_(reader), k_(k) {}
+  ~SegmentCheck() {
+    if (leader_) leader_->kill_and_reap();
+  }
+  Result<SegmentOutcome> run();
+
+ private:
+  Status restore();
+  Thread* find(int32_t recorded) {
+    auto it = by_tid_.find(recorded);
+    return it == by_tid_.end() ? nullptr : &threads_[it->second];
+  }
+  Status resume(Thread& th);
+  Status wait_pending(Thread& th);
+  Result<bool> serve_call(Thread& th, const store::Event& ev);
+  Result<bool> serve_own(Thread& th, const store::Event& ev);
+  Result<bool> process_exit(const store::Event& ev);
+  Result<bool> done_at_checkpoint(Thread& th, const store::Event& ev);
+  Status finish_exit(Thread& th);
+  Result<bool> reach_next();
+  Result<bool> compare_next(const store::ProcessState& next);
+  bool diverge(uint64_t pc, std::string expected, std::string actual) {
+    out_.end = SegmentEnd::Diverged;
+    out_.divergence = Divergence{SegmentId(k_.value), cursor_, std::move(expected), std::move(actual), pc};
+    return false;
+  }
+
+  const store::RecordingReader& reader_;
+  CheckpointId k_;
+  std::vector<store::Event> events_;
+  size_t cursor_ = 0;
+  store::ProcessState state_;
+  std::vector<Thread> threads_;  // [0] is the leader
+  std::map<int32_t, size_t> by_tid_;
+  process::Task* leader_ = nullptr;
+  Thread* cur_ = nullptr;  // the thread the log says runs
+  std::optional<uint64_t> last_diff_page_;
+  std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
+  SegmentOutcome out_;
+};
+
+Status SegmentCheck::restore() {
+  restore::RestoreOptions options;
+  options.fd_numbers = restore::FdNumbers::Exact;
+  const int cpu = recorded_cpu(reader_);
+  options.in_child_before_exec = [cpu]() -> Status {
+    if (setsid() < 0) return Error::from_errno("setsid");
+    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
+    return recorder::install_record_filter();
+  };
+  std::vector<restore::RestoredThread> others;
+  options.threads = &others;
+  restore::RestoreReport report;
+  options.report = &report;
+  process::Task leader = TRY(restore::restore_checkpoint(reader_, k_, std::move(options)));
+  for (const std::string& w : report.warnings)
+    SLSDBG_DEBUG("replay", "restoring checkpoint %llu: %s", (unsigned long long)k_.value, w.c_str());
+  threads_.reserve(others.size() + 1);
+  threads_.push_back(Thread{state_.threads.front().tid, std::move(leader)});
+  leader_ = &threads_.front().task;
+  TRY_CTX(recorder::patch_vdso_time_functions(leader_->tgid()), "patching the restored vDSO");
+  for (restore::RestoredThread& t : others) threads_.push_back(Thread{t.recorded, std::move(t.task)});
+  for (size_t i = 0; i < threads_.size(); i++) by_tid_[threads_[i].recorded.value] = i;
+  return ok_status();
+}
+
+Status SegmentCheck::resume(Thread& th) {
+  if (th.at != Thread::At::Stopped) return ok_status();
+  TRY(th.task.cont(std::exchange(th.deliver, 0)));
+  th.at = Thread::At::Resumed;
+  th.fresh = false;
+  return ok_status();
+}
+
+// Runs `th` to its next stop the log could name (a syscall, a signal, rdtsc, its end).
+Status SegmentCheck::wait_pending(Thread& th) {
+  if (th.at != Thread::At::Stopped && th.at != Thread::At::Resumed) return ok_status();
+  TRY(resume(th));
+  for (;;) {
+    process::WaitResult w = TRY(th.task.wait());
+    if (!w.stopped()) {
+      th.at = Thread::At::Gone;
+      th.stop = w;
+      return ok_status();
+    }
+    const bool stray = (w.kind == process::StopKind::PtraceEvent && w.event != PTRACE_EVENT_SECCOMP) ||
+                       w.kind == process::StopKind::GroupStop || w.kind == process::StopKind::SyscallStop;
+    if (!stray) {
+      th.at = Thread::At::Pending;
+      th.stop = w;
+      return ok_status();
+    }
+    TRY(th.task.cont());
+  }
+}
+
+// `th` sits at the seccomp stop of the call `ev` logged: run it or give it
+// the logged result. False: diverged.
+Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
+  user_regs_struct r = TRY(th.task.regs());
+  const int64_t nr = static_cast<int64_t>(r.orig_rax);
+  const auto args = args_of(r);
+  const std::string actual = "syscall " + describe_call(nr, args) + " (thread " + std::to_string(th.recorded.value) + ")";
+  if (ev.kind != store::EventKind::Syscall || ev.syscall_no != nr || ev.args != args)
+    return diverge(r.rip, describe(ev), actual);
+  const SyscallHandling how = handling_of(nr, args);
+  if (nr == SYS_exit) {
+    // A thread's end runs for real: the kernel clears its tid word and
+    // wakes pthread_join. The recorder logged it before the kernel ran it,
+    // so a join may have seen the tid word still set and waited (its futex
+    // wait is in the log): then the end runs right after that wait is
+    // served, else now. Nothing else runs until it is gone.
+    th.at = Thread::At::Exiting;
+    uint64_t ctid = 0;
+    for (const auto& t : state_.threads)
+      if (t.tid == th.recorded) ctid = t.clear_child_tid;
+    for (size_t i = cursor_ + 1; ctid && i < events_.size(); i++) {
+      const store::Event& e = events_[i];
+      const int op = static_cast<int>(e.args[1]) & FUTEX_CMD_MASK;
+      if (e.kind == store::EventKind::Syscall && e.syscall_no == SYS_futex && e.args[0] == ctid &&
+          (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)) {
+        exits_after_[i].push_back(&th);
+        return true;
+      }
+    }
+    TRY(finish_exit(th));
+    return true;
+  }
+  if (how == SyscallHandling::Emulate || how == SyscallHandling::EndOfProcess) {
+    r.orig_rax = static_cast<uint64_t>(-1);
+    r.rax = static_cast<uint64_t>(ev.result);
+    TRY(th.task.set_regs(r));
+    TRY_CTX(install_placeholders(th.task, created_fds(ev)), "replaying " + actual);
+  } else {
+    const bool pinned = pin_placement(nr, ev, r);
+    if (pinned) TRY(th.task.set_regs(r));
+    TRY(th.task.syscall());
+    process::WaitResult w = TRY(th.task.wait());
+    if (w.kind != process::StopKind::SyscallStop) return diverge(r.rip, describe(ev), actual + " did not return");
+    user_regs_struct after = TRY(th.task.regs());
+    if (pinned) {
+      after.rdi = args[0];
+      after.r10 = args[3];
+      after.r8 = args[4];
+      TRY(th.task.set_regs(after));
+    }
+    const int64_t result = static_cast<int64_t>(after.rax);
+    if (result != ev.result) {
+      if (how == SyscallHandling::RunAndCheck) return diverge(r.rip, describe(ev), actual + " = " + std::to_string(result));
+      after.rax = static_cast<uint64_t>(ev.result);
+      TRY(th.task.set_regs(after));
+    }
+  }
+  for (const store::MemoryWrite& w : ev.writes)
+    TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + actual);
+  th.at = Thread::At::Stopped;
+  return true;
+}
+
+Status SegmentCheck::finish_exit(Thread& th) {
+  if (th.at != Thread::At::Exiting) return ok_status();
+  TRY(th.task.cont());
+  process::WaitResult w = TRY(th.task.wait());
+  while (w.stopped()) {
+    TRY(th.task.cont());
+    w = TRY(th.task.wait());
+  }
+  th.at = Thread::At::Gone;
+  // The last thread left runs, as the recorder let it without a ThreadSwitch.
+  Thread* alone = nullptr;
+  size_t live = 0;
+  for (Thread& t : threads_)
+    if (t.at != Thread::At::Gone) {
+      live++;
+      alone = &t;
+    }
+  if (live == 1) {
+    cur_ = alone;
+    cur_->scheduled = true;
+  }
+  return ok_status();
+}
+
+// An event of the running thread: match it with the thread's next stop.
+Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
+  TRY(wait_pending(th));
+  if (th.at == Thread::At::Gone) return diverge(0, describe(ev), "thread " + std::to_string(th.recorded.value) + " ended");
+  if (th.at == Thread::At::Exiting) return diverge(0, describe(ev), "thread " + std::to_string(th.recorded.value) + " ending");
+  if (th.at == Thread::At::InCall) return serve_call(th, ev);
+  const process::WaitResult& w = th.stop;
+  if (w.kind == process::StopKind::PtraceEvent) return serve_call(th, ev);
+  user_regs_struct r = TRY(th.task.regs());
+  siginfo_t si = TRY(th.task.siginfo());
+  if (w.signo == SIGSEGV && si.si_code == SI_KERNEL) {
+    uint8_t code[3] = {0, 0, 0};
+    if (th.task.read_memory(RemoteAddr(r.rip), {code, 3}).ok() && code[0] == 0x0f &&
+        (code[1] == 0x31 || (code[1] == 0x01 && code[2] == 0xf9))) {
+      const bool rdtscp = code[1] == 0x01;
+      if (ev.kind != store::EventKind::Rdtsc || ev.is_rdtscp != rdtscp)
+        return diverge(r.rip, describe(ev), rdtscp ? "rdtscp" : "rdtsc");
+      r.rax = ev.tsc & 0xffffffffu;
+      r.rdx = ev.tsc >> 32;
+      if (rdtscp) r.rcx = ev.tsc_aux;
+      r.rip += rdtscp ? 3 : 2;
+      r.eflags &= ~0x10000ull;
+      TRY(th.task.set_regs(r));
+      th.at = Thread::At::Stopped;
+      return true;
+    }
+  }
+  if (ev.kind != store::EventKind::Signal || ev.signo != w.signo)
+    return diverge(r.rip, describe(ev), "signal " + std::to_string(w.signo) + " (thread " +
+                                            std::to_string(th.recorded.value) + ")");
+  if (ev.siginfo.size() >= sizeof(siginfo_t)) {
+    siginfo_t logged;
+    std::memcpy(&logged, ev.siginfo.data(), sizeof logged);
+    TRY(th.task.set_siginfo(logged));
+  }
+  th.deliver = w.signo;
+  th.at = Thread::At::Stopped;
+  return true;
+}
+
+// A thread checkpointed at the exit stop of a call whose event the log has
+// right after the checkpoint: its registers already hold the result; only
+// the call's memory writes are applied.
+Result<bool> SegmentCheck::done_at_checkpoint(Thread& th, const store::Event& ev) {
+  if (!th.fresh || th.at != Thread::At::Stopped || ev.kind != store::EventKind::Syscall) return false;
+  const store::ThreadState* t = nullptr;
+  for (const auto& s : state_.threads)
+    if (s.tid == th.recorded) t = &s;
+  if (!t || t->restarted_syscall || t->regs.rip != ev.pc || static_cast<int64_t>(t->regs.orig_rax) != ev.syscall_no ||
+      static_cast<int64_t>(t->regs.rax) != ev.result || args_of(t->regs) != ev.args)
+    return false;
+  for (const store::MemoryWrite& w : ev.writes)
+    TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + describe(ev));
+  SLSDBG_DEBUG("replay", "segment %llu: thread %d's %s happened before the checkpoint", (unsigned long long)k_.value,
+               th.recorded.value, describe(ev).c_str());
+  return true;
+}
+
+// The logged exit of the process: its exit_group runs for real.
+Result<bool> SegmentCheck::process_exit(const store::Event& ev) {
+  if (cur_) {
+    TRY(wait_pending(*cur_));
+    if (cur_->at == Thread::At::Pending) TRY(cur_->task.cont());
+  }
+  // Every other thread's end is reported before the leader's.
+  for (size_t i = threads_.size(); i-- > 0;) {
+    Thread& th = threads_[i];
+    if (th.at == Thread::At::Gone) continue;
+    process::WaitResult w = TRY(th.task.wait());
+    while (w.stopped()) {
+      TRY(th.task.cont());
+      w = TRY(th.task.wait());
+    }
+    th.at = Thread::At::Gone;
+    th.stop = w;
+  }
+  const process::WaitResult& w = threads_.front().stop;
+  const bool killed = w.kind == process::StopKind::Killed;
+  leader_ = nullptr;  // reaped
+  if (killed ? ev.signo != w.signo : (ev.signo != 0 || ev.exit_status != w.exit_code))
+    return diverge(0, describe(ev), killed ? "killed by signal " + std::to_string(w.signo)
+                                           : "exit with status " + std::to_string(w.exit_code));
+  out_.end = SegmentEnd::EndOfHistory;
+  return true;
+}
+
+// The log is consumed: bring the thread that was running at checkpoint k+1
+// to its registers there, then compare everything.
+Result<bool> SegmentCheck::reach_next() {
+  const std::string where = "checkpoint " + std::to_string(k_.value + 1);
+  store::ProcessState next = TRY(reader_.process_state(CheckpointId(k_.value + 1)));
+  for (const store::ThreadState& t : next.threads)
+    SLSDBG_DEBUG("replay", "%s: thread %d at %s%s%s", where.c_str(), t.tid.value, hex(t.regs.rip).c_str(),
+                 t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
+  if (next.running_tid == 0) {
+    // Every thread waited in a call: the last one to run went on to its call.
+    for (const store::ThreadState& t : next.threads) {
+      Thread* th = find(t.tid.value);
+      if (!th || !t.restarted_syscall || th->at == Thread::At::InCall) continue;
+      if (th->at == Thread::At::Resumed || (th->at == Thread::At::Stopped && (!th->fresh || th->scheduled))) {
+        TRY(wait_pending(*th));
+        if (th->at == Thread::At::Pending && th->stop.kind == process::StopKind::PtraceEvent) th->at = Thread::At::InCall;
+      }
+    }
+    return compare_next(next);
+  }
+  Thread* th = find(next.running_tid);
+  if (!th || th != cur_)
+    return diverge(0, "thread " + std::to_string(next.running_tid) + " running at " + where,
+                   cur_ ? "thread " + std::to_string(cur_->recorded.value) + " runs" : "no thread runs");
+  const store::ThreadState* want = nullptr;
+  for (const auto& t : next.threads)
+    if (t.tid.value == next.running_tid) want = &t;
+  if (!want) return Error::msg(where + " lacks its running thread");
+  if (th->at == Thread::At::Stopped) {  // already there (an empty stretch)?
+    user_regs_struct now = TRY(th->task.regs());
+    if (same_general_registers(now, want->regs, nullptr, RegsAt::Anywhere)) {
+      if (TRY(compare_next(next))) return true;
+      if (out_.divergence) return false;
+    }
+  }
+  uint8_t code[2] = {0, 0};
+  const bool rewound = want->restarted_syscall ||
+                       (want->regs.rcx == want->regs.rip + 2 &&
+                        reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
+                        code[0] == 0x0f && code[1] == 0x05);
+  if (rewound) {
+    // The recorder rewound it at the seccomp stop of its next call.
+    TRY(wait_pending(*th));
+    if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::PtraceEvent) {
+      user_regs_struct r = TRY(th->task.regs());
+      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value));
+    }
+    th->at = Thread::At::InCall;
+    return compare_next(next);
+  }
+  // The kernel compares the registers at each hit; else a debug register
+  // stops at every visit of the pc (slow in loops).
+  std::optional<ConditionalBreakpoint> cond;
+  const pid_t tid = th->task.raw_tid();
+  if (auto armed = ConditionalBreakpoint::arm(tid, want->regs, ConditionalBreakpoint::Compare::All); armed.ok()) {
+    cond.emplace(std::move(*armed));
+  } else if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), want->regs.rip) != 0 ||
+             ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 1ul << 6) != 0) {
+    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
+  }
+  // FIXME: CPU-bound threads (thr_restore's workers) miss their checkpoint
+  // for minutes; bounded by a CPU budget, then a clear error.
+  const auto cps = reader_.checkpoints();
+  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
+  const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
+  UniqueFd alarm;
+  if (auto a = process::arm_cpu_time_alarm(tid, budget); a.ok()) alarm = std::move(*a);
+  for (;;) {
+    TRY(wait_pending(*th));
+    user_regs_struct r = TRY(th->task.regs());
+    if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP)
+      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value));
+    siginfo_t si = TRY(th->task.siginfo());
+    if (process::is_cpu_time_alarm(si))
+      return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
+                        " s of CPU time of thread " + std::to_string(th->recorded.value) +
+                        " (the thread runs on without matching it; CPU-bound threads are not replayed yet)");
+    th->at = Thread::At::Stopped;
+    if (si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return diverge(r.rip, where, "a SIGTRAP");
+    if (r.rip != want->regs.rip || !same_general_registers(r, want->regs, nullptr, RegsAt::Anywhere)) continue;
+    r.eflags &= ~0x10000ull;  // the hit set RF; the recorded state has it clear
+    TRY(th->task.set_regs(r));
+    if (TRY(compare_next(next))) break;
+    if (out_.divergence) return false;
+  }
+  cond.reset();
+  (void)ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 0ul);
+  return true;
+}
+
+// Every thread's registers and checkpoint k+1's dirty pages. False with no
+// divergence set: the memory differs (an earlier visit of the pc).
+Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
+  size_t live = 0;
+  for (const Thread& th : threads_) live += th.at != Thread::At::Gone;
+  if (live != next.threads.size())
+    return diverge(0, std::to_string(next.threads.size()) + " threads at checkpoint " + std::to_string(k_.value + 1),
+                   std::to_string(live) + " threads");
+  for (const store::ThreadState& want : next.threads) {
+    Thread* th = find(want.tid.value);
+    if (!th || th->at == Thread::At::Gone)
+      return diverge(0, "thread " + std::to_string(want.tid.value) + " at checkpoint " + std::to_string(k_.value + 1),
+                     "no such thread");
+    if (th->at == Thread::At::Resumed) return Error::msg("internal: comparing a running thread");
+    user_regs_struct r = TRY(th->task.regs());
+    RegsAt at = RegsAt::Anywhere;
+    if (th->at == Thread::At::InCall) {
+      // Stored as just before its call (the recorder rewound it).
+      r.rip -= 2;
+      r.rax = r.orig_rax;
+      at = RegsAt::RewoundSyscall;
+    } else if (want.restarted_syscall) {
+      at = RegsAt::RewoundSyscall;
+    }
+    std::string diff;
+    if (!same_general_registers(r, want.regs, &diff, at))
+      return diverge(r.rip, "thread " + std::to_string(want.tid.value) + "'s registers at checkpoint " +
+                                std::to_string(k_.value + 1),
+                     diff);
+  }
+  std::vector<uint8_t> page(kPageSize);
+  if (last_diff_page_) {
+    // A loop whose state lives in memory repeats its registers: the page
+    // that differed last time usually differs again.
+    std::vector<uint8_t> recorded(kPageSize);
+    if (reader_.read_memory(CheckpointId(k_.value + 1), *last_diff_page_, recorded).ok() &&
+        threads_.front().task.read_memory(RemoteAddr(*last_diff_page_), page).ok() && page != recorded)
+      return false;
+  }
+  bool same = true;
+  uint64_t compared = 0, first_diff = 0;
+  TRY(reader_.for_each_dirty_page(CheckpointId(k_.value + 1), [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
+    if (!same) return ok_status();
+    TRY_CTX(threads_.front().task.read_memory(RemoteAddr(vaddr), page), "reading page " + hex(vaddr));
+    compared++;
+    if (std::memcmp(page.data(), data.data(), kPageSize) != 0) {
+      same = false;
+      first_diff = vaddr;
+    }
+    return ok_status();
+  }));
+  out_.pages_compared += compared;
+  if (!same) last_diff_page_ = first_diff;
+  if (!same) SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs", (unsigned long long)k_.value + 1, hex(first_diff).c_str());
+  return same;
+}
+
+Result<SegmentOutcome> SegmentCheck::run() {
+  events_ = TRY_CTX(reader_.segment_events(SegmentId(k_.value)), "reading segment " + std::to_string(k_.value));
+  const uint64_t total = reader_.checkpoints().size();
+  const bool has_next = k_.value + 1 < total;
+  const bool logs_exit = std::any_of(events_.begin(), events_.end(),
+                                     [](const store::Event& e) { return e.kind == store::EventKind::Exit; });
+  if (!has_next && (!logs_exit || (events_.size() == 1 && events_[0].signo == SIGKILL))) {
+    out_.end = SegmentEnd::EndOfHistory;
+    out_.cut_short = true;
+    return out_;
+  }
+  state_ = TRY(reader_.process_state(k_));
+  TRY_CTX(restore(), "restoring checkpoint " + std::to_string(k_.value));
+  cur_ = state_.running_tid ? find(state_.running_tid) : nullptr;
+  if (state_.threads.size() == 1) cur_ = &threads_.front();
+  for (const store::ThreadState& t : state_.threads)
+    SLSDBG_DEBUG("replay", "checkpoint %llu: thread %d at %s%s%s", (unsigned long long)k_.value, t.tid.value,
+                 hex(t.regs.rip).c_str(), t.restarted_syscall ? " (before its call)" : "",
+                 t.tid.value == state_.running_tid ? " (running)" : "");
+  // Threads a checkpoint cut inside a call went back into it right after.
+  for (size_t i = 0; i < state_.threads.size(); i++) {
+    Thread& th = threads_[i];
+    if (!state_.threads[i].restarted_syscall || &th == cur_) continue;
+    TRY(wait_pending(th));
+    if (th.at != Thread::At::Pending)
+      return Error::msg("thread " + std::to_string(th.recorded.value) + " did not re-enter its call");
+    // A signal queued for it first stays pending until the log delivers it.
+    if (th.stop.kind == process::StopKind::PtraceEvent) th.at = Thread::At::InCall;
+  }
+  if (!events_.empty() && events_[0].kind == store::EventKind::Signal && cur_)
+    TRY_CTX(process::run_injected_stub(cur_->task, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
+            "matching the recorder's last trap");
+
+  for (; cursor_ < events_.size(); cursor_++) {
+    const store::Event& ev = events_[cursor_];
+    SLSDBG_DEBUG("replay", "segment %llu event %zu/%zu: %s", (unsigned long long)k_.value, cursor_, events_.size(),
+                 describe(ev).c_str());
+    if (ev.kind == store::EventKind::ForcedCheckpoint) {
+      out_.end = SegmentEnd::ReachedByRestore;
+      return out_;
+    }
+    if (ev.kind == store::EventKind::Exit) {
+      if (!TRY(process_exit(ev))) return out_;
+      out_.events_replayed++;
+      return out_;
+    }
+    if (ev.kind == store::EventKind::ThreadSwitch && cur_ && cur_->recorded == ev.tid) {
+      // Back to the thread that ran before a stretch where none did (its call returned first).
+      out_.events_replayed++;
+      continue;
+    }
+    if (ev.kind == store::EventKind::ThreadSwitch) {
+      // The current thread gave way at a call that may block, unless the
+      // switch is a tick's, right after the checkpoint (it has not run).
+      if (cur_ && (cur_->at == Thread::At::Resumed ||
+                   (cur_->at == Thread::At::Stopped && (!cur_->fresh || cur_->scheduled))))
+        TRY(wait_pending(*cur_));
+      if (cur_ && cur_->at == Thread::At::Pending) {
+        if (cur_->stop.kind != process::StopKind::PtraceEvent) {
+          user_regs_struct r = TRY(cur_->task.regs());
+          {
+            diverge(r.rip, describe(ev), "a signal stop of thread " + std::to_string(cur_->recorded.value));
+            return out_;
+          }
+        }
+        cur_->at = Thread::At::InCall;  // gave way at a call that may block
+      }
+      Thread* next = find(ev.tid.value);
+      if (!next || next->at == Thread::At::Gone) {
+            diverge(0, describe(ev), "no such thread");
+            return out_;
+          }
+      cur_ = next;
+      cur_->scheduled = true;
+      out_.events_replayed++;
+      continue;
+    }
+    Thread* th = find(ev.tid.value);
+    if (th && TRY(done_at_checkpoint(*th, ev))) {
+      out_.events_replayed++;
+      continue;
+    }
+    if (!th) {
+            diverge(0, describe(ev), "no thread " + std::to_string(ev.tid.value));
+            return out_;
+          }
+    bool ok;
+    if (th == cur_ || th->at == Thread::At::Stopped || th->at == Thread::At::Resumed ||
+        (th->at == Thread::At::Pending && th->stop.kind == process::StopKind::SignalDelivery)) {
+      // Not only the running thread: a signal the recorder delivered to a
+      // waiting thread is taken at its first stop, and a thread the recorder
+      // counted as in the kernel when a checkpoint stopped it at its exit
+      // stop runs on to its next call.
+      ok = TRY(serve_own(*th, ev));
+    } else if (th->at == Thread::At::InCall || (th->at == Thread::At::Pending &&
+                                               th->stop.kind == process::StopKind::PtraceEvent)) {
+      ok = TRY(serve_call(*th, ev));  // a call that was in the kernel while another ran
+    } else {
+      ok = diverge(0, describe(ev), "thread " + std::to_string(ev.tid.value) + " is not in a call");
+    }
+    if (!ok) return out_;
+    out_.events_replayed++;
+    if (auto it = exits_after_.find(cursor_); it != exits_after_.end())
+      for (Thread* t : it->second) TRY(finish_exit(*t));
+    if (cursor_ + 1 < events_.size() && events_[cursor_ + 1].kind == store::EventKind::ForcedCheckpoint) {
+      out_.end = SegmentEnd::ReachedByRestore;
+      return out_;
+    }
+  }
+  if (!has_next) return Error::msg("segment " + std::to_string(k_.value) + ": the log ends without an exit");
+  for (Thread& t : threads_) TRY(finish_exit(t));
+  if (!TRY(reach_next())) {
+    if (!out_.divergence)
+      diverge(0, "checkpoint " + std::to_string(k_.value + 1) + "'s memory", "different memory with equal registers");
+    return out_;
+  }
+  out_.end = SegmentEnd::ReachedByExecution;
+  return out_;
+}
+
+}  // namespace
+
+Result<CheckReport> check_threaded_recording(const store::RecordingReader& reader,
+                                             const std::function<void(uint64_t, uint64_t)>& progress) {
+  CheckReport report;
+  const uint64_t total = reader.checkpoints().size();
+  report.checkpoints = total;
+  if (total == 0) return Error::msg("the recording has no checkpoint");
+  for (uint64_t k = 0; k < total; k++) {
+    SegmentCheck segment(reader, CheckpointId(k));
+    SegmentOutcome out = TRY_CTX(segment.run(), "segment " + std::to_string(k));
+    report.events_replayed += out.events_replayed;
+    report.pages_compared += out.pages_compared;
+    switch (out.end) {
+      case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
+      case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;
+      case SegmentEnd::Diverged:
+        if (!out.divergence) return Error::msg("internal: segment " + std::to_string(k) + " diverged without a report");
+        report.divergence = out.divergence;
+        return report;
+      case SegmentEnd::EndOfHistory:
+        report.end_checkpoint = k;
+        report.cut_short = out.cut_short;
+        return report;
+      case SegmentEnd::Paused: return Error::msg("internal: a threaded check paused");
+    }
+    if (progress) progress(k + 1, total);
+  }
+  return Error::msg("the recording ends without its history's end");
+}
+
+}  // namespace slsdbg::replay
