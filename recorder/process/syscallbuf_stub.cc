@@ -91,6 +91,8 @@ slsdbg_sysbuf_code:
   je 14f
   cmpq $7, %rax
   je 18f
+  cmpq $72, %rax
+  je 25f
   jmp 89f
 10:
   testl $1, %ecx
@@ -151,6 +153,14 @@ slsdbg_sysbuf_code:
   movb $0, SB_TABLE(%rdi)
   xorl %r11d, %r11d
   jmp 20f
+25:
+  cmpl $3, %esi
+  jbe 26f
+  cmpl $1030, %esi
+  jne 89f
+26:
+  xorl %r11d, %r11d
+  jmp 20f
 18:
   testl %edx, %edx
   jnz 89f
@@ -191,6 +201,23 @@ slsdbg_sysbuf_fast:
   je 34f
   cmpq $257, %r11
   je 35f
+  cmpq $72, %r11
+  je 36f
+  jmp 32f
+36:
+  cmpq $1024, %rax
+  jae 32f
+  testl %esi, %esi
+  jz 37f
+  cmpl $1030, %esi
+  jne 32f
+37:
+  xorl %r11d, %r11d
+  cmpq $1024, %rdi
+  jae 38f
+  movzbl SB_TABLE(%rdi), %r11d
+38:
+  movb %r11b, SB_TABLE(%rax)
   jmp 32f
 30:
   testq %rax, %rax

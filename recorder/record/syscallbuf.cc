@@ -31,7 +31,7 @@ using namespace process;
 bool bufferable(long nr) {
   switch (nr) {
     case SYS_read: case SYS_pread64: case SYS_write: case SYS_pwrite64: case SYS_lseek: case SYS_newfstatat:
-    case SYS_statx: case SYS_getdents64: case SYS_openat: case SYS_close: case SYS_poll:
+    case SYS_statx: case SYS_getdents64: case SYS_openat: case SYS_close: case SYS_poll: case SYS_fcntl:
       return true;
     default:
       return false;
@@ -258,8 +258,8 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
   return ok_status();
 }
 
-// The stub cleared a closed fd's byte, and set an opened one's (a
-// directory's, for O_DIRECTORY); the mirror follows.
+// The stub cleared a closed fd's byte, set an opened one's (a directory's,
+// for O_DIRECTORY) and copied a duplicated one's; the mirror follows.
 void SyscallBuf::note_fd_change(const store::Event& ev) {
   if (ev.syscall_no == SYS_close && ev.args[0] < table_.size()) {
     table_[ev.args[0]] = 0;
@@ -269,6 +269,11 @@ void SyscallBuf::note_fd_change(const store::Event& ev) {
     table_[ev.result] = dir ? kSysbufFdDir : 0;
     known_.set(ev.result, dir);
     table_dirty_ = table_dirty_ || dir;
+  } else if (ev.syscall_no == SYS_fcntl && (ev.args[1] == F_DUPFD || ev.args[1] == F_DUPFD_CLOEXEC) && ev.result >= 0 &&
+             static_cast<uint64_t>(ev.result) < table_.size()) {
+    const uint8_t kind = ev.args[0] < table_.size() ? table_[ev.args[0]] : 0;
+    table_[ev.result] = kind;
+    known_.set(ev.result, ev.args[0] < table_.size() && known_.test(ev.args[0]));
   }
 }
 

@@ -9,9 +9,11 @@
 //  - newfstatat and statx of a path (the kernel resolves it; no fd);
 //  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
 //    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
-//  - poll with a zero timeout.
+//  - poll with a zero timeout;
+//  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
+//    (the new fd's byte is copied from the old one's).
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
-// Descriptors: the stub clears a closed fd's byte itself; the drain tells
+// Descriptors: the stub keeps the bytes of closed, opened and duplicated fds itself; the drain tells
 // the mirror, the recorder's fast writes (FastWrite) and the capture (whose
 // fd table is re-read after buffered activity).
 //
