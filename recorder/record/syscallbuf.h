@@ -13,9 +13,10 @@
 //  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
 //    (the new fd's byte is copied from the old one's).
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
-// Descriptors: the stub keeps the bytes of closed, opened and duplicated fds itself; the drain tells
-// the mirror, the recorder's fast writes (FastWrite) and the capture (whose
-// fd table is re-read after buffered activity).
+// Descriptors: the stub itself keeps the bytes of fds it closes, opens and
+// duplicates; the drain tells the recorder's mirror, its fast writes
+// (FastWrite) and the capture (whose fd table is re-read after buffered
+// activity).
 //
 // 1. A glibc syscall site (`syscall; cmp $-4096, %rax|%eax` in libc.so) is
 //    patched into `call *ptr` to the stub (process/syscallbuf_stub.h) at
@@ -36,8 +37,9 @@
 //    an interrupt stop that takes a checkpoint the tracee is first stepped
 //    out of the stub, so no checkpoint sits between a buffered syscall and
 //    its entry. The buffer is reset only while no stub holds it (busy).
-// Replay needs nothing new: its stub takes the trapped path (the header is
-// zero there), whose call is served from the log like any other.
+// Replay: its stub takes the trapped path (the header is zero there), whose
+// call is served from the log like any other; a checkpoint at the stub's
+// trapped `syscall` is matched as a rewound syscall (replay_session.cc).
 #pragma once
 
 #include <signal.h>
