@@ -284,6 +284,12 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
     if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
     // Outside, or at the trapped `syscall` (replay reaches it the same way).
     if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) return ok_status();
+    // Right after it, interrupted with a restart pending (our interrupt cut
+    // a blocking read of a pipe): a step would restart the call and wait on
+    // it, with the children that could end it left stopped. Settled as at
+    // any other site (rewound to the `syscall`) before the checkpoint.
+    const int64_t rax = static_cast<int64_t>(r.rax);
+    if (r.rip == layout.slow + 2 && rax <= -512 && rax >= -516) return ok_status();
     if (r.rip == layout.movs && r.rcx != 0) {
       // Finish the copy here rather than one step per byte.
       std::vector<uint8_t> tmp(r.rcx);

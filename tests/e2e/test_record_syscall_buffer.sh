@@ -16,6 +16,10 @@
 #     patched at once: one forced checkpoint), output equals native, and
 #     `replay --check` says OK, a checkpoint at the stub's trapped `syscall`
 #     included.
+#  5. bash reading a command substitution's pipe (a trapped read through the
+#     stub, blocking) while the child sleeps: the tick's interrupt cuts the
+#     read inside the stub, and the recorder must not step it back into the
+#     read while the child waits on the recorder (it hung).
 source "$(dirname "$0")/record_lib.sh"
 ROUNDS=400
 mkdir -p "$WORK/native" "$WORK/on" "$WORK/off" "$WORK/full"
@@ -65,4 +69,10 @@ fb=$(sed -n 's/.*syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$WORK/fin
 out=$(timeout 300 "$SLSDBG" replay "$WORK/find.rec" --check 2>&1) || die "replay --check (find): $out"
 [[ "$out" == OK:* ]] || die "replay --check (find): $out"
 echo "find: $fb calls buffered; replay: $out"
+out=$(timeout 60 "$SLSDBG" record -o "$WORK/sh.rec" --syscall-buffer -- bash -c 'x=$(sleep 0.1; echo hi); echo "$x"' 2>"$WORK/sh.err") ||
+  die "record bash failed or hung: $(tail -3 "$WORK/sh.err")"
+[ "$out" = hi ] || die "bash printed '$out'"
+out=$(timeout 300 "$SLSDBG" replay "$WORK/sh.rec" --check 2>&1) || die "replay --check (bash): $out"
+[[ "$out" == OK:* ]] || die "replay --check (bash): $out"
+echo "bash reading a pipe: replay: $out"
 echo "test_record_syscall_buffer: OK"
