@@ -69,17 +69,29 @@ def torn(stderr):
     return 0, None
 
 
+def alternate(slsdbg, cmd, runs, work, modes):
+    """Runs `cmd` RUNS times in each of `modes` ({name: None for native, or
+    the arguments of `slsdbg record`}), the modes in turn, and yields (name,
+    seconds, completed process) as each run ends. Also bench/syscallbuf's."""
+    for _ in range(runs):
+        for mode, record_args in modes.items():
+            rec = os.path.join(work, "rec")
+            full = cmd if record_args is None else [slsdbg, "record", *record_args, "-o", rec, "--"] + cmd
+            dt, r = run(full)
+            shutil.rmtree(rec, ignore_errors=True)
+            yield mode, dt, r
+
+
 def bench(slsdbg, name, cmd, runs, work, record_args):
     native, recorded, torn_runs = [], [], []
-    for i in range(runs):
-        dt, r = run(cmd)
-        if r.returncode not in (0, 1):  # grep -c exits 1 on no match
-            return {"error": f"native exit {r.returncode}: {r.stderr.strip()[-300:]}"}
-        native.append(dt)
-        native_rc = r.returncode
-        rec = os.path.join(work, "rec")
-        dt, r = run([slsdbg, "record", *record_args, "-o", rec, "--"] + cmd)
-        shutil.rmtree(rec, ignore_errors=True)
+    native_rc = None
+    for mode, dt, r in alternate(slsdbg, cmd, runs, work, {"native": None, "recorded": record_args}):
+        if mode == "native":
+            if r.returncode not in (0, 1):  # grep -c exits 1 on no match
+                return {"error": f"native exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+            native.append(dt)
+            native_rc = r.returncode
+            continue
         if r.returncode != native_rc or "refus" in r.stderr or "not supported" in r.stderr:
             return {"refused": r.stderr.strip()[-300:], "native_s": round(statistics.median(native), 4)}
         recorded.append(dt)

@@ -12,35 +12,23 @@ ratios are printed as JSON with the load average at start and end, and the
 `syscall buffer: N syscalls buffered, M glibc sites patched` line of the
 last run with the flag.
 """
-import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "realprogs"))
-from run import make_text  # noqa: E402  (bench/realprogs/run.py)
-
-
-def run(cmd):
-    t = time.monotonic()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return time.monotonic() - t, r
+from run import alternate, make_text  # noqa: E402  (bench/realprogs/run.py)
 
 
 def bench(slsdbg, cmd, runs, work):
     times = {"native": [], "off": [], "on": []}
     buffered = None
-    for _ in range(runs):
-        for mode in ("native", "off", "on"):
-            rec = os.path.join(work, "rec")
-            full = cmd if mode == "native" else [slsdbg, "record", "-o", rec] + (
-                ["--syscall-buffer"] if mode == "on" else []) + ["--"] + cmd
-            dt, r = run(full)
-            shutil.rmtree(rec, ignore_errors=True)
-            if r.returncode != 0:
-                return {"error": f"{mode}: exit {r.returncode}: {r.stderr.strip()[-300:]}"}
-            times[mode].append(dt)
-            for line in r.stderr.splitlines():
-                if "syscall buffer:" in line:
-                    buffered = line.split("syscall buffer:", 1)[1].strip()
+    for mode, dt, r in alternate(slsdbg, cmd, runs, work, {"native": None, "off": [], "on": ["--syscall-buffer"]}):
+        if r.returncode != 0:
+            return {"error": f"{mode}: exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+        times[mode].append(dt)
+        for line in r.stderr.splitlines():
+            if "syscall buffer:" in line:
+                buffered = line.split("syscall buffer:", 1)[1].strip()
     med = {k: statistics.median(v) for k, v in times.items()}
     return {"native_s": round(med["native"], 4), "off_s": round(med["off"], 4), "on_s": round(med["on"], 4),
             "off_slowdown": round(med["off"] / med["native"], 2), "on_slowdown": round(med["on"] / med["native"], 2),

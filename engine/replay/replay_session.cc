@@ -30,6 +30,7 @@
 #include "engine/restore/restore.h"
 #include "engine/replay/fd_placeholders.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/syscallbuf_stub.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
@@ -963,8 +964,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     dead_stack_ = dead_stack_range(next, target_.rsp);
     uint8_t code[2] = {0, 0};
     // From the recorded image: at checkpoint 0 the code may not be mapped yet.
-    if (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() && code[0] == 0x0f &&
-        code[1] == 0x05 &&
+    // The syscall buffer stub's trapped `syscall` is not in the image (the
+    // injection area is not captured), but sits at a fixed address.
+    const bool stub_syscall = target_.rip == process::sysbuf_stub_layout().slow;
+    if ((stub_syscall || (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() &&
+                          code[0] == 0x0f && code[1] == 0x05)) &&
         target_.rcx == target_.rip + 2)
       target_at_ = RegsAt::RewoundSyscall;
     uint8_t insn[15] = {};

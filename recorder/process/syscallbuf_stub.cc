@@ -10,7 +10,7 @@
 // on the caller's stack; the rest of the red zone is skipped.
 //
 // Fast path (recording with the buffer enabled, a call and fd the header's
-// table allows, room left): the entry {nr, args[6], result, out_addr,
+// table allows, room left; syscallbuf.h lists the calls and conditions): the entry {nr, args[6], result, out_addr,
 // out_len, out bytes padded to 8} is appended at kSysbufEntriesAddr +
 // cursor, the syscall runs from `fast` (the one address the recorder's
 // seccomp filter allows), the kernel's output bytes are copied after it and
@@ -64,9 +64,11 @@ slsdbg_sysbuf_code:
   cmpq $0, SB_BUSY
   jne 90f
   movq $1, SB_BUSY
+  xorl %ecx, %ecx
   cmpq $1024, %rdi
-  jae 89f
+  jae 5f
   movzbl SB_TABLE(%rdi), %ecx
+5:
   cmpq $0, %rax
   je 10f
   cmpq $17, %rax
@@ -79,6 +81,18 @@ slsdbg_sysbuf_code:
   je 12f
   cmpq $262, %rax
   je 13f
+  cmpq $217, %rax
+  je 15f
+  cmpq $257, %rax
+  je 16f
+  cmpq $3, %rax
+  je 17f
+  cmpq $332, %rax
+  je 14f
+  cmpq $7, %rax
+  je 18f
+  cmpq $72, %rax
+  je 25f
   jmp 89f
 10:
   testl $1, %ecx
@@ -93,20 +107,66 @@ slsdbg_sysbuf_code:
   xorl %r11d, %r11d
   jmp 20f
 12:
-  testl $3, %ecx
+  testl $7, %ecx
   jz 89f
   xorl %r11d, %r11d
   jmp 20f
 13:
-  testl $3, %ecx
-  jz 89f
-  testl $0x1000, %r10d
-  jz 89f
   testq %rsi, %rsi
   jz 89f
   cmpb $0, (%rsi)
-  jne 89f
+  jne 19f
+  testl $0x1000, %r10d
+  jz 89f
+  testl $7, %ecx
+  jz 89f
+19:
   movl $144, %r11d
+  jmp 20f
+14:
+  testq %rsi, %rsi
+  jz 89f
+  cmpb $0, (%rsi)
+  jne 24f
+  testl $0x1000, %edx
+  jz 89f
+  testl $7, %ecx
+  jz 89f
+24:
+  movl $256, %r11d
+  jmp 20f
+15:
+  testl $4, %ecx
+  jz 89f
+  cmpq $SB_MAXREAD, %rdx
+  ja 89f
+  movq %rdx, %r11
+  jmp 20f
+16:
+  testl $0x210800, %edx
+  jz 89f
+  xorl %r11d, %r11d
+  jmp 20f
+17:
+  testl $7, %ecx
+  jz 89f
+  movb $0, SB_TABLE(%rdi)
+  xorl %r11d, %r11d
+  jmp 20f
+25:
+  cmpl $3, %esi
+  jbe 26f
+  cmpl $1030, %esi
+  jne 89f
+26:
+  xorl %r11d, %r11d
+  jmp 20f
+18:
+  testl %edx, %edx
+  jnz 89f
+  cmpq $64, %rsi
+  ja 89f
+  leaq (,%rsi,8), %r11
 20:
   leaq 87(%r11), %rcx
   andq $-8, %rcx
@@ -131,8 +191,33 @@ slsdbg_sysbuf_fast:
   je 30f
   cmpq $17, %r11
   je 30f
+  cmpq $217, %r11
+  je 30f
   cmpq $262, %r11
   je 31f
+  cmpq $332, %r11
+  je 33f
+  cmpq $7, %r11
+  je 34f
+  cmpq $257, %r11
+  je 35f
+  cmpq $72, %r11
+  je 36f
+  jmp 32f
+36:
+  cmpq $1024, %rax
+  jae 32f
+  testl %esi, %esi
+  jz 37f
+  cmpl $1030, %esi
+  jne 32f
+37:
+  xorl %r11d, %r11d
+  cmpq $1024, %rdi
+  jae 38f
+  movzbl SB_TABLE(%rdi), %r11d
+38:
+  movb %r11b, SB_TABLE(%rax)
   jmp 32f
 30:
   testq %rax, %rax
@@ -144,6 +229,26 @@ slsdbg_sysbuf_fast:
   jne 32f
   movl $144, %ecx
   movq %rdx, %rsi
+  jmp 32f
+33:
+  testq %rax, %rax
+  jne 32f
+  movl $256, %ecx
+  movq %r8, %rsi
+  jmp 32f
+34:
+  testq %rax, %rax
+  js 32f
+  leaq (,%rsi,8), %rcx
+  movq %rdi, %rsi
+  jmp 32f
+35:
+  cmpq $1024, %rax
+  jae 32f
+  movb $0, SB_TABLE(%rax)
+  testl $0x10000, %edx
+  jz 32f
+  movb $4, SB_TABLE(%rax)
 32:
   movq %rsi, 64(%rbx)
   movq %rcx, 72(%rbx)

@@ -22,7 +22,7 @@ inline constexpr uint64_t kSysbufBusyOffset = 8;      // 1 while the stub fills 
 inline constexpr uint64_t kSysbufEnabledOffset = 16;  // 0: every call takes the trapped path
 inline constexpr uint64_t kSysbufTableOffset = 0x40;  // one byte per fd below 1024
 inline constexpr uint64_t kSysbufTableSize = 1024;
-inline constexpr uint8_t kSysbufFdRead = 1, kSysbufFdWrite = 2;
+inline constexpr uint8_t kSysbufFdRead = 1, kSysbufFdWrite = 2, kSysbufFdDir = 4;
 inline constexpr uint64_t kSysbufEntriesAddr = 0x70004000;
 inline constexpr uint64_t kSysbufEntriesSize = 0xfc000;  // up to the staging area
 inline constexpr uint64_t kSysbufMaxRead = 0x40000;      // larger reads take the trapped path

@@ -263,6 +263,8 @@ Status RecordSession::set_regs(const user_regs_struct& r) {
 }
 
 Status RecordSession::cont(int signo, __ptrace_request request) {
+  // A signal handed over here is delivered; the buffer patches no site while a handler runs.
+  if (signo != 0 && syscall_buffer_ && dispositions_.runs_handler(signo)) syscall_buffer_->on_handler_entry();
   if (multi() && pid_ != threads_->running()) {
     if (threads_->running() != -1 || stopping_all_) {
       ThreadCtx& c = threads_->at(pid_);
@@ -317,6 +319,7 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
   // Not log_event: its CPU-time read per event would cost a syscall each.
   TRY_CTX(syscall_buffer_->drain([this](const store::Event& ev) -> Status {
             TRY_CTX(writer_->append_event(ev), "writing the event log");
+            fast_write_.before_syscall(ev.syscall_no, ev.args);  // a buffered close or openat
             events_++;
             return ok_status();
           }),
@@ -444,6 +447,8 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   CapturedCheckpoint captured =
       TRY_CTX(capture_->capture_checkpoint(tids, timing), "capturing checkpoint " + std::to_string(checkpoints_));
   store::CheckpointInput& input = captured.input;
+  // A signal arriving during the capture comes back to us as a stop, and is logged then.
+  drop_deliverable_pending(input.state);
   for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
     if (tids[i] == pid_ && restarted_syscall) input.state.threads[i].restarted_syscall = true;
   if (multi()) store_cut_syscalls(input.state, tids);

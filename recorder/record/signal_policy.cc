@@ -56,4 +56,13 @@ RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, con
   return restart ? RestartOutcome::Restart : RestartOutcome::ReturnEintr;
 }
 
+void drop_deliverable_pending(store::ProcessState& st) {
+  uint64_t blocked_by_all = ~uint64_t{0};
+  for (store::ThreadState& t : st.threads) {
+    t.sigpending &= t.sigmask;
+    blocked_by_all &= t.sigmask;
+  }
+  st.shared_sigpending &= st.threads.empty() ? 0 : blocked_by_all;
+}
+
 }  // namespace slsdbg::recorder

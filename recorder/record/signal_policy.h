@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdint>
 
+#include "store/process_state.h"
+
 namespace slsdbg::recorder {
 
 enum class SignalTiming { Synchronous, Asynchronous };
@@ -47,5 +49,13 @@ enum class RestartOutcome {
 // when `signo` (0 = no signal, e.g. our own interrupt) is delivered next, and
 // sets orig_rax = -1 so the kernel does not do it a second time.
 RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, const Dispositions& dispositions);
+
+// A signal that reaches the stopped tracee while a checkpoint is captured
+// sits in its pending set, but the recorder sees it at the next resumption
+// (a signal-delivery stop), holds it and logs its delivery after a checkpoint
+// of its own. Kept in this checkpoint too, replay would deliver it once more
+// right after restoring it. So only what some thread blocks stays pending:
+// a thread's own signals its mask blocks, process-wide ones every thread blocks.
+void drop_deliverable_pending(store::ProcessState& st);
 
 }  // namespace slsdbg::recorder

@@ -77,5 +77,17 @@ TEST(SignalPolicy, OrdinaryRegistersAreUntouched) {
   EXPECT_EQ(settle_interrupted_syscall(done, 0, d), RestartOutcome::NotInSyscall);
 }
 
+TEST(SignalPolicy, ACheckpointKeepsOnlyBlockedPendingSignals) {
+  store::ProcessState st;
+  st.threads.resize(2);
+  st.threads[0].sigmask = (1ull << (SIGUSR1 - 1)) | (1ull << (SIGUSR2 - 1));
+  st.threads[0].sigpending = (1ull << (SIGUSR1 - 1)) | (1ull << (SIGALRM - 1));
+  st.threads[1].sigmask = 1ull << (SIGUSR2 - 1);
+  st.shared_sigpending = (1ull << (SIGUSR2 - 1)) | (1ull << (SIGUSR1 - 1)) | (1ull << (SIGTERM - 1));
+  drop_deliverable_pending(st);
+  EXPECT_EQ(st.threads[0].sigpending, 1ull << (SIGUSR1 - 1));  // blocked: stays; SIGALRM arrived during capture
+  EXPECT_EQ(st.shared_sigpending, 1ull << (SIGUSR2 - 1));      // SIGUSR1 is deliverable to thread 1
+}
+
 }  // namespace
 }  // namespace slsdbg::recorder

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -13,10 +14,12 @@
 #include <cstring>
 #include <vector>
 
+#include "common/log.h"
 #include "recorder/process/proc_maps.h"
 #include "recorder/process/remote_fd.h"
 #include "recorder/process/syscallbuf_stub.h"
 #include "recorder/record/remote_memory.h"
+#include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"
 
 namespace slsdbg::recorder {
@@ -25,14 +28,10 @@ namespace {
 
 using namespace process;
 
-// The two site shapes, from `syscall` on (glibc 2.36+: read, write, pread64,
-// pwrite64, lseek use the wide one; fstatat64 the narrow one).
-constexpr uint8_t kWideSite[8] = {0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff};
-constexpr uint8_t kNarrowSite[7] = {0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff};
-
 bool bufferable(long nr) {
   switch (nr) {
     case SYS_read: case SYS_pread64: case SYS_write: case SYS_pwrite64: case SYS_lseek: case SYS_newfstatat:
+    case SYS_statx: case SYS_getdents64: case SYS_openat: case SYS_close: case SYS_poll: case SYS_fcntl:
       return true;
     default:
       return false;
@@ -52,6 +51,8 @@ bool changes_fds(long nr) {
 
 // The flags `cmp $-4096, %rax` (wide) or `cmp $0xfffff000, %eax` leaves:
 // CF PF AF ZF SF OF from the subtraction, the rest unchanged.
+bool is_libc(const store::Mapping& m) { return m.path.find("/libc.so") != std::string::npos; }
+
 uint64_t flags_after_cmp(uint64_t rax, bool wide, uint64_t eflags) {
   const int bits = wide ? 64 : 32;
   const uint64_t mask = wide ? ~uint64_t{0} : 0xffffffffull;
@@ -100,6 +101,7 @@ uint8_t SyscallBuf::classify(int fd) const {
   if (!copied.ok()) return 0;
   struct stat st;
   if (fstat(copied->get(), &st) != 0) return 0;
+  if (S_ISDIR(st.st_mode)) return kSysbufFdDir;
   if (S_ISCHR(st.st_mode))
     return (st.st_rdev == makedev(1, 3) || st.st_rdev == makedev(1, 5)) ? (kSysbufFdRead | kSysbufFdWrite) : 0;
   if (!S_ISREG(st.st_mode) || !local_filesystem(copied->get())) return 0;
@@ -131,6 +133,7 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
     const uint64_t enabled = forking ? 0 : 1;
     if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
   }
+  if (nr == SYS_rt_sigreturn && handler_depth_ > 0) handler_depth_--;
   if (changes_fds(nr)) {
     // Fails only when the tracee's area is gone (exec, death), which
     // arm() or the exit then takes care of.
@@ -152,30 +155,60 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
 Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t result) {
   const uint64_t site = r.rip - 2;
   if (!bufferable(nr) || (result <= -512 && result >= -516) || patched_.count(site) || declined_.count(site)) return false;
+  // A signal frame below the handler may hold a pc right after some site's
+  // `syscall`, which a patch would turn into the middle of its `call`.
+  if (handler_depth_ > 0) return false;
   uint8_t code[8];
   const bool readable = vm_read(pid_, site, code, sizeof code);
-  const bool wide = readable && std::memcmp(code, kWideSite, sizeof kWideSite) == 0;
-  const bool narrow = readable && std::memcmp(code, kNarrowSite, sizeof kNarrowSite) == 0;
+  const bool wide = readable && std::memcmp(code, kSysbufWideSite, sizeof kSysbufWideSite) == 0;
+  const bool narrow = readable && std::memcmp(code, kSysbufNarrowSite, sizeof kSysbufNarrowSite) == 0;
+  std::vector<store::Mapping> maps;
   bool in_libc = false;
   if (wide || narrow) {
-    std::vector<store::Mapping> maps = TRY(read_maps(pid_));
+    maps = TRY(read_maps(pid_));
     for (const store::Mapping& m : maps)
-      if (site >= m.start && site + sizeof code <= m.end && m.path.find("/libc.so") != std::string::npos) in_libc = true;
+      if (site >= m.start && site + sizeof code <= m.end && is_libc(m)) in_libc = true;
   }
   if (!in_libc) {
     declined_.insert(site);
     return false;
   }
+  // The first patch takes every site the scan finds along: one stop, one
+  // forced checkpoint for all.
+  if (!scanned_) {
+    scanned_ = true;
+    TRY(patch_scanned_sites(maps));
+  }
+  if (!patched_.count(site)) TRY(patch_site(site, wide));
+  // Where the original `cmp` would have left the tracee.
+  r.eflags = flags_after_cmp(r.rax, wide, r.eflags);
+  r.rip = site + (wide ? 8 : 7);
+  return true;
+}
+
+Status SyscallBuf::patch_site(uint64_t site, bool wide) {
   const uint32_t ptr = static_cast<uint32_t>(wide ? kSysbufPtrWide : kSysbufPtrNarrow);
   uint8_t patch[8] = {0xff, 0x14, 0x25, 0, 0, 0, 0, 0x90};
   std::memcpy(patch + 3, &ptr, 4);
-  const uint64_t len = wide ? 8 : 7;
-  TRY_CTX(write_remote(pid_, site, patch, len), "patching a syscall site");
+  TRY_CTX(write_remote(pid_, site, patch, wide ? 8 : 7), "patching a syscall site");
   patched_.insert(site);
-  // Where the original `cmp` would have left the tracee.
-  r.eflags = flags_after_cmp(r.rax, wide, r.eflags);
-  r.rip = site + len;
-  return true;
+  return ok_status();
+}
+
+Status SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
+  size_t found = 0;
+  for (const store::Mapping& m : maps) {
+    if (!is_libc(m) || !(m.prot & PROT_EXEC) || m.end - m.start > (64u << 20)) continue;
+    std::vector<uint8_t> code(m.end - m.start);
+    if (!vm_read(pid_, m.start, code.data(), code.size())) continue;  // left to the per-trap patch
+    for (const SysbufSite& s : find_sysbuf_sites(code, m.start, bufferable)) {
+      if (patched_.count(s.addr) || declined_.count(s.addr)) continue;
+      TRY(patch_site(s.addr, s.wide));
+      found++;
+    }
+  }
+  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan", found);
+  return ok_status();
 }
 
 Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) {
@@ -209,6 +242,7 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
         ev.writes.push_back(std::move(mw));
       }
       TRY(log(ev));
+      note_fd_change(ev);
       drained_++;
       at += kSysbufEntryHeader + ((out_len + 7) & ~uint64_t{7});
     }
@@ -224,6 +258,25 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
   return ok_status();
 }
 
+// The stub cleared a closed fd's byte, set an opened one's (a directory's,
+// for O_DIRECTORY) and copied a duplicated one's; the mirror follows.
+void SyscallBuf::note_fd_change(const store::Event& ev) {
+  if (ev.syscall_no == SYS_close && ev.args[0] < table_.size()) {
+    table_[ev.args[0]] = 0;
+    known_.reset(ev.args[0]);
+  } else if (ev.syscall_no == SYS_openat && ev.result >= 0 && static_cast<uint64_t>(ev.result) < table_.size()) {
+    const bool dir = (ev.args[2] & O_DIRECTORY) != 0;
+    table_[ev.result] = dir ? kSysbufFdDir : 0;
+    known_.set(ev.result, dir);
+    table_dirty_ = table_dirty_ || dir;
+  } else if (ev.syscall_no == SYS_fcntl && (ev.args[1] == F_DUPFD || ev.args[1] == F_DUPFD_CLOEXEC) && ev.result >= 0 &&
+             static_cast<uint64_t>(ev.result) < table_.size()) {
+    const uint8_t kind = ev.args[0] < table_.size() ? table_[ev.args[0]] : 0;
+    table_[ev.result] = kind;
+    known_.set(ev.result, ev.args[0] < table_.size() && known_.test(ev.args[0]));
+  }
+}
+
 Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
   const SysbufStubLayout layout = sysbuf_stub_layout();
   for (int steps = 0; steps < 10000; steps++) {
@@ -231,6 +284,12 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
     if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
     // Outside, or at the trapped `syscall` (replay reaches it the same way).
     if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) return ok_status();
+    // Right after it, interrupted with a restart pending (our interrupt cut
+    // a blocking read of a pipe): a step would restart the call and wait on
+    // it, with the children that could end it left stopped. Settled as at
+    // any other site (rewound to the `syscall`) before the checkpoint.
+    const int64_t rax = static_cast<int64_t>(r.rax);
+    if (r.rip == layout.slow + 2 && rax <= -512 && rax >= -516) return ok_status();
     if (r.rip == layout.movs && r.rcx != 0) {
       // Finish the copy here rather than one step per byte.
       std::vector<uint8_t> tmp(r.rcx);

@@ -1,16 +1,31 @@
 // SyscallBuf: the recorder's side of the in-process syscall fast path
 // (`record --syscall-buffer`, experimental; docs/performance.md `## record`).
 //
-// Calls that cannot block run in the tracee without a ptrace stop: read,
-// pread64, write, pwrite64, lseek and fstat (newfstatat with AT_EMPTY_PATH
-// and ""), on fds the recorder has seen to be a regular file of a local
-// filesystem, /dev/null or /dev/zero. Everything else stays traced.
+// Calls that cannot block run in the tracee without a ptrace stop:
+//  - read, pread64, write, pwrite64, lseek, fstat (newfstatat or statx with
+//    AT_EMPTY_PATH and "") and close, on fds the recorder has seen to be a
+//    regular file of a local filesystem, /dev/null or /dev/zero (reads
+//    and writes), or a directory (lseek, fstat, close, getdents64);
+//  - newfstatat and statx of a path (the kernel resolves it; no fd);
+//  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
+//    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
+//  - poll with a zero timeout;
+//  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
+//    (the new fd's byte is copied from the old one's).
+// Everything else stays traced: reads of pipes, sockets and ttys may block.
+// Descriptors: the stub itself keeps the bytes of fds it closes, opens and
+// duplicates; the drain tells the recorder's mirror, its fast writes
+// (FastWrite) and the capture (whose fd table is re-read after buffered
+// activity).
 //
 // 1. A glibc syscall site (`syscall; cmp $-4096, %rax|%eax` in libc.so) is
 //    patched into `call *ptr` to the stub (process/syscallbuf_stub.h) at
-//    the exit stop of its first trapped call. The stop's rip is moved past
-//    the patch with the flags the `cmp` would set, and a forced checkpoint
-//    follows, so replay crosses the patch by restore (the libc page is in it).
+//    the exit stop of its first trapped call; the first such patch also
+//    patches every site of a bufferable call the scan of libc's code finds
+//    (syscallbuf_sites.h). The stop's rip is moved past the patch with the
+//    flags the `cmp` would set, and a forced checkpoint follows, so replay
+//    crosses the patches by restore (the libc pages are in it). No patch is
+//    made while a signal handler runs (a frame below may sit at a site).
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
 //    of a traced call on an fd, and cleared before any call that may close,
 //    replace or re-flag an fd (and after an unmodelled one). Across a
@@ -22,8 +37,9 @@
 //    an interrupt stop that takes a checkpoint the tracee is first stepped
 //    out of the stub, so no checkpoint sits between a buffered syscall and
 //    its entry. The buffer is reset only while no stub holds it (busy).
-// Replay needs nothing new: its stub takes the trapped path (the header is
-// zero there), whose call is served from the log like any other.
+// Replay: its stub takes the trapped path (the header is zero there), whose
+// call is served from the log like any other; a checkpoint at the stub's
+// trapped `syscall` is matched as a rewound syscall (replay_session.cc).
 #pragma once
 
 #include <signal.h>
@@ -36,10 +52,12 @@
 #include <deque>
 #include <functional>
 #include <set>
+#include <vector>
 
 #include "common/fd.h"
 #include "common/result.h"
 #include "store/event.h"
+#include "store/process_state.h"
 
 namespace slsdbg::recorder {
 
@@ -54,6 +72,9 @@ class SyscallBuf {
   // At the exit stop of a modelled call: patches its site when eligible and
   // moves `r` past it. True: patched; set the registers, force a checkpoint.
   Result<bool> maybe_patch(user_regs_struct& r, long nr, int64_t result);
+  // A signal is delivered to a handler (its rt_sigreturn is seen in
+  // before_syscall).
+  void on_handler_entry() { handler_depth_++; }
   // Forgets every fd classification (after an unmodelled syscall).
   Status forget_fds();
 
@@ -70,6 +91,9 @@ class SyscallBuf {
  private:
   Status write_header(uint64_t offset, const void* data, uint64_t len);
   uint8_t classify(int fd) const;
+  void note_fd_change(const store::Event& ev);
+  Status patch_site(uint64_t site, bool wide);
+  Status patch_scanned_sites(const std::vector<store::Mapping>& maps);
 
   pid_t pid_ = -1;
   UniqueFd pidfd_;
@@ -78,6 +102,8 @@ class SyscallBuf {
   bool table_dirty_ = false;
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
   bool threads_ = false;   // a CLONE_THREAD call was seen: off for good
+  bool scanned_ = false;   // libc's sites were patched in bulk
+  int handler_depth_ = 0;  // signal handlers running (one that longjmps out keeps it up: no more patches)
   uint64_t consumed_ = 0;  // bytes of entries already logged
   uint64_t drained_ = 0;
   std::set<uint64_t> patched_, declined_;

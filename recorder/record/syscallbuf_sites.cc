@@ -1,0 +1,33 @@
+#include "recorder/record/syscallbuf_sites.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace slsdbg::recorder {
+
+std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_t base, bool (*bufferable)(long)) {
+  std::vector<SysbufSite> out;
+  const uint8_t* p = code.data();
+  const size_t n = code.size();
+  // A REX prefix before the `mov`/`xor` would make it set another register.
+  auto rex = [&](size_t at) { return at < n && (p[at] & 0xf0) == 0x40; };
+  for (size_t i = 6; i + sizeof kSysbufNarrowSite <= n; i++) {
+    if (p[i] != 0x0f || p[i + 1] != 0x05) continue;
+    const bool wide = i + sizeof kSysbufWideSite <= n && std::memcmp(p + i, kSysbufWideSite, sizeof kSysbufWideSite) == 0;
+    const bool narrow = !wide && i + sizeof kSysbufNarrowSite <= n &&
+                        std::memcmp(p + i, kSysbufNarrowSite, sizeof kSysbufNarrowSite) == 0;
+    if (!wide && !narrow) continue;
+    long nr = -1;
+    if (p[i - 2] == 0x31 && p[i - 1] == 0xc0 && !rex(i - 3)) {
+      nr = 0;  // xor %eax, %eax
+    } else if (p[i - 5] == 0xb8 && !rex(i - 6)) {
+      uint32_t imm;
+      std::memcpy(&imm, p + i - 4, sizeof imm);
+      nr = imm;
+    }
+    if (nr >= 0 && bufferable(nr)) out.push_back({base + i, wide, nr});
+  }
+  return out;
+}
+
+}  // namespace slsdbg::recorder

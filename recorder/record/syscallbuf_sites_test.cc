@@ -1,0 +1,42 @@
+// Checks the syscall buffer's site scan: `mov $NR, %eax` / `xor %eax, %eax`
+// right before `syscall; cmp` of either shape is found with its address and
+// NR; a number from a register, a REX-prefixed mov (another register), an
+// NR not bufferable and a `cmp $-4095` (vfork's check) are not.
+#include "recorder/record/syscallbuf_sites.h"
+
+#include <gtest/gtest.h>
+
+namespace slsdbg::recorder {
+namespace {
+
+bool read_or_fstatat(long nr) { return nr == 0 || nr == 262; }
+
+TEST(SysbufSites, FindsNumberedSitesOfBothShapes) {
+  const std::vector<uint8_t> code = {
+      0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+      0x31, 0xc0, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,        // xor; syscall; cmp rax   @6+2
+      0xb8, 0x06, 0x01, 0x00, 0x00, 0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff,  // mov $262; syscall; cmp eax  @16+5
+      0x44, 0x89, 0xc0, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,  // mov %r8d,%eax: unknown NR
+      0x41, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,  // mov $0,%r8d
+      0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,  // write: not accepted here
+      0xb8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff,  // cmp $-4095
+  };
+  const std::vector<SysbufSite> s = find_sysbuf_sites(code, 0x1000, read_or_fstatat);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].addr, 0x1000u + 8);
+  EXPECT_TRUE(s[0].wide);
+  EXPECT_EQ(s[0].nr, 0);
+  EXPECT_EQ(s[1].addr, 0x1000u + 21);
+  EXPECT_FALSE(s[1].wide);
+  EXPECT_EQ(s[1].nr, 262);
+}
+
+TEST(SysbufSites, ASiteAtTheVeryEndIsFound) {
+  const std::vector<uint8_t> code = {0x90, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff};
+  const std::vector<SysbufSite> s = find_sysbuf_sites(code, 0, read_or_fstatat);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].addr, 6u);
+}
+
+}  // namespace
+}  // namespace slsdbg::recorder
