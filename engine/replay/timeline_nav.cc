@@ -23,6 +23,7 @@ Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reade
 
 Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
   session.reset();
+  forget_counter();
   if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
   auto forked = snapshots->session_at(CheckpointId(k), use);
   if (!forked.ok()) {
@@ -62,9 +63,14 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
       case SegmentEnd::ReachedByExecution:
       case SegmentEnd::ReachedByRestore: {
         const bool restored = out.end == SegmentEnd::ReachedByRestore;
+        if (!restored) TRY(fold_counter());
+        // A forced checkpoint replaced the process: its last counts are gone.
+        if (restored && !counters.empty() && !counted_bps.empty()) counted_bp_refused = true;
+        close_window();
         segment++;
         cursor = 0;
         if (restored) {
+          forget_counter();
           inserted.clear();
           stepping = false;
           stepping_syscall = false;
@@ -144,7 +150,7 @@ void Timeline::Impl::configure_replay_run(std::optional<uint64_t> probe_pc) {
   target.reset();
 }
 
-Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {
+Status Timeline::Impl::reach_base_once(const Base& b, std::optional<uint64_t> probe_pc) {
   if (b.k >= checkpoints)
     return Error::msg("no checkpoint " + std::to_string(b.k) + " (the recording has " + std::to_string(checkpoints) + ")");
   const uint64_t events = reader.checkpoints()[b.k].segment_events;
@@ -154,6 +160,16 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
   if (!b.after_event && b.n == 0) return Error::msg("moment counts start at 1 (n = 0 given)");
   configure_replay_run(probe_pc);
   if (!b.after_event) target = Moment{b.k, b.e, b.pc, b.n};
+  // A user's breakpoint on the target's pc is counted by the target's
+  // counter stub, not by an int3 there (which would keep the stub out).
+  struct CountedTarget {
+    Impl& t;
+    ~CountedTarget() { t.counted_bps.clear(); }
+  } counted_target{*this};
+  if (target && active.breakpoints.count(target->pc) && counting_allowed()) {
+    active.breakpoints.erase(target->pc);
+    counted_bps = {target->pc};
+  }
   if (!moments) moments = std::make_unique<MomentSnapshots>(options.max_moment_snapshots);
   // A kept copy at an earlier arrival at the same pc (its other counts are
   // unknown: not when counting another pc).
@@ -177,10 +193,15 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
     return ok_status();
   }
   TRY(drive_to_target(b));
-  return set_target_probe(std::nullopt);
+  TRY(set_target_probe(std::nullopt));
+  if (counted_bps.empty()) return ok_status();
+  // Its int3 back for what follows, counting on from the stub's count.
+  counted_bps.clear();
+  active.breakpoints.insert(b.pc);
+  return insert_breakpoint_bytes();
 }
 
-Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
+Status Timeline::Impl::reach_once(const Path& p, std::optional<uint64_t> probe_pc) {
   // A moment + s single steps: from the copy kept nearest before (a few
   // hundred steps at most when a trace passed there), else the moment itself.
   const bool steps_from_moment = !p.base.after_event && p.legs.size() == 1 && p.legs[0].motion == Motion::Step;
@@ -286,6 +307,7 @@ Result<Moment> Timeline::Impl::resolve() {
   const Path p = path;
   const bool exit_here = at_exit;
   TRY(reach(p, pc));
+  TRY(fold_counter());
   const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
   TRY(set_count_probe(std::nullopt));
   if (pc_now() != pc) return Error::msg("internal: re-running the path to " + m.to_string() + " ended elsewhere");
@@ -360,7 +382,7 @@ void Timeline::Impl::recover() {
 
 // Runs segments first..last from checkpoint `first`'s start in one go (up to
 // `until` when given), recording the stops a forward Continue would make.
-Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t first, uint64_t last, std::optional<Moment> until) {
+Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last, std::optional<Moment> until) {
   active = user;
   count_pc.reset();
   target = until;
@@ -432,7 +454,38 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     // Polled at every event and checkpoint of the scan: the user is left
     // where the scan reached (a half-scanned batch cannot tell the last hit).
     interruptible = true;
-    Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
+    const std::optional<Moment> until = hi == from ? c : std::nullopt;
+    // Breakpoints counted in the tracee: one run, then straight to the last hit's moment.
+    Result<CountedScan> counted = scan_counted(lo, hi, until);
+    if (options.interrupted && options.interrupted()) {
+      interruptible = false;
+      return interrupted_back();
+    }
+    if (counted.ok() && counted->usable) {
+      interruptible = false;
+      segments_replayed += hi - lo + 1;
+      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted: last hit %s", (unsigned long long)lo,
+                   (unsigned long long)hi, counted->last ? counted->last->to_string().c_str() : "none");
+      if (!counted->last) {
+        if (lo == 0) break;
+        hi = lo - 1;
+        continue;
+      }
+      const Moment m = *counted->last;
+      TRY(reach_base(Base::at(m), std::nullopt));
+      TRY(set_traps(user));
+      path = Path{Base::at(m), {}};
+      known = m;
+      trace_base.reset();
+      TimelineStop st;
+      st.cause = StopCause::Breakpoint;
+      st.pc = pc_now();
+      return st;
+    }
+    if (!counted.ok())
+      SLSDBG_INFO("timeline", "reverse-continue: scanning with traps (counted scan failed: %s)",
+                  counted.error().message.c_str());
+    Result<std::vector<Hit>> scanned = scan(lo, hi, until);
     interruptible = false;
     std::vector<Hit> found = TRY(std::move(scanned));
     segments_replayed += hi - lo + 1;
