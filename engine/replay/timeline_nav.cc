@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "common/log.h"
 #include "engine/replay/timeline_impl.h"
@@ -306,7 +307,13 @@ Result<Moment> Timeline::Impl::resolve() {
   const uint64_t pc = pc_now();
   const Path p = path;
   const bool exit_here = at_exit;
-  TRY(reach(p, pc));
+  // At a signal's stop the instruction at pc may be the one that faults:
+  // run from the counter stub's copy it would fault there, at another rip.
+  const bool faulting = last.cause == StopCause::Signal || (at_exit && exit_signo != 0);
+  const bool was_off = std::exchange(counting_off, counting_off || faulting);
+  Status reached = reach(p, pc);
+  counting_off = was_off;
+  TRY(std::move(reached));
   TRY(fold_counter());
   const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
   TRY(set_count_probe(std::nullopt));
