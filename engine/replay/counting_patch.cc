@@ -93,6 +93,19 @@ Status CountingPatch::remove(process::Task& task) {
   return ok_status();
 }
 
+bool CountingPatch::intact(process::Task& task) const {
+  uint8_t b[5] = {};
+  if (!task.read_memory(RemoteAddr(pc_), b).ok()) return false;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page_ - (pc_ + kJmpLen)));
+  uint8_t want[5] = {0xe9};
+  std::memcpy(&want[1], &rel, 4);
+  return std::memcmp(b, want, 5) == 0;
+}
+
+void CountingPatch::discard(process::Task& task) {
+  (void)process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0});
+}
+
 Result<uint64_t> CountingPatch::count(process::Task& task) const {
   uint64_t n = 0;
   uint8_t b[8];

@@ -46,6 +46,10 @@ class CountingPatch {
   static Result<CountingPatch> install(process::Task& task, uint64_t pc, std::span<const uint8_t> code);
   // Puts the code back and unmaps the stub.
   Status remove(process::Task& task);
+  // Whether the jump is still at pc (a mapping placed over it drops it).
+  bool intact(process::Task& task) const;
+  // Unmaps the stub only: the code at pc was replaced by someone else.
+  void discard(process::Task& task);
 
   Result<uint64_t> count(process::Task& task) const;
   Status set_count(process::Task& task, uint64_t n) const;

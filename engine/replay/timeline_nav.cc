@@ -431,6 +431,14 @@ std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) co
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
+  // From a signal's stop the current instruction may be the faulting one: a
+  // counter stub on it (the scan's target) would run it at another rip.
+  struct Restore {
+    Impl& t;
+    bool was;
+    ~Restore() { t.counting_off = was; }
+  } restore{*this, counting_off};
+  if (last.cause == StopCause::Signal || (at_exit && exit_signo != 0)) counting_off = true;
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).

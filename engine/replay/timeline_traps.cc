@@ -406,10 +406,21 @@ Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, 
   close_window();
   cursor = index + 1;
   count_at_event = count_value;
-  if (!active.breakpoints.empty() && ev.kind == store::EventKind::Syscall &&
-      (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
-       ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk))
-    refresh_breakpoints();
+  const bool maps_changed = ev.kind == store::EventKind::Syscall &&
+                            (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
+                             ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk);
+  if (!active.breakpoints.empty() && maps_changed) refresh_breakpoints();
+  // A mapping placed over a counter's pc (ld.so maps a library twice) took
+  // its jump away: placed again at the next resumption.
+  if (!counters.empty() && maps_changed)
+    for (auto it = counters.begin(); it != counters.end();) {
+      if (it->second.intact(task)) {
+        ++it;
+        continue;
+      }
+      it->second.discard(task);
+      it = counters.erase(it);
+    }
   reset_counts();
   const bool instruction_next = ev.kind != store::EventKind::Signal;
   if (target && cursor > target->event) {
