@@ -75,7 +75,7 @@ TEST(PatchedBreakpoint, RipRelativeOperandKeepsItsTarget) {
 }
 
 TEST(PatchedBreakpoint, RefusesCodeItCannotMove) {
-  EXPECT_FALSE(build_trampoline(padded({0xe8, 0, 0, 0, 0}), at_pc(), PatchCompare::All, kTramp).ok());  // call
+  EXPECT_FALSE(build_trampoline(padded({0xff, 0xd0}), at_pc(), PatchCompare::All, kTramp).ok());  // call rax
   EXPECT_FALSE(build_trampoline(padded({0xeb, 0x10}), at_pc(), PatchCompare::All, kTramp).ok());  // jmp, then a branch target
   EXPECT_FALSE(build_trampoline(padded({0xc3}), at_pc(), PatchCompare::All, kTramp).ok());        // ret
   EXPECT_FALSE(build_trampoline(padded({0xe2, 0xfe}), at_pc(), PatchCompare::All, kTramp).ok());  // loop: no rel32 form

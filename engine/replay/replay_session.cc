@@ -173,6 +173,7 @@ class ReplaySession::SegmentRun {
   Status insert_breakpoint();
   Status remove_breakpoint();
   Status maybe_patch(int deliver = 0);
+  Status try_patch(int deliver);
   Status at_log_end(int deliver = 0);
   Status remove_patch();
   Result<bool> drop_patch();
@@ -317,9 +318,7 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
 Status ReplaySession::SegmentRun::at_log_end(int deliver) {
   if (armed_ || cursor_ != events_.size() || !has_next_ || next_forced_) return ok_status();
   armed_ = true;
-  TRY(maybe_patch(deliver));
-  if (!patched_ && !patch_deferred_) TRY(arm_breakpoint());
-  return ok_status();
+  return maybe_patch(deliver);
 }
 
 // Once the log is consumed nothing but the checkpoint is left to find, often
@@ -330,6 +329,16 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 // the observer the segment's events twice. `deliver` is the signal the
 // coming resumption delivers (a fork would not).
 Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
+  TRY(try_patch(deliver));
+  // Whatever refused the patch (the observer, the code, a failed install),
+  // a consumed log keeps a breakpoint on the checkpoint: a plain continue
+  // with neither armed runs past it forever.
+  if (cursor_ == events_.size() && !patched_ && !patch_deferred_ && !conditional_ && !bp_inserted_)
+    return arm_breakpoint();
+  return ok_status();
+}
+
+Status ReplaySession::SegmentRun::try_patch(int deliver) {
   if (patched_ || patch_deferred_ || patch_failed_ || patch_dropped_ || s_.patch_off_ || !has_next_ || next_forced_ ||
       cursor_ != events_.size() || target_at_ == RegsAt::InsideRepString)
     return ok_status();
@@ -384,7 +393,10 @@ Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   // recovery from a patch that broke the program or missed the checkpoint).
   user_regs_struct compared = target_;
   if (mode && std::string(mode) == "miss") compared.rax ^= 1;
-  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, compared, compare);
+  // SLSDBG_REPLAY_PATCH=refuse: every install fails (tests of the fallback breakpoint).
+  Result<PatchedBreakpoint> patch = mode && std::string(mode) == "refuse"
+                                        ? Result<PatchedBreakpoint>(Error::msg("refused by SLSDBG_REPLAY_PATCH=refuse"))
+                                        : PatchedBreakpoint::install(task_, compared, compare);
   if (!patch.ok()) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
                  patch.error().message.c_str());
@@ -459,7 +471,6 @@ Status ReplaySession::SegmentRun::use_rescue() {
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence.reset();
   TRY(maybe_patch());
-  if (!patched_) TRY(arm_breakpoint());
   return go();
 }
 
@@ -814,7 +825,6 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
       patch_deferred_ = false;
       TRY(remove_breakpoint());
       TRY(maybe_patch());
-      if (!patched_) TRY(arm_breakpoint());
     }
     TRY(go());
     return Next::Resume;

@@ -16,7 +16,8 @@
 // the traps at its address lifted, so no arrival is counted twice.
 //
 // Debug registers: DR0-DR2 here (watchpoints, the counting probe, the target
-// probe of a goto); DR3 is the session's fallback checkpoint breakpoint, and
+// probe of a goto; the probes count in the tracee instead where they can,
+// timeline_counting.cc); DR3 is the session's fallback checkpoint breakpoint, and
 // its perf/BPF conditional breakpoint takes one hardware slot too.
 #pragma once
 
@@ -27,6 +28,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/replay/counting_patch.h"
 #include "engine/replay/moment_snapshots.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/session_snapshot.h"
@@ -123,6 +125,26 @@ class Timeline::Impl final : public RunObserver {
   void end_step();
   Verdict stop_here(PauseWhy why, bool instruction_next);
 
+  // --- in-process counting (timeline_counting.cc) ---
+  std::set<uint64_t> counters_wanted() const;
+  bool counting_allowed() const;  // not turned off, nor off for a replay again
+  void forget_counter();  // the process was replaced
+  // The tracee's counts into count_value, target_count and bp_count.
+  Status fold_counter();
+  Status drop_counter();  // every counter stub out of the process
+  Status place_counter(process::Task& task);
+  // A counted scan: the last window (event) where a counted breakpoint ran.
+  void close_window();
+  struct CountedScan {
+    bool usable = false;  // false: a breakpoint could not be counted in the tracee
+    std::optional<Moment> last;
+  };
+  Result<CountedScan> scan_counted(uint64_t first, uint64_t last, std::optional<Moment> until);
+  // reach_base(), reach() and scan() run their *_once, and once more with
+  // debug-register probes if that failed with the counter in.
+  template <class F>
+  auto counted_retry(const char* what, F once) -> decltype(once());
+
   // --- navigation (timeline_nav.cc) ---
   Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
   // A session forked from a moment snapshot: the run state of that moment.
@@ -140,11 +162,16 @@ class Timeline::Impl final : public RunObserver {
   void configure_replay_run(std::optional<uint64_t> probe_pc);
   Status reach_base(const Base& base, std::optional<uint64_t> count_pc);
   Status reach(const Path& path, std::optional<uint64_t> count_pc);
+  Status reach_base_once(const Base& base, std::optional<uint64_t> count_pc);
+  Status reach_once(const Path& path, std::optional<uint64_t> count_pc);
   Result<TimelineStop> forward(Motion motion);
   Result<Moment> resolve();
   Result<TimelineStop> reverse_continue();
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
+  // At a function's entry c: the moment of the direct call just before it,
+  // if that is the previous instruction (timeline_step_over_call.cc).
+  Result<std::optional<Moment>> call_before(const Moment& c);
   // `from`: the trace starts at that exact moment (copies are kept on the way).
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);
@@ -157,6 +184,7 @@ class Timeline::Impl final : public RunObserver {
   // Exec stop (GDB then loads the old program's symbols).
   Result<TimelineStop> before_exec(uint64_t k);
   Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
+  Result<std::vector<Hit>> scan_once(uint64_t first, uint64_t last, std::optional<Moment> until);
   // After an error: back where the failed move started (save_place()), or
   // checkpoint 0's start if even that cannot be reached again.
   void recover();
@@ -200,6 +228,15 @@ class Timeline::Impl final : public RunObserver {
   uint64_t count_at_event = 0;  // count_value when the latest event reset it
   std::optional<Moment> target;
   uint64_t target_count = 0;
+  std::map<uint64_t, CountingPatch> counters;  // pcs counted in the tracee
+  std::set<uint64_t> counted_bps;  // a counted scan: the user's breakpoints, counted instead of int3
+  bool counted_bp_refused = false;
+  std::optional<uint64_t> landed_bp;  // the window's landing (not a hit) at a counted breakpoint
+  std::optional<Moment> last_counted_hit;
+  std::set<uint64_t> counter_refused;    // pcs that keep a debug register in this process
+  std::optional<std::pair<uint64_t, uint64_t>> session_patch;  // what allows_patch last allowed
+  bool counting_off = false;             // a replay again after the counter failed
+  bool counter_used = false;
 
   // Run configuration.
   Motion motion = Motion::Continue;

@@ -23,6 +23,7 @@ bool Timeline::Impl::moment_adoptable(const Moment& m) const {
 
 Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   session.reset();
+  forget_counter();
   process::Task task = TRY_CTX(fork_tracee(s.task, s.regs, s.sigmask), "forking the copy at " + s.moment.to_string());
   session = ReplaySession::adopt(reader, CheckpointId(s.moment.checkpoint), std::move(task), s.moment.event);
   session->set_observer(this);
@@ -43,7 +44,7 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   // breakpoints counted then and inserted now.
   bp_valid.clear();
   for (uint64_t addr : s.bp_valid)
-    if (inserted.count(addr)) {
+    if (inserted.count(addr) || counted_bps.count(addr)) {
       bp_valid.insert(addr);
       auto c = s.bp_count.find(addr);
       bp_count[addr] = c == s.bp_count.end() ? 0 : c->second;
@@ -59,8 +60,13 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
 void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   // A step copy only while no event has been consumed since m.
   if (!moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
+  // The copy holds the program's code, not our int3 bytes nor the counter
+  // stub (placed again at the next resumption).
+  if (Status st = drop_counter(); !st.ok()) {
+    SLSDBG_DEBUG("timeline", "no copy kept at %s: %s", m.to_string().c_str(), st.error().message.c_str());
+    return;
+  }
   process::Task& task = session->task();
-  // The copy holds the program's code, not our int3 bytes.
   for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&orig, 1});
   Status st = [&]() -> Status {
     if (TRY(has_shared_writable_mapping(task.tgid()))) return Error::msg("a shared writable mapping");

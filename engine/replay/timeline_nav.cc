@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "common/log.h"
 #include "engine/replay/timeline_impl.h"
@@ -23,6 +24,7 @@ Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reade
 
 Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
   session.reset();
+  forget_counter();
   if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
   auto forked = snapshots->session_at(CheckpointId(k), use);
   if (!forked.ok()) {
@@ -62,9 +64,14 @@ Result<DriveResult> Timeline::Impl::drive(bool flow) {
       case SegmentEnd::ReachedByExecution:
       case SegmentEnd::ReachedByRestore: {
         const bool restored = out.end == SegmentEnd::ReachedByRestore;
+        if (!restored) TRY(fold_counter());
+        // A forced checkpoint replaced the process: its last counts are gone.
+        if (restored && !counters.empty() && !counted_bps.empty()) counted_bp_refused = true;
+        close_window();
         segment++;
         cursor = 0;
         if (restored) {
+          forget_counter();
           inserted.clear();
           stepping = false;
           stepping_syscall = false;
@@ -145,7 +152,7 @@ void Timeline::Impl::configure_replay_run(std::optional<uint64_t> probe_pc) {
   target.reset();
 }
 
-Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {
+Status Timeline::Impl::reach_base_once(const Base& b, std::optional<uint64_t> probe_pc) {
   if (b.k >= checkpoints)
     return Error::msg("no checkpoint " + std::to_string(b.k) + " (the recording has " + std::to_string(checkpoints) + ")");
   const uint64_t events = reader.checkpoints()[b.k].segment_events;
@@ -155,6 +162,16 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
   if (!b.after_event && b.n == 0) return Error::msg("moment counts start at 1 (n = 0 given)");
   configure_replay_run(probe_pc);
   if (!b.after_event) target = Moment{b.k, b.e, b.pc, b.n};
+  // A user's breakpoint on the target's pc is counted by the target's
+  // counter stub, not by an int3 there (which would keep the stub out).
+  struct CountedTarget {
+    Impl& t;
+    ~CountedTarget() { t.counted_bps.clear(); }
+  } counted_target{*this};
+  if (target && active.breakpoints.count(target->pc) && counting_allowed()) {
+    active.breakpoints.erase(target->pc);
+    counted_bps = {target->pc};
+  }
   if (!moments) moments = std::make_unique<MomentSnapshots>(options.max_moment_snapshots);
   // A kept copy at an earlier arrival at the same pc (its other counts are
   // unknown: not when counting another pc).
@@ -178,10 +195,15 @@ Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_p
     return ok_status();
   }
   TRY(drive_to_target(b));
-  return set_target_probe(std::nullopt);
+  TRY(set_target_probe(std::nullopt));
+  if (counted_bps.empty()) return ok_status();
+  // Its int3 back for what follows, counting on from the stub's count.
+  counted_bps.clear();
+  active.breakpoints.insert(b.pc);
+  return insert_breakpoint_bytes();
 }
 
-Status Timeline::Impl::reach(const Path& p, std::optional<uint64_t> probe_pc) {
+Status Timeline::Impl::reach_once(const Path& p, std::optional<uint64_t> probe_pc) {
   // A moment + s single steps: from the copy kept nearest before (a few
   // hundred steps at most when a trace passed there), else the moment itself.
   const bool steps_from_moment = !p.base.after_event && p.legs.size() == 1 && p.legs[0].motion == Motion::Step;
@@ -286,7 +308,14 @@ Result<Moment> Timeline::Impl::resolve() {
   const uint64_t pc = pc_now();
   const Path p = path;
   const bool exit_here = at_exit;
-  TRY(reach(p, pc));
+  // At a signal's stop the instruction at pc may be the one that faults:
+  // run from the counter stub's copy it would fault there, at another rip.
+  const bool faulting = last.cause == StopCause::Signal || (at_exit && exit_signo != 0);
+  const bool was_off = std::exchange(counting_off, counting_off || faulting);
+  Status reached = reach(p, pc);
+  counting_off = was_off;
+  TRY(std::move(reached));
+  TRY(fold_counter());
   const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
   TRY(set_count_probe(std::nullopt));
   if (pc_now() != pc) return Error::msg("internal: re-running the path to " + m.to_string() + " ended elsewhere");
@@ -361,7 +390,7 @@ void Timeline::Impl::recover() {
 
 // Runs segments first..last from checkpoint `first`'s start in one go (up to
 // `until` when given), recording the stops a forward Continue would make.
-Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t first, uint64_t last, std::optional<Moment> until) {
+Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last, std::optional<Moment> until) {
   active = user;
   count_pc.reset();
   target = until;
@@ -403,6 +432,14 @@ std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) co
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
+  // From a signal's stop the current instruction may be the faulting one: a
+  // counter stub on it (the scan's target) would run it at another rip.
+  struct Restore {
+    Impl& t;
+    bool was;
+    ~Restore() { t.counting_off = was; }
+  } restore{*this, counting_off};
+  if (last.cause == StopCause::Signal || (at_exit && exit_signo != 0)) counting_off = true;
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
@@ -434,7 +471,38 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     // Polled at every event and checkpoint of the scan: the user is left
     // where the scan reached (a half-scanned batch cannot tell the last hit).
     interruptible = true;
-    Result<std::vector<Hit>> scanned = scan(lo, hi, hi == from ? c : std::nullopt);
+    const std::optional<Moment> until = hi == from ? c : std::nullopt;
+    // Breakpoints counted in the tracee: one run, then straight to the last hit's moment.
+    Result<CountedScan> counted = scan_counted(lo, hi, until);
+    if (options.interrupted && options.interrupted()) {
+      interruptible = false;
+      return interrupted_back();
+    }
+    if (counted.ok() && counted->usable) {
+      interruptible = false;
+      segments_replayed += hi - lo + 1;
+      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted: last hit %s", (unsigned long long)lo,
+                   (unsigned long long)hi, counted->last ? counted->last->to_string().c_str() : "none");
+      if (!counted->last) {
+        if (lo == 0) break;
+        hi = lo - 1;
+        continue;
+      }
+      const Moment m = *counted->last;
+      TRY(reach_base(Base::at(m), std::nullopt));
+      TRY(set_traps(user));
+      path = Path{Base::at(m), {}};
+      known = m;
+      trace_base.reset();
+      TimelineStop st;
+      st.cause = StopCause::Breakpoint;
+      st.pc = pc_now();
+      return st;
+    }
+    if (!counted.ok())
+      SLSDBG_INFO("timeline", "reverse-continue: scanning with traps (counted scan failed: %s)",
+                  counted.error().message.c_str());
+    Result<std::vector<Hit>> scanned = scan(lo, hi, until);
     interruptible = false;
     std::vector<Hit> found = TRY(std::move(scanned));
     segments_replayed += hi - lo + 1;

@@ -184,6 +184,14 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     if (pcs.size() < 2) return before_event(prev, events);
     return land_before_last(b, pcs);
   }
+  if (const std::optional<Moment> call = TRY(call_before(c))) {
+    TRY(reach_base(Base::at(*call), std::nullopt));
+    TRY(set_traps(user));
+    path = Path{Base::at(*call), {}};
+    known = *call;
+    trace_base.reset();
+    return step_stop(call->pc);
+  }
   const Base b = c.n > 1 ? Base::at(Moment{c.checkpoint, c.event, c.pc, c.n - 1}) : Base::after(c.checkpoint, c.event);
   TRY(reach_base(b, std::nullopt));
   const uint64_t start_cursor = cursor;

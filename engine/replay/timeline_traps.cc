@@ -61,8 +61,10 @@ void Timeline::Impl::reset_counts() {
   bp_count.clear();
   bp_valid.clear();
   for (const auto& [addr, orig] : inserted) bp_valid.insert(addr);
+  for (uint64_t addr : counted_bps) bp_valid.insert(addr);
   count_value = 0;
   target_count = 0;
+  for (auto& [pc, c] : counters) (void)c.set_count(session->task(), 0);
 }
 
 Status Timeline::Impl::apply_debug_registers() {
@@ -88,8 +90,10 @@ Status Timeline::Impl::apply_debug_registers() {
 Status Timeline::Impl::assign_slots() {
   std::vector<Slot> want;
   for (const Watch& w : active.watches) want.push_back({SlotUse::Watch, w, w.addr});
-  if (count_pc) want.push_back({SlotUse::CountProbe, {}, *count_pc});
-  if (target) want.push_back({SlotUse::TargetProbe, {}, target->pc});
+  // A probe whose pc the tracee counts needs no debug register.
+  const auto counted = [&](uint64_t pc) { return counters.count(pc) > 0; };
+  if (count_pc && !counted(*count_pc)) want.push_back({SlotUse::CountProbe, {}, *count_pc});
+  if (target && !counted(target->pc)) want.push_back({SlotUse::TargetProbe, {}, target->pc});
   if (want.size() > slots.size())
     return Error::msg("too many hardware traps at once (" + std::to_string(active.watches.size()) +
                       " watchpoints plus navigation probes; at most 3 debug registers are free)");
@@ -153,6 +157,7 @@ Status Timeline::Impl::set_traps(const TrapSet& traps) {
 }
 
 Status Timeline::Impl::set_count_probe(std::optional<uint64_t> pc) {
+  TRY(drop_counter());
   count_pc = pc;
   count_value = 0;
   TRY(assign_slots());
@@ -160,6 +165,7 @@ Status Timeline::Impl::set_count_probe(std::optional<uint64_t> pc) {
 }
 
 Status Timeline::Impl::set_target_probe(std::optional<Moment> t) {
+  TRY(drop_counter());
   target = t;
   target_count = 0;
   TRY(assign_slots());
@@ -172,6 +178,10 @@ bool Timeline::Impl::count_landing(bool instruction_next) {
   if (!instruction_next) return false;
   const uint64_t pc = pc_now();
   if (inserted.count(pc)) bp_count[pc]++;
+  if (counted_bps.count(pc)) {  // counts toward the moment, not a hit
+    bp_count[pc]++;
+    landed_bp = pc;
+  }
   if (count_pc && *count_pc == pc) count_value++;
   if (target && target->pc == pc) {
     target_count++;
@@ -203,6 +213,8 @@ void Timeline::Impl::end_step() {
 // goes on exactly as a resumed pause would.
 RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next) {
   end_step();
+  if (Status st = fold_counter(); !st.ok())
+    SLSDBG_DEBUG("timeline", "reading the counter stub: %s", st.error().message.c_str());
   const bool reached = count_landing(instruction_next);
   step_over_pending = true;
   const bool user_visible = w == PauseWhy::Breakpoint || w == PauseWhy::Watchpoint || w == PauseWhy::Signal;
@@ -236,7 +248,11 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   // displaced accesses, and the session's rescue copy (a fork) has none.
   for (const Slot& s : slots)
     if (s.use != SlotUse::Free) return false;
-  return inserted.lower_bound(begin) == inserted.lower_bound(end);
+  for (const auto& [pc, c] : counters)
+    if (begin < pc + c.length() && pc < end) return false;
+  if (inserted.lower_bound(begin) != inserted.lower_bound(end)) return false;
+  session_patch = {begin, end};
+  return true;
 }
 
 uint64_t Timeline::Impl::pc_now() {
@@ -254,7 +270,10 @@ bool Timeline::Impl::at_syscall_instruction() {
 
 // Whether the instruction at pc would trap again at once on a plain resume:
 // an int3 of ours, or an execution probe in a debug register.
-bool Timeline::Impl::trap_at(uint64_t pc) const { return inserted.count(pc) || probe_at(pc); }
+// The counter stub's pc counts too: a pause there has counted its arrival.
+bool Timeline::Impl::trap_at(uint64_t pc) const {
+  return inserted.count(pc) || probe_at(pc) || counters.count(pc);
+}
 
 // An execution probe (count or target) in a debug register at pc.
 bool Timeline::Impl::probe_at(uint64_t pc) const {
@@ -275,7 +294,18 @@ void Timeline::Impl::settle_step_over() {
 
 Status Timeline::Impl::resume(process::Task& task, int signo) {
   if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
+  TRY(place_counter(task));
   settle_step_over();
+  if (auto c = counters.find(pc_now());
+      c != counters.end() && step_over_pending && motion != Motion::Step && !stepping) {
+    // This arrival is counted: run the instructions at pc from the stub's
+    // copy, past the counter.
+    step_over_pending = false;
+    user_regs_struct r = TRY(task.regs());
+    r.rip = c->second.displaced_addr();
+    TRY(task.set_regs(r));
+    return task.cont(signo);
+  }
   if (step_over_pending || (motion == Motion::Step && !stepping)) {
     step_over_pending = false;
     const uint64_t pc = pc_now();
@@ -306,6 +336,18 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
 Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const siginfo_t& si) {
   user_regs_struct r = TRY(task.regs());
   const pid_t tid = task.raw_tid();
+  const CountingPatch* limit_hit = nullptr;
+  for (const auto& [pc, c] : counters)
+    if (si.si_code == SI_KERNEL && r.rip == c.reached_rip()) limit_hit = &c;
+  if (limit_hit) {
+    // A counter stub reached its limit: the target's arrival at its pc.
+    r.rip = limit_hit->pc();
+    TRY(fold_counter());
+    TRY(task.set_regs(r));
+    step_over_pending = true;  // counted; resuming runs the stub's copy
+    if (target && cursor == target->event && target_count == target->n) return stop_here(PauseWhy::Target, false);
+    return Verdict::Resume;
+  }
   if (si.si_code == SI_KERNEL) {  // int3
     const uint64_t addr = r.rip - 1;
     if (!inserted.count(addr)) return Verdict::NotMine;
@@ -360,12 +402,25 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
 }
 
 Result<RunObserver::Verdict> Timeline::Impl::on_event_done(process::Task& task, uint64_t index, const store::Event& ev) {
+  TRY(fold_counter());
+  close_window();
   cursor = index + 1;
   count_at_event = count_value;
-  if (!active.breakpoints.empty() && ev.kind == store::EventKind::Syscall &&
-      (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
-       ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk))
-    refresh_breakpoints();
+  const bool maps_changed = ev.kind == store::EventKind::Syscall &&
+                            (ev.syscall_no == SYS_mmap || ev.syscall_no == SYS_munmap || ev.syscall_no == SYS_mprotect ||
+                             ev.syscall_no == SYS_mremap || ev.syscall_no == SYS_brk);
+  if (!active.breakpoints.empty() && maps_changed) refresh_breakpoints();
+  // A mapping placed over a counter's pc (ld.so maps a library twice) took
+  // its jump away: placed again at the next resumption.
+  if (!counters.empty() && maps_changed)
+    for (auto it = counters.begin(); it != counters.end();) {
+      if (it->second.intact(task)) {
+        ++it;
+        continue;
+      }
+      it->second.discard(task);
+      it = counters.erase(it);
+    }
   reset_counts();
   const bool instruction_next = ev.kind != store::EventKind::Signal;
   if (target && cursor > target->event) {
@@ -442,6 +497,7 @@ RunObserver::Verdict Timeline::Impl::before_exit(process::Task& task, const stor
 void Timeline::Impl::hide_traps(uint64_t addr, std::span<uint8_t> bytes) {
   for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
     bytes[it->first - addr] = it->second;
+  for (const auto& [pc, c] : counters) c.hide(addr, bytes);
 }
 
 }  // namespace slsdbg::replay

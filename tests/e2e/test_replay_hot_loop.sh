@@ -14,7 +14,9 @@
 # a patch that never matches (SLSDBG_REPLAY_PATCH=miss) on rec_spin, whose
 # program runs on to its next syscall past the checkpoint: the divergence
 # makes --check replay those segments again with the hardware breakpoint,
-# and gdb go on from the rescue fork; both still reach the end.
+# and gdb go on from the rescue fork; both still reach the end. With every
+# install refused (SLSDBG_REPLAY_PATCH=refuse) the fallback breakpoint must
+# be armed each time: --check and gdb still reach the end.
 set -u
 work=$(mktemp -d "${TMPDIR:-/tmp}/replay_hot_loop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -79,4 +81,14 @@ SLSDBG_REPLAY_PATCH=miss timeout 120 "$SLSDBG" replay "$work/spin" -- -nx -batch
   -ex "break rec_spin.c:$spin_line" -ex continue -ex 'print status' >"$work/gdb.out" 2>&1
 grep -q '^\$1 = 7$' "$work/gdb.out" || { echo "miss, gdb:"; cat "$work/gdb.out"; exit 1; }
 echo "miss, gdb: stopped at line $spin_line with status = 7"
+# Every install of the patch refused (SLSDBG_REPLAY_PATCH=refuse): each
+# checkpoint must still get its fallback breakpoint, or the run goes past it
+# and never ends (timeout 120). Plain replay and gdb's Timeline both.
+out=$(SLSDBG_REPLAY_PATCH=refuse timeout 120 "$SLSDBG" replay "$work/spin" --check 2>&1)
+[[ "$out" == OK:*" 0 by restore"*" 0 reached by patched breakpoint"* ]] || { echo "refuse: $out"; exit 1; }
+echo "refuse: $out"
+SLSDBG_REPLAY_PATCH=refuse timeout 120 "$SLSDBG" replay "$work/spin" -- -nx -batch -ex 'set pagination off' \
+  -ex "break rec_spin.c:$spin_line" -ex continue -ex 'print status' >"$work/gdb.out" 2>&1
+grep -q '^\$1 = 7$' "$work/gdb.out" || { echo "refuse, gdb:"; cat "$work/gdb.out"; exit 1; }
+echo "refuse, gdb: stopped at line $spin_line with status = 7"
 echo "replay_hot_loop: OK"

@@ -1,0 +1,136 @@
+#include "engine/replay/counting_patch.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+#include "engine/replay/trampoline_code.h"
+#include "recorder/process/inject.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+// Page layout: code from 0, data from kData, a 16-byte private stack at the end.
+constexpr uint64_t kData = 2048;
+constexpr uint64_t kSavedRsp = kData;
+constexpr uint64_t kCount = kCounterCountOffset;
+constexpr uint64_t kLimit = kCounterLimitOffset;
+static_assert(kCount == kData + 8 && kLimit == kData + 16);
+constexpr uint64_t kStackTop = kTrampPage;
+
+}  // namespace
+
+Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t pc, uint64_t page) {
+  Emitter e(page);
+  e.rip_op(0x89, 4, page + kSavedRsp);  // mov [saved_rsp], rsp (the red zone stays untouched)
+  e.rip_op(0x8d, 4, page + kStackTop);  // lea rsp, [stack_top]
+  e.byte(0x9c);                         // pushfq
+  e.byte(0x50);                         // push rax
+  e.rip_op(0x8b, 0, page + kCount);     // mov rax, [count]
+  for (uint8_t b : {0x48, 0x83, 0xc0, 0x01}) e.byte(b);  // add rax, 1
+  e.rip_op(0x89, 0, page + kCount);     // mov [count], rax
+  e.rip_op(0x3b, 0, page + kLimit);     // cmp rax, [limit]
+  e.byte(0x58);                         // pop rax (flags kept)
+  const size_t to_run = e.jne_forward();
+  e.byte(0x9d);                         // popfq
+  e.rip_op(0x8b, 4, page + kSavedRsp);  // mov rsp, [saved_rsp]
+  e.byte(0xcc);                         // int3: the limit
+  CounterStub s;
+  s.reached = e.here();
+  e.byte(0xe9);
+  const size_t to_displaced = e.out.size();
+  for (int i = 0; i < 4; i++) e.byte(0);
+  e.bind(to_run, e.here());
+  e.byte(0x9d);
+  e.rip_op(0x8b, 4, page + kSavedRsp);
+  s.run = e.here();
+  e.bind(to_displaced, s.run);
+  s.displaced = TRY(emit_displaced(code, pc, e));
+  if (e.out.size() > kData) return Error::msg("counter stub too long");
+  e.out.resize(kTrampPage - 64, 0xcc);
+  std::memset(&e.out[kData], 0, 24);  // saved rsp, count, limit (0: never)
+  s.bytes = std::move(e.out);
+  return s;
+}
+
+Result<CountingPatch> CountingPatch::install(process::Task& task, uint64_t pc, std::span<const uint8_t> code) {
+  const uint64_t page = TRY(free_page_near(task.tgid(), pc, PagePlace::Quiet));
+  CounterStub s = TRY(build_counter_stub(code, pc, page));
+  const user_regs_struct now = TRY(task.regs());
+  if (now.rip > pc && now.rip < pc + s.displaced)
+    return Error::msg("the tracee stands inside the bytes the jump would replace");
+  const int64_t mapped = TRY(process::inject_syscall(
+      task, SYS_mmap,
+      {page, kTrampPage, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+       static_cast<uint64_t>(-1), 0}));
+  if (mapped < 0 || static_cast<uint64_t>(mapped) != page)
+    return Error::msg("mmap of the counter stub at " + hex_addr(page) + " failed (" + std::to_string(mapped) + ")");
+  CountingPatch c;
+  c.pc_ = pc;
+  c.page_ = page;
+  c.reached_ = s.reached;
+  c.run_ = s.run;
+  c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
+  Status written = task.write_memory(RemoteAddr(page), s.bytes);
+  std::vector<uint8_t> jump(s.displaced, 0xcc);  // a branch into the moved bytes stops
+  jump[0] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + kJmpLen)));
+  std::memcpy(&jump[1], &rel, 4);
+  if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump);
+  if (!written.ok()) {
+    (void)process::inject_syscall(task, SYS_munmap, {page, kTrampPage, 0, 0, 0, 0});
+    return written.take_error();
+  }
+  return c;
+}
+
+Status CountingPatch::remove(process::Task& task) {
+  TRY_CTX(task.write_memory(RemoteAddr(pc_), original_), "putting back the code at " + hex_addr(pc_));
+  const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0}));
+  if (r != 0) return Error::msg("munmap of the counter stub failed (" + std::to_string(r) + ")");
+  return ok_status();
+}
+
+bool CountingPatch::intact(process::Task& task) const {
+  uint8_t b[5] = {};
+  if (!task.read_memory(RemoteAddr(pc_), b).ok()) return false;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page_ - (pc_ + kJmpLen)));
+  uint8_t want[5] = {0xe9};
+  std::memcpy(&want[1], &rel, 4);
+  return std::memcmp(b, want, 5) == 0;
+}
+
+void CountingPatch::discard(process::Task& task) {
+  (void)process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0});
+}
+
+Result<uint64_t> CountingPatch::count(process::Task& task) const {
+  uint64_t n = 0;
+  uint8_t b[8];
+  TRY(task.read_memory(RemoteAddr(page_ + kCount), b));
+  std::memcpy(&n, b, 8);
+  return n;
+}
+
+Status CountingPatch::set_count(process::Task& task, uint64_t n) const {
+  uint8_t b[8];
+  std::memcpy(b, &n, 8);
+  return task.write_memory(RemoteAddr(page_ + kCount), b);
+}
+
+Status CountingPatch::set_limit(process::Task& task, uint64_t n) const {
+  uint8_t b[8];
+  std::memcpy(b, &n, 8);
+  return task.write_memory(RemoteAddr(page_ + kLimit), b);
+}
+
+void CountingPatch::hide(uint64_t addr, std::span<uint8_t> bytes) const {
+  for (size_t i = 0; i < original_.size(); i++) {
+    const uint64_t a = pc_ + i;
+    if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = original_[i];
+  }
+}
+
+}  // namespace slsdbg::replay

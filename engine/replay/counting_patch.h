@@ -1,0 +1,72 @@
+// Counts the arrivals at a pc inside the tracee: a `jmp` over the pc leads
+// to a stub that adds one to a counter in its page and executes int3 only
+// when the counter reaches a limit (0: never), then runs the displaced
+// instructions (moved as for patched_breakpoint.h) and jumps back. A visit
+// costs a few nanoseconds instead of a #DB; the Timeline reads the counter
+// at its stops. Used for its counting and target probes (timeline_counting.cc).
+//
+//   pc:         jmp stub                 (the rest of the displaced bytes: int3)
+//   stub:       save rsp, private stack, pushfq
+//               count += 1; compare with limit
+//               jne run
+//               popfq, rsp back; int3     <- count == limit: SIGTRAP, rip = reached_rip()
+//   run():      popfq, rsp back          (reached_rip() jumps to displaced())
+//   displaced(): the instructions that were at pc; jmp pc + length
+//
+// Resuming at displaced() runs the instruction at pc without counting it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/result.h"
+#include "recorder/process/task.h"
+
+namespace slsdbg::replay {
+
+// Where the stub page keeps the count and the limit (8 bytes each).
+constexpr uint64_t kCounterCountOffset = 2048 + 8;
+constexpr uint64_t kCounterLimitOffset = 2048 + 16;
+
+struct CounterStub {
+  std::vector<uint8_t> bytes;  // one page: code, then the data area
+  uint64_t displaced = 0;      // bytes taken from pc (>= 5)
+  uint64_t reached = 0;        // the rip after the limit's int3
+  uint64_t run = 0;            // address of the moved instructions
+};
+// The stub for the code at pc (`code`: at least 32 bytes read there), placed at `page`.
+Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t pc, uint64_t page);
+
+class CountingPatch {
+ public:
+  // Maps the stub and writes the jump; `code` is the program's code at pc
+  // (our int3 bytes hidden). The tracee is stopped and its rip is not
+  // inside the displaced bytes (pc itself is fine).
+  static Result<CountingPatch> install(process::Task& task, uint64_t pc, std::span<const uint8_t> code);
+  // Puts the code back and unmaps the stub.
+  Status remove(process::Task& task);
+  // Whether the jump is still at pc (a mapping placed over it drops it).
+  bool intact(process::Task& task) const;
+  // Unmaps the stub only: the code at pc was replaced by someone else.
+  void discard(process::Task& task);
+
+  Result<uint64_t> count(process::Task& task) const;
+  Status set_count(process::Task& task, uint64_t n) const;
+  Status set_limit(process::Task& task, uint64_t n) const;
+
+  uint64_t pc() const { return pc_; }
+  uint64_t length() const { return original_.size(); }
+  uint64_t reached_rip() const { return reached_; }
+  uint64_t displaced_addr() const { return run_; }
+  bool in_stub(uint64_t rip) const { return rip >= page_ && rip < page_ + 4096; }
+  // Shows the original code in bytes read from the live process at addr.
+  void hide(uint64_t addr, std::span<uint8_t> bytes) const;
+
+ private:
+  CountingPatch() = default;
+  uint64_t pc_ = 0, page_ = 0, reached_ = 0, run_ = 0;
+  std::vector<uint8_t> original_;
+};
+
+}  // namespace slsdbg::replay

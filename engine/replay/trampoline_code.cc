@@ -1,0 +1,219 @@
+#include "engine/replay/trampoline_code.h"
+
+#include <capstone/capstone.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+namespace slsdbg::replay {
+
+namespace {
+
+bool fits_rel32(int64_t d) { return d >= INT32_MIN && d <= INT32_MAX; }
+
+struct Capstone {
+  csh h = 0;
+  bool ok = false;
+  Capstone() {
+    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK;
+    if (ok) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  }
+  ~Capstone() {
+    if (ok) cs_close(&h);
+  }
+};
+
+bool in_group(const cs_insn& insn, uint8_t group) {
+  for (uint8_t i = 0; i < insn.detail->groups_count; i++)
+    if (insn.detail->groups[i] == group) return true;
+  return false;
+}
+
+// Moves one instruction from its address to e.here().
+Status relocate(const cs_insn& insn, Emitter& e) {
+  const cs_x86& x = insn.detail->x86;
+  const std::string what = std::string(insn.mnemonic) + " at " + hex_addr(insn.address);
+  if (insn.size == 5 && insn.bytes[0] == 0xe8) {
+    // A direct call, always the last instruction displaced (5 bytes): push
+    // the original return address (kept inline after the jump), then jump
+    // to the callee, which returns right after the patch.
+    const uint64_t callee = static_cast<uint64_t>(x.operands[0].imm);
+    e.byte(0xff);
+    e.byte(0x35);  // push qword [rip + to the constant]
+    const size_t to_const = e.out.size();
+    for (int i = 0; i < 4; i++) e.byte(0);
+    e.byte(0xe9);
+    if (!fits_rel32(static_cast<int64_t>(callee - (e.here() + 4)))) return Error::msg("call out of reach: " + what);
+    e.rel32(callee);
+    e.bind(to_const, e.here());
+    const uint64_t ret = insn.address + insn.size;
+    for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
+    return ok_status();
+  }
+  if (in_group(insn, X86_GRP_CALL)) return Error::msg("cannot move a call (" + what + ")");
+  // Relative branches, from their opcode (after legacy/REX prefixes).
+  size_t o = 0;
+  while (o < insn.size && (insn.bytes[o] == 0x66 || insn.bytes[o] == 0x67 || insn.bytes[o] == 0xf2 ||
+                           insn.bytes[o] == 0xf3 || insn.bytes[o] == 0x2e || insn.bytes[o] == 0x3e ||
+                           (insn.bytes[o] & 0xf0) == 0x40))
+    o++;
+  const uint8_t op = o < insn.size ? insn.bytes[o] : 0;
+  const uint8_t op2 = o + 1 < insn.size ? insn.bytes[o + 1] : 0;
+  const bool jcc8 = op >= 0x70 && op <= 0x7f;
+  const bool jcc32 = op == 0x0f && op2 >= 0x80 && op2 <= 0x8f;
+  const bool jmp = op == 0xeb || op == 0xe9;
+  if (op == 0xe8 || op == 0xe0 || op == 0xe1 || op == 0xe2 || op == 0xe3 || (op == 0xc7 && op2 == 0xf8))
+    return Error::msg("cannot move " + what + " (no rel32 form)");
+  if (jcc8 || jcc32 || jmp) {
+    if (x.op_count != 1 || x.operands[0].type != X86_OP_IMM) return Error::msg("unexpected branch " + what);
+    const uint64_t target = static_cast<uint64_t>(x.operands[0].imm);
+    if (jmp) {
+      e.byte(0xe9);
+    } else {
+      e.byte(0x0f);
+      e.byte(static_cast<uint8_t>(0x80 | ((jcc8 ? op : op2) & 0x0f)));
+    }
+    if (!fits_rel32(static_cast<int64_t>(target - (e.here() + 4)))) return Error::msg("branch out of reach: " + what);
+    e.rel32(target);
+    return ok_status();
+  }
+  std::vector<uint8_t> bytes(insn.bytes, insn.bytes + insn.size);
+  for (uint8_t i = 0; i < x.op_count; i++) {
+    if (x.operands[i].type != X86_OP_MEM || x.operands[i].mem.base != X86_REG_RIP) continue;
+    if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) return Error::msg("odd rip-relative " + what);
+    const uint64_t target = insn.address + insn.size + static_cast<uint64_t>(x.operands[i].mem.disp);
+    const int64_t d = static_cast<int64_t>(target - (e.here() + insn.size));
+    if (!fits_rel32(d)) return Error::msg("rip-relative operand out of reach: " + what);
+    const int32_t v = static_cast<int32_t>(d);
+    std::memcpy(&bytes[x.encoding.disp_offset], &v, 4);
+  }
+  for (uint8_t b : bytes) e.byte(b);
+  return ok_status();
+}
+
+}  // namespace
+
+std::string hex_addr(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+void Emitter::rel32(uint64_t target) {
+  const int64_t d = static_cast<int64_t>(target - (here() + 4));
+  const int32_t v = static_cast<int32_t>(d);
+  for (int i = 0; i < 4; i++) out.push_back(static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * i)));
+}
+
+void Emitter::rip_op(uint8_t op, int reg, uint64_t to) {
+  byte(0x48 | (reg >= 8 ? 0x04 : 0));
+  byte(op);
+  byte(static_cast<uint8_t>(((reg & 7) << 3) | 5));
+  rel32(to);
+}
+
+size_t Emitter::jne_forward() {
+  byte(0x0f);
+  byte(0x85);
+  const size_t at = out.size();
+  for (int i = 0; i < 4; i++) byte(0);
+  return at;
+}
+
+void Emitter::bind(size_t at, uint64_t target) {
+  const int32_t v = static_cast<int32_t>(static_cast<int64_t>(target - (base_ + at + 4)));
+  std::memcpy(&out[at], &v, 4);
+}
+
+Result<uint64_t> displaced_length(std::span<const uint8_t> code, uint64_t pc) {
+  Capstone cs;
+  if (!cs.ok) return Error::msg("capstone: cs_open failed");
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t addr = pc, length = 0;
+  cs_insn* insn = cs_malloc(cs.h);
+  while (length < kJmpLen && cs_disasm_iter(cs.h, &p, &left, &addr, insn)) length += insn->size;
+  cs_free(insn, 1);
+  if (length < kJmpLen) return Error::msg("cannot decode the instructions at " + hex_addr(pc));
+  return length;
+}
+
+Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emitter& e) {
+  Capstone cs;
+  if (!cs.ok) return Error::msg("capstone: cs_open failed");
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t addr = pc;
+  uint64_t displaced = 0;
+  cs_insn* insn = cs_malloc(cs.h);
+  Status moved = ok_status();
+  while (displaced < kJmpLen) {
+    if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn)) {
+      moved = Error::msg("cannot decode the instruction at " + hex_addr(pc + displaced));
+      break;
+    }
+    const bool ends_flow = insn->id == X86_INS_JMP || in_group(*insn, X86_GRP_RET) || in_group(*insn, X86_GRP_IRET);
+    if (ends_flow && displaced + insn->size < kJmpLen) {
+      // What follows is reached only by a branch, into the jump we would write.
+      moved = Error::msg(std::string("a ") + insn->mnemonic + " within 5 bytes of " + hex_addr(pc));
+      break;
+    }
+    moved = relocate(*insn, e);
+    if (!moved.ok()) break;
+    displaced += insn->size;
+  }
+  cs_free(insn, 1);
+  TRY(std::move(moved));
+  e.byte(0xe9);
+  e.rel32(pc + displaced);
+  return displaced;
+}
+
+Result<uint64_t> free_page_near(pid_t pid, uint64_t pc, PagePlace place) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  if (!maps) return Error::msg("cannot read /proc/" + std::to_string(pid) + "/maps");
+  std::vector<std::pair<uint64_t, uint64_t>> used;
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) used.emplace_back(lo, hi);
+  }
+  constexpr uint64_t kReach = 1ull << 30;  // leaves room for the displaced code's own targets
+  constexpr uint64_t kGuard = 1ull << 20;  // not right against a mapping that may grow
+  // Quiet: half a GiB below pc inside a free gap. The heap grows up from
+  // above the program and mmap fills down from below the libraries; neither
+  // reaches that far in a segment unless the program maps hundreds of MiB.
+  constexpr uint64_t kQuiet = 1ull << 29;
+  used.emplace_back(0x7ffffffff000ull, 0x7ffffffff000ull);
+  if (place == PagePlace::Quiet && pc > kQuiet + 0x10000) {
+    const uint64_t c = (pc - kQuiet) & ~(kTrampPage - 1);
+    bool free = true;
+    for (const auto& [lo, hi] : used)
+      if (lo < c + kTrampPage + kGuard && c < hi + kGuard) free = false;
+    if (free) return c;
+  }
+  uint64_t best = 0, best_dist = UINT64_MAX;
+  uint64_t prev_end = 0x10000;
+  for (const auto& [lo, hi] : used) {
+    if (lo > prev_end + 2 * kGuard + kTrampPage) {
+      // Candidates: the gap's two ends, a guard away from their neighbours.
+      for (uint64_t c : {prev_end + kGuard, lo - kGuard - kTrampPage}) {
+        const uint64_t dist = c > pc ? c - pc : pc - c;
+        if (dist < kReach && dist < best_dist) {
+          best = c;
+          best_dist = dist;
+        }
+      }
+    }
+    prev_end = std::max(prev_end, hi);
+  }
+  if (!best) return Error::msg("no free page within 1 GiB of " + hex_addr(pc));
+  return best;
+}
+
+}  // namespace slsdbg::replay
