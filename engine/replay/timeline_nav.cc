@@ -484,7 +484,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted: last hit %s", (unsigned long long)lo,
                    (unsigned long long)hi, counted->last ? counted->last->to_string().c_str() : "none");
       if (!counted->last) {
-        if (lo == 0) break;
+        if (lo == floor) break;
         hi = lo - 1;
         continue;
       }

@@ -6,8 +6,8 @@
 // segment's start, the last instruction of the previous segment.
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
-#include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -66,6 +66,14 @@ Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
   const store::Event ev = TRY(t.reader.segment_event(SegmentId(k), e - 1));
   if (ev.kind == store::EventKind::Syscall || ev.kind == store::EventKind::Rdtsc) {
     const uint64_t insn = ev.kind == store::EventKind::Syscall ? ev.pc - 2 : ev.pc;
+    // Every run of that instruction is an event, so the debug-register
+    // probe traps once; a counter stub's count would be lost when a forced
+    // or exec checkpoint replaces the process right after the call.
+    struct Restore {
+      Impl& t;
+      bool was;
+      ~Restore() { t.counting_off = was; }
+    } restore{t, std::exchange(t.counting_off, true)};
     TRY(t.reach_base(Base::after(k, e - 1), insn));
     t.pause_after_event = e;
     Result<DriveResult> dr = t.drive(false);
@@ -74,7 +82,6 @@ Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
     uint64_t n = 0;
     if (d.halt == Halt::Paused && t.why == PauseWhy::EventDone) n = t.count_at_event;
     else if (d.halt == Halt::SegmentEnd) n = t.count_at_event;  // a forced checkpoint follows the syscall
-    SLSDBG_DEBUG("timeline", "before_event: halt %d why %d count %llu at_event %llu", (int)d.halt, (int)t.why, (unsigned long long)t.count_value, (unsigned long long)t.count_at_event);
     TRY(t.set_count_probe(std::nullopt));
     if (n == 0) return Error::msg("reverse step: the instruction of event " + std::to_string(e - 1) + " of segment " +
                                   std::to_string(k) + " was not found");
