@@ -36,6 +36,11 @@ SyscallHandling handling_of(int64_t nr, const std::array<uint64_t, 6>& args) {
     // file fails harmlessly; the logged result is imposed).
     case SYS_memfd_create:
       return SyscallHandling::RunAndCheck;
+    case SYS_chdir:
+      // A later read-only open of a relative path runs for real: it must
+      // resolve where the recorded one did (`make -C DIR` opens "Makefile").
+      return SyscallHandling::RunAndCheck;
+    case SYS_fchdir:  // its fd may be a placeholder: best effort
     case SYS_ftruncate:
     case SYS_close_range:
     case SYS_close:

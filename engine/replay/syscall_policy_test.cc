@@ -23,5 +23,11 @@ TEST(SyscallPolicy, AddressSpaceCallsRunForReal) {
   EXPECT_EQ(handling_of(SYS_exit_group, {}), SyscallHandling::EndOfProcess);
 }
 
+// Relative opens run for real, so the working directory must follow the log.
+TEST(SyscallPolicy, ChangingDirectoryRunsForReal) {
+  EXPECT_EQ(handling_of(SYS_chdir, {}), SyscallHandling::RunAndCheck);
+  EXPECT_EQ(handling_of(SYS_fchdir, {3}), SyscallHandling::RunUseLogged);
+}
+
 }  // namespace
 }  // namespace slsdbg::replay

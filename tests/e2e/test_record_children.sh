@@ -4,7 +4,7 @@
 # system() (clone(CLONE_VM|CLONE_VFORK): the child writes into the parent's
 # memory before it execs), a shell's command substitution and pipeline, and a
 # bash shim that forks subshells and then execs a fixture (as pyenv's shims
-# do). Each: output and exit status as a native run, `info` lists the
+# do), and `make -C DIR -j2`. Each: output and exit status as a native run, `info` lists the
 # children, `replay --check` OK, and GDB at the end of the recorded process's
 # history prints what the children sent (pipe bytes, wait statuses).
 . "$(dirname "$0")/replay_gdb_lib.sh"
@@ -63,6 +63,13 @@ timeout 300 "$SLSDBG" replay "$WORK/shim.rec" --at "$last" -- -nx -batch -ex 'se
   -ex 'print got' -ex 'print child_status' >"$WORK/shim.gdb" 2>&1 </dev/null || { cat "$WORK/shim.gdb"; die "shim: replay failed"; }
 expect "$WORK/shim.gdb" '^\$1 = "child says 42"' "shim: GDB after the exec prints the bytes the child sent"
 expect "$WORK/shim.gdb" '^\$2 = 1792$' "shim: GDB prints the wait status"
+
+# (d) make -C DIR -j2: make changes directory, then opens "Makefile" by a
+# relative path (replay must follow the chdir); its recipes are children.
+mkdir -p "$WORK/mk"
+printf 'all: a b\na:\n\techo a > a\nb:\n\techo b > b\n' >"$WORK/mk/Makefile"
+(cd "$WORK" && rec make make -C mk -B -j2)
+[ "$(cat "$WORK/mk/a" "$WORK/mk/b")" = "$(printf 'a\nb')" ] || die "make: the recipes did not run"
 
 # ls mentions them too.
 "$SLSDBG" ls "$WORK" >"$WORK/ls.txt" 2>&1 || die "ls failed"
