@@ -24,6 +24,7 @@
 #include "recorder/process/signal_frame.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
+#include "engine/replay/replay_helpers.h"
 #include "engine/replay/tracee_fork.h"
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
@@ -52,54 +53,7 @@ constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
 #endif
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
-
 std::array<uint64_t, 6> syscall_args(const user_regs_struct& r) { return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9}; }
-
-std::string describe_syscall(int64_t nr, const std::array<uint64_t, 6>& args) {
-  std::string s = std::string(recorder::syscall_name(nr)) + "(";
-  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + hex(args[i]);
-  return s + ")";
-}
-
-std::string describe_event(const store::Event& ev) {
-  switch (ev.kind) {
-    case store::EventKind::Syscall:
-      return "syscall " + describe_syscall(ev.syscall_no, ev.args) + " = " + std::to_string(ev.result);
-    case store::EventKind::Signal: return "signal " + std::to_string(ev.signo);
-    case store::EventKind::Rdtsc: return ev.is_rdtscp ? "rdtscp" : "rdtsc";
-    case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
-    case store::EventKind::ThreadSwitch: return "switch to thread " + std::to_string(ev.tid.value);
-    case store::EventKind::Exit:
-      return ev.signo ? "exit (killed by " + signal_name(ev.signo) + ")"
-                      : "exit with status " + std::to_string(ev.exit_status);
-  }
-  return "unknown event";
-}
-
-// For a successful mmap/mremap that let the kernel choose the address: turn
-// it into a fixed, no-replace request for the recorded result.
-bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
-  const bool ok_result = ev.result >= 0;
-  if (!ok_result) return false;
-  if (nr == SYS_mmap && !(ev.args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
-    r.rdi = static_cast<uint64_t>(ev.result);
-    r.r10 = ev.args[3] | MAP_FIXED_NOREPLACE;
-    return true;
-  }
-  if (nr == SYS_mremap && (ev.args[3] & MREMAP_MAYMOVE) && !(ev.args[3] & MREMAP_FIXED) &&
-      static_cast<uint64_t>(ev.result) != ev.args[0]) {
-    r.r10 = ev.args[3] | MREMAP_FIXED;
-    r.r8 = static_cast<uint64_t>(ev.result);
-    return true;
-  }
-  return false;
-}
-
 
 bool is_synchronous(const store::Event& ev) {
   if (ev.siginfo.size() < sizeof(siginfo_t)) return false;
@@ -1109,21 +1063,6 @@ ReplaySession::ReplaySession(const store::RecordingReader& reader, CheckpointId 
 ReplaySession::~ReplaySession() { task_.kill_and_reap(); }
 
 namespace {
-
-// CPUID is not trapped: the program sees the CPU it runs on, and leaf 1
-// carries the APIC id. Run on the CPU the recording was made on (its APIC id
-// from the recorded leaves; on this kind of VM APIC id == CPU number), or
-// anywhere when it cannot be told.
-int recorded_cpu(const store::RecordingReader& reader) {
-  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
-  if (!leaves.ok()) return -1;
-  for (const recorder::CpuidEntry& e : *leaves)
-    if (e.leaf == 1) {
-      const int apic = static_cast<int>(e.ebx >> 24);
-      return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;
-    }
-  return -1;
-}
 
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
   if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); GDB, --goto and reverse execution of threads are not supported yet (replay --check is)");

@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/fd_placeholders.h"
+#include "engine/replay/replay_helpers.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
@@ -39,63 +40,13 @@ constexpr uint64_t kPageSize = 4096;
 constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
 #endif
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
-
 std::array<uint64_t, 6> args_of(const user_regs_struct& r) { return {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9}; }
 
-// FIXME: describe_event, pin_placement and the replay restore options mirror
-// replay_session.cc's (file-local there); share them once SegmentRun runs threads.
-std::string describe_call(int64_t nr, const std::array<uint64_t, 6>& args) {
-  std::string s = std::string(recorder::syscall_name(nr)) + "(";
-  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + hex(args[i]);
-  return s + ")";
-}
-
+// A logged event, with the thread it belongs to.
 std::string describe(const store::Event& ev) {
-  const std::string who = " (thread " + std::to_string(ev.tid.value) + ")";
-  switch (ev.kind) {
-    case store::EventKind::Syscall:
-      return "syscall " + describe_call(ev.syscall_no, ev.args) + " = " + std::to_string(ev.result) + who;
-    case store::EventKind::Signal: return "signal " + std::to_string(ev.signo) + who;
-    case store::EventKind::Rdtsc: return (ev.is_rdtscp ? "rdtscp" : "rdtsc") + who;
-    case store::EventKind::ForcedCheckpoint: return "forced checkpoint";
-    case store::EventKind::ThreadSwitch: return "switch to thread " + std::to_string(ev.tid.value);
-    case store::EventKind::Exit:
-      return ev.signo ? "exit (killed by signal " + std::to_string(ev.signo) + ")"
-                      : "exit with status " + std::to_string(ev.exit_status);
-  }
-  return "unknown event";
-}
-
-bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
-  if (ev.result < 0) return false;
-  if (nr == SYS_mmap && !(ev.args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
-    r.rdi = static_cast<uint64_t>(ev.result);
-    r.r10 = ev.args[3] | MAP_FIXED_NOREPLACE;
-    return true;
-  }
-  if (nr == SYS_mremap && (ev.args[3] & MREMAP_MAYMOVE) && !(ev.args[3] & MREMAP_FIXED) &&
-      static_cast<uint64_t>(ev.result) != ev.args[0]) {
-    r.r10 = ev.args[3] | MREMAP_FIXED;
-    r.r8 = static_cast<uint64_t>(ev.result);
-    return true;
-  }
-  return false;
-}
-
-int recorded_cpu(const store::RecordingReader& reader) {
-  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
-  if (!leaves.ok()) return -1;
-  for (const recorder::CpuidEntry& e : *leaves)
-    if (e.leaf == 1) {
-      const int apic = static_cast<int>(e.ebx >> 24);
-      return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;
-    }
-  return -1;
+  if (ev.kind == store::EventKind::ForcedCheckpoint || ev.kind == store::EventKind::ThreadSwitch)
+    return describe_event(ev);
+  return describe_event(ev) + " (thread " + std::to_string(ev.tid.value) + ")";
 }
 
 // One thread of the replayed process, by the tid the recording knew it by.
@@ -222,7 +173,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   user_regs_struct r = TRY(th.task.regs());
   const int64_t nr = static_cast<int64_t>(r.orig_rax);
   const auto args = args_of(r);
-  const std::string actual = "syscall " + describe_call(nr, args) + " (thread " + std::to_string(th.recorded.value) + ")";
+  const std::string actual = "syscall " + describe_syscall(nr, args) + " (thread " + std::to_string(th.recorded.value) + ")";
   if (ev.kind != store::EventKind::Syscall || ev.syscall_no != nr || ev.args != args)
     return diverge(r.rip, describe(ev), actual);
   const SyscallHandling how = handling_of(nr, args);
