@@ -68,7 +68,9 @@ expect "$WORK/shim.gdb" '^\$2 = 1792$' "shim: GDB prints the wait status"
 # relative path (replay must follow the chdir); its recipes are children.
 mkdir -p "$WORK/mk"
 printf 'all: a b\na:\n\techo a > a\nb:\n\techo b > b\n' >"$WORK/mk/Makefile"
-(cd "$WORK" && rec make make -C mk -B -j2)
+cd "$WORK" || die "cd $WORK"
+rec make make -C mk -B -j2  # not in a subshell: its die must end the test
+cd - >/dev/null || die "cd back"
 [ "$(cat "$WORK/mk/a" "$WORK/mk/b")" = "$(printf 'a\nb')" ] || die "make: the recipes did not run"
 
 # ls mentions them too.
