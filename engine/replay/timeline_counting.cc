@@ -171,14 +171,7 @@ void Timeline::Impl::close_window() {
 Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_counted(uint64_t first, uint64_t last,
                                                                   std::optional<Moment> until) {
   if (counting_off || counting_by_trap() || user.breakpoints.empty() || !user.watches.empty()) return CountedScan{};
-  active = TrapSet{};
-  count_pc.reset();
-  target = until;
-  stop_at_user = true;
-  collect = true;
-  pause_signals = true;
-  motion = Motion::Continue;
-  pause_after_event.reset();
+  configure_scan(TrapSet{}, until);
   counted_bps = user.breakpoints;
   counted_bp_refused = false;
   landed_bp.reset();
@@ -255,10 +248,8 @@ auto Timeline::Impl::counted_retry(const char* what, F once) -> decltype(once())
   if (r.ok() || !counter_used) return r;
   SLSDBG_INFO("timeline", "%s again with debug-register probes (in-process counting failed: %s)", what,
               r.error().message.c_str());
-  counting_off = true;
-  r = once();
-  counting_off = false;
-  return r;
+  const CountingOff guard(*this, true);
+  return once();
 }
 
 Status Timeline::Impl::reach_base(const Base& b, std::optional<uint64_t> probe_pc) {

@@ -185,6 +185,21 @@ class Timeline::Impl final : public RunObserver {
   Result<TimelineStop> before_exec(uint64_t k);
   Result<std::vector<Hit>> scan(uint64_t first, uint64_t last, std::optional<Moment> until);
   Result<std::vector<Hit>> scan_once(uint64_t first, uint64_t last, std::optional<Moment> until);
+  // The run settings both scans share: `traps` inserted, Continue up to
+  // `until`, every user stop collected.
+  void configure_scan(const TrapSet& traps, std::optional<Moment> until);
+  // At a signal's stop (or a death by one) the instruction at pc may be the
+  // one that faults: run from a counter stub's copy it would fault there.
+  bool at_faulting_stop() const { return last.cause == StopCause::Signal || (at_exit && exit_signo != 0); }
+  // Turns in-process counting off (when `off`) until the scope ends.
+  struct CountingOff {
+    Impl& t;
+    bool was;
+    CountingOff(Impl& impl, bool off) : t(impl), was(impl.counting_off) { t.counting_off = was || off; }
+    ~CountingOff() { t.counting_off = was; }
+    CountingOff(const CountingOff&) = delete;
+    CountingOff& operator=(const CountingOff&) = delete;
+  };
   // After an error: back where the failed move started (save_place()), or
   // checkpoint 0's start if even that cannot be reached again.
   void recover();

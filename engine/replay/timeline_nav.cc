@@ -308,13 +308,10 @@ Result<Moment> Timeline::Impl::resolve() {
   const uint64_t pc = pc_now();
   const Path p = path;
   const bool exit_here = at_exit;
-  // At a signal's stop the instruction at pc may be the one that faults:
-  // run from the counter stub's copy it would fault there, at another rip.
-  const bool faulting = last.cause == StopCause::Signal || (at_exit && exit_signo != 0);
-  const bool was_off = std::exchange(counting_off, counting_off || faulting);
-  Status reached = reach(p, pc);
-  counting_off = was_off;
-  TRY(std::move(reached));
+  {
+    const CountingOff guard(*this, at_faulting_stop());
+    TRY(reach(p, pc));
+  }
   TRY(fold_counter());
   const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
   TRY(set_count_probe(std::nullopt));
@@ -390,8 +387,8 @@ void Timeline::Impl::recover() {
 
 // Runs segments first..last from checkpoint `first`'s start in one go (up to
 // `until` when given), recording the stops a forward Continue would make.
-Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last, std::optional<Moment> until) {
-  active = user;
+void Timeline::Impl::configure_scan(const TrapSet& traps, std::optional<Moment> until) {
+  active = traps;
   count_pc.reset();
   target = until;
   stop_at_user = true;
@@ -399,6 +396,10 @@ Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last
   pause_signals = true;
   motion = Motion::Continue;
   pause_after_event.reset();
+}
+
+Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last, std::optional<Moment> until) {
+  configure_scan(user, until);
   Status st = fresh(first, SnapshotCache::Use::IfPresent);
   hits.clear();
   ordinal = 0;
@@ -432,14 +433,9 @@ std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) co
 }
 
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
-  // From a signal's stop the current instruction may be the faulting one: a
-  // counter stub on it (the scan's target) would run it at another rip.
-  struct Restore {
-    Impl& t;
-    bool was;
-    ~Restore() { t.counting_off = was; }
-  } restore{*this, counting_off};
-  if (last.cause == StopCause::Signal || (at_exit && exit_signo != 0)) counting_off = true;
+  // From a signal's stop the current instruction may be the faulting one,
+  // the scan's target: no counter stub on it.
+  const CountingOff guard(*this, at_faulting_stop());
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).

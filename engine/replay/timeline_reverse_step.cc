@@ -6,7 +6,6 @@
 // segment's start, the last instruction of the previous segment.
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 
 #include "engine/replay/timeline_impl.h"
 
@@ -69,11 +68,7 @@ Result<TimelineStop> Timeline::Impl::before_event(uint64_t k, uint64_t e) {
     // Every run of that instruction is an event, so the debug-register
     // probe traps once; a counter stub's count would be lost when a forced
     // or exec checkpoint replaces the process right after the call.
-    struct Restore {
-      Impl& t;
-      bool was;
-      ~Restore() { t.counting_off = was; }
-    } restore{t, std::exchange(t.counting_off, true)};
+    const CountingOff guard(t, true);
     TRY(t.reach_base(Base::after(k, e - 1), insn));
     t.pause_after_event = e;
     Result<DriveResult> dr = t.drive(false);
