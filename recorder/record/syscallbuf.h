@@ -3,10 +3,13 @@
 //
 // Calls that cannot block run in the tracee without a ptrace stop:
 //  - read, pread64, write, pwrite64, lseek, fstat (newfstatat or statx with
-//    AT_EMPTY_PATH and "") and close, on fds the recorder has seen to be a
+//    AT_EMPTY_PATH, whatever the path) and close, on fds the recorder has seen to be a
 //    regular file of a local filesystem, /dev/null or /dev/zero (reads
 //    and writes), or a directory (lseek, fstat, close, getdents64);
-//  - newfstatat and statx of a path (the kernel resolves it; no fd);
+//  - newfstatat and statx without AT_EMPTY_PATH (the kernel resolves the
+//    path; no fd);
+// A bad pointer gets what the kernel returns (EFAULT, or a short count):
+// the stub reads no memory of the program but what the kernel wrote.
 //  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
 //    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
 //  - poll with a zero timeout;
