@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "recorder/process/remote_fd.h"
 #include "recorder/process/syscallbuf_stub.h"
 #include "recorder/record/remote_memory.h"
+#include "recorder/record/syscallbuf_jumps.h"
 #include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"
 
@@ -173,13 +175,33 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
     declined_.insert(site);
     return false;
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!jumps_loaded_) {
+    jumps_loaded_ = true;
+    Result<SiteJumpCheck> j = SiteJumpCheck::load(pid_, maps);
+    if (j.ok()) jumps_ = std::move(*j);
+    else SLSDBG_DEBUG("record", "syscall buffer: no site is patched: %s", j.error().message.c_str());
+  }
   // The first patch takes every site the scan finds along: one stop, one
   // forced checkpoint for all.
+  bool scan_patched = false;
   if (!scanned_) {
     scanned_ = true;
-    TRY(patch_scanned_sites(maps));
+    scan_patched = TRY(patch_scanned_sites(maps)) > 0;
+    SLSDBG_DEBUG("record", "syscall buffer: libc checked and patched in %lld us",
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - t0)
+                                            .count()));
   }
-  if (!patched_.count(site)) TRY(patch_site(site, wide));
+  if (!patched_.count(site)) {
+    const SysbufSite s{site, wide, nr};
+    if (!jumps_ || !jumps_->refused(std::span(&s, 1)).empty()) {
+      // Left trapped; the scan's patches still need their checkpoint.
+      declined_.insert(site);
+      return scan_patched;
+    }
+    TRY(patch_site(site, wide));
+  }
   // Where the original `cmp` would have left the tracee.
   r.eflags = flags_after_cmp(r.rax, wide, r.eflags);
   r.rip = site + (wide ? 8 : 7);
@@ -195,20 +217,29 @@ Status SyscallBuf::patch_site(uint64_t site, bool wide) {
   return ok_status();
 }
 
-Status SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
-  size_t found = 0;
+Result<size_t> SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
+  size_t found = 0, refused = 0;
   for (const store::Mapping& m : maps) {
     if (!is_libc(m) || !(m.prot & PROT_EXEC) || m.end - m.start > (64u << 20)) continue;
     std::vector<uint8_t> code(m.end - m.start);
     if (!vm_read(pid_, m.start, code.data(), code.size())) continue;  // left to the per-trap patch
-    for (const SysbufSite& s : find_sysbuf_sites(code, m.start, bufferable)) {
+    const std::vector<SysbufSite> sites = find_sysbuf_sites(code, m.start, bufferable);
+    // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
+    const std::set<uint64_t> unsafe = jumps_ ? jumps_->refused(sites) : std::set<uint64_t>();
+    for (const SysbufSite& s : sites) {
       if (patched_.count(s.addr) || declined_.count(s.addr)) continue;
+      if (!jumps_ || unsafe.count(s.addr)) {
+        declined_.insert(s.addr);
+        refused++;
+        continue;
+      }
       TRY(patch_site(s.addr, s.wide));
       found++;
     }
   }
-  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan", found);
-  return ok_status();
+  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan, %zu refused (a branch enters them)", found,
+               refused);
+  return found;
 }
 
 Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) {
