@@ -262,7 +262,7 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
       store::Event ev;
       ev.kind = store::EventKind::Syscall;
       ev.tid = Tid(pid_);
-      ev.pc = layout.fast + 2;
+      ev.pc = layout.slow + 2;  // where replay returns from the call: its stub takes the trapped path
       ev.syscall_no = static_cast<int64_t>(w[0]);
       for (int i = 0; i < 6; i++) ev.args[i] = w[1 + i];
       ev.result = static_cast<int64_t>(w[7]);
