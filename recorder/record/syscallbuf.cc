@@ -309,6 +309,10 @@ void SyscallBuf::note_fd_change(const store::Event& ev) {
 }
 
 Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
+  // Off for good since a thread started: `enabled` was cleared while the one
+  // thread sat at the clone's stop, so no thread can be in the fast path;
+  // and pid_ (the leader) need not be the stopped thread, or alive.
+  if (threads_) return ok_status();
   const SysbufStubLayout layout = sysbuf_stub_layout();
   for (int steps = 0; steps < 10000; steps++) {
     user_regs_struct r;
