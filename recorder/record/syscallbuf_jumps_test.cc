@@ -2,10 +2,13 @@
 // after the `syscall`, near (found by disassembling its function) or far
 // (a rel32 from anywhere); a branch to the instruction after it is fine.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <vector>
 
+#include "recorder/process/proc_maps.h"
 #include "recorder/record/syscallbuf_jumps.h"
 
 using namespace slsdbg;
@@ -86,4 +89,23 @@ TEST(SysbufJumps, EhFrameHdrTableGivesFunctionStarts) {
   hdr[3] = 0x3b;
   hdr.resize(16);  // cut short
   EXPECT_FALSE(eh_frame_hdr_functions(hdr, hdr_addr).ok());
+}
+
+// This process's own libc: its .eh_frame_hdr is read, and none of the
+// sites the buffer patches is refused (a parse that failed would refuse
+// them all, silently costing every buffered call a stop).
+TEST(SysbufJumps, TheRunningLibcIsCheckedAndItsSitesKept) {
+  Result<std::vector<store::Mapping>> maps = process::read_maps(getpid());
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  Result<SiteJumpCheck> check = SiteJumpCheck::load(getpid(), *maps);
+  ASSERT_TRUE(check.ok()) << check.error().message;
+  size_t found = 0;
+  for (const store::Mapping& m : *maps) {
+    if (m.path.find("/libc.so") == std::string::npos || !(m.prot & PROT_EXEC)) continue;
+    const std::span<const uint8_t> code(reinterpret_cast<const uint8_t*>(m.start), m.end - m.start);
+    const std::vector<SysbufSite> sites = find_sysbuf_sites(code, m.start, [](long nr) { return nr == 0 || nr == 1; });
+    found += sites.size();
+    EXPECT_TRUE(check->refused(sites).empty());
+  }
+  EXPECT_GE(found, 2u) << "no read or write site in libc";
 }
