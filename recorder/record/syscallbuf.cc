@@ -221,8 +221,13 @@ Result<size_t> SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>
   size_t found = 0, refused = 0;
   for (const store::Mapping& m : maps) {
     if (!is_libc(m) || !(m.prot & PROT_EXEC) || m.end - m.start > (64u << 20)) continue;
-    std::vector<uint8_t> code(m.end - m.start);
-    if (!vm_read(pid_, m.start, code.data(), code.size())) continue;  // left to the per-trap patch
+    std::vector<uint8_t> read;
+    std::span<const uint8_t> code = jumps_ ? jumps_->text(m.start, m.end) : std::span<const uint8_t>();
+    if (code.empty()) {
+      read.resize(m.end - m.start);
+      if (!vm_read(pid_, m.start, read.data(), read.size())) continue;  // left to the per-trap patch
+      code = read;
+    }
     const std::vector<SysbufSite> sites = find_sysbuf_sites(code, m.start, bufferable);
     // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
     const std::set<uint64_t> unsafe = jumps_ ? jumps_->refused(sites) : std::set<uint64_t>();

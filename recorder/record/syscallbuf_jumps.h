@@ -44,6 +44,10 @@ class SiteJumpCheck {
   static Result<SiteJumpCheck> load(pid_t pid, const std::vector<store::Mapping>& maps);
   // The addresses of the sites that must not be patched.
   std::set<uint64_t> refused(std::span<const SysbufSite> sites) const;
+  // The text as read, if it is the mapping [start, end) (saves a re-read).
+  std::span<const uint8_t> text(uint64_t start, uint64_t end) const {
+    return start == text_addr_ && end - start == text_.size() ? std::span<const uint8_t>(text_) : std::span<const uint8_t>();
+  }
 
  private:
   uint64_t text_addr_ = 0;
