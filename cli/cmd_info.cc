@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "common/signal_name.h"
+#include "recorder/process/syscallbuf_stub.h"
 #include "recorder/record/children.h"
 #include "recorder/record/interval_policy.h"
 #include "recorder/record/recording_dir.h"
@@ -113,6 +114,7 @@ int run_info(const std::vector<std::string>& args) {
     return it == summary.end() ? std::nullopt : std::optional<uint64_t>(it->second);
   };
   const std::optional<uint64_t> max_interval = summary_value(recorder::kMaxIntervalSummaryKey);
+  const std::optional<uint64_t> sysbuf_stub = summary_value(process::kSysbufStubSummaryKey);  // the buffer was on
   const uint64_t bound_ns = std::max(meta.interval_ns, max_interval.value_or(0));
   const uint64_t adaptive_ticks = summary_value(recorder::kStretchedTicksSummaryKey).value_or(0);
   const uint64_t longest_ns = summary_value(recorder::kLongestIntervalSummaryKey).value_or(0);
@@ -142,6 +144,7 @@ int run_info(const std::vector<std::string>& args) {
     j["last_segment_open"] = open_segment_unreadable;
     j["children"] = children;
     if (meta.threads) j["threads"] = tids.size();
+    j["syscall_buffer"] = sysbuf_stub ? nlohmann::json(*sysbuf_stub) : nlohmann::json(nullptr);
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : cps)
       arr.push_back({{"id", c.id.value},
@@ -189,6 +192,8 @@ int run_info(const std::vector<std::string>& args) {
   }
   if (meta.threads)
     std::printf("threads    %zu (recorded with --threads: replay --check and restore, no GDB yet)\n", tids.size());
+  if (sysbuf_stub)
+    std::printf("syscalls   buffered (stub version %llu)\n", static_cast<unsigned long long>(*sysbuf_stub));
   if (!children.empty()) {
     std::string pids;
     for (pid_t p : children) pids += " " + std::to_string(p);

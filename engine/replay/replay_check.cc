@@ -1,5 +1,6 @@
 #include "engine/replay/replay_check.h"
 
+#include "engine/replay/sysbuf_version.h"
 #include "engine/replay/thread_check.h"
 
 namespace slsdbg::replay {
@@ -10,6 +11,7 @@ Result<CheckReport> check_recording(const store::RecordingReader& reader,
   const uint64_t total = reader.checkpoints().size();
   report.checkpoints = total;
   if (total == 0) return Error::msg("the recording has no checkpoint");
+  TRY(check_sysbuf_version(reader));
   if (reader.meta().threads) return check_threaded_recording(reader, progress);  // record --threads
   std::unique_ptr<ReplaySession> session = TRY(ReplaySession::start(reader, CheckpointId(0)));
   for (;;) {

@@ -21,6 +21,7 @@
 #include "common/signal_name.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/dead_stack.h"
+#include "engine/replay/sysbuf_version.h"
 #include "recorder/process/signal_frame.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
@@ -916,6 +917,7 @@ Result<SegmentOutcome> ReplaySession::SegmentRun::run() {
 // Reads the log and the next checkpoint, then starts the tracee.
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
   events_ = TRY_CTX(s_.reader_.segment_events(seg_), "reading segment " + std::to_string(seg_.value));
+  TRY(check_sysbuf_events(s_.reader_, events_));
   const auto checkpoints = s_.reader_.checkpoints();
   has_next_ = s_.k_.value + 1 < checkpoints.size();
   if (has_next_) hint_ = checkpoints[s_.k_.value + 1].cpu_since_event_ns;
@@ -1066,6 +1068,7 @@ namespace {
 
 Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
   if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); GDB, --goto and reverse execution of threads are not supported yet (replay --check is)");
+  TRY(check_sysbuf_version(reader));
   restore::RestoreOptions options;
   options.fd_numbers = restore::FdNumbers::Exact;
   const int cpu = recorded_cpu(reader);

@@ -49,12 +49,14 @@ class TimelineTest : public ::testing::Test {
     const std::string b = build ? build : ".";
     // TIMELINE_TEST_KEEP=DIR: record into DIR once and reuse it (debugging).
     const char* keep = std::getenv("TIMELINE_TEST_KEEP");
+    // TIMELINE_TEST_RECORD_ARGS: more `record` options (timeline_test_sysbuf).
+    const char* more = std::getenv("TIMELINE_TEST_RECORD_ARGS");
     g_rec->dir = keep ? fs::path(keep) : fs::temp_directory_path() / ("timeline_test_" + std::to_string(getpid()));
     if (!keep || !fs::exists(g_rec->dir / "rec")) {
       fs::remove_all(g_rec->dir);
       fs::create_directories(g_rec->dir);
-      const std::string cmd = b + "/cli/slsdbg record -o " + (g_rec->dir / "rec").string() + " --interval 2 -- " +
-                              b + "/tests/programs/timeline_counter " + std::to_string(kIterations) + " 0 > " +
+      const std::string cmd = b + "/cli/slsdbg record -o " + (g_rec->dir / "rec").string() + " --interval 2 " +
+                              (more ? more : "") + " -- " + b + "/tests/programs/timeline_counter " + std::to_string(kIterations) + " 0 > " +
                               (g_rec->dir / "native.out").string() + " 2>" + (g_rec->dir / "rec.err").string();
       ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     }

@@ -10,6 +10,23 @@
 
 namespace slsdbg::gdbserver {
 
+namespace {
+
+// Where a caught call returns: right after its event, at the pc after its
+// `syscall`. The call at whose exit stop the recorder patched its glibc
+// site for the syscall buffer returns past the patch instead, where the
+// forced checkpoint that follows it stands (the next segment's start).
+Result<replay::Moment> syscall_return(const store::RecordingReader& reader, const replay::Moment& entry) {
+  const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
+  const std::vector<store::Event> events = TRY(reader.segment_events(SegmentId(entry.checkpoint)));
+  if (entry.event + 1 >= events.size() || entry.checkpoint + 1 >= reader.checkpoints().size()) return ret;
+  const store::Event& next = events[entry.event + 1];
+  if (next.kind != store::EventKind::ForcedCheckpoint || next.pc == ret.pc) return ret;
+  return replay::Moment{entry.checkpoint + 1, 0, next.pc, 1};
+}
+
+}  // namespace
+
 Status TimelineTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {
   catching_ = enabled;
   caught_ = std::set<int64_t>(numbers.begin(), numbers.end());
@@ -38,7 +55,7 @@ Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   if (at_syscall_entry_) {
     const auto [entry, nr] = *at_syscall_entry_;
-    const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
+    const replay::Moment ret = TRY(syscall_return(reader_, entry));
     StopReason r = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
     if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
     r.kind = StopKind::SyscallReturn;
@@ -106,8 +123,28 @@ Result<StopReason> TimelineTarget::reverse_catching(StopRequest& stop) {
   auto prev = TRY(previous_caught_syscall());
   if (!prev) return move(&stop, [&] { return t->resume(replay::Direction::Backward, replay::Motion::Continue); });
   const auto [entry, nr] = *prev;
-  const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
+  const replay::Moment ret = TRY(syscall_return(reader_, entry));
   if (TRY(t->current_moment()) == ret) return back_to_entry(entry, nr);
+  if (ret.event == 0 && ret.checkpoint != entry.checkpoint) {
+    // A return at a checkpoint's start is no breakpoint hit: a reverse
+    // continue that stops at or after that checkpoint stopped on the way;
+    // one that went past it found nothing, and the return is the stop.
+    // FIXME: that search runs to the start of history, not just to the
+    // checkpoint; it happens once per recording (the first patch).
+    bool at_return = false;
+    auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
+      replay::TimelineStop s = TRY(t->resume(replay::Direction::Backward, replay::Motion::Continue));
+      if (TRY(t->current_moment()).checkpoint >= ret.checkpoint) return s;
+      at_return = true;
+      return t->goto_moment(ret);
+    });
+    if (!r.ok() || !at_return || r->kind != StopKind::Signal || r->signal != SIGTRAP) return r;
+    r->kind = StopKind::SyscallReturn;
+    r->syscall_no = nr;
+    at_syscall_return_ = {entry, nr};
+    last_reason_ = *r;
+    return r;
+  }
   const bool user_breakpoint = breakpoints_.count(ret.pc) != 0;
   if (!user_breakpoint) TRY(t->add_breakpoint(ret.pc));
   bool at_return = false;

@@ -9,6 +9,12 @@
 // Only the return address slot (8 bytes below the caller's rsp) is written
 // on the caller's stack; the rest of the red zone is skipped.
 //
+// The stub never reads the program's memory before the syscall (a path is
+// the kernel's to check: a bad pointer gets EFAULT as it would natively),
+// and after it only the bytes the kernel wrote (a short count copies
+// less). newfstatat/statx with AT_EMPTY_PATH need the fd's table entry;
+// without it they resolve a path and run whatever the path.
+//
 // Fast path (recording with the buffer enabled, a call and fd the header's
 // table allows, room left; syscallbuf.h lists the calls and conditions): the entry {nr, args[6], result, out_addr,
 // out_len, out bytes padded to 8} is appended at kSysbufEntriesAddr +
@@ -112,24 +118,16 @@ slsdbg_sysbuf_code:
   xorl %r11d, %r11d
   jmp 20f
 13:
-  testq %rsi, %rsi
-  jz 89f
-  cmpb $0, (%rsi)
-  jne 19f
   testl $0x1000, %r10d
-  jz 89f
+  jz 19f
   testl $7, %ecx
   jz 89f
 19:
   movl $144, %r11d
   jmp 20f
 14:
-  testq %rsi, %rsi
-  jz 89f
-  cmpb $0, (%rsi)
-  jne 24f
   testl $0x1000, %edx
-  jz 89f
+  jz 24f
   testl $7, %ecx
   jz 89f
 24:

@@ -15,6 +15,15 @@
 
 namespace slsdbg::process {
 
+// The stub's version, stored in a recording made with the buffer (store
+// summary key below, written when the recording is created): replay runs
+// this build's stub under the recorded patched sites, so it refuses a
+// recording of any other version. Bump it on any change to the code, the
+// header or the entry format below; syscallbuf_stub_test pins it to a hash
+// of the code.
+inline constexpr uint32_t kSysbufStubVersion = 2;
+inline constexpr const char* kSysbufStubSummaryKey = "syscall_buffer_stub";
+
 inline constexpr uint64_t kSysbufStubAddr = 0x70002000;
 inline constexpr uint64_t kSysbufHeaderAddr = 0x70003000;
 inline constexpr uint64_t kSysbufCursorOffset = 0;    // bytes of committed entries

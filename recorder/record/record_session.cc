@@ -23,6 +23,7 @@
 #include "recorder/process/proc_signals.h"
 #include "recorder/process/signal_frame.h"
 #include "recorder/process/spawn.h"
+#include "recorder/process/syscallbuf_stub.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/children.h"
@@ -38,6 +39,7 @@
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/thread_set.h"
+#include "store/summary.h"
 #include "recorder/record/tick.h"
 #include "recorder/record/tracee_stop.h"
 #include "recorder/record/vdso_patch.h"
@@ -426,7 +428,13 @@ Status RecordSession::start() {
   wo.sync = store::WriterOptions::Sync::Deferred;
   wo.durable_finish = opts_.durable;
   writer_ = TRY(CheckpointWriter::start_opening(
-      [dir = opts_.out_dir, meta, wo]() { return store::RecordingWriter::create(dir, meta, wo); }, all_cpus));
+      [dir = opts_.out_dir, meta, wo, sysbuf = opts_.syscall_buffer]() -> Result<std::unique_ptr<store::RecordingWriter>> {
+        auto w = TRY(store::RecordingWriter::create(dir, meta, wo));
+        // Durable with checkpoint 0: replay must run the same stub.
+        if (sysbuf) TRY(store::put_summary(*w, process::kSysbufStubSummaryKey, process::kSysbufStubVersion));
+        return w;
+      },
+      all_cpus));
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "recorder/process/remote_fd.h"
 #include "recorder/process/syscallbuf_stub.h"
 #include "recorder/record/remote_memory.h"
+#include "recorder/record/syscallbuf_jumps.h"
 #include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"
 
@@ -173,13 +175,33 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
     declined_.insert(site);
     return false;
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!jumps_loaded_) {
+    jumps_loaded_ = true;
+    Result<SiteJumpCheck> j = SiteJumpCheck::load(pid_, maps);
+    if (j.ok()) jumps_ = std::move(*j);
+    else SLSDBG_DEBUG("record", "syscall buffer: no site is patched: %s", j.error().message.c_str());
+  }
   // The first patch takes every site the scan finds along: one stop, one
   // forced checkpoint for all.
+  bool scan_patched = false;
   if (!scanned_) {
     scanned_ = true;
-    TRY(patch_scanned_sites(maps));
+    scan_patched = TRY(patch_scanned_sites(maps)) > 0;
+    SLSDBG_DEBUG("record", "syscall buffer: libc checked and patched in %lld us",
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - t0)
+                                            .count()));
   }
-  if (!patched_.count(site)) TRY(patch_site(site, wide));
+  if (!patched_.count(site)) {
+    const SysbufSite s{site, wide, nr};
+    if (!jumps_ || !jumps_->refused(std::span(&s, 1)).empty()) {
+      // Left trapped; the scan's patches still need their checkpoint.
+      declined_.insert(site);
+      return scan_patched;
+    }
+    TRY(patch_site(site, wide));
+  }
   // Where the original `cmp` would have left the tracee.
   r.eflags = flags_after_cmp(r.rax, wide, r.eflags);
   r.rip = site + (wide ? 8 : 7);
@@ -195,20 +217,34 @@ Status SyscallBuf::patch_site(uint64_t site, bool wide) {
   return ok_status();
 }
 
-Status SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
-  size_t found = 0;
+Result<size_t> SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
+  size_t found = 0, refused = 0;
   for (const store::Mapping& m : maps) {
     if (!is_libc(m) || !(m.prot & PROT_EXEC) || m.end - m.start > (64u << 20)) continue;
-    std::vector<uint8_t> code(m.end - m.start);
-    if (!vm_read(pid_, m.start, code.data(), code.size())) continue;  // left to the per-trap patch
-    for (const SysbufSite& s : find_sysbuf_sites(code, m.start, bufferable)) {
+    std::vector<uint8_t> read;
+    std::span<const uint8_t> code = jumps_ ? jumps_->text(m.start, m.end) : std::span<const uint8_t>();
+    if (code.empty()) {
+      read.resize(m.end - m.start);
+      if (!vm_read(pid_, m.start, read.data(), read.size())) continue;  // left to the per-trap patch
+      code = read;
+    }
+    const std::vector<SysbufSite> sites = find_sysbuf_sites(code, m.start, bufferable);
+    // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
+    const std::set<uint64_t> unsafe = jumps_ ? jumps_->refused(sites) : std::set<uint64_t>();
+    for (const SysbufSite& s : sites) {
       if (patched_.count(s.addr) || declined_.count(s.addr)) continue;
+      if (!jumps_ || unsafe.count(s.addr)) {
+        declined_.insert(s.addr);
+        refused++;
+        continue;
+      }
       TRY(patch_site(s.addr, s.wide));
       found++;
     }
   }
-  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan", found);
-  return ok_status();
+  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan, %zu refused (a branch enters them)", found,
+               refused);
+  return found;
 }
 
 Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) {
@@ -231,7 +267,7 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
       store::Event ev;
       ev.kind = store::EventKind::Syscall;
       ev.tid = Tid(pid_);
-      ev.pc = layout.fast + 2;
+      ev.pc = layout.slow + 2;  // where replay returns from the call: its stub takes the trapped path
       ev.syscall_no = static_cast<int64_t>(w[0]);
       for (int i = 0; i < 6; i++) ev.args[i] = w[1 + i];
       ev.result = static_cast<int64_t>(w[7]);
@@ -278,6 +314,10 @@ void SyscallBuf::note_fd_change(const store::Event& ev) {
 }
 
 Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
+  // Off for good since a thread started: `enabled` was cleared while the one
+  // thread sat at the clone's stop, so no thread can be in the fast path;
+  // and pid_ (the leader) need not be the stopped thread, or alive.
+  if (threads_) return ok_status();
   const SysbufStubLayout layout = sysbuf_stub_layout();
   for (int steps = 0; steps < 10000; steps++) {
     user_regs_struct r;

@@ -3,10 +3,13 @@
 //
 // Calls that cannot block run in the tracee without a ptrace stop:
 //  - read, pread64, write, pwrite64, lseek, fstat (newfstatat or statx with
-//    AT_EMPTY_PATH and "") and close, on fds the recorder has seen to be a
+//    AT_EMPTY_PATH, whatever the path) and close, on fds the recorder has seen to be a
 //    regular file of a local filesystem, /dev/null or /dev/zero (reads
 //    and writes), or a directory (lseek, fstat, close, getdents64);
-//  - newfstatat and statx of a path (the kernel resolves it; no fd);
+//  - newfstatat and statx without AT_EMPTY_PATH (the kernel resolves the
+//    path; no fd);
+// A bad pointer gets what the kernel returns (EFAULT, or a short count):
+// the stub reads no memory of the program but what the kernel wrote.
 //  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
 //    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
 //  - poll with a zero timeout;
@@ -25,7 +28,9 @@
 //    (syscallbuf_sites.h). The stop's rip is moved past the patch with the
 //    flags the `cmp` would set, and a forced checkpoint follows, so replay
 //    crosses the patches by restore (the libc pages are in it). No patch is
-//    made while a signal handler runs (a frame below may sit at a site).
+//    made while a signal handler runs (a frame below may sit at a site),
+//    nor at a site that a direct branch enters after its `syscall`
+//    (syscallbuf_jumps.h: the patch would cut that instruction).
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
 //    of a traced call on an fd, and cleared before any call that may close,
 //    replace or re-flag an fd (and after an unmodelled one). Across a
@@ -51,11 +56,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "common/fd.h"
 #include "common/result.h"
+#include "recorder/record/syscallbuf_jumps.h"
 #include "store/event.h"
 #include "store/process_state.h"
 
@@ -93,7 +100,7 @@ class SyscallBuf {
   uint8_t classify(int fd) const;
   void note_fd_change(const store::Event& ev);
   Status patch_site(uint64_t site, bool wide);
-  Status patch_scanned_sites(const std::vector<store::Mapping>& maps);
+  Result<size_t> patch_scanned_sites(const std::vector<store::Mapping>& maps);  // sites patched
 
   pid_t pid_ = -1;
   UniqueFd pidfd_;
@@ -103,6 +110,8 @@ class SyscallBuf {
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
   bool threads_ = false;   // a CLONE_THREAD call was seen: off for good
   bool scanned_ = false;   // libc's sites were patched in bulk
+  bool jumps_loaded_ = false;
+  std::optional<SiteJumpCheck> jumps_;  // nullopt: libc could not be checked, no site is patched
   int handler_depth_ = 0;  // signal handlers running (one that longjmps out keeps it up: no more patches)
   uint64_t consumed_ = 0;  // bytes of entries already logged
   uint64_t drained_ = 0;
