@@ -47,10 +47,17 @@ bool keepable(const Mapping& m) {
          m.path[0] == '/' && m.inode != 0;
 }
 
-Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m) {
+Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir) {
   if (!keepable(m)) return false;
   const std::string target = kept_file_path(recording_dir, m.dev, m.inode);
   if (::access(target.c_str(), F_OK) == 0) return true;
+  if (!pool_dir.empty() && pool_dir != recording_dir) {
+    if (!TRY(keep_mapped_file(pool_dir, m))) return false;
+    const std::string dir = recording_dir + "/" + kKeptFilesDir;
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return Error::from_errno("mkdir " + dir);
+    if (::link(kept_file_path(pool_dir, m.dev, m.inode).c_str(), target.c_str()) == 0 || errno == EEXIST) return true;
+    // Not linkable (another filesystem): a copy of its own, below.
+  }
   UniqueFd src(::open(m.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!src.valid()) return false;
   struct stat st;

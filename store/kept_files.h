@@ -35,9 +35,11 @@ bool keepable(const Mapping& m);
 // (FICLONE where the filesystem shares blocks, else copy_file_range). Ok(false)
 // when the file cannot stand in for the mapping: not keepable, the path now
 // names another file, or larger than kMaxKeptFileBytes. Then the caller copies
-// the mapping's pages as before. Idempotent.
+// the mapping's pages as before. Idempotent. With `pool_dir` (the recording
+// that holds several processes' recordings), the copy is made once there and
+// hard-linked into `recording_dir`, so every process that maps libc shares one.
 inline constexpr uint64_t kMaxKeptFileBytes = 1ull << 30;
-Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m);
+Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir = "");
 
 // Reader side: the kept files of one recording, opened on first use.
 class KeptFiles {

@@ -11,6 +11,8 @@
 
 namespace slsdbg::recorder {
 
-std::function<bool(const store::Mapping&)> file_keeper(const std::string& recording_dir);
+// `pool_dir`: where copies shared by several recordings are made once (see
+// store::keep_mapped_file); "" for a recording of its own.
+std::function<bool(const store::Mapping&)> file_keeper(const std::string& recording_dir, const std::string& pool_dir = "");
 
 }  // namespace slsdbg::recorder

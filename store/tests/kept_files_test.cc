@@ -102,5 +102,22 @@ TEST(KeptFiles, AMappingWhosePathNowNamesAnotherFileIsNotKept) {
   EXPECT_FALSE(*keep_mapped_file(tmp.rec(), m));
 }
 
+TEST(KeptFiles, RecordingsThatSharePoolShareOneCopy) {
+  TempDir tmp;
+  const std::string lib = write_file(tmp.path() + "/lib.so", 2);
+  const Mapping m = mapping_of(lib, kBase, 2, 0);
+  const std::string member = tmp.rec() + "/members/42";
+  ASSERT_EQ(::mkdir(tmp.rec().c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((tmp.rec() + "/members").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(member.c_str(), 0700), 0);
+  auto kept = keep_mapped_file(member, m, tmp.rec());
+  ASSERT_TRUE(kept.ok() && *kept);
+  struct stat in_pool, in_member;
+  ASSERT_EQ(::stat(kept_file_path(tmp.rec(), m.dev, m.inode).c_str(), &in_pool), 0);
+  ASSERT_EQ(::stat(kept_file_path(member, m.dev, m.inode).c_str(), &in_member), 0);
+  EXPECT_EQ(in_pool.st_ino, in_member.st_ino) << "one copy, linked";
+  EXPECT_EQ(in_pool.st_nlink, 2u);
+}
+
 }  // namespace
 }  // namespace slsdbg::store
