@@ -10,6 +10,7 @@ PACKAGES=(
   libxxhash-dev libzstd-dev
   libseccomp-dev
   libcapstone-dev libunwind-dev libelf-dev libdw-dev
+  zlib1g-dev liblzma-dev libbz2-dev  # the static archives libdw.a needs (cmake/StaticDeps.cmake)
   nlohmann-json3-dev
   libcli11-dev  # cli/: option parsing, help and usage errors of every command
   gdb lldb binutils python3 util-linux procps  # procps: pgrep in e2e tests

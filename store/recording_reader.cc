@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "store/catalog.h"
 #include "store/dirty_list.h"
 #include "store/event_log.h"
 #include "store/extent_reader.h"
 #include "store/fs_util.h"
+#include "store/kept_files.h"
 #include "store/pack_layout.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
@@ -47,7 +50,7 @@ bool writer_alive(const std::string& dir) {
 
 class Reader final : public RecordingReader {
  public:
-  explicit Reader(std::string dir) : dir_(std::move(dir)), extents_(dir_), tree_(extents_) {}
+  explicit Reader(std::string dir) : dir_(std::move(dir)), extents_(dir_), tree_(extents_), kept_(dir_) {}
   Status init();
   Status refresh() override;
 
@@ -70,6 +73,9 @@ class Reader final : public RecordingReader {
   Result<EventLogReader> open_log(SegmentId k, LogExpect expect) const;
   Status read_page(const CheckpointRow& r, uint64_t vaddr, uint8_t* out) const;
   void describe_torn_tail();
+  // A page absent from checkpoint k's tree inside a private file mapping whose
+  // file the recording keeps reads as that file's bytes (format 6).
+  Result<bool> read_kept_page(CheckpointId k, uint64_t vaddr, uint8_t* out) const;
 
   std::string dir_;
   UniqueFd readers_lock_;  // shared: holds off block reuse (recording_files.h)
@@ -80,6 +86,9 @@ class Reader final : public RecordingReader {
   OpenReport report_;
   std::vector<CheckpointRow> rows_;
   std::map<uint64_t, SegmentRow> segments_;
+  KeptFiles kept_;
+  mutable std::mutex kept_mu_;
+  mutable std::map<uint64_t, std::vector<Mapping>> kept_maps_;  // per checkpoint: the mappings of kept files
 };
 
 Status Reader::init() {
@@ -180,12 +189,35 @@ Status Reader::read_page(const CheckpointRow& r, uint64_t vaddr, uint8_t* out) c
   auto entry = tree_.lookup(r.root, vaddr / kPageSize);
   if (!entry.ok()) return fail(entry.error());
   if (entry->empty()) {
-    std::memset(out, 0, kPageSize);
+    auto kept = read_kept_page(r.info.id, vaddr, out);
+    if (!kept.ok()) return fail(kept.error());
+    if (!*kept) std::memset(out, 0, kPageSize);
     return ok_status();
   }
   Status st = tree_.read_data(*entry, out);
   if (!st.ok()) return fail(st.error());
   return ok_status();
+}
+
+Result<bool> Reader::read_kept_page(CheckpointId k, uint64_t vaddr, uint8_t* out) const {
+  if (!kept_.any()) return false;
+  std::vector<Mapping> maps;
+  {
+    std::lock_guard lock(kept_mu_);
+    auto it = kept_maps_.find(k.value);
+    if (it != kept_maps_.end()) maps = it->second;
+  }
+  if (maps.empty()) {
+    ProcessState st = TRY(process_state(k));
+    for (Mapping& m : st.mappings)
+      if (keepable(m) && kept_.has(m.dev, m.inode)) maps.push_back(std::move(m));
+    std::lock_guard lock(kept_mu_);
+    if (kept_maps_.size() >= 64) kept_maps_.clear();  // a bound; the catalog has them all
+    kept_maps_[k.value] = maps;
+  }
+  for (const Mapping& m : maps)
+    if (m.start <= vaddr && vaddr < m.end) return kept_.read_page(m.dev, m.inode, m.file_offset + (vaddr - m.start), out);
+  return false;
 }
 
 Status Reader::read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out) const {

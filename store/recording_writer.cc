@@ -12,6 +12,7 @@
 // between are synchronous=NORMAL (no fsync).
 #include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <xxhash.h>
 
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "common/log.h"
@@ -27,6 +29,7 @@
 #include "store/event_log.h"
 #include "store/extent_writer.h"
 #include "store/fs_util.h"
+#include "store/kept_files.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
 #include "store/recording_files.h"
@@ -66,7 +69,9 @@ Status dir_is_empty_or_missing(const std::string& dir) {
   }
   bool empty = true;
   while (dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
+    // The recorder may keep mapped files (kept_files.h) while this runs.
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && e->d_name != std::string(kKeptFilesDir))
+      empty = false;
   ::closedir(d);
   if (!empty) return Error::msg("cannot create recording: " + dir + " exists and is not empty");
   return ok_status();
@@ -107,6 +112,11 @@ class Writer final : public RecordingWriter {
   std::unique_ptr<ExtentWriter> extents_;
   PageTreeBuilder tree_;
   std::unordered_map<Hash128, TreeEntry, Hash128Hasher> dedup_;
+  // Ranges of this checkpoint's private file mappings whose file the
+  // recording keeps (kept_files.h): an absent page there reads as the file's
+  // bytes, so a zero page must be stored as data.
+  std::vector<std::pair<uint64_t, uint64_t>> kept_ranges(const ProcessState& state);
+  std::set<std::pair<uint64_t, uint64_t>> kept_files_;
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
   uint64_t retention_gen_ = 0;
@@ -222,6 +232,21 @@ Result<bool> Writer::absorb_retention() {
   return true;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Writer::kept_ranges(const ProcessState& state) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const Mapping& m : state.mappings) {
+    if (!keepable(m)) continue;
+    const std::pair<uint64_t, uint64_t> key{m.dev, m.inode};
+    if (!kept_files_.count(key)) {
+      if (::access(kept_file_path(dir_, m.dev, m.inode).c_str(), F_OK) != 0) continue;
+      kept_files_.insert(key);
+    }
+    ranges.push_back({m.start, m.end});
+  }
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
+
 Status Writer::validate(const CheckpointInput& input) const {
   for (const auto& [lo, hi] : input.cleared)
     if (lo % kPageSize || hi % kPageSize || lo > hi || hi > kMaxAddress)
@@ -259,13 +284,17 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   std::iota(order_.begin(), order_.end(), 0u);
   std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return input.dirty[a].vaddr < input.dirty[b].vaddr; });
   vaddrs_.clear();
+  const auto kept = kept_ranges(input.state);
+  size_t kept_at = 0;
   for (size_t n = 0; n < order_.size(); n++) {
     const DirtyPage& p = input.dirty[order_[n]];
     if (n + 1 < order_.size() && input.dirty[order_[n + 1]].vaddr == p.vaddr) continue;
     vaddrs_.push_back(p.vaddr);
     uint64_t vpn = p.vaddr / kPageSize;
     stats_.pages_in++;
-    if (is_zero_page(p.data)) {
+    while (kept_at < kept.size() && kept[kept_at].second <= p.vaddr) kept_at++;
+    const bool in_kept = kept_at < kept.size() && kept[kept_at].first <= p.vaddr;
+    if (!in_kept && is_zero_page(p.data)) {
       stats_.zero_pages++;
       tree_.set(vpn, TreeEntry{});
       continue;

@@ -61,7 +61,7 @@ class ProcessCapture final : public CheckpointCapture {
  public:
   ProcessCapture(pid_t pid, UniqueFd pagemap, const CaptureOptions& options)
       : pid_(pid), leader_(Tid(pid), pid), pagemap_(std::move(pagemap)), copier_(options.copy_threads),
-        copy_path_(options.copy_path), activity_reported_(options.activity_reported) {
+        copy_path_(options.copy_path), activity_reported_(options.activity_reported), keep_file_(options.keep_file) {
     deferred_.set_delay_for_tests(options.deferred_copy_delay_us_for_tests);
   }
 
@@ -258,8 +258,14 @@ class ProcessCapture final : public CheckpointCapture {
       cleared_.push_back({r.start, r.end});
       for (const store::Mapping& m : maps_) {
         const uint64_t s = std::max(r.start, m.start), e = std::min(r.end, m.end);
-        if (s < e) unseen_.push_back({{s, e}, copy_every_page(maps_, s)});
+        if (s >= e) continue;
+        if (kept(m)) {
+          TRY(append_private_copies(pagemap_.get(), {s, e}, unseen_pages_));
+        } else {
+          unseen_.push_back({{s, e}, copy_every_page(maps_, s)});
+        }
       }
+      TRY_CTX(tracker_->track(r), "tracking memory again");
     }
     hot_before_ = std::move(hot_);
     hot_ = std::move(written_);
@@ -418,7 +424,12 @@ class ProcessCapture final : public CheckpointCapture {
       for (const store::Mapping& m : now) {
         const uint64_t s = std::max(r.start, m.start), e = std::min(r.end, m.end);
         if (s >= e) continue;
-        if (copy_every_page(now, s)) {
+        if (kept(m)) {
+          // The file is in the recording: pages absent from the tree read
+          // as its bytes, so stale ones go and only copies are taken.
+          cleared_.push_back({s, e});
+          TRY(append_private_copies(pagemap_.get(), {s, e}, unseen_pages_));
+        } else if (copy_every_page(now, s)) {
           unseen_.push_back({{s, e}, true});
         } else {
           // Before tracking: its markers would make every page look populated.
@@ -436,6 +447,12 @@ class ProcessCapture final : public CheckpointCapture {
   bool tracee_can_read(uint64_t addr) const {
     const store::Mapping* m = mapping_at(addr);
     return m && (m->prot & PROT_READ);
+  }
+
+  // A private file mapping whose file the recording keeps: its pages absent
+  // from the tree read as the file's, so only the program's copies are taken.
+  bool kept(const store::Mapping& m) const {
+    return !(m.flags & store::flag(store::MappingFlags::Anonymous)) && keep_file_ && keep_file_(m);
   }
 
   // File pages (and [vdso] code) read as their backing bytes even when not
@@ -478,6 +495,7 @@ class ProcessCapture final : public CheckpointCapture {
 
   // What a capture may reuse when nothing was reported since the previous one.
   const bool activity_reported_;
+  const std::function<bool(const store::Mapping&)> keep_file_;
   bool state_stale_ = true;  // the first capture reads everything
   UniqueFd statm_;
   uint64_t total_vm_ = 0;  // maps_: only syscalls change the map, but for VM_GROWSDOWN growth, which adds to this

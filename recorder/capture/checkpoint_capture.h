@@ -42,6 +42,11 @@ struct CaptureOptions {
   // of a file description shared with another process is then as of the
   // last re-read. Off: every capture re-reads everything.
   bool activity_reported = false;
+  // Keeps the file of a private file mapping in the recording
+  // (store/kept_files.h) and says whether it did. Then a new mapping of it
+  // costs only the pages the program wrote, not a copy of every page. Unset:
+  // every page is copied.
+  std::function<bool(const store::Mapping&)> keep_file;
 };
 
 // When a capture copies its pages.

@@ -29,8 +29,10 @@ class DirtyTracker {
   virtual void untrack(const PageRange& range) = 0;
   // Page addresses written since the previous collect(), ascending; re-arms.
   // Ranges whose tracking the kernel dropped behind our back (a mapping
-  // replaced by an identical-looking one between two map reads) are re-armed
-  // and appended to `lost`: their contents must be taken afresh.
+  // replaced by an identical-looking one between two map reads) are appended
+  // to `lost`: their contents must be taken afresh, and the caller track()s
+  // them again after reading which pages are populated (markers of the
+  // protection would make every page look so).
   virtual Result<std::vector<uint64_t>> collect(std::vector<PageRange>& lost) = 0;
   // After collect(): would a write to `page` show in written_among() on the
   // process's pagemap (uffd write-protected, not hashed)? A deferred copy

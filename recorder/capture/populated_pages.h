@@ -18,5 +18,9 @@ Status append_populated_pages(int pagemap_fd, const PageRange& range, std::vecto
 // Present pages only: for ranges already write-protected (after an madvise
 // that discards memory nothing there is swapped out).
 Status append_present_pages(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out);
+// Pages of a private file mapping that no longer read as the file: copies
+// the process wrote (present and not a file page, or swapped out). Like
+// append_populated_pages, only before the range is write-protected.
+Status append_private_copies(int pagemap_fd, const PageRange& range, std::vector<uint64_t>& out);
 
 }  // namespace slsdbg::recorder

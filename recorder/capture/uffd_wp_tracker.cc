@@ -74,7 +74,6 @@ class UffdWpTracker final : public DirtyTracker {
     for (size_t i : scanned.unregistered) unregistered.push_back(ranges[i]);
     for (const PageRange& r : unregistered) {
       remove(registered_, r);
-      TRY(track(r));
       lost.push_back(r);
     }
     std::sort(dirty.begin(), dirty.end());

@@ -22,7 +22,8 @@ struct ExecImage {
 // Re-arms the tracee stopped at its PTRACE_EVENT_EXEC: a fresh injection
 // page and vDSO patch, and a new capture whose first checkpoint holds every
 // populated page of the new image.
-Result<std::unique_ptr<CheckpointCapture>> arm_new_image(process::Task& task, TrackerChoice tracker);
+Result<std::unique_ptr<CheckpointCapture>> arm_new_image(process::Task& task, TrackerChoice tracker,
+                                                         const CaptureOptions& options);
 
 // Path and build-id of the program `pid` runs now.
 ExecImage exec_image(pid_t pid);

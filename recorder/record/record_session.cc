@@ -29,6 +29,7 @@
 #include "recorder/record/children.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/exec_follow.h"
+#include "recorder/record/file_keeper.h"
 #include "recorder/record/defer_policy.h"
 #include "recorder/record/interval_policy.h"
 #include "recorder/record/rdtsc.h"
@@ -143,6 +144,9 @@ class RecordSession {
 
  private:
   Status start();
+  CaptureOptions capture_options() const {
+    return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir)};
+  }
   Status loop();
   Status on_seccomp();
   Status on_syscall_exit();
@@ -403,7 +407,7 @@ Status RecordSession::start() {
   if (opts_.syscall_buffer) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   const int patched = TRY(patch_vdso_time_functions(pid_));
   SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
-  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, CaptureOptions{.activity_reported = true}),
+  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
   dispositions_ = initial_dispositions(pid_);
   fast_write_ = FastWrite::for_process(pid_);
@@ -982,7 +986,7 @@ Status RecordSession::on_exec() {
   TRY(log_forced_checkpoint(r.rip));
 
   capture_.reset();
-  capture_ = TRY(arm_new_image(*task_, opts_.tracker));
+  capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options()));
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   fast_write_ = FastWrite::for_process(pid_);
   if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
