@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# GDB on a recording made with `record --threads` (thr_gdb: three workers
+# taking turns, each with a thread-local tls_id = 11 * its number):
+# - at a checkpoint (`replay --at K`) `info threads` lists as many threads as
+#   the checkpoint holds (`slsdbg backtrace --json` counts them), every
+#   worker's backtrace shows `worker`, and `print tls_id` in a worker thread
+#   prints that worker's value;
+# - `continue` to a breakpoint hit by any thread stops in that thread (GDB
+#   switches to it): its `worker` argument, its tls_id (11 * worker) and its
+#   $rip agree; the next hit is the next worker's turn;
+# - `reverse-continue` lands on the earlier hit again (same worker, round);
+# - a bad Hg thread id is answered with an error, not a crash.
+. "$(dirname "$0")/replay_gdb_lib.sh"
+rec=$WORK/thr.rec
+"$SLSDBG" record --threads -o "$rec" -- "$PROGRAMS/thr_gdb" >"$WORK/record.out" 2>&1 </dev/null ||
+  { cat "$WORK/record.out"; die "recording"; }
+expect "$WORK/record.out" '^turns 600 total 13200$' "the recorded run's output"
+
+# A checkpoint in the middle of those holding all four threads (the first
+# ones are the forced checkpoints right after each clone3).
+best=$("$SLSDBG" info "$rec" --json | "$PY" -c '
+import json, subprocess, sys
+n = len(json.load(sys.stdin)["checkpoints"])
+full = []
+for k in range(n):
+    out = subprocess.run([sys.argv[1], "backtrace", sys.argv[2], "--at", str(k), "--json"], capture_output=True, text=True).stdout
+    try: t = len(json.loads(out)["threads"])
+    except Exception: continue
+    if t == 4: full.append(k)
+print(full[len(full) // 2] if full else -1, len(full))' "$SLSDBG" "$rec") || die "counting threads per checkpoint"
+read -r at most <<<"$best"
+[ "$at" -ge 0 ] || die "no checkpoint holds all 4 threads"
+echo "checkpoint $at holds 4 threads ($most checkpoints do)"
+
+out=$WORK/at.out
+timeout 300 "$SLSDBG" replay "$rec" --at "$at" -- -nx -batch -ex 'set pagination off' \
+  -ex 'info threads' -ex 'thread apply all bt' -ex 'thread 2' -ex 'frame function worker' -ex 'print me' -ex 'print $_thread' \
+  -ex 'thread 4' -ex 'frame function worker' -ex 'print me' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay --at $at"; }
+n=$(grep -cE '^\*? +[0-9]+ +Thread ' "$out")
+[ "$n" -eq 4 ] || { cat "$out"; die "info threads lists $n threads at checkpoint $at, want 4"; }
+for w in 1 2 3; do
+  expect "$out" "^#[0-9]+ .*worker \\(arg=0x$w\\) at .*thr_gdb\\.c:" "worker $w's backtrace"
+done
+expect "$out" '^#[0-9]+ .*main \(\) at .*thr_gdb\.c:' "the main thread's backtrace"
+# Threads 2..4 are the workers in creation order: `me` is 1, then 3.
+expect "$out" '^\$1 = 1$' "thread 2's me"
+expect "$out" '^\$3 = 3$' "thread 4's me"
+
+out=$WORK/bp.out
+timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
+  -ex 'break take_turn' -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'print $pc' -ex 'print $_thread' -ex 'info threads' \
+  -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'continue' -ex 'print worker * 1000 + round' \
+  -ex 'reverse-continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'reverse-continue' -ex 'print worker * 1000 + round' \
+  -ex 'continue' -ex 'print worker * 1000 + round' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay with breakpoints"; }
+expect "$out" '^Thread [0-9]+ "thr_gdb" hit Breakpoint 1, take_turn \(worker=1, round=0\) at .*thr_gdb\.c:' \
+  "the first hit names worker 1's thread"
+expect "$out" '^\$1 = 1000$' "worker 1, round 0"
+expect "$out" '^\$2 = 1$' "worker 1's argument"
+expect "$out" '^\$3 = .* <take_turn\+[0-9]+>$' "the pc is in take_turn"
+expect "$out" '^\$4 = 2$' "GDB switched to thread 2 (worker 1)"
+expect "$out" '^\$5 = 2000$' "the next hit: worker 2, round 0"
+expect "$out" '^\$6 = 2$' "worker 2's argument"
+expect "$out" '^\$7 = 3000$' "then worker 3"
+expect "$out" '^\$8 = 2000$' "reverse-continue: back to worker 2's hit"
+expect "$out" '^\$9 = 2$' "worker 2's argument after reverse-continue"
+expect "$out" '^\$10 = 1000$' "reverse-continue again: worker 1's hit"
+expect "$out" '^\$11 = 2000$' "forward again"
+n=$(grep -cE '^\*? +[0-9]+ +Thread ' "$out")
+[ "$n" -eq 4 ] || { cat "$out"; die "info threads at the first hit lists $n threads, want 4"; }
+
+# A bad thread id in Hg: an error reply, and the server goes on.
+srv=$WORK/srv.out
+"$SLSDBG" replay "$rec" --server 127.0.0.1:0 >"$srv" 2>&1 </dev/null &
+bg_pids+=($!)
+for _ in $(seq 100); do grep -q '^listening on' "$srv" && break; sleep 0.1; done
+port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$srv")
+[ -n "$port" ] || { cat "$srv"; die "the server did not listen"; }
+"$PY" - "$port" >"$WORK/rsp.out" 2>&1 <<'PY' || { cat "$WORK/rsp.out"; die "raw packets"; }
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
+def send(p):
+    s.sendall(b"$" + p + b"#" + b"%02x" % (sum(p) & 0xff))
+    data = b""
+    while True:
+        data += s.recv(65536)
+        if b"#" in data and len(data) >= data.index(b"#") + 3:
+            body = data[data.index(b"$") + 1:data.index(b"#")]
+            s.sendall(b"+")
+            return body
+for p in [b"Hgzz", b"Hg7fffffff", b"Hgp1.", b"T-5", b"qfThreadInfo", b"Hg0", b"g"]:
+    print(p.decode(), "->", send(p).decode()[:40])
+send(b"k")
+PY
+cat "$WORK/rsp.out"
+expect "$WORK/rsp.out" '^Hgzz -> E16$' "a malformed Hg id is an error"
+expect "$WORK/rsp.out" '^Hg7fffffff -> E03$' "an unknown thread is an error"
+expect "$WORK/rsp.out" '^qfThreadInfo -> m[0-9a-f]+(,[0-9a-f]+)*$' "the thread list after bad packets"
+expect "$WORK/rsp.out" '^g -> [0-9a-fx]{40}' "registers after bad packets"
+echo "replay_gdb_threads: OK"
