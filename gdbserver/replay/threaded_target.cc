@@ -6,6 +6,7 @@
 
 #include "gdbserver/protocol/x86_64_registers.h"
 #include "gdbserver/replay/stop_mapping.h"
+#include "gdbserver/replay/tls_address.h"
 
 namespace slsdbg::gdbserver {
 
@@ -34,7 +35,7 @@ constexpr std::string_view kHelp =
 }  // namespace
 
 ThreadedTarget::ThreadedTarget(store::RecordingReader& reader, std::string exe, std::string auxv, int32_t pid)
-    : reader_(reader), thread_name_(base_name(exe).substr(0, 15)), pid_(pid), auxv_(std::move(auxv)),
+    : reader_(reader), thread_name_(base_name(exe).substr(0, 15)), pid_(pid), auxv_bytes_(auxv), auxv_(std::move(auxv)),
       exec_file_(std::move(exe)) {}
 
 ThreadedTarget::~ThreadedTarget() = default;
@@ -160,6 +161,18 @@ Status ThreadedTarget::insert_watchpoint(WatchType, RemoteAddr, uint64_t) {
 }
 
 Status ThreadedTarget::remove_watchpoint(WatchType, RemoteAddr, uint64_t) { return ok_status(); }
+
+Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) {
+  replay::ThreadedTimeline* t = TRY(live());
+  user_regs_struct regs = TRY(t->regs(thread));
+  MemoryReader read = [t](uint64_t addr, std::span<uint8_t> out) -> Status {
+    const size_t got = TRY(t->read_memory(addr, out));
+    if (got < out.size()) return Error::from_errno("reading " + std::to_string(out.size()) + " bytes", EFAULT);
+    return ok_status();
+  };
+  std::span<const uint8_t> auxv(reinterpret_cast<const uint8_t*>(auxv_bytes_.data()), auxv_bytes_.size());
+  return thread_local_address(read, regs.fs_base, auxv, offset, link_map.value);
+}
 
 Status ThreadedTarget::goto_text(std::string_view where) {
   auto text = monitor_goto(where);

@@ -22,7 +22,7 @@
 namespace slsdbg::gdbserver {
 
 class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
-                             public MonitorCommands {
+                             public MonitorCommands, public ThreadLocalStorage {
  public:
   static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
   ~ThreadedTarget() override;
@@ -48,6 +48,9 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   XferSource* auxv() override { return &auxv_; }
   XferSource* exec_file() override { return &exec_file_; }
   int32_t process_id() override { return pid_; }
+  ThreadLocalStorage* thread_local_storage() override { return this; }
+  // --- ThreadLocalStorage (tls_address.h): `print` of a __thread variable.
+  Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) override;
 
   Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
   Status remove_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
@@ -69,6 +72,7 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   int32_t pid_;
   std::optional<StopReason> last_reason_;
   std::string notes_;
+  std::string auxv_bytes_;
   ConstantXfer auxv_;
   ConstantXfer exec_file_;
   std::map<int32_t, std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> regs_;  // tid -> user regs, XSAVE

@@ -35,7 +35,8 @@ echo "checkpoint $at holds 4 threads ($most checkpoints do)"
 out=$WORK/at.out
 timeout 300 "$SLSDBG" replay "$rec" --at "$at" -- -nx -batch -ex 'set pagination off' \
   -ex 'info threads' -ex 'thread apply all bt' -ex 'thread 2' -ex 'frame function worker' -ex 'print me' -ex 'print $_thread' \
-  -ex 'thread 4' -ex 'frame function worker' -ex 'print me' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay --at $at"; }
+  -ex 'thread 4' -ex 'frame function worker' -ex 'print me' -ex 'print tls_id' -ex 'thread 2' -ex 'print tls_id' \
+  -ex 'thread 1' -ex 'print tls_id' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay --at $at"; }
 n=$(grep -cE '^\*? +[0-9]+ +Thread ' "$out")
 [ "$n" -eq 4 ] || { cat "$out"; die "info threads lists $n threads at checkpoint $at, want 4"; }
 for w in 1 2 3; do
@@ -45,27 +46,31 @@ expect "$out" '^#[0-9]+ .*main \(\) at .*thr_gdb\.c:' "the main thread's backtra
 # Threads 2..4 are the workers in creation order: `me` is 1, then 3.
 expect "$out" '^\$1 = 1$' "thread 2's me"
 expect "$out" '^\$3 = 3$' "thread 4's me"
+# qGetTLSAddr: each thread's own copy of the __thread variable.
+expect "$out" '^\$4 = 33$' "thread 4's thread-local tls_id"
+expect "$out" '^\$5 = 11$' "thread 2's thread-local tls_id"
+expect "$out" '^\$6 = 0$' "the main thread's tls_id (never set)"
 
 out=$WORK/bp.out
 timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
-  -ex 'break take_turn' -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'break take_turn' -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print tls_id' \
   -ex 'print $pc' -ex 'print $_thread' -ex 'info threads' \
-  -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'continue' -ex 'print worker * 1000 + round' -ex 'print tls_id' \
   -ex 'continue' -ex 'print worker * 1000 + round' \
-  -ex 'reverse-continue' -ex 'print worker * 1000 + round' -ex 'print worker' \
+  -ex 'reverse-continue' -ex 'print worker * 1000 + round' -ex 'print tls_id' \
   -ex 'reverse-continue' -ex 'print worker * 1000 + round' \
   -ex 'continue' -ex 'print worker * 1000 + round' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay with breakpoints"; }
 expect "$out" '^Thread [0-9]+ "thr_gdb" hit Breakpoint 1, take_turn \(worker=1, round=0\) at .*thr_gdb\.c:' \
   "the first hit names worker 1's thread"
 expect "$out" '^\$1 = 1000$' "worker 1, round 0"
-expect "$out" '^\$2 = 1$' "worker 1's argument"
+expect "$out" '^\$2 = 11$' "worker 1's tls_id at its hit"
 expect "$out" '^\$3 = .* <take_turn\+[0-9]+>$' "the pc is in take_turn"
 expect "$out" '^\$4 = 2$' "GDB switched to thread 2 (worker 1)"
 expect "$out" '^\$5 = 2000$' "the next hit: worker 2, round 0"
-expect "$out" '^\$6 = 2$' "worker 2's argument"
+expect "$out" '^\$6 = 22$' "worker 2's tls_id"
 expect "$out" '^\$7 = 3000$' "then worker 3"
 expect "$out" '^\$8 = 2000$' "reverse-continue: back to worker 2's hit"
-expect "$out" '^\$9 = 2$' "worker 2's argument after reverse-continue"
+expect "$out" '^\$9 = 22$' "worker 2's tls_id after reverse-continue"
 expect "$out" '^\$10 = 1000$' "reverse-continue again: worker 1's hit"
 expect "$out" '^\$11 = 2000$' "forward again"
 n=$(grep -cE '^\*? +[0-9]+ +Thread ' "$out")
