@@ -9,6 +9,9 @@
 #   switches to it): its `worker` argument, its tls_id (11 * worker) and its
 #   $rip agree; the next hit is the next worker's turn;
 # - `reverse-continue` lands on the earlier hit again (same worker, round);
+# - from the end of history, reverse-continue crosses segments back to the
+#   last turn; `monitor goto K` restores every thread;
+# - LLDB through --server lists the threads and stops in the hitting one;
 # - a bad Hg thread id is answered with an error, not a crash.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/thr.rec
@@ -75,6 +78,44 @@ expect "$out" '^\$10 = 1000$' "reverse-continue again: worker 1's hit"
 expect "$out" '^\$11 = 2000$' "forward again"
 n=$(grep -cE '^\*? +[0-9]+ +Thread ' "$out")
 [ "$n" -eq 4 ] || { cat "$out"; die "info threads at the first hit lists $n threads, want 4"; }
+
+# From the end of history back: reverse-continue finds the last turn (worker
+# 3, round 199) several segments before the end, then the one before it; a
+# forward continue reaches the last hit again; `monitor goto K` brings back
+# every thread of checkpoint K.
+out=$WORK/end.out
+timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
+  -ex 'continue' -ex 'break take_turn' -ex 'reverse-continue' -ex 'print worker * 1000 + round' -ex 'print tls_id' \
+  -ex 'reverse-continue' -ex 'print worker * 1000 + round' -ex 'continue' -ex 'print worker * 1000 + round' \
+  -ex "monitor goto $at" -ex 'maint flush register-cache' -ex 'info threads' -ex 'monitor when' \
+  >"$out" 2>&1 </dev/null || { cat "$out"; die "replay from the end"; }
+expect "$out" 'the program exited with status 0 here' "continue reaches the exit"
+expect "$out" '^\$1 = 3199$' "reverse-continue from the end: the last turn"
+expect "$out" '^\$2 = 33$' "worker 3's tls_id there"
+expect "$out" '^\$3 = 2199$' "the turn before it"
+expect "$out" '^\$4 = 3199$' "forward again to the last turn"
+expect "$out" "^Current position: checkpoint $at, its start" "monitor goto"
+n=$(sed -n '/^at checkpoint/,$p' "$out" | grep -cE '^\*? +[0-9]+ +Thread ')
+[ "$n" -eq 4 ] || { cat "$out"; die "info threads after monitor goto $at lists $n threads, want 4"; }
+
+# LLDB through the same server: the thread list, a breakpoint hit by a worker.
+command -v lldb >/dev/null || die "lldb is not installed (scripts/install-deps.sh installs it)"
+{
+  srv=$WORK/lldb_srv.out
+  "$SLSDBG" replay "$rec" --server 127.0.0.1:0 >"$srv" 2>&1 </dev/null &
+  bg_pids+=($!)
+  for _ in $(seq 100); do grep -q '^listening on' "$srv" && break; sleep 0.1; done
+  addr=$(sed -n 's/^listening on //p' "$srv")
+  [ -n "$addr" ] || { cat "$srv"; die "the server for lldb did not listen"; }
+  out=$WORK/lldb.out
+  timeout 300 lldb -b -x "$PROGRAMS/thr_gdb" -o 'settings set plugin.process.gdb-remote.packet-timeout 300' \
+    -o "gdb-remote $addr" -o 'breakpoint set -n take_turn' -o 'continue' -o 'thread list' \
+    -o 'continue' -o 'frame variable worker' -o 'process kill' >"$out" 2>&1 </dev/null || { cat "$out"; die "lldb"; }
+  n=$(grep -cE '^[* ] thread #[0-9]+: tid = [0-9]+' "$out")
+  [ "$n" -eq 4 ] || { cat "$out"; die "lldb lists $n threads, want 4"; }
+  expect "$out" '^\* thread #2: tid = [0-9]+, .*take_turn\(worker=1, round=0\).*stop reason = breakpoint 1\.1' "lldb: worker 1's thread stopped"
+  expect "$out" '^\(int\) worker = 2$' "lldb: the next hit is worker 2's"
+}
 
 # A bad thread id in Hg: an error reply, and the server goes on.
 srv=$WORK/srv.out
