@@ -493,6 +493,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
   }
 
+  // Undoes the last single step by replaying to the position before it.
+  Result<ThreadedStop> backward_step() {
+    if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
+    if (cur.steps.empty())
+      return Error::unsupported(
+          "reverse steps in recordings with threads go back only over single steps made forward here "
+          "(reverse-continue to a breakpoint works from anywhere)");
+    Position back = cur;
+    back.steps.pop_back();
+    TRY(seek(back));
+    stop.stop.cause = StopCause::Step;
+    return stop;
+  }
+
   Result<ThreadedStop> backward() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     const Position from = cur;
@@ -526,8 +540,7 @@ Result<ThreadedStop> ThreadedTimeline::goto_checkpoint(CheckpointId k) { return 
 
 Result<ThreadedStop> ThreadedTimeline::resume(Direction direction, Motion motion, Tid thread) {
   if (direction == Direction::Forward) return impl_->forward(motion, thread);
-  if (motion == Motion::Step)
-    return Error::unsupported("reverse steps in threaded recordings are not supported yet (reverse-continue to a breakpoint is)");
+  if (motion == Motion::Step) return impl_->backward_step();
   return impl_->backward();
 }
 

@@ -18,8 +18,9 @@
 // stays the tracer. Moves to elsewhere abort the paused replay, which kills
 // its process as it unwinds.
 //
-// Not supported yet (refused with a message): watchpoints, reverse steps,
-// moments inside segments ("K:E:0xPC:N"), GDB's inferior calls.
+// Not supported yet (refused with a message): watchpoints, reverse steps
+// other than undoing single steps made forward, moments inside segments
+// ("K:E:0xPC:N"), GDB's inferior calls.
 #pragma once
 
 #include <sys/user.h>
@@ -54,7 +55,8 @@ class ThreadedTimeline {
   Result<ThreadedStop> goto_checkpoint(CheckpointId k);
   // Forward: Continue runs every thread in log order to a breakpoint any of
   // them hits; Step runs until `thread` executed one instruction. Backward:
-  // Continue only (Step is an Error).
+  // Continue; Step only undoes a single step made forward (replays to the
+  // position before it), else an Error.
   Result<ThreadedStop> resume(Direction direction, Motion motion, Tid thread);
   ThreadedStop last_stop() const;
 

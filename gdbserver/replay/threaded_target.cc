@@ -121,12 +121,10 @@ Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequ
 Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest&) {
   replay::ThreadedTimeline* t = TRY(live());
   if (mode == ResumeMode::Stay) return last_stop();
-  if (mode == ResumeMode::Step) {
-    // GDB shows an error reply as a failed command; say why as well.
-    notes_ += "slsdbg: reverse steps in recordings with threads are not supported yet (reverse-continue to a breakpoint is)\n";
-    return Error::unsupported("reverse steps in recordings with threads are not supported yet");
-  }
-  return report(t->resume(replay::Direction::Backward, replay::Motion::Continue, thread));
+  // An error (a reverse step that is not undoing a forward one) is printed
+  // by the protocol layer with the error reply.
+  const replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
+  return report(t->resume(replay::Direction::Backward, motion, thread));
 }
 
 Result<StopReason> ThreadedTarget::last_stop() {

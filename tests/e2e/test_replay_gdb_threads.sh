@@ -117,6 +117,25 @@ command -v lldb >/dev/null || die "lldb is not installed (scripts/install-deps.s
   expect "$out" '^\(int\) worker = 2$' "lldb: the next hit is worker 2's"
 }
 
+# stepi twice, then reverse-stepi undoes each step (a replay to the
+# position before it); a reverse step past the breakpoint arrival is refused
+# with a message, and the replay goes on from where it is.
+out=$WORK/steps.out
+timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
+  -ex 'break take_turn' -ex 'continue' -ex 'print $pc' -ex 'stepi' -ex 'stepi' -ex 'print $pc' \
+  -ex 'reverse-stepi' -ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' \
+  -ex 'continue' -ex 'print worker' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay with steps"; }
+pc0=$(sed -n 's/^\$1 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
+pc2=$(sed -n 's/^\$2 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
+pc1=$(sed -n 's/^\$3 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
+[ -n "$pc0" ] && [ -n "$pc1" ] && [ -n "$pc2" ] && [ "$pc0" != "$pc1" ] && [ "$pc1" != "$pc2" ] ||
+  { cat "$out"; die "stepi did not move: $pc0 $pc1 $pc2"; }
+expect "$out" "^\\\$4 = .* $pc0 <take_turn" "two reverse-stepi: back at the breakpoint's pc"
+expect "$out" "reverse steps in recordings with threads go back only over single steps made forward here" \
+  "a reverse step past the arrival is refused, saying why"
+expect "$out" "^\\\$5 = .* $pc0 <take_turn" "the refused reverse step leaves the pc"
+expect "$out" '^\$6 = 2$' "continue after it: worker 2's turn"
+
 # A bad thread id in Hg: an error reply, and the server goes on.
 srv=$WORK/srv.out
 "$SLSDBG" replay "$rec" --server 127.0.0.1:0 >"$srv" 2>&1 </dev/null &
