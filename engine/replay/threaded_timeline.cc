@@ -95,6 +95,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   const store::RecordingReader& reader;
   uint64_t checkpoints;
+  std::function<bool()> interrupted;
+  bool interrupt_requested() const { return interrupted && interrupted(); }
   std::set<uint64_t> user_bps;  // the client's breakpoints
   uint64_t runs = 0;
 
@@ -486,6 +488,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         return back;
       }
       if (seg + 1 >= checkpoints) return Error::msg("internal: segment " + std::to_string(seg) + " ended past history");
+      if (interrupt_requested()) {
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Interrupted;
+        stop = at;
+        return at;
+      }
       // The next checkpoint is restored: the same state, all threads.
       std::optional<Tid> stepping = step_tid;
       TRY(start_run(seg + 1, Mode::Live));
@@ -511,6 +519,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     const Position from = cur;
     for (uint64_t seg = from.k + 1; seg-- > 0;) {
+      if (seg < from.k && interrupt_requested()) {
+        // Searched back to segment seg + 1's start, found nothing: stay there.
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Interrupted;
+        stop = at;
+        return at;
+      }
       Position t = seg == from.k ? from : Position{seg, true};
       if (t.is_start() && t.steps.empty()) continue;
       std::vector<Position> found = TRY(collect(seg, t));
@@ -529,9 +544,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 ThreadedTimeline::ThreadedTimeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ThreadedTimeline::~ThreadedTimeline() = default;
 
-Result<std::unique_ptr<ThreadedTimeline>> ThreadedTimeline::open(const store::RecordingReader& reader) {
+Result<std::unique_ptr<ThreadedTimeline>> ThreadedTimeline::open(const store::RecordingReader& reader,
+                                                                  std::function<bool()> interrupted) {
   if (reader.checkpoints().empty()) return Error::msg("the recording has no checkpoint");
   std::unique_ptr<ThreadedTimeline> t(new ThreadedTimeline(std::make_unique<Impl>(reader)));
+  t->impl_->interrupted = std::move(interrupted);
   TRY(t->impl_->goto_checkpoint(0));
   return t;
 }

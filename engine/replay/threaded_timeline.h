@@ -48,8 +48,11 @@ struct ThreadedStop {
 
 class ThreadedTimeline {
  public:
-  // At checkpoint 0's start. `reader` must outlive it.
-  static Result<std::unique_ptr<ThreadedTimeline>> open(const store::RecordingReader& reader);
+  // At checkpoint 0's start. `reader` must outlive it. `interrupted` is
+  // polled between segments (a segment runs to its end or a hit first): true
+  // stops a move at the next checkpoint's start with StopCause::Interrupted.
+  static Result<std::unique_ptr<ThreadedTimeline>> open(const store::RecordingReader& reader,
+                                                        std::function<bool()> interrupted = {});
   ~ThreadedTimeline();
 
   Result<ThreadedStop> goto_checkpoint(CheckpointId k);

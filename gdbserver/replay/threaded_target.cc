@@ -47,7 +47,9 @@ Result<std::unique_ptr<ThreadedTarget>> ThreadedTarget::open(store::RecordingRea
   const int32_t pid = first.threads.empty() ? 0 : first.threads.front().tid.value;
   std::unique_ptr<ThreadedTarget> target(
       new ThreadedTarget(reader, exe, std::string(first.auxv.begin(), first.auxv.end()), pid));
-  target->timeline_ = TRY(replay::ThreadedTimeline::open(reader));
+  ThreadedTarget* self = target.get();
+  target->timeline_ =
+      TRY(replay::ThreadedTimeline::open(reader, [self] { return self->running_ && self->running_->stop_requested(); }));
   return target;
 }
 
@@ -104,8 +106,13 @@ Status ThreadedTarget::write_memory(RemoteAddr, std::span<const uint8_t>) {
   return Error::msg("memory of a recording with threads cannot be changed yet (no diversion for threads)");
 }
 
-Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequest&) {
+Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequest& stop) {
   replay::ThreadedTimeline* t = TRY(live());
+  running_ = &stop;
+  struct Done {
+    StopRequest*& r;
+    ~Done() { r = nullptr; }
+  } done{running_};
   // One step names its thread; otherwise any continue runs them all in log order.
   std::optional<Tid> step;
   bool any = false;
@@ -118,8 +125,13 @@ Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequ
   return report(t->resume(replay::Direction::Forward, replay::Motion::Continue, Tid{}));
 }
 
-Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest&) {
+Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) {
   replay::ThreadedTimeline* t = TRY(live());
+  running_ = &stop;
+  struct Done {
+    StopRequest*& r;
+    ~Done() { r = nullptr; }
+  } done{running_};
   if (mode == ResumeMode::Stay) return last_stop();
   // An error (a reverse step that is not undoing a forward one) is printed
   // by the protocol layer with the error reply.

@@ -71,6 +71,7 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   std::string thread_name_;
   int32_t pid_;
   std::optional<StopReason> last_reason_;
+  StopRequest* running_ = nullptr;  // the client's interrupt source during a move
   std::string notes_;
   std::string auxv_bytes_;
   ConstantXfer auxv_;

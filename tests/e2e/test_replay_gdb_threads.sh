@@ -144,7 +144,7 @@ for _ in $(seq 100); do grep -q '^listening on' "$srv" && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$srv")
 [ -n "$port" ] || { cat "$srv"; die "the server did not listen"; }
 "$PY" - "$port" >"$WORK/rsp.out" 2>&1 <<'PY' || { cat "$WORK/rsp.out"; die "raw packets"; }
-import socket, sys
+import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
 def send(p):
     s.sendall(b"$" + p + b"#" + b"%02x" % (sum(p) & 0xff))
@@ -157,6 +157,19 @@ def send(p):
             return body
 for p in [b"Hgzz", b"Hg7fffffff", b"Hgp1.", b"T-5", b"qfThreadInfo", b"Hg0", b"g"]:
     print(p.decode(), "->", send(p).decode()[:40])
+# An interrupt right after a continue to the end: the replay stops at the
+# next checkpoint's start with SIGINT instead of running every segment.
+s.sendall(b"$vCont;c#a8")
+time.sleep(0.2)  # sent with the packet, 0x03 would be read before the continue starts
+s.sendall(b"\x03")
+data = b""
+while data.count(b"#") < 1 or not data.rstrip().endswith(data[data.rindex(b"#"):data.rindex(b"#") + 3]):
+    data += s.recv(65536)
+    if b"$T" in data and data.index(b"#", data.index(b"$T")) + 3 <= len(data):
+        break
+body = data[data.index(b"$T") + 1:data.index(b"#", data.index(b"$T"))]
+s.sendall(b"+")
+print("interrupt ->", body.decode()[:40])
 send(b"k")
 PY
 cat "$WORK/rsp.out"
@@ -164,4 +177,5 @@ expect "$WORK/rsp.out" '^Hgzz -> E16$' "a malformed Hg id is an error"
 expect "$WORK/rsp.out" '^Hg7fffffff -> E03$' "an unknown thread is an error"
 expect "$WORK/rsp.out" '^qfThreadInfo -> m[0-9a-f]+(,[0-9a-f]+)*$' "the thread list after bad packets"
 expect "$WORK/rsp.out" '^g -> [0-9a-fx]{40}' "registers after bad packets"
+expect "$WORK/rsp.out" '^interrupt -> T02thread:[0-9a-f]+;' "an interrupt stops a continue with SIGINT"
 echo "replay_gdb_threads: OK"
