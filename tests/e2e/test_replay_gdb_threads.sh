@@ -12,7 +12,9 @@
 # - from the end of history, reverse-continue crosses segments back to the
 #   last turn; `monitor goto K` restores every thread;
 # - LLDB through --server lists the threads and stops in the hitting one;
-# - a bad Hg thread id is answered with an error, not a crash.
+# - the single-thread target prints errno (qGetTLSAddr) too;
+# - a bad Hg thread id is answered with an error, not a crash; an
+#   interrupt stops a continue with SIGINT.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/thr.rec
 "$SLSDBG" record --threads -o "$rec" -- "$PROGRAMS/thr_gdb" >"$WORK/record.out" 2>&1 </dev/null ||
@@ -135,6 +137,15 @@ expect "$out" "reverse steps in recordings with threads go back only over single
   "a reverse step past the arrival is refused, saying why"
 expect "$out" "^\\\$5 = .* $pc0 <take_turn" "the refused reverse step leaves the pc"
 expect "$out" '^\$6 = 2$' "continue after it: worker 2's turn"
+
+# The single-thread target answers qGetTLSAddr too: libc's errno.
+single=$WORK/single.rec
+"$SLSDBG" record -o "$single" -- "$PROGRAMS/travel_steps" >"$WORK/single.out" 2>&1 </dev/null || { cat "$WORK/single.out"; die "recording travel_steps"; }
+out=$WORK/single_gdb.out
+timeout 300 "$SLSDBG" replay "$single" -- -nx -batch -ex 'break travel_leaf' -ex 'continue' -ex 'print errno' \
+  -ex 'print &errno' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay of travel_steps"; }
+expect "$out" '^\$1 = 0$' "errno in a single-thread replay"
+expect "$out" '^\$2 = \(int \*\) 0x[0-9a-f]{6,}$' "errno's address (qGetTLSAddr)"
 
 # A bad thread id in Hg: an error reply, and the server goes on.
 srv=$WORK/srv.out
