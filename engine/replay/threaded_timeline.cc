@@ -109,6 +109,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::map<uint64_t, uint8_t> inserted;           // int3s in memory: address -> original byte
   std::map<std::pair<int32_t, uint64_t>, uint64_t> counts;  // arrivals per (thread, pc)
   std::set<uint64_t> counted;                     // pcs with a breakpoint since the restore
+  // Counted breakpoints on addresses not mapped yet (a library before ld.so
+  // maps it), inserted as soon as they can be: nothing ran there before.
+  std::set<uint64_t> pending;
   bool executed = false;                          // a thread ran since the restore
   Position cur;                                   // where the replay is
 
@@ -166,6 +169,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     counts.clear();
     counted.clear();
     told_threads = false;
+    pending.clear();
     executed = false;
     at_anchor = false;
     steps_done = 0;
@@ -206,6 +210,32 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     inserted[addr] = orig;
     return ok_status();
   }
+  // Called at every resume: breakpoints waiting for their code to be
+  // mapped go in; an int3 a new mapping replaced (ld.so maps a library, then
+  // maps its segments over it with MAP_FIXED) goes in again. One 1-byte
+  // read per breakpoint and resume.
+  void refresh_breakpoints() {
+    for (auto it = pending.begin(); it != pending.end();)
+      it = insert_at(*it).ok() ? pending.erase(it) : std::next(it);
+    process::Task* t = any_task();
+    if (!t) return;
+    for (auto it = inserted.begin(); it != inserted.end();) {
+      uint8_t now = 0;
+      if (!t->read_memory(RemoteAddr(it->first), {&now, 1}).ok()) {
+        pending.insert(it->first);  // unmapped again
+        it = inserted.erase(it);
+        continue;
+      }
+      if (now != kInt3) {
+        SLSDBG_DEBUG("replay", "segment %llu: breakpoint at 0x%llx replaced by a mapping; in again", (unsigned long long)k,
+                     (unsigned long long)it->first);
+        it->second = now;
+        (void)t->write_memory(RemoteAddr(it->first), {&kInt3, 1});
+      }
+      ++it;
+    }
+  }
+
   Status remove_at(uint64_t addr) {
     auto it = inserted.find(addr);
     if (it == inserted.end()) return ok_status();
@@ -238,8 +268,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     told_threads = true;
     // The restore: breakpoints in, then maybe the checkpoint's stop.
     for (uint64_t a : wanted()) {
-      // FIXME: an address not mapped at this checkpoint stays out for the segment.
-      if (insert_at(a).ok()) counted.insert(a);
+      counted.insert(a);
+      if (!insert_at(a).ok()) pending.insert(a);
     }
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -251,6 +281,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   bool step_on_resume(Tid thread) override {
     executed = true;
+    refresh_breakpoints();
     return step_tid && *step_tid == thread;
   }
 
@@ -269,6 +300,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status arrived_at_breakpoint(const SegmentThread& th, uint64_t addr) {
     const uint64_t n = ++counts[{th.recorded.value, addr}];
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d's arrival %llu at 0x%llx", (unsigned long long)k, th.recorded.value,
+                 (unsigned long long)n, (unsigned long long)addr);
     cur = Position{k, false, th.recorded, addr, n, {}};
     ThreadedStop s;
     s.stop.cause = StopCause::Breakpoint;
@@ -379,11 +412,17 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     bool redo = false;
     for (uint64_t a : user_bps) {
       if (counted.count(a)) {
-        TRY(insert_at(a));
+        if (!pending.count(a) && !insert_at(a).ok()) pending.insert(a);
         continue;
       }
       if (!executed) {
-        if (insert_at(a).ok()) counted.insert(a);
+        counted.insert(a);
+        if (!insert_at(a).ok()) pending.insert(a);
+      } else if (!insert_at(a).ok()) {
+        // Not mapped now, so never run since the restore (FIXME: unless a
+        // dlclose unmapped it): its count starts exact.
+        counted.insert(a);
+        pending.insert(a);
       } else {
         redo = true;
       }
@@ -399,6 +438,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         continue;
       }
       TRY(remove_at(*it));
+      pending.erase(*it);
       // GDB steps over its breakpoint by lifting it for one step of the
       // thread on it: that arrival is counted already.
       if (*it == stepping_pc) {

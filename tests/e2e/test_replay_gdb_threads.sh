@@ -119,6 +119,18 @@ command -v lldb >/dev/null || die "lldb is not installed (scripts/install-deps.s
   expect "$out" '^\(int\) worker = 2$' "lldb: the next hit is worker 2's"
 }
 
+# A breakpoint in libc set before libc is mapped (GDB moves it from the PLT
+# to libc at the solib event, inside a segment): every pthread_create is
+# hit, and reverse-continue goes back to the one before.
+out=$WORK/lib.out
+timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' -ex 'break pthread_create' \
+  -ex 'continue' -ex 'print (long) arg' -ex 'continue' -ex 'print (long) arg' -ex 'continue' -ex 'print (long) arg' \
+  -ex 'reverse-continue' -ex 'print (long) arg' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay with a libc breakpoint"; }
+expect "$out" '^\$1 = 1$' "the first pthread_create (worker 1)"
+expect "$out" '^\$2 = 2$' "the second"
+expect "$out" '^\$3 = 3$' "the third"
+expect "$out" '^\$4 = 2$' "reverse-continue: the second again"
+
 # stepi twice, then reverse-stepi undoes each step (a replay to the
 # position before it); a reverse step past the breakpoint arrival is refused
 # with a message, and the replay goes on from where it is.
