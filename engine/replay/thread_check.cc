@@ -152,9 +152,10 @@ Status SegmentCheck::wait_pending(Thread& th) {
   for (;;) {
     process::WaitResult w = TRY(th.task.wait());
     if (observer_ && w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
-      // int3 of a debugger's breakpoint, or its single step.
+      // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
+      // when the step ends at a system call's return).
       siginfo_t si = TRY(th.task.siginfo());
-      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE) {
+      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT) {
         auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
         if (!instead) {
           th.at = Thread::At::Stopped;

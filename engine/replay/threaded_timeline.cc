@@ -76,9 +76,17 @@ struct Position {
   uint64_t pc = 0;
   uint64_t n = 0;
   std::vector<Tid> steps;
-  bool is_start() const { return !end && n == 0; }
-  bool same_anchor(const Position& o) const { return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n; }
+  // Else the anchor is `tid`'s resume_m-th resume since the checkpoint
+  // (resumes right after a breakpoint or step trap not counted): where a
+  // reverse step from an arrival lands, stepping forward from there.
+  uint64_t resume_m = 0;
+  bool is_start() const { return !end && n == 0 && resume_m == 0; }
+  bool same_anchor(const Position& o) const {
+    return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m;
+  }
 };
+
+constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
 
 std::string hex_of(uint64_t v) {
   char buf[32];
@@ -116,7 +124,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Position cur;                                   // where the replay is
 
   // --- what the run does
-  enum class Mode { Live, Collect, Seek } mode = Mode::Live;
+  // Live: the client drives. Collect: hits before `target`. Seek: go to
+  // `target` and pause. Locate: which resume of target.tid precedes the
+  // arrival `target` (and the how-many-th arrival since it it is).
+  // Measure: from that resume, single-step target.tid to that arrival.
+  enum class Mode { Live, Collect, Seek, Locate, Measure } mode = Mode::Live;
+  std::map<int32_t, uint64_t> resumes;  // counted resumes per thread
+  std::set<int32_t> after_trap;          // their next resume is not counted
+  uint64_t located_m = 0, located_j = 0, last_m = 0;
+  bool measuring = false;
+  uint64_t measured = 0, seen = 0;
   bool stop_at_start = false;         // Live: pause at the checkpoint
   Position target;                    // Collect / Seek
   bool at_anchor = false;             // Seek: anchor reached, doing its steps
@@ -168,6 +185,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     outcome.reset();
     counts.clear();
     counted.clear();
+    resumes.clear();
+    after_trap.clear();
+    measuring = false;
+    measured = seen = 0;
+    last_m = 0;
     told_threads = false;
     pending.clear();
     executed = false;
@@ -190,6 +212,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   std::set<uint64_t> wanted() const {
     std::set<uint64_t> w = user_bps;
+    if (mode == Mode::Measure) return {};  // it goes by single steps
     if (mode != Mode::Live && target.n > 0) w.insert(target.pc);
     return w;
   }
@@ -282,8 +305,22 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool step_on_resume(Tid thread) override {
     executed = true;
     refresh_breakpoints();
+    if (!after_trap.erase(thread.value)) {
+      const uint64_t m = ++resumes[thread.value];
+      if (thread == target.tid && command != Command::Abort) {
+        if (mode == Mode::Measure && m == target.resume_m) {
+          measuring = true;
+          step_tid = thread;
+        } else if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && target.resume_m == m) {
+          cur = Position{k, false, thread, 0, 0, {}, m};
+          pending_status = anchor_reached(plain_stop(thread));
+        }
+      }
+    }
     return step_tid && *step_tid == thread;
   }
+  // An error from a hook that returns no Status, given at the next trap.
+  Status pending_status = ok_status();
 
   // Collect/Seek arrived at the target's anchor.
   Status anchor_reached(ThreadedStop s) {
@@ -300,6 +337,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status arrived_at_breakpoint(const SegmentThread& th, uint64_t addr) {
     const uint64_t n = ++counts[{th.recorded.value, addr}];
+    if (mode == Mode::Locate && th.recorded == target.tid && addr == target.pc) {
+      const uint64_t m = resumes[th.recorded.value];
+      located_j = m == last_m ? located_j + 1 : 1;
+      last_m = m;
+      if (n == target.n) {
+        located_m = m;
+        return finish_collect();
+      }
+      return ok_status();
+    }
     SLSDBG_DEBUG("replay", "segment %llu: thread %d's arrival %llu at 0x%llx", (unsigned long long)k, th.recorded.value,
                  (unsigned long long)n, (unsigned long long)addr);
     cur = Position{k, false, th.recorded, addr, n, {}};
@@ -329,8 +376,24 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Result<std::optional<process::WaitResult>> trapped(const SegmentThread& th,
                                                       const process::WaitResult& w) override {
+    TRY(std::exchange(pending_status, ok_status()));
+    auto r = trapped_here(th, w);
+    if (r.ok() && !*r) after_trap.insert(th.recorded.value);  // it resumes next: not one of its own resumes
+    return r;
+  }
+
+  Result<std::optional<process::WaitResult>> trapped_here(const SegmentThread& th, const process::WaitResult& w) {
     if (command == Command::Abort) return Error::msg("replay aborted");
     siginfo_t si = TRY(th.task->siginfo());
+    if (measuring && si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded) {
+      user_regs_struct regs = TRY(th.task->regs());
+      measured++;
+      if (regs.rip == target.pc && ++seen == located_j) return finish_collect().take_error();
+      if (measured > kMaxReverseStepDistance)
+        return Error::msg("the instruction before this breakpoint arrival is more than " +
+                          std::to_string(kMaxReverseStepDistance) + " instructions after the thread's last system call");
+      return std::optional<process::WaitResult>();  // step_tid stays: the next resume steps again
+    }
     user_regs_struct r = TRY(th.task->regs());
     if (si.si_code == SI_KERNEL) {
       const uint64_t addr = r.rip - 1;
@@ -359,7 +422,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (inserted.count(addr)) TRY(th.task->write_memory(RemoteAddr(addr), {&kInt3, 1}));
       if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) return std::optional(w);
       siginfo_t si = TRY(th.task->siginfo());
-      if (si.si_code != TRAP_TRACE) return std::optional(w);
+      if (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT) return std::optional(w);
       if (!step_tid || *step_tid != th.recorded) return std::optional<process::WaitResult>();
       step_tid.reset();
       TRY(step_done(th));  // the step asked for was this one; then maybe another
@@ -541,15 +604,36 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
   }
 
-  // Undoes the last single step by replaying to the position before it.
+  // One instruction back: drop the last single step of the position, or,
+  // at a breakpoint arrival, find the thread's instruction before it: which
+  // of its resumes precedes the arrival (one replay), how many instructions
+  // it runs from there to the arrival (a replay single-stepping it), then a
+  // replay to one instruction fewer.
   Result<ThreadedStop> backward_step() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
-    if (cur.steps.empty())
-      return Error::unsupported(
-          "reverse steps in recordings with threads go back only over single steps made forward here "
-          "(reverse-continue to a breakpoint works from anywhere)");
     Position back = cur;
-    back.steps.pop_back();
+    if (!back.steps.empty()) {
+      back.steps.pop_back();
+    } else if (back.n > 0) {
+      const Position arrival = cur;
+      target = arrival;
+      TRY(start_run(arrival.k, Mode::Locate));
+      TRY(drive());
+      TRY(check_outcome(true));
+      if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
+      target.resume_m = located_m;
+      SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
+                   arrival.tid.value, (unsigned long long)located_m, (unsigned long long)located_j);
+      TRY(start_run(arrival.k, Mode::Measure));
+      TRY(drive());
+      TRY(check_outcome(true));
+      if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
+      back = Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+    } else {
+      return Error::unsupported(
+          "a reverse step from here (a checkpoint's start, or right after a thread's system call) is not supported "
+          "yet in recordings with threads (reverse-continue to a breakpoint is)");
+    }
     TRY(seek(back));
     stop.stop.cause = StopCause::Step;
     return stop;

@@ -132,23 +132,31 @@ expect "$out" '^\$3 = 3$' "the third"
 expect "$out" '^\$4 = 2$' "reverse-continue: the second again"
 
 # stepi twice, then reverse-stepi undoes each step (a replay to the
-# position before it); a reverse step past the breakpoint arrival is refused
-# with a message, and the replay goes on from where it is.
+# position before it); one more goes back over the breakpoint arrival to the
+# instruction before it (found by single-stepping the thread from its last
+# resume); forward again, then continue. At a checkpoint's start a reverse
+# step is refused with a message.
 out=$WORK/steps.out
 timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
   -ex 'break take_turn' -ex 'continue' -ex 'print $pc' -ex 'stepi' -ex 'stepi' -ex 'print $pc' \
   -ex 'reverse-stepi' -ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' \
-  -ex 'continue' -ex 'print worker' >"$out" 2>&1 </dev/null || { cat "$out"; die "replay with steps"; }
-pc0=$(sed -n 's/^\$1 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
-pc2=$(sed -n 's/^\$2 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
-pc1=$(sed -n 's/^\$3 = .* \(0x[0-9a-f]*\) <.*/\1/p' "$out")
+  -ex 'print worker' -ex 'stepi' -ex 'print $pc' -ex 'continue' -ex 'print worker' >"$out" 2>&1 </dev/null ||
+  { cat "$out"; die "replay with steps"; }
+pc_of() { sed -n "s/^\\\$$1 = .* \\(0x[0-9a-f]*\\) <.*/\\1/p" "$out"; }
+pc0=$(pc_of 1) pc2=$(pc_of 2) pc1=$(pc_of 3) back0=$(pc_of 4) before=$(pc_of 5) again=$(pc_of 7)
 [ -n "$pc0" ] && [ -n "$pc1" ] && [ -n "$pc2" ] && [ "$pc0" != "$pc1" ] && [ "$pc1" != "$pc2" ] ||
   { cat "$out"; die "stepi did not move: $pc0 $pc1 $pc2"; }
-expect "$out" "^\\\$4 = .* $pc0 <take_turn" "two reverse-stepi: back at the breakpoint's pc"
-expect "$out" "reverse steps in recordings with threads go back only over single steps made forward here" \
-  "a reverse step past the arrival is refused, saying why"
-expect "$out" "^\\\$5 = .* $pc0 <take_turn" "the refused reverse step leaves the pc"
-expect "$out" '^\$6 = 2$' "continue after it: worker 2's turn"
+[ "$back0" = "$pc0" ] || { cat "$out"; die "two reverse-stepi: $back0, want the breakpoint's $pc0"; }
+[ -n "$before" ] && [ $((before)) -lt $((pc0)) ] && [ $((pc0 - before)) -le 15 ] ||
+  { cat "$out"; die "reverse-stepi over the arrival: $before, want just before $pc0"; }
+expect "$out" '^\$6 = 1$' "still worker 1's thread before its arrival"
+[ "$again" = "$pc0" ] || { cat "$out"; die "stepi from there: $again, want $pc0"; }
+expect "$out" '^\$8 = 2$' "continue: worker 2's turn"
+out=$WORK/refuse.out
+timeout 300 "$SLSDBG" replay "$rec" --at 1 -- -nx -batch -ex 'reverse-stepi' -ex 'print 7' >"$out" 2>&1 </dev/null ||
+  { cat "$out"; die "replay --at 1"; }
+expect "$out" "a reverse step from here \\(a checkpoint's start" "a reverse step at a checkpoint's start is refused, saying why"
+expect "$out" '^\$1 = 7$' "GDB goes on after the refusal"
 
 # The single-thread target answers qGetTLSAddr too: libc's errno.
 single=$WORK/single.rec
