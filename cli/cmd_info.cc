@@ -188,7 +188,7 @@ int run_info(const std::vector<std::string>& args) {
     }
   }
   if (meta.threads)
-    std::printf("threads    %zu (recorded with --threads: replay --check, restore, GDB without reverse steps or watchpoints)\n", tids.size());
+    std::printf("threads    %zu (recorded with --threads: replay --check, restore, GDB without watchpoints)\n", tids.size());
   if (!children.empty()) {
     std::string pids;
     for (pid_t p : children) pids += " " + std::to_string(p);
