@@ -126,7 +126,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // --- what the run does
   // Live: the client drives. Collect: hits before `target`. Seek: go to
   // `target` and pause. Locate: which resume of target.tid precedes the
-  // arrival `target` (and the how-many-th arrival since it it is).
+  // arrival `target` (and which arrival since that resume it is).
   // Measure: from that resume, single-step target.tid to that arrival.
   enum class Mode { Live, Collect, Seek, Locate, Measure } mode = Mode::Live;
   std::map<int32_t, uint64_t> resumes;  // counted resumes per thread
@@ -617,6 +617,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     } else if (back.n > 0) {
       const Position arrival = cur;
       target = arrival;
+      located_m = located_j = 0;  // kept across the next run, which needs them
       TRY(start_run(arrival.k, Mode::Locate));
       TRY(drive());
       TRY(check_outcome(true));
@@ -753,6 +754,7 @@ std::string ThreadedTimeline::position_text() const {
   const Position& p = impl_->cur;
   std::string s = "checkpoint " + std::to_string(p.k);
   if (p.end) s += ", end of its segment";
+  else if (p.resume_m) s += ", thread " + std::to_string(p.tid.value) + "'s resume " + std::to_string(p.resume_m);
   else if (p.n == 0) s += ", its start";
   else s += ", thread " + std::to_string(p.tid.value) + "'s arrival " + std::to_string(p.n) + " at " + hex_of(p.pc);
   if (!p.steps.empty()) s += ", then " + std::to_string(p.steps.size()) + " single steps";
