@@ -168,7 +168,7 @@ int run_record(const std::vector<std::string>& args) {
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
   if (outcome->threads > 1)
-    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check and restore take them, GDB and --goto not yet\n",
+    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check, restore and GDB take them (watchpoints not yet)\n",
                  static_cast<unsigned long long>(outcome->threads));
   if (!outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",

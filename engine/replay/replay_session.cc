@@ -26,6 +26,7 @@
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/replay_helpers.h"
+#include "engine/replay/replay_restore.h"
 #include "engine/replay/tracee_fork.h"
 #include "engine/replay/xsave_noise.h"
 #include "engine/replay/syscall_policy.h"
@@ -1066,27 +1067,10 @@ ReplaySession::~ReplaySession() { task_.kill_and_reap(); }
 
 namespace {
 
-Result<process::Task> restore_for_replay(const store::RecordingReader& reader, CheckpointId k) {
-  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); GDB, --goto and reverse execution of threads are not supported yet (replay --check is)");
-  TRY(check_sysbuf_version(reader));
-  restore::RestoreOptions options;
-  options.fd_numbers = restore::FdNumbers::Exact;
-  const int cpu = recorded_cpu(reader);
-  options.in_child_before_exec = [cpu]() -> Status {
-    // Its own session: the terminal's Ctrl-C/Ctrl-Z/SIGHUP (meant for GDB or
-    // the user's shell) never reach a replayed process, whose signals all
-    // come from the log.
-    if (setsid() < 0) return Error::from_errno("setsid");
-    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
-    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
-    return recorder::install_record_filter();
-  };
-  process::Task task = TRY(restore::restore_checkpoint(reader, k, std::move(options)));
-  // The recorder made the vDSO's time functions trapped syscalls; make sure
-  // the restored vDSO does the same (patching twice writes the same bytes).
-  const int patched = TRY_CTX(recorder::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
-  SLSDBG_DEBUG("replay", "checkpoint %llu: %d vDSO entry points patched", (unsigned long long)k.value, patched);
-  return task;
+// The single-thread replay; threaded recordings go through threaded_timeline.h.
+Result<process::Task> restore_single(const store::RecordingReader& reader, CheckpointId k) {
+  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); the single-thread replay does not take them");
+  return restore_for_replay(reader, k);
 }
 
 }  // namespace
@@ -1095,7 +1079,7 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::start(const store::Recordi
   if (k.value >= reader.checkpoints().size())
     return Error::msg("no checkpoint " + std::to_string(k.value) + " (the recording has " +
                       std::to_string(reader.checkpoints().size()) + ")");
-  process::Task task = TRY_CTX(restore_for_replay(reader, k), "restoring checkpoint " + std::to_string(k.value));
+  process::Task task = TRY_CTX(restore_single(reader, k), "restoring checkpoint " + std::to_string(k.value));
   return std::unique_ptr<ReplaySession>(new ReplaySession(reader, k, std::move(task)));
 }
 
@@ -1105,7 +1089,7 @@ uint64_t ReplaySession::events_in_segment() const { return run_ ? run_->event_co
 Result<process::Task> ReplaySession::restore_process(const store::RecordingReader& reader, CheckpointId k) {
   if (k.value >= reader.checkpoints().size())
     return Error::msg("no checkpoint " + std::to_string(k.value));
-  return restore_for_replay(reader, k);
+  return restore_single(reader, k);
 }
 
 std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader& reader, CheckpointId k,
@@ -1128,7 +1112,7 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
     SLSDBG_DEBUG("replay", "segment %llu: replaying again from its checkpoint (%s)", (unsigned long long)k_.value,
                  patch_off_ ? "hardware breakpoint" : "larger CPU budget");
     task_.kill_and_reap();
-    task_ = TRY_CTX(restore_for_replay(reader_, k_), "restoring checkpoint " + std::to_string(k_.value));
+    task_ = TRY_CTX(restore_single(reader_, k_), "restoring checkpoint " + std::to_string(k_.value));
     signals_queued_by_restore_ = true;
     return run_segment();
   }
@@ -1147,7 +1131,7 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
     const CheckpointId next(k_.value + 1);
     if (next.value >= reader_.checkpoints().size())
       return Error::msg("the log forces checkpoint " + std::to_string(next.value) + ", which the recording lacks");
-    task_ = TRY_CTX(restore_for_replay(reader_, next), "restoring forced checkpoint " + std::to_string(next.value));
+    task_ = TRY_CTX(restore_single(reader_, next), "restoring forced checkpoint " + std::to_string(next.value));
     k_ = next;
     signals_queued_by_restore_ = true;
   }

@@ -21,6 +21,7 @@
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/replay_helpers.h"
+#include "engine/replay/replay_restore.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
@@ -70,7 +71,8 @@ struct Thread {
 
 class SegmentCheck {
  public:
-  SegmentCheck(const store::RecordingReader& reader, CheckpointId k) : reader_(reader), k_(k) {}
+  SegmentCheck(const store::RecordingReader& reader, CheckpointId k, SegmentObserver* observer = nullptr)
+      : reader_(reader), k_(k), observer_(observer) {}
   ~SegmentCheck() {
     if (leader_) leader_->kill_and_reap();
   }
@@ -78,6 +80,7 @@ class SegmentCheck {
 
  private:
   Status restore();
+  Status tell_threads();
   Thread* find(int32_t recorded) {
     auto it = by_tid_.find(recorded);
     return it == by_tid_.end() ? nullptr : &threads_[it->second];
@@ -99,6 +102,7 @@ class SegmentCheck {
 
   const store::RecordingReader& reader_;
   CheckpointId k_;
+  SegmentObserver* observer_;  // a debugger's replay (threaded_timeline.h), else null
   std::vector<store::Event> events_;
   size_t cursor_ = 0;
   store::ProcessState state_;
@@ -112,34 +116,30 @@ class SegmentCheck {
 };
 
 Status SegmentCheck::restore() {
-  restore::RestoreOptions options;
-  options.fd_numbers = restore::FdNumbers::Exact;
-  const int cpu = recorded_cpu(reader_);
-  options.in_child_before_exec = [cpu]() -> Status {
-    if (setsid() < 0) return Error::from_errno("setsid");
-    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
-    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
-    return recorder::install_record_filter();
-  };
   std::vector<restore::RestoredThread> others;
-  options.threads = &others;
-  restore::RestoreReport report;
-  options.report = &report;
-  process::Task leader = TRY(restore::restore_checkpoint(reader_, k_, std::move(options)));
-  for (const std::string& w : report.warnings)
-    SLSDBG_DEBUG("replay", "restoring checkpoint %llu: %s", (unsigned long long)k_.value, w.c_str());
+  process::Task leader = TRY(restore_for_replay(reader_, k_, &others));
   threads_.reserve(others.size() + 1);
   threads_.push_back(Thread{state_.threads.front().tid, std::move(leader)});
   leader_ = &threads_.front().task;
-  TRY_CTX(recorder::patch_vdso_time_functions(leader_->tgid()), "patching the restored vDSO");
   for (restore::RestoredThread& t : others) threads_.push_back(Thread{t.recorded, std::move(t.task)});
   for (size_t i = 0; i < threads_.size(); i++) by_tid_[threads_[i].recorded.value] = i;
-  return ok_status();
+  return tell_threads();
+}
+
+Status SegmentCheck::tell_threads() {
+  if (!observer_) return ok_status();
+  std::vector<SegmentThread> live;
+  for (Thread& t : threads_)
+    if (t.at != Thread::At::Gone) live.push_back(SegmentThread{t.recorded, &t.task});
+  return observer_->threads_changed(live);
 }
 
 Status SegmentCheck::resume(Thread& th) {
   if (th.at != Thread::At::Stopped) return ok_status();
-  TRY(th.task.cont(std::exchange(th.deliver, 0)));
+  if (observer_ && observer_->step_on_resume(th.recorded))
+    TRY(th.task.singlestep(std::exchange(th.deliver, 0)));
+  else
+    TRY(th.task.cont(std::exchange(th.deliver, 0)));
   th.at = Thread::At::Resumed;
   th.fresh = false;
   return ok_status();
@@ -151,6 +151,20 @@ Status SegmentCheck::wait_pending(Thread& th) {
   TRY(resume(th));
   for (;;) {
     process::WaitResult w = TRY(th.task.wait());
+    if (observer_ && w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
+      // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
+      // when the step ends at a system call's return).
+      siginfo_t si = TRY(th.task.siginfo());
+      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT) {
+        auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
+        if (!instead) {
+          th.at = Thread::At::Stopped;
+          TRY(resume(th));
+          continue;
+        }
+        w = *instead;
+      }
+    }
     if (!w.stopped()) {
       th.at = Thread::At::Gone;
       th.stop = w;
@@ -239,6 +253,7 @@ Status SegmentCheck::finish_exit(Thread& th) {
     w = TRY(th.task.wait());
   }
   th.at = Thread::At::Gone;
+  TRY(tell_threads());
   // The last thread left runs, as the recorder let it without a ThreadSwitch.
   Thread* alone = nullptr;
   size_t live = 0;
@@ -460,6 +475,14 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
                                 std::to_string(k_.value + 1),
                      diff);
   }
+  // A debugger's int3 bytes are not the program's.
+  if (observer_) TRY(observer_->lift_breakpoints());
+  struct Reinsert {
+    SegmentObserver* o;
+    ~Reinsert() {
+      if (o) (void)o->insert_breakpoints();
+    }
+  } reinsert{observer_};
   std::vector<uint8_t> page(kPageSize);
   if (last_diff_page_) {
     // A loop whose state lives in memory repeats its registers: the page
@@ -493,7 +516,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
   const bool has_next = k_.value + 1 < total;
   const bool logs_exit = std::any_of(events_.begin(), events_.end(),
                                      [](const store::Event& e) { return e.kind == store::EventKind::Exit; });
-  if (!has_next && (!logs_exit || (events_.size() == 1 && events_[0].signo == SIGKILL))) {
+  if (!observer_ && !has_next && (!logs_exit || (events_.size() == 1 && events_[0].signo == SIGKILL))) {
     out_.end = SegmentEnd::EndOfHistory;
     out_.cut_short = true;
     return out_;
@@ -529,6 +552,11 @@ Result<SegmentOutcome> SegmentCheck::run() {
       return out_;
     }
     if (ev.kind == store::EventKind::Exit) {
+      if (observer_) {
+        TRY(observer_->at_history_end(&ev));
+        out_.end = SegmentEnd::EndOfHistory;
+        return out_;
+      }
       if (!TRY(process_exit(ev))) return out_;
       out_.events_replayed++;
       return out_;
@@ -596,6 +624,11 @@ Result<SegmentOutcome> SegmentCheck::run() {
       return out_;
     }
   }
+  if (!has_next && observer_) {
+    TRY(observer_->at_history_end(nullptr));
+    out_.end = SegmentEnd::EndOfHistory;
+    return out_;
+  }
   if (!has_next) return Error::msg("segment " + std::to_string(k_.value) + ": the log ends without an exit");
   for (Thread& t : threads_) TRY(finish_exit(t));
   if (!TRY(reach_next())) {
@@ -608,6 +641,12 @@ Result<SegmentOutcome> SegmentCheck::run() {
 }
 
 }  // namespace
+
+Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
+                                               SegmentObserver& observer) {
+  SegmentCheck segment(reader, k, &observer);
+  return segment.run();
+}
 
 Result<CheckReport> check_threaded_recording(const store::RecordingReader& reader,
                                              const std::function<void(uint64_t, uint64_t)>& progress) {

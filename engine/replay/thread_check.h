@@ -15,18 +15,54 @@
 // conditional breakpoint, else a breakpoint on its pc), then every thread's
 // registers and the pages k+1 lists as dirty are compared.
 //
-// Not the Timeline: GDB, `--goto` and reverse execution still refuse such
-// recordings (threads are not kept across a boundary, and a fork of a
-// threaded process would copy one thread only).
+// The same run drives GDB on such recordings (threaded_timeline.h) through
+// a SegmentObserver: it sees the threads, the stops the log cannot name
+// (breakpoints, single steps) and the end of history.
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/replay/replay_check.h"
+#include "recorder/process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::replay {
+
+// A live thread of a segment's replay: the tid the recording knew it by.
+struct SegmentThread {
+  Tid recorded;
+  process::Task* task = nullptr;
+};
+
+// Hooks for a debugger's replay of a threaded segment. All run on the
+// replaying thread, between ptrace stops; an Error aborts the segment.
+class SegmentObserver {
+ public:
+  virtual ~SegmentObserver() = default;
+  // The live threads, leader first: after the restore and after a thread ends.
+  virtual Status threads_changed(const std::vector<SegmentThread>& threads) = 0;
+  // A thread stopped where the log names nothing (a SIGTRAP: int3 or a
+  // single step). nullopt: the observer handled it, the thread is resumed.
+  // A WaitResult: the thread's stop instead (the observer ran it on to a
+  // stop the log may name).
+  virtual Result<std::optional<process::WaitResult>> trapped(const SegmentThread& thread,
+                                                               const process::WaitResult& stop) = 0;
+  // Resume `thread` by one instruction instead of a continue?
+  virtual bool step_on_resume(Tid /*thread*/) { return false; }
+  // Breakpoint bytes out of memory while checkpoint k+1's pages are compared.
+  virtual Status lift_breakpoints() { return ok_status(); }
+  virtual Status insert_breakpoints() { return ok_status(); }
+  // The log's end (`exit` non-null: before the process's logged exit runs).
+  // Whatever it returns, the segment ends after it.
+  virtual Status at_history_end(const store::Event* exit) = 0;
+};
+
+// Replays segment k of a threaded recording with `observer` watching.
+Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
+                                               SegmentObserver& observer);
 
 Result<CheckReport> check_threaded_recording(const store::RecordingReader& reader,
                                              const std::function<void(uint64_t, uint64_t)>& progress);

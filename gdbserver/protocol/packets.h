@@ -56,6 +56,7 @@ Reply handle_thread_alive(PacketContext&, std::string_view);
 Reply handle_q_current_thread(PacketContext&, std::string_view);
 Reply handle_q_first_thread_info(PacketContext&, std::string_view);
 Reply handle_q_subsequent_thread_info(PacketContext&, std::string_view);
+Reply handle_q_get_tls_addr(PacketContext&, std::string_view);
 // packets_registers.cc
 Reply handle_read_registers(PacketContext&, std::string_view);
 Reply handle_write_registers(PacketContext&, std::string_view);

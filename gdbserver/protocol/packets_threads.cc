@@ -1,4 +1,5 @@
-// Thread selection and listing: H, T, qC, qfThreadInfo/qsThreadInfo.
+// Thread selection and listing: H, T, qC, qfThreadInfo/qsThreadInfo; and
+// qGetTLSAddr (a thread's thread-local variables).
 #include <algorithm>
 
 #include "gdbserver/protocol/hex.h"
@@ -53,5 +54,23 @@ Reply handle_q_first_thread_info(PacketContext& ctx, std::string_view) {
 }
 
 Reply handle_q_subsequent_thread_info(PacketContext&, std::string_view) { return std::string("l"); }
+
+// "qGetTLSAddr:p1f.20,10,7ffff7ffe2e0" (args after the colon): the address in hex.
+Reply handle_q_get_tls_addr(PacketContext& ctx, std::string_view args) {
+  ThreadLocalStorage* tls = ctx.target.thread_local_storage();
+  if (!tls) return std::string();
+  auto thread_rest = split_once(args, ',');
+  if (!thread_rest) return std::string(kErrorMalformed);
+  auto offset_lm = split_once(thread_rest->second, ',');
+  if (!offset_lm) return std::string(kErrorMalformed);
+  auto selector = parse_thread_selector(thread_rest->first);
+  auto offset = parse_hex_u64(offset_lm->first);
+  auto lm = parse_hex_u64(offset_lm->second);
+  if (!selector || selector->kind != ThreadSelector::Kind::One || !offset || !lm) return std::string(kErrorMalformed);
+  if (!thread_exists(ctx, selector->tid)) return std::string(kErrorNoThread);
+  auto addr = tls->tls_address(selector->tid, *offset, RemoteAddr(*lm));
+  if (!addr.ok()) return error_reply(addr.error());
+  return hex_number(addr->value);
+}
 
 }  // namespace slsdbg::gdbserver

@@ -34,6 +34,7 @@ constexpr Route kRoutes[] = {
     {"qC", Match::Exact, handle_q_current_thread},
     {"qfThreadInfo", Match::Exact, handle_q_first_thread_info},
     {"qsThreadInfo", Match::Exact, handle_q_subsequent_thread_info},
+    {"qGetTLSAddr:", Match::Prefix, handle_q_get_tls_addr},
     // packets_registers.cc
     {"g", Match::Exact, handle_read_registers},
     {"G", Match::Prefix, handle_write_registers},

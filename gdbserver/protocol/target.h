@@ -166,6 +166,16 @@ class TargetFiles {
   virtual Result<std::string> read_file(std::string_view path) = 0;
 };
 
+// qGetTLSAddr:THREAD,OFFSET,LM — where a thread-local variable lives: OFFSET
+// into `thread`'s TLS block of the module whose link_map is at `link_map`.
+// GDB asks the target when it does not run libthread_db itself (it does not
+// over `target remote`), for `print` of a __thread variable.
+class ThreadLocalStorage {
+ public:
+  virtual ~ThreadLocalStorage() = default;
+  virtual Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) = 0;
+};
+
 // --- The target ----------------------------------------------------------------
 
 class Target {
@@ -219,6 +229,7 @@ class Target {
   // proc mappings` reads /proc/PID/maps). nullptr: vFile is not supported.
   virtual TargetFiles* target_files() { return nullptr; }
   virtual SyscallCatch* syscall_catch() { return nullptr; }
+  virtual ThreadLocalStorage* thread_local_storage() { return nullptr; }
 };
 
 }  // namespace slsdbg::gdbserver

@@ -12,17 +12,23 @@
 
 #include "common/temp_cleanup.h"
 #include "engine/replay/binary_check.h"
+#include "gdbserver/replay/threaded_target.h"
 #include "gdbserver/replay/timeline_target.h"
 
 namespace slsdbg::gdbserver {
 
 namespace {
 
-Result<std::unique_ptr<TimelineTarget>> open_target(store::RecordingReader& reader,
-                                                    const ReplayFrontendOptions& options) {
+Result<std::unique_ptr<Target>> open_target(store::RecordingReader& reader, const ReplayFrontendOptions& options) {
+  if (reader.meta().threads) {
+    // A recording with threads: its own target (threaded_target.h).
+    auto target = TRY(ThreadedTarget::open(reader));
+    if (options.start_at) TRY_CTX(target->goto_text(*options.start_at), "going to " + *options.start_at);
+    return std::unique_ptr<Target>(std::move(target));
+  }
   auto target = TRY(TimelineTarget::open(reader));
   if (options.start_at) TRY_CTX(target->goto_text(*options.start_at), "going to " + *options.start_at);
-  return target;
+  return std::unique_ptr<Target>(std::move(target));
 }
 
 // GDB quotes nothing in `file` / `target remote`; refuse what it would split.

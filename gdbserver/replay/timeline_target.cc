@@ -4,6 +4,7 @@
 
 #include "gdbserver/protocol/x86_64_registers.h"
 #include "gdbserver/replay/stop_mapping.h"
+#include "gdbserver/replay/tls_address.h"
 
 namespace slsdbg::gdbserver {
 
@@ -260,6 +261,21 @@ uint64_t TimelineTarget::global_event(uint64_t checkpoint, uint64_t event) const
     n += c.segment_events;
   }
   return n + event;
+}
+
+Result<RemoteAddr> TimelineTarget::tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) {
+  if (thread != tid_) return Error::msg("no thread " + std::to_string(thread.value) + " in this recording");
+  TRY(live());
+  TRY(load_registers());
+  user_regs_struct regs;
+  std::memcpy(&regs, user_regs_.data(), sizeof regs);
+  store::ProcessState s = TRY(state_now());
+  MemoryReader read = [this](uint64_t addr, std::span<uint8_t> out) -> Status {
+    const size_t got = TRY(read_memory(RemoteAddr(addr), out));
+    if (got < out.size()) return Error::from_errno("reading " + std::to_string(out.size()) + " bytes", EFAULT);
+    return ok_status();
+  };
+  return thread_local_address(read, regs.fs_base, s.auxv, offset, link_map.value);
 }
 
 Status TimelineTarget::goto_text(std::string_view where) {

@@ -31,7 +31,8 @@ class TimelineTarget final : public Target,
                              public MonitorCommands,
                              public HistorySeek,
                              public TargetFiles,
-                             public SyscallCatch {
+                             public SyscallCatch,
+                             public ThreadLocalStorage {
  public:
   // `reader` must outlive the target; bookmarks are written through it.
   static Result<std::unique_ptr<TimelineTarget>> open(store::RecordingReader& reader);
@@ -63,6 +64,9 @@ class TimelineTarget final : public Target,
   int32_t process_id() override { return tid_.value; }
   TargetFiles* target_files() override { return this; }
   SyscallCatch* syscall_catch() override { return this; }
+  ThreadLocalStorage* thread_local_storage() override { return this; }
+  // --- ThreadLocalStorage (tls_address.h): `print errno` and other __thread variables.
+  Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) override;
   // --- SyscallCatch (catch_syscalls.cc): recorded syscalls as catchpoints.
   Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
   // --- TargetFiles (target_files.cc): /proc/PID/maps of the moment, other

@@ -437,5 +437,41 @@ TEST(Signals, LinuxAndGdbNumbersRoundTrip) {
   }
 }
 
+// qGetTLSAddr: the thread is checked, the numbers are hex, the answer is the
+// target's address in hex; without the capability the reply is empty.
+class TlsTarget final : public MemoryTestTarget, public ThreadLocalStorage {
+ public:
+  TlsTarget() : MemoryTestTarget(testing::kAllCapabilities) {}
+  ThreadLocalStorage* thread_local_storage() override { return this; }
+  Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr lm) override {
+    if (lm.value == 0) return Error::from_errno("no module", EINVAL);
+    return RemoteAddr(0x7f0000000000ull + static_cast<uint64_t>(thread.value) * 0x1000 + offset);
+  }
+};
+
+TEST(ThreadLocalStorage, QGetTlsAddrAsksTheTargetForTheThread) {
+  TlsTarget target;
+  Session session(target);
+  NeverStop never;
+  auto ask = [&](std::string_view p) {
+    std::vector<std::string> r;
+    session.handle_packet(p, never, r);
+    return r.empty() ? std::string("<none>") : r.back();
+  };
+  EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kWorkerTid.value) + ",10,7ffff7ffe2e0"),
+            hex_number(0x7f0000000000ull + static_cast<uint64_t>(kWorkerTid.value) * 0x1000 + 0x10));
+  EXPECT_EQ(ask("qGetTLSAddr:p1." + hex_number(kMainTid.value) + ",0,1"),
+            hex_number(0x7f0000000000ull + static_cast<uint64_t>(kMainTid.value) * 0x1000));
+  EXPECT_EQ(ask("qGetTLSAddr:7fffffff,10,1"), "E03");  // no such thread
+  EXPECT_EQ(ask("qGetTLSAddr:zz,10,1"), "E16");
+  EXPECT_EQ(ask("qGetTLSAddr:-1,10,1"), "E16");
+  EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kMainTid.value) + ",10"), "E16");
+  EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kMainTid.value) + ",10,0"), "E16");  // the target's error (EINVAL)
+}
+
+TEST_F(Packets, QGetTlsAddrWithoutTheCapabilityIsEmpty) {
+  EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kMainTid.value) + ",10,1"), "");
+}
+
 }  // namespace
 }  // namespace slsdbg::gdbserver

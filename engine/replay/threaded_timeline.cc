@@ -1,0 +1,764 @@
+#include "engine/replay/threaded_timeline.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/log.h"
+#include "engine/replay/thread_check.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+constexpr uint8_t kInt3 = 0xcc;
+
+// A function run on a stack of its own, which can pause (yield) in the
+// middle and be entered again where it paused. Same OS thread throughout,
+// so ptrace keeps working from inside it.
+class Coroutine {
+ public:
+  explicit Coroutine(std::function<void()> body) : body_(std::move(body)) {}
+  ~Coroutine() {
+    if (stack_) munmap(stack_, kStackSize);
+  }
+  Coroutine(const Coroutine&) = delete;
+  Coroutine& operator=(const Coroutine&) = delete;
+
+  // Runs the body until it yields or returns.
+  Status enter() {
+    if (finished_) return Error::msg("internal: entering a finished replay");
+    if (!stack_) {
+      void* mem = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+      if (mem == MAP_FAILED) return Error::from_errno("mmap (the replay's stack)");
+      stack_ = mem;
+      (void)mprotect(stack_, 4096, PROT_NONE);  // a guard page: overflow faults instead of corrupting
+      if (getcontext(&self_) != 0) return Error::from_errno("getcontext");
+      self_.uc_stack.ss_sp = stack_;
+      self_.uc_stack.ss_size = kStackSize;
+      self_.uc_link = &caller_;
+      const uintptr_t p = reinterpret_cast<uintptr_t>(this);
+      makecontext(&self_, reinterpret_cast<void (*)()>(&Coroutine::entry), 2, static_cast<unsigned>(p >> 32),
+                  static_cast<unsigned>(p & 0xffffffffu));
+    }
+    if (swapcontext(&caller_, &self_) != 0) return Error::from_errno("swapcontext");
+    return ok_status();
+  }
+  void yield() { swapcontext(&self_, &caller_); }
+  bool finished() const { return finished_; }
+
+ private:
+  static void entry(unsigned hi, unsigned lo) {
+    auto* self = reinterpret_cast<Coroutine*>((static_cast<uintptr_t>(hi) << 32) | lo);
+    self->body_();
+    self->finished_ = true;
+  }  // returns to uc_link: the caller
+
+  static constexpr size_t kStackSize = 8 << 20;  // reserved, touched on demand
+  std::function<void()> body_;
+  void* stack_ = nullptr;
+  ucontext_t caller_{}, self_{};
+  bool finished_ = false;
+};
+
+// See threaded_timeline.h: a checkpoint's start (n == 0), its end, or the
+// n-th arrival of `tid` at `pc` since the checkpoint; then single steps.
+struct Position {
+  uint64_t k = 0;
+  bool end = false;
+  Tid tid{};
+  uint64_t pc = 0;
+  uint64_t n = 0;
+  std::vector<Tid> steps;
+  // Else the anchor is `tid`'s resume_m-th resume since the checkpoint
+  // (resumes right after a breakpoint or step trap not counted): where a
+  // reverse step from an arrival lands, stepping forward from there.
+  uint64_t resume_m = 0;
+  bool is_start() const { return !end && n == 0 && resume_m == 0; }
+  bool same_anchor(const Position& o) const {
+    return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m;
+  }
+};
+
+constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
+
+std::string hex_of(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+class ThreadedTimeline::Impl final : public SegmentObserver {
+ public:
+  explicit Impl(const store::RecordingReader& r) : reader(r), checkpoints(r.checkpoints().size()) {}
+  ~Impl() override { (void)abort_run(); }
+
+  const store::RecordingReader& reader;
+  uint64_t checkpoints;
+  std::function<bool()> interrupted;
+  bool interrupt_requested() const { return interrupted && interrupted(); }
+  std::set<uint64_t> user_bps;  // the client's breakpoints
+  uint64_t runs = 0;
+
+  // --- the current segment replay
+  std::unique_ptr<Coroutine> co;
+  uint64_t k = 0;
+  std::optional<Result<SegmentOutcome>> outcome;  // once it has ended
+  std::vector<SegmentThread> live;
+  bool told_threads = false;                      // the first threads_changed (the restore) came
+  std::map<uint64_t, uint8_t> inserted;           // int3s in memory: address -> original byte
+  std::map<std::pair<int32_t, uint64_t>, uint64_t> counts;  // arrivals per (thread, pc)
+  std::set<uint64_t> counted;                     // pcs with a breakpoint since the restore
+  // Counted breakpoints on addresses not mapped yet (a library before ld.so
+  // maps it), inserted as soon as they can be: nothing ran there before.
+  std::set<uint64_t> pending;
+  bool executed = false;                          // a thread ran since the restore
+  Position cur;                                   // where the replay is
+
+  // --- what the run does
+  // Live: the client drives. Collect: hits before `target`. Seek: go to
+  // `target` and pause. Locate: which resume of target.tid precedes the
+  // arrival `target` (and which arrival since that resume it is).
+  // Measure: from that resume, single-step target.tid to that arrival.
+  enum class Mode { Live, Collect, Seek, Locate, Measure } mode = Mode::Live;
+  std::map<int32_t, uint64_t> resumes;  // counted resumes per thread
+  std::set<int32_t> after_trap;          // their next resume is not counted
+  uint64_t located_m = 0, located_j = 0, last_m = 0;
+  bool measuring = false;
+  uint64_t measured = 0, seen = 0;
+  bool stop_at_start = false;         // Live: pause at the checkpoint
+  Position target;                    // Collect / Seek
+  bool at_anchor = false;             // Seek: anchor reached, doing its steps
+  size_t steps_done = 0;
+  std::vector<Position> hits;         // Collect: the client's breakpoints hit before target
+  bool target_reached = false;
+
+  // --- the pause
+  enum class Command { Go, Abort };
+  Command command = Command::Go;
+  std::optional<Tid> step_tid;  // the thread to step by one instruction when it runs
+  bool paused = false;
+  ThreadedStop stop;
+
+  Status pause(ThreadedStop s) {
+    if (command == Command::Abort) return Error::msg("replay aborted");
+    step_tid.reset();
+    stop = std::move(s);
+    paused = true;
+    co->yield();
+    paused = false;
+    if (command == Command::Abort) return Error::msg("replay aborted");
+    return ok_status();
+  }
+  Status finish_collect() {
+    target_reached = true;
+    command = Command::Abort;  // unwind the run: the process is not needed any more
+    return Error::msg("replay aborted");
+  }
+
+  // Ends the current run (its process is killed as its stack unwinds).
+  Status abort_run() {
+    if (co && !co->finished()) {
+      command = Command::Abort;
+      while (!co->finished()) TRY(co->enter());
+    }
+    co.reset();
+    live.clear();
+    inserted.clear();
+    paused = false;
+    command = Command::Go;
+    return ok_status();
+  }
+
+  Status start_run(uint64_t seg, Mode m) {
+    TRY(abort_run());
+    k = seg;
+    mode = m;
+    outcome.reset();
+    counts.clear();
+    counted.clear();
+    resumes.clear();
+    after_trap.clear();
+    measuring = false;
+    measured = seen = 0;
+    last_m = 0;
+    told_threads = false;
+    pending.clear();
+    executed = false;
+    at_anchor = false;
+    steps_done = 0;
+    hits.clear();
+    target_reached = false;
+    step_tid.reset();
+    cur = Position{seg};
+    runs++;
+    co = std::make_unique<Coroutine>([this, seg] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this); });
+    return ok_status();
+  }
+
+  // Runs until a pause or the run's end.
+  Status drive() {
+    TRY(co->enter());
+    return ok_status();
+  }
+
+  std::set<uint64_t> wanted() const {
+    std::set<uint64_t> w = user_bps;
+    if (mode == Mode::Measure) return {};  // it goes by single steps
+    if (mode != Mode::Live && target.n > 0) w.insert(target.pc);
+    return w;
+  }
+
+  process::Task* any_task() {
+    for (SegmentThread& t : live)
+      if (t.task) return t.task;
+    return nullptr;
+  }
+
+  Status insert_at(uint64_t addr) {
+    if (inserted.count(addr)) return ok_status();
+    process::Task* t = any_task();
+    if (!t) return Error::msg("no live thread");
+    uint8_t orig = 0;
+    TRY(t->read_memory(RemoteAddr(addr), {&orig, 1}));
+    TRY(t->write_memory(RemoteAddr(addr), {&kInt3, 1}));
+    inserted[addr] = orig;
+    return ok_status();
+  }
+  // Called at every resume: breakpoints waiting for their code to be
+  // mapped go in; an int3 a new mapping replaced (ld.so maps a library, then
+  // maps its segments over it with MAP_FIXED) goes in again. One 1-byte
+  // read per breakpoint and resume.
+  void refresh_breakpoints() {
+    for (auto it = pending.begin(); it != pending.end();)
+      it = insert_at(*it).ok() ? pending.erase(it) : std::next(it);
+    process::Task* t = any_task();
+    if (!t) return;
+    for (auto it = inserted.begin(); it != inserted.end();) {
+      uint8_t now = 0;
+      if (!t->read_memory(RemoteAddr(it->first), {&now, 1}).ok()) {
+        pending.insert(it->first);  // unmapped again
+        it = inserted.erase(it);
+        continue;
+      }
+      if (now != kInt3) {
+        SLSDBG_DEBUG("replay", "segment %llu: breakpoint at 0x%llx replaced by a mapping; in again", (unsigned long long)k,
+                     (unsigned long long)it->first);
+        it->second = now;
+        (void)t->write_memory(RemoteAddr(it->first), {&kInt3, 1});
+      }
+      ++it;
+    }
+  }
+
+  Status remove_at(uint64_t addr) {
+    auto it = inserted.find(addr);
+    if (it == inserted.end()) return ok_status();
+    process::Task* t = any_task();
+    if (t) TRY(t->write_memory(RemoteAddr(addr), {&it->second, 1}));
+    inserted.erase(it);
+    return ok_status();
+  }
+
+  Tid running_thread_of(uint64_t seg) {
+    auto st = reader.process_state(CheckpointId(seg));
+    if (st.ok() && st->running_tid) return Tid(st->running_tid);
+    return live.empty() ? Tid{} : live.front().recorded;
+  }
+
+  ThreadedStop plain_stop(Tid t, StopCause cause = StopCause::Step) {
+    ThreadedStop s;
+    s.stop.cause = cause;
+    s.thread = t;
+    for (SegmentThread& th : live)
+      if (th.recorded == t)
+        if (auto r = th.task->regs(); r.ok()) s.stop.pc = r->rip;
+    return s;
+  }
+
+  // --- SegmentObserver
+  Status threads_changed(const std::vector<SegmentThread>& threads) override {
+    live = threads;
+    if (told_threads) return ok_status();
+    told_threads = true;
+    // The restore: breakpoints in, then maybe the checkpoint's stop.
+    for (uint64_t a : wanted()) {
+      counted.insert(a);
+      if (!insert_at(a).ok()) pending.insert(a);
+    }
+    if (mode == Mode::Live) {
+      if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
+      return ok_status();
+    }
+    if (!target.is_start() || target.k != k) return ok_status();
+    return anchor_reached(plain_stop(running_thread_of(k)));
+  }
+
+  bool step_on_resume(Tid thread) override {
+    executed = true;
+    refresh_breakpoints();
+    if (!after_trap.erase(thread.value)) {
+      const uint64_t m = ++resumes[thread.value];
+      if (thread == target.tid && command != Command::Abort) {
+        if (mode == Mode::Measure && m == target.resume_m) {
+          measuring = true;
+          step_tid = thread;
+        } else if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && target.resume_m == m) {
+          cur = Position{k, false, thread, 0, 0, {}, m};
+          pending_status = anchor_reached(plain_stop(thread));
+        }
+      }
+    }
+    return step_tid && *step_tid == thread;
+  }
+  // An error from a hook that returns no Status, given at the next trap.
+  Status pending_status = ok_status();
+
+  // Collect/Seek arrived at the target's anchor.
+  Status anchor_reached(ThreadedStop s) {
+    if (mode == Mode::Collect) {
+      if (!target.steps.empty() && target.n > 0 && user_bps.count(target.pc)) hits.push_back(cur);
+      return finish_collect();
+    }
+    if (target.steps.empty()) return pause(std::move(s));
+    at_anchor = true;
+    steps_done = 0;
+    step_tid = target.steps[0];
+    return ok_status();
+  }
+
+  Status arrived_at_breakpoint(const SegmentThread& th, uint64_t addr) {
+    const uint64_t n = ++counts[{th.recorded.value, addr}];
+    if (mode == Mode::Locate && th.recorded == target.tid && addr == target.pc) {
+      const uint64_t m = resumes[th.recorded.value];
+      located_j = m == last_m ? located_j + 1 : 1;
+      last_m = m;
+      if (n == target.n) {
+        located_m = m;
+        return finish_collect();
+      }
+      return ok_status();
+    }
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d's arrival %llu at 0x%llx", (unsigned long long)k, th.recorded.value,
+                 (unsigned long long)n, (unsigned long long)addr);
+    cur = Position{k, false, th.recorded, addr, n, {}};
+    ThreadedStop s;
+    s.stop.cause = StopCause::Breakpoint;
+    s.stop.pc = addr;
+    s.thread = th.recorded;
+    if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
+    if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
+    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(cur);
+    return ok_status();
+  }
+
+  Status step_done(const SegmentThread& th) {
+    cur.steps.push_back(th.recorded);
+    ThreadedStop s = plain_stop(th.recorded);
+    if (mode == Mode::Live) return pause(s);
+    if (mode == Mode::Seek && at_anchor) {
+      if (++steps_done == target.steps.size()) {
+        at_anchor = false;
+        return pause(s);
+      }
+      step_tid = target.steps[steps_done];
+    }
+    return ok_status();
+  }
+
+  Result<std::optional<process::WaitResult>> trapped(const SegmentThread& th,
+                                                      const process::WaitResult& w) override {
+    TRY(std::exchange(pending_status, ok_status()));
+    auto r = trapped_here(th, w);
+    if (r.ok() && !*r) after_trap.insert(th.recorded.value);  // it resumes next: not one of its own resumes
+    return r;
+  }
+
+  Result<std::optional<process::WaitResult>> trapped_here(const SegmentThread& th, const process::WaitResult& w) {
+    if (command == Command::Abort) return Error::msg("replay aborted");
+    siginfo_t si = TRY(th.task->siginfo());
+    if (measuring && si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded) {
+      user_regs_struct regs = TRY(th.task->regs());
+      measured++;
+      if (regs.rip == target.pc && ++seen == located_j) return finish_collect().take_error();
+      if (measured > kMaxReverseStepDistance)
+        return Error::msg("the instruction before this breakpoint arrival is more than " +
+                          std::to_string(kMaxReverseStepDistance) + " instructions after the thread's last system call");
+      return std::optional<process::WaitResult>();  // step_tid stays: the next resume steps again
+    }
+    user_regs_struct r = TRY(th.task->regs());
+    if (si.si_code == SI_KERNEL) {
+      const uint64_t addr = r.rip - 1;
+      if (!inserted.count(addr)) return std::optional<process::WaitResult>(w);  // the program's own int3
+      r.rip = addr;
+      TRY(th.task->set_regs(r));
+      TRY(arrived_at_breakpoint(th, addr));
+    } else {
+      if (!step_tid || *step_tid != th.recorded) return std::optional<process::WaitResult>(w);
+      step_tid.reset();
+      TRY(step_done(th));
+    }
+    return go_on(th);
+  }
+
+  // The paused thread goes on: over the breakpoint it sits on, if any.
+  Result<std::optional<process::WaitResult>> go_on(const SegmentThread& th) {
+    for (;;) {
+      user_regs_struct r = TRY(th.task->regs());
+      auto it = inserted.find(r.rip);
+      if (it == inserted.end()) return std::optional<process::WaitResult>();
+      const uint64_t addr = r.rip;
+      TRY(th.task->write_memory(RemoteAddr(addr), {&it->second, 1}));
+      TRY(th.task->singlestep());
+      process::WaitResult w = TRY(th.task->wait());
+      if (inserted.count(addr)) TRY(th.task->write_memory(RemoteAddr(addr), {&kInt3, 1}));
+      if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) return std::optional(w);
+      siginfo_t si = TRY(th.task->siginfo());
+      if (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT) return std::optional(w);
+      if (!step_tid || *step_tid != th.recorded) return std::optional<process::WaitResult>();
+      step_tid.reset();
+      TRY(step_done(th));  // the step asked for was this one; then maybe another
+      if (command == Command::Abort) return Error::msg("replay aborted");
+      if (step_tid && *step_tid == th.recorded) {
+        r = TRY(th.task->regs());
+        if (!inserted.count(r.rip)) return std::optional<process::WaitResult>();
+      }
+    }
+  }
+
+  Status lift_breakpoints() override {
+    process::Task* t = any_task();
+    if (!t) return ok_status();
+    for (auto& [addr, orig] : inserted) TRY(t->write_memory(RemoteAddr(addr), {&orig, 1}));
+    return ok_status();
+  }
+  Status insert_breakpoints() override {
+    process::Task* t = any_task();
+    if (!t) return ok_status();
+    for (auto& [addr, orig] : inserted) TRY(t->write_memory(RemoteAddr(addr), {&kInt3, 1}));
+    return ok_status();
+  }
+
+  Status at_history_end(const store::Event* exit) override {
+    if (command == Command::Abort) return Error::msg("replay aborted");
+    cur = Position{k, true};
+    ThreadedStop s;
+    s.thread = exit ? exit->tid : (live.empty() ? Tid{} : live.front().recorded);
+    if (exit && exit->signo) {
+      s.stop.cause = StopCause::Exited;
+      s.stop.signo = exit->signo;
+    } else if (exit) {
+      s.stop.cause = StopCause::Exited;
+      s.stop.exit_status = exit->exit_status;
+    } else {
+      s.stop.cause = StopCause::HistoryEnd;
+    }
+    if (mode == Mode::Collect) return finish_collect();
+    if (mode == Mode::Seek && !target.end) return Error::msg("the position was not found in segment " + std::to_string(k));
+    for (;;) TRY(pause(s));  // forward moves stay here; another move aborts the run
+  }
+
+  // --- moves
+
+  // Brings the memory's int3s in line with the client's breakpoints before
+  // the replay runs on. A breakpoint added after the replay ran has no exact
+  // arrival count: the replay is redone from the checkpoint with it in.
+  Status sync_breakpoints(std::optional<Tid> stepping) {
+    bool redo = false;
+    for (uint64_t a : user_bps) {
+      if (counted.count(a)) {
+        if (!pending.count(a) && !insert_at(a).ok()) pending.insert(a);
+        continue;
+      }
+      if (!executed) {
+        counted.insert(a);
+        if (!insert_at(a).ok()) pending.insert(a);
+      } else if (!insert_at(a).ok()) {
+        // Not mapped now, so never run since the restore (FIXME: unless a
+        // dlclose unmapped it): its count starts exact.
+        counted.insert(a);
+        pending.insert(a);
+      } else {
+        redo = true;
+      }
+    }
+    uint64_t stepping_pc = 0;
+    if (stepping)
+      for (SegmentThread& t : live)
+        if (t.recorded == *stepping)
+          if (auto r = t.task->regs(); r.ok()) stepping_pc = r->rip;
+    for (auto it = counted.begin(); it != counted.end();) {
+      if (user_bps.count(*it)) {
+        ++it;
+        continue;
+      }
+      TRY(remove_at(*it));
+      pending.erase(*it);
+      // GDB steps over its breakpoint by lifting it for one step of the
+      // thread on it: that arrival is counted already.
+      if (*it == stepping_pc) {
+        ++it;
+        continue;
+      }
+      it = counted.erase(it);
+    }
+    if (redo) {
+      SLSDBG_DEBUG("replay", "a breakpoint was added inside segment %llu: replaying it again to count arrivals",
+                   (unsigned long long)k);
+      TRY(seek(cur));
+    }
+    return ok_status();
+  }
+
+  // Runs segment `seg` collecting the client's breakpoint hits before `t`.
+  Result<std::vector<Position>> collect(uint64_t seg, const Position& t) {
+    target = t;
+    TRY(start_run(seg, Mode::Collect));
+    TRY(drive());
+    if (paused) return Error::msg("internal: a collecting replay paused");
+    TRY(check_outcome(/*aborted_ok=*/true));
+    return hits;
+  }
+
+  // Goes to `t`, pausing there.
+  Status seek(Position t) {
+    target = std::move(t);
+    TRY(start_run(target.k, Mode::Seek));
+    TRY(drive());
+    if (!paused) {
+      TRY(check_outcome(false));
+      return Error::msg("position not reached in segment " + std::to_string(target.k));
+    }
+    return ok_status();
+  }
+
+  Status check_outcome(bool aborted_ok) {
+    if (!outcome) return Error::msg("internal: the replay ended without an outcome");
+    if (!outcome->ok()) {
+      if (aborted_ok && target_reached) return ok_status();
+      return outcome->error();
+    }
+    if ((*outcome)->end == SegmentEnd::Diverged && (*outcome)->divergence)
+      return Error::msg("replay diverged in segment " + std::to_string(k) + ": expected " +
+                        (*outcome)->divergence->expected + ", got " + (*outcome)->divergence->actual);
+    return ok_status();
+  }
+
+  Result<ThreadedStop> goto_checkpoint(uint64_t seg) {
+    if (seg >= checkpoints)
+      return Error::msg("no checkpoint " + std::to_string(seg) + " (the recording has " + std::to_string(checkpoints) + ")");
+    stop_at_start = true;
+    TRY(start_run(seg, Mode::Live));
+    TRY(drive());
+    stop_at_start = false;
+    if (!paused) {
+      TRY(check_outcome(false));
+      return Error::msg("checkpoint " + std::to_string(seg) + " could not be restored");
+    }
+    return stop;
+  }
+
+  Result<ThreadedStop> forward(Motion motion, Tid thread) {
+    if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
+    TRY(sync_breakpoints(motion == Motion::Step ? std::optional<Tid>(thread) : std::nullopt));
+    mode = Mode::Live;  // a seek ends where it paused; from there the client drives
+    if (motion == Motion::Step) step_tid = thread;
+    for (;;) {
+      TRY(drive());
+      if (paused) return stop;
+      // The segment is over.
+      const uint64_t seg = k;
+      if (!outcome->ok()) {
+        Error e = outcome->error();
+        co.reset();
+        return e;
+      }
+      SegmentOutcome out = **outcome;
+      if (out.end == SegmentEnd::Diverged) {
+        Divergence d = out.divergence.value_or(Divergence{});
+        ThreadedStop back = TRY(goto_checkpoint(seg));
+        back.stop.cause = StopCause::Diverged;
+        back.stop.divergence = d;
+        stop = back;
+        return back;
+      }
+      if (seg + 1 >= checkpoints) return Error::msg("internal: segment " + std::to_string(seg) + " ended past history");
+      if (interrupt_requested()) {
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Interrupted;
+        stop = at;
+        return at;
+      }
+      // The next checkpoint is restored: the same state, all threads.
+      std::optional<Tid> stepping = step_tid;
+      TRY(start_run(seg + 1, Mode::Live));
+      step_tid = stepping;
+    }
+  }
+
+  // One instruction back: drop the last single step of the position, or,
+  // at a breakpoint arrival, find the thread's instruction before it: which
+  // of its resumes precedes the arrival (one replay), how many instructions
+  // it runs from there to the arrival (a replay single-stepping it), then a
+  // replay to one instruction fewer.
+  Result<ThreadedStop> backward_step() {
+    if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
+    Position back = cur;
+    if (!back.steps.empty()) {
+      back.steps.pop_back();
+    } else if (back.n > 0) {
+      const Position arrival = cur;
+      target = arrival;
+      located_m = located_j = 0;  // kept across the next run, which needs them
+      TRY(start_run(arrival.k, Mode::Locate));
+      TRY(drive());
+      TRY(check_outcome(true));
+      if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
+      target.resume_m = located_m;
+      SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
+                   arrival.tid.value, (unsigned long long)located_m, (unsigned long long)located_j);
+      TRY(start_run(arrival.k, Mode::Measure));
+      TRY(drive());
+      TRY(check_outcome(true));
+      if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
+      back = Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+    } else {
+      return Error::unsupported(
+          "a reverse step from here (a checkpoint's start, or right after a thread's system call) is not supported "
+          "yet in recordings with threads (reverse-continue to a breakpoint is)");
+    }
+    TRY(seek(back));
+    stop.stop.cause = StopCause::Step;
+    return stop;
+  }
+
+  Result<ThreadedStop> backward() {
+    if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
+    const Position from = cur;
+    for (uint64_t seg = from.k + 1; seg-- > 0;) {
+      if (seg < from.k && interrupt_requested()) {
+        // Searched back to segment seg + 1's start, found nothing: stay there.
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Interrupted;
+        stop = at;
+        return at;
+      }
+      Position t = seg == from.k ? from : Position{seg, true};
+      if (t.is_start() && t.steps.empty()) continue;
+      std::vector<Position> found = TRY(collect(seg, t));
+      if (!found.empty()) {
+        TRY(seek(found.back()));
+        return stop;
+      }
+    }
+    ThreadedStop s = TRY(goto_checkpoint(0));
+    s.stop.cause = StopCause::HistoryBegin;
+    stop = s;
+    return s;
+  }
+};
+
+ThreadedTimeline::ThreadedTimeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ThreadedTimeline::~ThreadedTimeline() = default;
+
+Result<std::unique_ptr<ThreadedTimeline>> ThreadedTimeline::open(const store::RecordingReader& reader,
+                                                                  std::function<bool()> interrupted) {
+  if (reader.checkpoints().empty()) return Error::msg("the recording has no checkpoint");
+  std::unique_ptr<ThreadedTimeline> t(new ThreadedTimeline(std::make_unique<Impl>(reader)));
+  t->impl_->interrupted = std::move(interrupted);
+  TRY(t->impl_->goto_checkpoint(0));
+  return t;
+}
+
+Result<ThreadedStop> ThreadedTimeline::goto_checkpoint(CheckpointId k) { return impl_->goto_checkpoint(k.value); }
+
+Result<ThreadedStop> ThreadedTimeline::resume(Direction direction, Motion motion, Tid thread) {
+  if (direction == Direction::Forward) return impl_->forward(motion, thread);
+  if (motion == Motion::Step) return impl_->backward_step();
+  return impl_->backward();
+}
+
+ThreadedStop ThreadedTimeline::last_stop() const { return impl_->stop; }
+
+Status ThreadedTimeline::add_breakpoint(uint64_t addr) {
+  impl_->user_bps.insert(addr);
+  return ok_status();
+}
+
+Status ThreadedTimeline::remove_breakpoint(uint64_t addr) {
+  impl_->user_bps.erase(addr);
+  return ok_status();
+}
+
+std::vector<Tid> ThreadedTimeline::threads() const {
+  std::vector<Tid> out;
+  if (!impl_->paused) return out;
+  for (const SegmentThread& t : impl_->live) out.push_back(t.recorded);
+  return out;
+}
+
+namespace {
+template <typename Impl>
+Result<process::Task*> task_of(Impl& impl, Tid thread) {
+  if (!impl.paused) return Error::msg("the replay is not stopped");
+  for (SegmentThread& t : impl.live)
+    if (t.recorded == thread) return t.task;
+  return Error::msg("no thread " + std::to_string(thread.value) + " at this point of the recording");
+}
+}  // namespace
+
+Result<user_regs_struct> ThreadedTimeline::regs(Tid thread) {
+  process::Task* t = TRY(task_of(*impl_, thread));
+  return t->regs();
+}
+
+Result<std::vector<uint8_t>> ThreadedTimeline::xsave(Tid thread) {
+  process::Task* t = TRY(task_of(*impl_, thread));
+  return t->xsave();
+}
+
+Result<size_t> ThreadedTimeline::read_memory(uint64_t addr, std::span<uint8_t> out) {
+  if (!impl_->paused) return Error::msg("the replay is not stopped");
+  process::Task* t = impl_->any_task();
+  if (!t) return Error::msg("no live thread");
+  // Page by page: a read that runs into an unmapped page returns what it got.
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t at = addr + done;
+    const size_t chunk = std::min<size_t>(out.size() - done, 4096 - (at % 4096));
+    Status s = t->read_memory(RemoteAddr(at), out.subspan(done, chunk));
+    if (!s.ok()) {
+      if (done == 0) return s.take_error();
+      break;
+    }
+    done += chunk;
+  }
+  for (auto& [a, orig] : impl_->inserted)
+    if (a >= addr && a < addr + done) out[a - addr] = orig;
+  return done;
+}
+
+CheckpointId ThreadedTimeline::current_segment() const { return CheckpointId(impl_->k); }
+uint64_t ThreadedTimeline::checkpoint_count() const { return impl_->checkpoints; }
+uint64_t ThreadedTimeline::segment_runs() const { return impl_->runs; }
+
+std::string ThreadedTimeline::position_text() const {
+  const Position& p = impl_->cur;
+  std::string s = "checkpoint " + std::to_string(p.k);
+  if (p.end) s += ", end of its segment";
+  else if (p.resume_m) s += ", thread " + std::to_string(p.tid.value) + "'s resume " + std::to_string(p.resume_m);
+  else if (p.n == 0) s += ", its start";
+  else s += ", thread " + std::to_string(p.tid.value) + "'s arrival " + std::to_string(p.n) + " at " + hex_of(p.pc);
+  if (!p.steps.empty()) s += ", then " + std::to_string(p.steps.size()) + " single steps";
+  return s;
+}
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,89 @@
+// GDB's view of a recording made with `record --threads`: the Timeline's
+// job for threaded programs, built on the threaded check's segment replay
+// (thread_check.h: one thread at a time, in log order).
+//
+// A position is a checkpoint's start, or the n-th arrival of thread T at a
+// breakpoint address since that checkpoint (every run of a segment from its
+// restore repeats the same arrivals in the same order), plus single steps
+// after it. Forward moves run the segment on; at its end the next
+// checkpoint is restored and the run goes on there. A reverse continue
+// replays the current segment from its restore counting breakpoint hits up
+// to the current position, then runs again to the last hit before it;
+// without one, the segment before is replayed whole, and so on back to
+// checkpoint 0. Cost: two segment replays per reverse continue that finds
+// its hit in the current segment, one more per earlier segment searched.
+//
+// The segment's replay runs on a stack of its own (a ucontext coroutine) so
+// it can pause inside a ptrace wait and resume there: the same OS thread
+// stays the tracer. Moves to elsewhere abort the paused replay, which kills
+// its process as it unwinds.
+//
+// Not supported yet (refused with a message): watchpoints, reverse steps
+// other than undoing single steps made forward, moments inside segments
+// ("K:E:0xPC:N"), GDB's inferior calls.
+#pragma once
+
+#include <sys/user.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "engine/replay/timeline.h"
+#include "store/recording.h"
+
+namespace slsdbg::replay {
+
+// A stop of the threaded timeline: the cause as the single-thread Timeline
+// gives it, and the thread it concerns.
+struct ThreadedStop {
+  TimelineStop stop;
+  Tid thread;
+};
+
+class ThreadedTimeline {
+ public:
+  // At checkpoint 0's start. `reader` must outlive it. `interrupted` is
+  // polled between segments (a segment runs to its end or a hit first): true
+  // stops a move at the next checkpoint's start with StopCause::Interrupted.
+  static Result<std::unique_ptr<ThreadedTimeline>> open(const store::RecordingReader& reader,
+                                                        std::function<bool()> interrupted = {});
+  ~ThreadedTimeline();
+
+  Result<ThreadedStop> goto_checkpoint(CheckpointId k);
+  // Forward: Continue runs every thread in log order to a breakpoint any of
+  // them hits; Step runs until `thread` executed one instruction. Backward:
+  // Continue; Step only undoes a single step made forward (replays to the
+  // position before it), else an Error.
+  Result<ThreadedStop> resume(Direction direction, Motion motion, Tid thread);
+  ThreadedStop last_stop() const;
+
+  Status add_breakpoint(uint64_t addr);
+  Status remove_breakpoint(uint64_t addr);
+
+  // The live threads now, leader first.
+  std::vector<Tid> threads() const;
+  Result<user_regs_struct> regs(Tid thread);
+  Result<std::vector<uint8_t>> xsave(Tid thread);
+  // Breakpoint bytes read as the original.
+  Result<size_t> read_memory(uint64_t addr, std::span<uint8_t> out);
+
+  CheckpointId current_segment() const;
+  uint64_t checkpoint_count() const;
+  // "checkpoint K, thread T's n-th arrival at 0xPC, +S steps" (monitor when).
+  std::string position_text() const;
+  // Segment replays done since open (tests, docs).
+  uint64_t segment_runs() const;
+
+ private:
+  class Impl;
+  explicit ThreadedTimeline(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,236 @@
+#include "gdbserver/replay/threaded_target.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "gdbserver/protocol/x86_64_registers.h"
+#include "gdbserver/replay/stop_mapping.h"
+#include "gdbserver/replay/tls_address.h"
+
+namespace slsdbg::gdbserver {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::string_view kHelp =
+    "slsdbg replay monitor commands (a recording with threads):\n"
+    "  help              this text\n"
+    "  when              the current position (checkpoint, thread, breakpoint arrival)\n"
+    "  checkpoints       the recording's checkpoints (* marks the current segment)\n"
+    "  goto K            go to checkpoint K's start (every thread as checkpointed)\n"
+    "Not yet with threads: moments and bookmarks, dump, last-write, watchpoints,\n"
+    "reverse steps.\n";
+
+}  // namespace
+
+ThreadedTarget::ThreadedTarget(store::RecordingReader& reader, std::string exe, std::string auxv, int32_t pid)
+    : reader_(reader), thread_name_(base_name(exe).substr(0, 15)), pid_(pid), auxv_bytes_(auxv), auxv_(std::move(auxv)),
+      exec_file_(std::move(exe)) {}
+
+ThreadedTarget::~ThreadedTarget() = default;
+
+Result<std::unique_ptr<ThreadedTarget>> ThreadedTarget::open(store::RecordingReader& reader) {
+  if (reader.checkpoints().empty()) return Error::msg("the recording has no checkpoint");
+  store::ProcessState first = TRY_CTX(reader.process_state(CheckpointId(0)), "reading checkpoint 0");
+  std::string exe = first.exe.empty() ? reader.meta().program : first.exe;
+  const int32_t pid = first.threads.empty() ? 0 : first.threads.front().tid.value;
+  std::unique_ptr<ThreadedTarget> target(
+      new ThreadedTarget(reader, exe, std::string(first.auxv.begin(), first.auxv.end()), pid));
+  ThreadedTarget* self = target.get();
+  target->timeline_ =
+      TRY(replay::ThreadedTimeline::open(reader, [self] { return self->running_ && self->running_->stop_requested(); }));
+  return target;
+}
+
+Result<replay::ThreadedTimeline*> ThreadedTarget::live() {
+  if (!timeline_) return Error::msg("the replay session has ended (killed or detached)");
+  return timeline_.get();
+}
+
+Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
+  regs_.clear();
+  if (!stop.ok()) {
+    last_reason_.reset();
+    return stop.take_error();
+  }
+  MappedStop mapped = map_timeline_stop(stop->stop, stop->thread);
+  notes_ += mapped.note;
+  last_reason_ = mapped.reason;
+  return mapped.reason;
+}
+
+std::string ThreadedTarget::take_stop_notes() { return std::exchange(notes_, std::string()); }
+
+Result<std::vector<ThreadInfo>> ThreadedTarget::threads() {
+  replay::ThreadedTimeline* t = TRY(live());
+  std::vector<ThreadInfo> out;
+  for (Tid tid : t->threads()) out.push_back(ThreadInfo{tid, thread_name_});
+  return out;
+}
+
+Status ThreadedTarget::read_register(Tid thread, int number, std::span<uint8_t> out) {
+  replay::ThreadedTimeline* t = TRY(live());
+  // `g` reads every register: fetch a thread's areas once per stop.
+  auto it = regs_.find(thread.value);
+  if (it == regs_.end()) {
+    user_regs_struct regs = TRY(t->regs(thread));
+    std::vector<uint8_t> fpu = TRY(t->xsave(thread));
+    if (fpu.size() < x86_64::kFxsaveSize) fpu.resize(x86_64::kFxsaveSize, 0);
+    std::vector<uint8_t> user(reinterpret_cast<const uint8_t*>(&regs), reinterpret_cast<const uint8_t*>(&regs) + sizeof regs);
+    it = regs_.emplace(thread.value, std::make_pair(std::move(user), std::move(fpu))).first;
+  }
+  return read_register_from_areas(RegisterAreasView{it->second.first, it->second.second}, number, out);
+}
+
+Status ThreadedTarget::write_register(Tid, int, std::span<const uint8_t>) {
+  return Error::msg("registers of a recording with threads cannot be changed yet (no diversion for threads)");
+}
+
+Result<size_t> ThreadedTarget::read_memory(RemoteAddr addr, std::span<uint8_t> out) {
+  replay::ThreadedTimeline* t = TRY(live());
+  return t->read_memory(addr.value, out);
+}
+
+Status ThreadedTarget::write_memory(RemoteAddr, std::span<const uint8_t>) {
+  return Error::msg("memory of a recording with threads cannot be changed yet (no diversion for threads)");
+}
+
+Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequest& stop) {
+  replay::ThreadedTimeline* t = TRY(live());
+  running_ = &stop;
+  struct Done {
+    StopRequest*& r;
+    ~Done() { r = nullptr; }
+  } done{running_};
+  // One step names its thread; otherwise any continue runs them all in log order.
+  std::optional<Tid> step;
+  bool any = false;
+  for (const ThreadResume& r : request.threads) {
+    if (r.mode == ResumeMode::Step && !step) step = r.tid;
+    if (r.mode != ResumeMode::Stay) any = true;
+  }
+  if (!any) return last_stop();
+  if (step) return report(t->resume(replay::Direction::Forward, replay::Motion::Step, *step));
+  return report(t->resume(replay::Direction::Forward, replay::Motion::Continue, Tid{}));
+}
+
+Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) {
+  replay::ThreadedTimeline* t = TRY(live());
+  running_ = &stop;
+  struct Done {
+    StopRequest*& r;
+    ~Done() { r = nullptr; }
+  } done{running_};
+  if (mode == ResumeMode::Stay) return last_stop();
+  // An error (a reverse step that is not undoing a forward one) is printed
+  // by the protocol layer with the error reply.
+  const replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
+  return report(t->resume(replay::Direction::Backward, motion, thread));
+}
+
+Result<StopReason> ThreadedTarget::last_stop() {
+  replay::ThreadedTimeline* t = TRY(live());
+  if (last_reason_) return *last_reason_;
+  replay::ThreadedStop s = t->last_stop();
+  return StopReason::with_signal(s.thread.value > 0 ? s.thread : Tid(pid_), SIGTRAP);
+}
+
+Status ThreadedTarget::kill() {
+  timeline_.reset();
+  return ok_status();
+}
+
+Status ThreadedTarget::detach() {
+  timeline_.reset();
+  return ok_status();
+}
+
+Status ThreadedTarget::insert_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
+  replay::ThreadedTimeline* t = TRY(live());
+  return t->add_breakpoint(addr.value);
+}
+
+Status ThreadedTarget::remove_breakpoint(BreakpointType, RemoteAddr addr, uint32_t) {
+  replay::ThreadedTimeline* t = TRY(live());
+  return t->remove_breakpoint(addr.value);
+}
+
+Status ThreadedTarget::insert_watchpoint(WatchType, RemoteAddr, uint64_t) {
+  return Error::unsupported("watchpoints in recordings with threads are not supported yet");
+}
+
+Status ThreadedTarget::remove_watchpoint(WatchType, RemoteAddr, uint64_t) { return ok_status(); }
+
+Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) {
+  replay::ThreadedTimeline* t = TRY(live());
+  user_regs_struct regs = TRY(t->regs(thread));
+  MemoryReader read = [t](uint64_t addr, std::span<uint8_t> out) -> Status {
+    const size_t got = TRY(t->read_memory(addr, out));
+    if (got < out.size()) return Error::from_errno("reading " + std::to_string(out.size()) + " bytes", EFAULT);
+    return ok_status();
+  };
+  std::span<const uint8_t> auxv(reinterpret_cast<const uint8_t*>(auxv_bytes_.data()), auxv_bytes_.size());
+  return thread_local_address(read, regs.fs_base, auxv, offset, link_map.value);
+}
+
+Status ThreadedTarget::goto_text(std::string_view where) {
+  auto text = monitor_goto(where);
+  if (!text.ok()) return text.take_error();
+  return ok_status();
+}
+
+Result<std::string> ThreadedTarget::monitor_goto(std::string_view where) {
+  replay::ThreadedTimeline* t = TRY(live());
+  where = trim(where);
+  uint64_t k = 0;
+  bool digits = !where.empty();
+  for (char c : where) {
+    if (c < '0' || c > '9') digits = false;
+    else k = k * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (!digits || where.size() > 12)
+    return Error::msg("goto " + std::string(where) +
+                      ": a recording with threads goes to checkpoints only (goto K); moments and bookmarks are not supported yet");
+  TRY(report(t->goto_checkpoint(CheckpointId(k))));
+  return "at checkpoint " + std::to_string(k) + "\n";
+}
+
+std::string ThreadedTarget::monitor_checkpoints() {
+  std::string out;
+  const uint64_t now = timeline_ ? timeline_->current_segment().value : 0;
+  for (const store::CheckpointInfo& c : reader_.checkpoints()) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%s %4" PRIu64 "  %10.3f s  %" PRIu64 " events\n", c.id.value == now ? "*" : " ",
+                  c.id.value, static_cast<double>(c.time_ns) / 1e9, c.segment_events);
+    out += line;
+  }
+  return out;
+}
+
+Result<std::string> ThreadedTarget::run_monitor_command(std::string_view command_line) {
+  std::string_view line = trim(command_line);
+  std::string_view verb = line.substr(0, line.find(' '));
+  std::string_view rest = trim(line.substr(verb.size()));
+  if (verb.empty() || verb == "help") return std::string(kHelp);
+  if (verb == "when") {
+    replay::ThreadedTimeline* t = TRY(live());
+    return "Current position: " + t->position_text() + " (checkpoint " + std::to_string(t->current_segment().value) +
+           " of " + std::to_string(t->checkpoint_count()) + ")\n";
+  }
+  if (verb == "checkpoints") return monitor_checkpoints();
+  if (verb == "goto") return monitor_goto(rest);
+  return Error::msg("monitor " + std::string(verb) + " is not supported on recordings with threads yet (monitor help lists what is)");
+}
+
+}  // namespace slsdbg::gdbserver

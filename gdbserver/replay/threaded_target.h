@@ -1,0 +1,82 @@
+// The protocol's Target over a recording made with `record --threads`
+// (engine/replay/threaded_timeline.h): every live thread with its own
+// registers, continue and stepi forward with the threads scheduled from the
+// log, breakpoints hit by any thread (the stop names it), reverse-continue
+// to the last earlier hit, `monitor goto K`.
+//
+// Refused with a message, for now: watchpoints, reverse steps, moments
+// inside a segment, register and memory writes (no diversion yet), catch
+// syscall. rr's vRun seek is absent.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/replay/threaded_timeline.h"
+#include "gdbserver/protocol/target.h"
+#include "gdbserver/replay/recording_xfer.h"
+#include "store/recording.h"
+
+namespace slsdbg::gdbserver {
+
+class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
+                             public MonitorCommands, public ThreadLocalStorage {
+ public:
+  static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
+  ~ThreadedTarget() override;
+
+  // Before a client connects (slsdbg replay --at K): a checkpoint number.
+  Status goto_text(std::string_view where);
+
+  Result<std::vector<ThreadInfo>> threads() override;
+  Status read_register(Tid thread, int number, std::span<uint8_t> out) override;
+  Status write_register(Tid thread, int number, std::span<const uint8_t> value) override;
+  Result<size_t> read_memory(RemoteAddr addr, std::span<uint8_t> out) override;
+  Status write_memory(RemoteAddr addr, std::span<const uint8_t> bytes) override;
+  Result<StopReason> resume(const ResumeRequest& request, StopRequest& stop) override;
+  Result<StopReason> last_stop() override;
+  Status kill() override;
+  Status detach() override;
+  std::string take_stop_notes() override;
+
+  Breakpoints* breakpoints() override { return this; }
+  Watchpoints* watchpoints() override { return this; }
+  ReverseExecution* reverse_execution() override { return this; }
+  MonitorCommands* monitor_commands() override { return this; }
+  XferSource* auxv() override { return &auxv_; }
+  XferSource* exec_file() override { return &exec_file_; }
+  int32_t process_id() override { return pid_; }
+  ThreadLocalStorage* thread_local_storage() override { return this; }
+  // --- ThreadLocalStorage (tls_address.h): `print` of a __thread variable.
+  Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) override;
+
+  Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
+  Status remove_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
+  Status insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
+  Status remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
+  Result<StopReason> reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) override;
+  Result<std::string> run_monitor_command(std::string_view command_line) override;
+
+ private:
+  ThreadedTarget(store::RecordingReader& reader, std::string exe, std::string auxv, int32_t pid);
+  Result<replay::ThreadedTimeline*> live();
+  Result<StopReason> report(Result<replay::ThreadedStop> stop);
+  Result<std::string> monitor_goto(std::string_view where);
+  std::string monitor_checkpoints();
+
+  store::RecordingReader& reader_;
+  std::unique_ptr<replay::ThreadedTimeline> timeline_;
+  std::string thread_name_;
+  int32_t pid_;
+  std::optional<StopReason> last_reason_;
+  StopRequest* running_ = nullptr;  // the client's interrupt source during a move
+  std::string notes_;
+  std::string auxv_bytes_;
+  ConstantXfer auxv_;
+  ConstantXfer exec_file_;
+  std::map<int32_t, std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> regs_;  // tid -> user regs, XSAVE
+};
+
+}  // namespace slsdbg::gdbserver
