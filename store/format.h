@@ -16,7 +16,10 @@ namespace slsdbg::store {
 // meta keys `threads` and `summary.KEY`; older recordings stay readable.
 // Version 5 adds process state encoding 3 (each thread's clear_child_tid,
 // which restore of a multithreaded checkpoint needs); older stay readable.
-inline constexpr uint32_t kRecordingFormatVersion = 5;
+// Version 6 adds the meta keys `pid`, `parent_pid` and `origin`, and the
+// directory members/PID/ (members.h): one complete recording per child
+// process of the tree; older recordings read as a tree of one.
+inline constexpr uint32_t kRecordingFormatVersion = 6;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;

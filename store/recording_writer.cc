@@ -65,8 +65,11 @@ Status dir_is_empty_or_missing(const std::string& dir) {
     return Error::from_errno("opendir " + dir);
   }
   bool empty = true;
+  // members/ (members.h) may come first: a child's recording can start
+  // while the root's store is still being created on its writer thread.
   while (dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && std::strcmp(e->d_name, "members") != 0)
+      empty = false;
   ::closedir(d);
   if (!empty) return Error::msg("cannot create recording: " + dir + " exists and is not empty");
   return ok_status();

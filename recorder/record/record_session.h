@@ -61,8 +61,12 @@ struct RecordOutcome {
   // checkpoint (reason "crash") is at the faulting instruction.
   std::optional<siginfo_t> crash;
   uint64_t backed_off_ticks = 0;
-  // Child processes the program started (pids): they ran unrecorded.
-  std::vector<int> children;      // ticks copied in the stop because deferrals tore (DeferPolicy)
+  // Child processes the program started (pids).
+  std::vector<int> children;
+  // Every child process of the tree recorded as a member (store/members.h),
+  // grandchildren too; and why any member's recording ended early.
+  std::vector<int> members;
+  std::vector<std::string> member_errors;      // ticks copied in the stop because deferrals tore (DeferPolicy)
   uint64_t buffered_syscalls = 0;  // --syscall-buffer: syscalls logged from the buffer
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
   uint64_t longest_interval_ns = 0;  // the longest tick interval IntervalPolicy armed
