@@ -118,6 +118,20 @@ void MemberGroup::join_all() {
   }
 }
 
+std::string MemberGroup::escaped(pid_t pid, pid_t parent) const {
+  if (!root_ended_) return "";
+  const pid_t sid = getsid(pid);
+  if (sid < 0 || sid == getsid(0)) return "";
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  pid_t ppid = -1;
+  while (std::getline(status, line))
+    if (line.rfind("PPid:", 0) == 0) ppid = std::atoi(line.c_str() + 5);
+  if (ppid == parent || ppid < 0) return "";
+  return "left the group (a session of its own, its parent " + std::to_string(parent) +
+         " gone: a daemon?) and outlived the program; its recording ends at a final checkpoint and it was killed";
+}
+
 std::vector<MemberReport> MemberGroup::reports() {
   std::lock_guard<std::mutex> lock(mu_);
   return reports_;

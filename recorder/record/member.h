@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -67,8 +68,17 @@ class MemberGroup {
   // meanwhile too).
   void join_all();
   std::vector<MemberReport> reports();
+  // The process record started has ended (record_program).
+  void root_ended() { root_ended_ = true; }
+  // Why member `pid` (forked by `parent`) has left the group, or "": after
+  // the root ended, it runs in a session of its own (setsid) and its parent
+  // is gone (a daemon's setsid + double fork). Asked at each of its ticks;
+  // its recording then ends there with a final checkpoint, and it is killed
+  // (traced, it cannot run on without the recorder).
+  std::string escaped(pid_t pid, pid_t parent) const;
 
  private:
+  std::atomic<bool> root_ended_{false};
   void record(MemberStart start);
   RecordOptions root_;
   cpu_set_t writer_cpus_;

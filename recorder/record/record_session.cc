@@ -1051,7 +1051,14 @@ Status RecordSession::settle_interrupted(int signo) {
 
 Status RecordSession::on_tick() {
   if (exit_checkpoint_taken_) return ok_status();
-  if (g_stop_signal != 0 && stop_signal_ == 0) {
+  std::string escaped = member_ && stop_signal_ == 0 ? group_->escaped(tgid_, member_->parent) : "";
+  if (!escaped.empty()) {
+    // A daemon's setsid + double fork (member.h): ended like a stop.
+    stop_signal_ = SIGKILL;
+    refusal_ = escaped;
+    pending_ = Reason::Exit;
+    if (!multi()) return request_interrupt();
+  } else if (g_stop_signal != 0 && stop_signal_ == 0) {
     // The final checkpoint ends the recording (the refusal path: the program
     // is killed right after it and history ends there).
     stop_signal_ = g_stop_signal;
@@ -1398,12 +1405,13 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   MemberGroup group(options, all_cpus);
   RecordSession session(options, options.syscall_buffer ? nullptr : &group);
   Result<RecordOutcome> outcome = session.run();
+  group.root_ended();
   group.join_all();
   if (outcome.ok())
     for (const MemberReport& m : group.reports()) {
       outcome->members.push_back(m.pid);
       if (!m.error.empty()) outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.error);
-      else if (m.outcome.end == RecordOutcome::End::Refused)
+      else if (m.outcome.end == RecordOutcome::End::Refused || m.outcome.end == RecordOutcome::End::Stopped)
         outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.outcome.refusal);
     }
   return outcome;

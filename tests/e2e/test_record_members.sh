@@ -6,7 +6,8 @@
 # OK for every one. In the fixture, GDB on the forked child stops at a
 # breakpoint in its own function and prints a value only it computed; `dump
 # -p` writes a core of a child and `restore -p` runs the vfork child again;
-# a bad PID is a one-line error naming it.
+# a bad PID is a one-line error naming it. A daemon (setsid, outliving the
+# program) is reported as leaving the group, and its recording replays.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 
 # rec NAME CMD...: records; native vs recorded output; sets $pids (every
@@ -95,6 +96,20 @@ rec make make -C mk -B -j2  # not in a subshell: its die must end the test
 cd - >/dev/null || die "cd back"
 [ "$(cat "$WORK/mk/a" "$WORK/mk/b")" = "$(printf 'a\nb')" ] || die "make: the recipes did not run"
 [ "$(wc -w <<<"$pids")" -ge 3 ] || die "make: want make and its two recipes' shells: $pids"
+
+# (d) a daemon: a child that calls setsid and outlives the program leaves
+# the group. record says so and ends at once (not 30 s later); what was
+# recorded of it replays.
+start=$(date +%s)
+timeout 25 "$SLSDBG" record -o "$WORK/daemon.rec" -- /bin/sh -c 'setsid sleep 30 & echo started' \
+  >"$WORK/daemon.out" 2>"$WORK/daemon.err" </dev/null; rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/daemon.err"; die "daemon: record exited $rc"; }
+[ $(( $(date +%s) - start )) -lt 20 ] || die "daemon: record waited for the daemon"
+grep -q "^slsdbg: child process [0-9]*: left the group" "$WORK/daemon.err" || die "daemon: no clear message: $(cat "$WORK/daemon.err")"
+expect "$WORK/daemon.out" '^started$' "daemon: the program's output"
+daemon=$(sed -n 's/^slsdbg: child process \([0-9]*\): left the group.*/\1/p' "$WORK/daemon.err")
+out=$(timeout 300 "$SLSDBG" replay "$WORK/daemon.rec" -p "$daemon" --check 2>&1 </dev/null) || die "daemon: replay -p $daemon --check: $out"
+grep -q '^OK' <<<"$out" || die "daemon: replay -p $daemon --check does not say OK: $out"
 
 "$SLSDBG" ls "$WORK" >"$WORK/ls.txt" 2>&1 || die "ls failed"
 expect "$WORK/ls.txt" '^tree\.rec .*children 3 \(recorded\)' "ls shows the children as recorded"
