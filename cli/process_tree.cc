@@ -23,6 +23,11 @@ void read_member(ProcessRow& row) {
   const auto cps = r.checkpoints();
   row.checkpoints = cps.size();
   if (cps.empty()) return;
+  // A member that exec'd runs another program than its fork's argv says.
+  auto first = r.process_state(cps.front().id);
+  auto last = r.process_state(cps.back().id);
+  if (first.ok() && last.ok() && !last->exe.empty() && last->exe != first->exe)
+    row.program = last->exe + " (exec'd; started as " + row.program + ")";
   auto evs = r.segment_events(segment_after(cps.back().id));
   if (!evs.ok()) return;
   for (const store::Event& e : *evs)

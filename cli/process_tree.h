@@ -16,7 +16,7 @@ struct ProcessRow {
   int pid = 0;
   int parent_pid = 0;
   int depth = 0;             // 0: the root; children one more than their parent
-  std::string program;       // argv joined
+  std::string program;       // argv joined; after an exec, the program it runs last first
   std::string origin;        // spawn | fork | exec
   std::string dir;
   size_t checkpoints = 0;

@@ -55,6 +55,7 @@ expect "$WORK/tree.info" "^processes +4 recorded" "tree: info counts the process
 expect "$WORK/tree.info" "^  $root +parent [0-9]+ +spawn .*exited 0" "tree: info shows the root"
 expect "$WORK/tree.info" "^    $first +parent $root +fork .*exited 7" "tree: info shows the first child under its parent, with its exit"
 expect "$WORK/tree.info" "^    $echo_pid +parent $root +exec .*exited 0 .*echo vforked" "tree: the vfork child is recorded from its exec"
+expect "$WORK/tree.info" "^    $wc_pid +parent $root +fork .*exited 0 +/usr/bin/wc \(exec'd" "tree: info names the program a child exec'd"
 "$SLSDBG" info "$WORK/tree.rec" -p "$first" >"$WORK/first.info" || die "tree: info -p failed"
 expect "$WORK/first.info" "^process +$first, child of $root, recorded from its fork" "tree: info -p shows the member"
 
