@@ -133,10 +133,10 @@ void Children::adopt(pid_t child) {
   SLSDBG_DEBUG("record", "child %d started; it runs unrecorded", child);
 }
 
-Status Children::hand_over(pid_t pid, int origin) {
+Status Children::hand_over(pid_t pid, MemberOrigin origin) {
   const pid_t parent = parent_of(pid);
   static const Dispositions kNone;
-  TRY_CTX(group_->hand_over(pid, parent, static_cast<MemberOrigin>(origin), dispositions_ ? *dispositions_ : kNone),
+  TRY_CTX(group_->hand_over(pid, parent, origin, dispositions_ ? *dispositions_ : kNone),
           "handing child " + std::to_string(pid) + " over to its recording");
   seen_.erase(pid);
   return ok_status();
@@ -150,7 +150,7 @@ Status Children::hand_over(pid_t pid, int origin) {
 Result<bool> Children::first_stop(pid_t pid) {
   seen_.insert(pid);
   if (group_ && !shares_parent_memory(pid, parent_of(pid))) {
-    TRY(hand_over(pid, static_cast<int>(MemberOrigin::Fork)));
+    TRY(hand_over(pid, MemberOrigin::Fork));
     return true;
   }
   if (parent_of(pid) != recorded_) return false;
@@ -175,7 +175,7 @@ Status Children::on_stop(pid_t pid, int status) {
   const int sig = WSTOPSIG(status);
   const int event = (status >> 16) & 0xff;
   // A vfork-style child has its own memory from its execve on.
-  if (event == PTRACE_EVENT_EXEC && group_) return hand_over(pid, static_cast<int>(MemberOrigin::Exec));
+  if (event == PTRACE_EVENT_EXEC && group_) return hand_over(pid, MemberOrigin::Exec);
   if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
     // Group-stop (SIGSTOP, SIGTSTP ...): stays stopped until a SIGCONT.
     if (ptrace(PTRACE_LISTEN, pid, nullptr, nullptr) != 0 && errno != ESRCH)

@@ -29,6 +29,7 @@
 namespace slsdbg::recorder {
 
 class MemberGroup;
+enum class MemberOrigin;  // member.h
 
 bool is_fork_call(long nr);
 
@@ -68,7 +69,7 @@ class Children {
  private:
   // True when the child was handed over to a member recording.
   Result<bool> first_stop(pid_t pid);
-  Status hand_over(pid_t pid, int origin);
+  Status hand_over(pid_t pid, MemberOrigin origin);
   pid_t recorded_;
   MemberGroup* group_;
   const Dispositions* dispositions_;
