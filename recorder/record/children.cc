@@ -66,10 +66,13 @@ int parent_of(pid_t pid) {
 }
 
 // Whether `pid` shares its parent's memory (a vfork-style child before its
-// execve). Unknown counts as shared: such a child stays unrecorded.
-bool shares_parent_memory(pid_t pid, pid_t parent) {
-  if (parent <= 0) return true;
+// execve). A child whose parent is gone already (reparented to init or a
+// subreaper) was forked: a vfork parent waits until its child execs. Unknown
+// (no kcmp) counts as shared: such a child stays unrecorded until it execs.
+bool shares_parent_memory(pid_t pid, pid_t parent, pid_t recorded) {
+  if (parent != recorded && (parent <= 1 || kill(parent, 0) != 0)) return false;
   const long order = syscall(SYS_kcmp, pid, parent, KCMP_VM, 0, 0);  // 0: the same mm; 1..3: different
+  if (order < 0 && errno != ENOSYS) return false;
   return !(order >= 1 && order <= 3);
 }
 
@@ -134,7 +137,10 @@ void Children::adopt(pid_t child) {
 }
 
 Status Children::hand_over(pid_t pid, MemberOrigin origin) {
-  const pid_t parent = parent_of(pid);
+  // Its parent may have ended already: then it is this session's process
+  // (a grandchild through an unrecorded vfork child is rarer still).
+  pid_t parent = parent_of(pid);
+  if (parent <= 1 || (parent != recorded_ && kill(parent, 0) != 0)) parent = recorded_;
   static const Dispositions kNone;
   TRY_CTX(group_->hand_over(pid, parent, origin, dispositions_ ? *dispositions_ : kNone),
           "handing child " + std::to_string(pid) + " over to its recording");
@@ -149,7 +155,7 @@ Status Children::hand_over(pid_t pid, MemberOrigin origin) {
 // Grandchildren inherit the enabled counter.
 Result<bool> Children::first_stop(pid_t pid) {
   seen_.insert(pid);
-  if (group_ && !shares_parent_memory(pid, parent_of(pid))) {
+  if (group_ && !shares_parent_memory(pid, parent_of(pid), recorded_)) {
     TRY(hand_over(pid, MemberOrigin::Fork));
     return true;
   }
