@@ -10,6 +10,7 @@
 #include "cli/binary_warnings.h"
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
+#include "cli/member_option.h"
 #include "engine/dump/backtrace.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/recording_memory.h"
@@ -20,9 +21,10 @@ namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg backtrace REC (--at K | --time SECONDS | --last) [--disasm] [--json]\n\n"
+    "usage: slsdbg backtrace REC [-p PID] (--at K | --time SECONDS | --last) [--disasm] [--json]\n\n"
     "Prints the call stack of every thread at checkpoint K, unwound from the\n"
     "recording itself (no process runs), with FILE:LINE where debug info exists.\n\n"
+    "  -p PID     the recorded process PID (default: the one record started)\n"
     "  --at K     checkpoint K (see `slsdbg info REC`)\n"
     "  --time S   the last checkpoint at or before S seconds into the recording\n"
     "  --last     the last checkpoint\n"
@@ -35,6 +37,8 @@ int run_backtrace(const std::vector<std::string>& args) {
   bool json = false, want_disasm = false;
   Options opts("backtrace");
   opts.recording(rec);
+  MemberOption member;
+  member.add(opts);
   CheckpointOptions which(opts);
   opts.flag("--disasm", want_disasm);
   opts.flag("--json", json);
@@ -43,7 +47,7 @@ int run_backtrace(const std::vector<std::string>& args) {
   if (!pick) return opts.usage_error(CheckpointOptions::kProblem);
   const dump::Disasm disasm = want_disasm ? dump::Disasm::Yes : dump::Disasm::No;
 
-  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  auto dir = member.resolve(rec);  // a path, `latest` or a name under $SLSDBG_DIR; -p: a member
   if (!dir.ok()) return fail("backtrace: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);

@@ -11,6 +11,7 @@
 #include "cli/binary_warnings.h"
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
+#include "cli/member_option.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/recording_memory.h"
@@ -22,10 +23,11 @@ namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg dump REC (--at K | --time SECONDS | --last) [-o FILE]\n\n"
+    "usage: slsdbg dump REC [-p PID] (--at K | --time SECONDS | --last) [-o FILE]\n\n"
     "Writes an ELF core of the recorded process as it was at one checkpoint,\n"
     "read straight from the recording (nothing is run). Open it with\n"
     "`gdb PROGRAM FILE` or `lldb -c FILE PROGRAM`.\n\n"
+    "  -p PID          the recorded process PID (default: the one record started)\n"
     "  --at K          checkpoint K (see `slsdbg info REC`)\n"
     "  --time SECONDS  the last checkpoint at or before SECONDS into the recording\n"
     "  --last          the last checkpoint\n"
@@ -68,13 +70,15 @@ int run_dump(const std::vector<std::string>& argv) {
   bool quiet = false;
   Options opts("dump");
   opts.recording(rec);
+  MemberOption member;
+  member.add(opts);
   CheckpointOptions which(opts);
   opts.text("-o,--output", out, "a file name");
   opts.flag("-q,--quiet", quiet);
   if (auto done = opts.parse(argv)) return *done;
   const auto pick = which.pick();
   if (!pick) return opts.usage_error(CheckpointOptions::kProblem);
-  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  auto dir = member.resolve(rec);  // a path, `latest` or a name under $SLSDBG_DIR; -p: a member
   if (!dir.ok()) return fail("dump: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);

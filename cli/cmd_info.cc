@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/member_option.h"
+#include "cli/process_tree.h"
 #include "cli/options.h"
 #include "common/signal_name.h"
 #include "recorder/process/syscallbuf_stub.h"
@@ -23,18 +25,22 @@ namespace slsdbg::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: slsdbg info REC [--json]\n"
+    "usage: slsdbg info REC [-p PID] [--json]\n"
     "\n"
     "Shows a recording: program, tracker, each checkpoint (id, time, dirty\n"
     "pages, stop time, reason, events in the segment after it), event totals by\n"
     "kind, stop-time percentiles, how far the interval stretched for a program\n"
     "rewriting its memory (up to `record --max-interval`), and whether it had to\n"
     "stretch beyond because the recorder could not keep up. REC is a path or a name under\n"
-    "$SLSDBG_DIR (or ~/.local/share/slsdbg), e.g. `latest`.\n"
+    "$SLSDBG_DIR (or ~/.local/share/slsdbg), e.g. `latest`. A recording of a\n"
+    "process tree also lists its processes: pid, parent, program, how its\n"
+    "history starts (spawn, fork, exec), checkpoints and exit.\n"
+    "  -p PID   show the recorded process PID of the tree instead of the root\n"
     "  --json   one JSON object (checkpoints[] with id, time_ns, dirty_pages,\n"
     "           stop_us, reason, segment_events; events; events_by_kind;\n"
-    "           children: pids of the child processes it started, which ran\n"
-    "           unrecorded; ...)\n";
+    "           children: pids of the child processes it started;\n"
+    "           processes[]: pid, parent, program, origin, checkpoints, exit,\n"
+    "           path of every process of the tree; ...)\n";
 
 const char* kind_name(store::EventKind k) {
   switch (k) {
@@ -60,10 +66,15 @@ int run_info(const std::vector<std::string>& args) {
   bool json = false;
   Options opts("info");
   opts.recording(rec);
+  MemberOption member;
+  member.add(opts);
   opts.flag("--json", json);
   if (auto done = opts.parse(args)) return *done;
-  auto dir = recorder::resolve_recording(rec);
+  auto dir = member.resolve(rec);
   if (!dir.ok()) return fail("info: " + dir.error().message);
+  // The tree, as the root's recording holds it (a member has none of its own).
+  std::vector<ProcessRow> tree;
+  if (auto t = process_tree(*dir); t.ok() && t->size() > 1) tree = std::move(*t);
   auto reader = store::RecordingReader::open(*dir);
   if (!reader.ok()) return fail("info: " + reader.error().message);
   const auto& r = **reader;
@@ -145,6 +156,12 @@ int run_info(const std::vector<std::string>& args) {
     j["children"] = children;
     if (meta.threads) j["threads"] = tids.size();
     j["syscall_buffer"] = sysbuf_stub ? nlohmann::json(*sysbuf_stub) : nlohmann::json(nullptr);
+    if (meta.pid > 0) {
+      j["pid"] = meta.pid;
+      j["parent_pid"] = meta.parent_pid;
+      j["origin"] = meta.origin;
+    }
+    j["processes"] = process_tree_json(tree);
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : cps)
       arr.push_back({{"id", c.id.value},
@@ -194,10 +211,21 @@ int run_info(const std::vector<std::string>& args) {
     std::printf("threads    %zu (recorded with --threads: replay --check, restore, GDB without watchpoints)\n", tids.size());
   if (sysbuf_stub)
     std::printf("syscalls   buffered (stub version %llu)\n", static_cast<unsigned long long>(*sysbuf_stub));
+  if (meta.pid > 0 && meta.origin != "spawn")
+    std::printf("process    %d, child of %d, recorded from its %s\n", meta.pid, meta.parent_pid, meta.origin.c_str());
   if (!children.empty()) {
     std::string pids;
     for (pid_t p : children) pids += " " + std::to_string(p);
-    std::printf("children   %zu (unrecorded):%s\n", children.size(), pids.c_str());
+    std::printf("children   %zu%s:%s\n", children.size(), tree.empty() ? " (unrecorded)" : "", pids.c_str());
+  }
+  if (!tree.empty()) {
+    std::printf("processes  %zu recorded (replay -p PID, dump -p PID ...):\n", tree.size());
+    for (const ProcessRow& p : tree) {
+      std::string prog = p.program.size() > 48 ? p.program.substr(0, 45) + "..." : p.program;
+      std::printf("  %*s%-7d parent %-7d %-6s %3zu checkpoints  %-14s %s%s\n", 2 * p.depth, "", p.pid, p.parent_pid,
+                  p.origin.c_str(), p.checkpoints, p.exit ? p.exit->c_str() : "(no exit)", prog.c_str(),
+                  p.error.empty() ? "" : ("  [" + p.error + "]").c_str());
+    }
   }
   if (open_segment_unreadable) std::printf("last segment open: its events were never committed\n");
   std::printf("\n%6s %12s %8s %10s  %-7s %s\n", "id", "time(ms)", "dirty", "stop(us)", "reason", "events");

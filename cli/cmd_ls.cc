@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "common/signal_name.h"
 #include "recorder/record/children.h"
+#include "store/members.h"
 #include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 #include "store/summary.h"
@@ -26,7 +27,8 @@ constexpr const char* kUsage =
     "\n"
     "Lists the recordings in DIR (default: $SLSDBG_DIR or ~/.local/share/slsdbg):\n"
     "name, program, checkpoints, recorded time and state (with the number of\n"
-    "child processes the program started, which ran unrecorded). A directory\n"
+    "child processes the program started, recorded in the same recording, or\n"
+    "\"unrecorded\" for older recordings and --syscall-buffer). A directory\n"
     "that is not a readable recording is listed with the reason.\n";
 
 // The signal that killed the program, from the exit event in the last
@@ -103,7 +105,9 @@ int run_ls(const std::vector<std::string>& args) {
       if (signo) state = "crashed (" + signal_name(signo) + ")";
     }
     const size_t children = children_started(**reader);
-    if (children) state += ", children " + std::to_string(children) + " (unrecorded)";
+    // Recorded as members (store/members.h) unless the tree has none.
+    const bool members = fs::exists(store::members_dir(path));
+    if (children) state += ", children " + std::to_string(children) + (members ? " (recorded)" : " (unrecorded)");
     std::string argv;
     for (const auto& a : (*reader)->meta().args) argv += (argv.empty() ? "" : " ") + a;
     if (json)

@@ -74,10 +74,16 @@ constexpr const char* kUsage =
     "their mapped pages instead.\n"
     "\n"
     "execve is followed: the recording goes on in the new program. Child\n"
-    "processes (fork, vfork, posix_spawn, a shell's subshells and pipelines) run\n"
-    "UNRECORDED for now: only the process started here is recorded, and what\n"
-    "its children do reaches it as logged input (pipe reads, wait status,\n"
-    "SIGCHLD). The recorder waits for them to exit before it does.\n"
+    "processes (fork, a shell's subshells and pipelines, make's recipes) are\n"
+    "recorded in the same recording, each with its own checkpoints and log\n"
+    "(REC/members/PID): a forked child from its fork, a vfork/posix_spawn child\n"
+    "from its execve. `slsdbg info` shows the tree; replay, dump, restore and\n"
+    "backtrace take -p PID. Each member replays on its own (what the others did\n"
+    "reaches it as logged input: pipe reads, wait status, SIGCHLD); there is no\n"
+    "consistent cut of the whole tree yet. With --syscall-buffer children run\n"
+    "unrecorded. The recorder waits for every child to exit before it does,\n"
+    "except one that left the group (setsid, its parent gone: a daemon) after\n"
+    "the program ended: its recording ends there and it is killed.\n"
     "\n"
     "Not supported yet: threads without --threads, and fork with writable MAP_SHARED memory\n"
     "(recording stops with an error; what was recorded stays readable),\n"
@@ -170,7 +176,11 @@ int run_record(const std::vector<std::string>& args) {
   if (outcome->threads > 1)
     std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check, restore and GDB take them (watchpoints not yet)\n",
                  static_cast<unsigned long long>(outcome->threads));
-  if (!outcome->children.empty())
+  if (!outcome->members.empty())
+    std::fprintf(stderr, "slsdbg: recorded %zu child process%s too (slsdbg info shows the tree; replay -p PID)\n",
+                 outcome->members.size(), outcome->members.size() == 1 ? "" : "es");
+  for (const std::string& e : outcome->member_errors) std::fprintf(stderr, "slsdbg: %s\n", e.c_str());
+  if (outcome->members.empty() && !outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",
                  outcome->children.size() == 1 ? "it was" : "they were");

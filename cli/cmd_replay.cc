@@ -18,6 +18,7 @@
 
 #include "cli/binary_warnings.h"
 #include "cli/command.h"
+#include "cli/member_option.h"
 #include "cli/options.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
@@ -29,17 +30,19 @@ namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg replay REC [--goto MOMENT | --at K] [-- GDB-ARGS...]\n"
+    "usage: slsdbg replay REC [-p PID] [--goto MOMENT | --at K] [-- GDB-ARGS...]\n"
     "       slsdbg replay REC --server [HOST:]PORT|unix:PATH [--allow-remote] [--goto MOMENT | --at K]\n"
     "       slsdbg replay REC --check\n"
     "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
-    "Replays recording REC deterministically from its event log (children of\n"
-    "forks run unrecorded). A recording made with `record --threads` (EXPERIMENTAL)\n"
-    "is replayed one thread at a time in log order, each segment from its own\n"
-    "restore: --check, and GDB/--server with every thread (info threads, thread N,\n"
-    "continue and stepi forward, breakpoints hit by any thread, reverse-continue\n"
-    "to breakpoints, reverse-stepi, --at K and monitor goto K). Not yet for\n"
-    "threads: watchpoints, a reverse step from a checkpoint's start, moments\n"
+    "Replays recording REC deterministically from its event log: the process\n"
+    "record started, or with -p PID any process of the recorded tree, each from\n"
+    "its own log (`slsdbg info REC` lists them). A recording made with\n"
+    "`record --threads` (EXPERIMENTAL) is replayed one thread at a time in log\n"
+    "order, each segment from its own restore: --check, and GDB/--server with\n"
+    "every thread (info threads, thread N, continue and stepi forward,\n"
+    "breakpoints hit by any thread, reverse-continue to breakpoints,\n"
+    "reverse-stepi, --at K and monitor goto K). Not yet for threads:\n"
+    "watchpoints, a reverse step from a checkpoint's start, moments\n"
     "(--goto K:E:0xPC:N), bookmarks, --print-regs/--read.\n\n"
     "Without --check, --server, --print-regs, --read or --json: starts gdb\n"
     "connected to the recording at its start (or at --goto/--at), with the\n"
@@ -52,6 +55,7 @@ const char kUsage[] =
     "shown as the end of history (with a note saying how it ended), so reverse\n"
     "execution still works there. Registers and memory of a replay cannot be\n"
     "written.\n\n"
+    "  -p PID           the recorded process PID (default: the one record started)\n"
     "  --server ADDR    serve one debugger instead (gdb `target remote ADDR`,\n"
     "            lldb `gdb-remote ADDR`); PORT alone binds 127.0.0.1, port 0\n"
     "            picks a free one; prints the address to connect to.\n"
@@ -98,6 +102,7 @@ struct ReplayArgs {
   bool print_regs = false;
   std::vector<std::pair<uint64_t, uint64_t>> reads;  // addr, len
   bool json = false;
+  MemberOption member;  // -p PID
 };
 
 std::optional<uint64_t> parse_u64(const std::string& text) {
@@ -217,6 +222,7 @@ std::optional<int> parse_replay_args(const std::vector<std::string>& args, Repla
   std::vector<std::string> reads;
   opts.recording(out.rec)->required(false);  // `slsdbg replay` alone opens the newest recording
   opts.flag("--check", out.check);
+  out.member.add(opts);
   CLI::Option* goto_opt = opts.text("--goto", moment, "a moment");
   CLI::Option* at_opt = opts.text("--at", at, "a checkpoint number");
   opts.flag("--print-regs", out.print_regs);
@@ -286,7 +292,7 @@ int run(const std::vector<std::string>& args) {
   DebuggerOptions debugger;
   if (auto done = parse_replay_args(args, a, debugger)) return *done;
   const bool debugger_mode = !a.check && !wants_script_output(a);
-  auto dir = recorder::resolve_recording(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  auto dir = a.member.resolve(a.rec);  // a path, `latest` or a name under $SLSDBG_DIR; -p: a member
   if (!dir.ok()) return fail("replay: " + dir.error().message);
   a.rec = *dir;
   if (debugger_mode) return run_debugger(a.rec, a.goto_moment, debugger);

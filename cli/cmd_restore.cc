@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/member_option.h"
 #include "cli/options.h"
 #include "common/log.h"
 #include "common/signal_name.h"
@@ -26,10 +27,11 @@ namespace slsdbg::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: slsdbg restore REC --at K [--repeat N] [--verify] [--lazy]\n\n"
+    "usage: slsdbg restore REC [-p PID] --at K [--repeat N] [--verify] [--lazy]\n\n"
     "Resumes a live process from checkpoint K of recording REC and lets it run\n"
     "natively (not traced) to its end. Its stdin, stdout and stderr are slsdbg's;\n"
     "slsdbg exits with its exit status (128+N when killed by signal N).\n\n"
+    "  -p PID       the recorded process PID (default: the one record started)\n"
     "  --at K       the checkpoint (see `slsdbg info REC`)\n"
     "  --repeat N   run N times from the same image and report each exit status,\n"
     "               to surface nondeterministic failures; exits with the first\n"
@@ -116,6 +118,8 @@ int run(const std::vector<std::string>& args) {
   bool verify_flag = false, lazy = false;
   Options opts("restore");
   opts.recording(rec);
+  MemberOption member;
+  member.add(opts);
   opts.number("--at", at, "a checkpoint id")->required();
   opts.number("--repeat", repeat, "a positive count");
   opts.flag("--verify", verify_flag);
@@ -125,7 +129,7 @@ int run(const std::vector<std::string>& args) {
   const Verify verify = verify_flag ? Verify::Yes : Verify::No;
   const restore::FillMode fill = lazy ? restore::FillMode::Lazy : restore::FillMode::Eager;
 
-  auto dir = recorder::resolve_recording(rec);  // a path, `latest` or a name under $SLSDBG_DIR
+  auto dir = member.resolve(rec);  // a path, `latest` or a name under $SLSDBG_DIR; -p: a member
   if (!dir.ok()) return fail("restore: " + dir.error().message);
   rec = *dir;
   auto reader = store::RecordingReader::open(rec);

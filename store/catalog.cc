@@ -107,6 +107,11 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
     TRY(put_meta_int(c.db_, "interval_ns", int64_t(meta.interval_ns)));
     TRY(put_meta_int(c.db_, "created_unix_ns", meta.created_unix_ns));
     if (meta.threads) TRY(put_meta_int(c.db_, "threads", 1));
+    if (meta.pid > 0) {
+      TRY(put_meta_int(c.db_, "pid", meta.pid));
+      TRY(put_meta_int(c.db_, "parent_pid", meta.parent_pid));
+      TRY(put_meta(c.db_, "origin", meta.origin));
+    }
     TRY(put_meta_int(c.db_, "finished", 0));
     TRY(put_meta_int(c.db_, "retention_gen", 0));
     TRY(put_list(c.db_, "arg", meta.args));
@@ -182,6 +187,9 @@ Result<RecordingMeta> Catalog::meta() {
     else if (k == "interval_ns") m.interval_ns = st.u64(1);
     else if (k == "created_unix_ns") m.created_unix_ns = st.i64(1);
     else if (k == "threads") m.threads = st.i64(1) != 0;
+    else if (k == "pid") m.pid = static_cast<int>(st.i64(1));
+    else if (k == "parent_pid") m.parent_pid = static_cast<int>(st.i64(1));
+    else if (k == "origin") m.origin = st.text(1);
   }
   auto lst = TRY(db_.prepare("SELECT key, value FROM meta_list ORDER BY key, idx"));
   while (TRY(lst.step())) (lst.text(0) == "arg" ? m.args : m.env).push_back(lst.text(1));

@@ -16,7 +16,10 @@ namespace slsdbg::store {
 // meta keys `threads` and `summary.KEY`; older recordings stay readable.
 // Version 5 adds process state encoding 3 (each thread's clear_child_tid,
 // which restore of a multithreaded checkpoint needs); older stay readable.
-// Version 6 adds REC/files (store/kept_files.h): a page of a private file
+// Version 6 adds the meta keys `pid`, `parent_pid` and `origin`, and the
+// directory members/PID/ (members.h): one complete recording per child
+// process of the tree; older recordings read as a tree of one.
+// Version 6 also adds REC/files (store/kept_files.h): a page of a private file
 // mapping whose file is kept there reads as the file's bytes when the tree
 // has no entry for it, and zero pages there are stored as blocks.
 inline constexpr uint32_t kRecordingFormatVersion = 6;

@@ -43,6 +43,14 @@ struct RecordingMeta {
   // Recorded with --threads: events carry several tids, checkpoints several
   // threads. Stored only when true (older recordings read as false).
   bool threads = false;
+  // The process this recording holds (members.h), stored when pid > 0
+  // (format 6; older recordings read as 0): its pid while recorded, its
+  // parent's, and how its history starts: "spawn" (the root), "fork"
+  // (checkpoint 0 is the child right after its fork), "exec" (a vfork-style
+  // child, recorded from its execve).
+  int pid = 0;
+  int parent_pid = 0;
+  std::string origin;
 };
 
 // A 4 KiB page of tracee memory written since the previous checkpoint.

@@ -68,9 +68,11 @@ Status dir_is_empty_or_missing(const std::string& dir) {
     return Error::from_errno("opendir " + dir);
   }
   bool empty = true;
+  // members/ (members.h) may come first: a child's recording can start
+  // while the root's store is still being created on its writer thread.
   while (dirent* e = ::readdir(d))
-    // The recorder may keep mapped files (kept_files.h) while this runs.
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && e->d_name != std::string(kKeptFilesDir))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && std::strcmp(e->d_name, "members") != 0 &&
+        e->d_name != std::string(kKeptFilesDir))
       empty = false;
   ::closedir(d);
   if (!empty) return Error::msg("cannot create recording: " + dir + " exists and is not empty");

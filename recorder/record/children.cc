@@ -1,5 +1,6 @@
 #include "recorder/record/children.h"
 
+#include <linux/kcmp.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include "common/log.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/proc_maps.h"
+#include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/syscalls/model.h"
@@ -61,6 +63,17 @@ int parent_of(pid_t pid) {
   while (std::getline(status, line))
     if (line.rfind("PPid:", 0) == 0) return std::atoi(line.c_str() + 5);
   return -1;
+}
+
+// Whether `pid` shares its parent's memory (a vfork-style child before its
+// execve). A child whose parent is gone already (reparented to init or a
+// subreaper) was forked: a vfork parent waits until its child execs. Unknown
+// (no kcmp) counts as shared: such a child stays unrecorded until it execs.
+bool shares_parent_memory(pid_t pid, pid_t parent, pid_t recorded) {
+  if (parent != recorded && (parent <= 1 || kill(parent, 0) != 0)) return false;
+  const long order = syscall(SYS_kcmp, pid, parent, KCMP_VM, 0, 0);  // 0: the same mm; 1..3: different
+  if (order < 0 && errno != ENOSYS) return false;
+  return !(order >= 1 && order <= 3);
 }
 
 void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
@@ -123,13 +136,30 @@ void Children::adopt(pid_t child) {
   SLSDBG_DEBUG("record", "child %d started; it runs unrecorded", child);
 }
 
-// A child of the recorded process starts with rdtsc trapping (PR_SET_TSC is
-// inherited) and nobody to emulate it for its own sake: turn it off before
-// its first instruction, so it and whatever it execs read the counter at
-// full speed. Grandchildren inherit the enabled counter.
-Status Children::first_stop(pid_t pid) {
+Status Children::hand_over(pid_t pid, MemberOrigin origin) {
+  // Its parent may have ended already: then it is this session's process
+  // (a grandchild through an unrecorded vfork child is rarer still).
+  pid_t parent = parent_of(pid);
+  if (parent <= 1 || (parent != recorded_ && kill(parent, 0) != 0)) parent = recorded_;
+  static const Dispositions kNone;
+  TRY_CTX(group_->hand_over(pid, parent, origin, dispositions_ ? *dispositions_ : kNone),
+          "handing child " + std::to_string(pid) + " over to its recording");
+  seen_.erase(pid);
+  return ok_status();
+}
+
+// A forked child is recorded as a member from here. Otherwise: a child of
+// the recorded process starts with rdtsc trapping (PR_SET_TSC is inherited)
+// and nobody to emulate it for its own sake: turn it off before its first
+// instruction, so it and whatever it execs read the counter at full speed.
+// Grandchildren inherit the enabled counter.
+Result<bool> Children::first_stop(pid_t pid) {
   seen_.insert(pid);
-  if (parent_of(pid) != recorded_) return ok_status();
+  if (group_ && !shares_parent_memory(pid, parent_of(pid), recorded_)) {
+    TRY(hand_over(pid, MemberOrigin::Fork));
+    return true;
+  }
+  if (parent_of(pid) != recorded_) return false;
   process::Task task(Tid(pid), pid);
   task.set_has_injection_page(true);  // inherited from the recorded process
   Result<int64_t> r = process::inject_syscall(task, SYS_prctl, {PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0, 0});
@@ -138,7 +168,7 @@ Status Children::first_stop(pid_t pid) {
   else
     SLSDBG_DEBUG("record", "child %d: rdtsc stays trapped (%s); emulated", pid,
                  r.ok() ? "prctl failed" : r.error().message.c_str());
-  return ok_status();
+  return false;
 }
 
 Status Children::on_stop(pid_t pid, int status) {
@@ -147,9 +177,11 @@ Status Children::on_stop(pid_t pid, int status) {
     return ok_status();
   }
   if (!WIFSTOPPED(status)) return ok_status();
-  if (!seen_.count(pid)) TRY(first_stop(pid));
+  if (!seen_.count(pid) && TRY(first_stop(pid))) return ok_status();
   const int sig = WSTOPSIG(status);
   const int event = (status >> 16) & 0xff;
+  // A vfork-style child has its own memory from its execve on.
+  if (event == PTRACE_EVENT_EXEC && group_) return hand_over(pid, MemberOrigin::Exec);
   if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
     // Group-stop (SIGSTOP, SIGTSTP ...): stays stopped until a SIGCONT.
     if (ptrace(PTRACE_LISTEN, pid, nullptr, nullptr) != 0 && errno != ESRCH)
@@ -186,7 +218,7 @@ Status Children::on_stop(pid_t pid, int status) {
 Status Children::drain() {
   for (;;) {
     int status = 0;
-    const pid_t got = waitpid(-1, &status, __WALL);
+    const pid_t got = waitpid(-1, &status, __WALL | __WNOTHREAD);  // this thread's tracees only (member.h)
     if (got < 0) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) return ok_status();

@@ -1,8 +1,10 @@
 // Child processes of the recorded program (fork, vfork, clone without
-// CLONE_THREAD). For now they run unrecorded: the recorded process stays the
-// one in the recording, and its children are the outside world whose effects
-// reach it through logged syscalls (pipe reads, wait4/waitid results) and
-// signals (SIGCHLD), as any other process's would.
+// CLONE_THREAD). With a MemberGroup (member.h) each child is handed over at
+// its first stop to a recording of its own (a vfork-style child at its
+// execve); until then, and without a group (record --syscall-buffer), a
+// child runs unrecorded: its effects reach the recorded process through
+// logged syscalls (pipe reads, wait4/waitid results) and signals (SIGCHLD),
+// as any other process's would.
 //
 // A child inherits the seccomp filter (SECCOMP_RET_TRACE gives ENOSYS without
 // a tracer) and rdtsc trapping, so it stays traced (PTRACE_O_TRACEFORK ...
@@ -21,9 +23,13 @@
 #include <vector>
 
 #include "common/result.h"
+#include "recorder/record/signal_policy.h"
 #include "store/event.h"
 
 namespace slsdbg::recorder {
+
+class MemberGroup;
+enum class MemberOrigin;  // member.h
 
 bool is_fork_call(long nr);
 
@@ -45,7 +51,10 @@ std::optional<pid_t> child_started_by(const store::Event& e);
 // The traced processes that are not the recorded one.
 class Children {
  public:
-  explicit Children(pid_t recorded) : recorded_(recorded) {}
+  // `group`: children are recorded as members (null: they run unrecorded);
+  // `dispositions`: the recorded process's handlers, which a fork copies.
+  explicit Children(pid_t recorded, MemberGroup* group = nullptr, const Dispositions* dispositions = nullptr)
+      : recorded_(recorded), group_(group), dispositions_(dispositions) {}
   // The recorded process's fork/vfork/clone event named `child`.
   void adopt(pid_t child);
   // Handles one wait status of a traced pid other than the recorded one:
@@ -58,8 +67,12 @@ class Children {
   const std::vector<pid_t>& started() const { return started_; }
 
  private:
-  Status first_stop(pid_t pid);
+  // True when the child was handed over to a member recording.
+  Result<bool> first_stop(pid_t pid);
+  Status hand_over(pid_t pid, MemberOrigin origin);
   pid_t recorded_;
+  MemberGroup* group_;
+  const Dispositions* dispositions_;
   std::vector<pid_t> started_;  // children of the recorded process, in order
   std::set<pid_t> seen_;        // every traced child that has stopped (grandchildren too)
 };

@@ -32,6 +32,7 @@
 #include "recorder/record/file_keeper.h"
 #include "recorder/record/defer_policy.h"
 #include "recorder/record/interval_policy.h"
+#include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
@@ -138,14 +139,19 @@ Dispositions initial_dispositions(pid_t pid) {
 
 class RecordSession {
  public:
-  explicit RecordSession(const RecordOptions& o)
-      : opts_(o), interval_(o.interval_ns, o.max_interval_ns ? o.max_interval_ns : o.interval_ns) {}
+  // `group`: children are recorded as its members; `member`: this session
+  // records such a child (member.h) instead of spawning the program.
+  RecordSession(const RecordOptions& o, MemberGroup* group, const MemberStart* member = nullptr)
+      : opts_(o), interval_(o.interval_ns, o.max_interval_ns ? o.max_interval_ns : o.interval_ns), group_(group),
+        member_(member) {}
   Result<RecordOutcome> run();
 
  private:
   Status start();
+  Status start_member();
+  Status start_store(store::RecordingMeta meta, const cpu_set_t& all_cpus);
   CaptureOptions capture_options() const {
-    return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir)};
+    return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir, opts_.pool_dir)};
   }
   Status loop();
   Status on_seccomp();
@@ -205,6 +211,9 @@ class RecordSession {
   std::optional<uint64_t> cpu_since_progress();
 
   RecordOptions opts_;
+  IntervalPolicy interval_;  // stretches the tick for programs that rewrite their memory
+  MemberGroup* group_;
+  const MemberStart* member_;
   pid_t pid_ = -1;   // the thread being handled
   pid_t tgid_ = -1;  // the recorded process
   std::unique_ptr<process::Task> leader_task_;
@@ -224,7 +233,6 @@ class RecordSession {
   };
   std::optional<Unsettled> unsettled_;
   DeferPolicy defer_;  // backs off to copying in the stop while deferrals tear
-  IntervalPolicy interval_;  // stretches the tick for programs that rewrite their memory
   std::unique_ptr<Tick> tick_;
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
@@ -362,7 +370,7 @@ void RecordSession::kill_tracee() {
   } else {
     // The leader's death is reported after its other threads are reaped.
     for (;;) {
-      const pid_t got = waitpid(-1, &st, __WALL);
+      const pid_t got = waitpid(-1, &st, __WALL | __WNOTHREAD);
       if (got < 0 && errno == EINTR) continue;
       if (got < 0 || (got == tgid_ && (WIFEXITED(st) || WIFSIGNALED(st)))) break;
       if (!threads_->has(got) && children_) (void)children_->on_stop(got, st);
@@ -373,6 +381,7 @@ void RecordSession::kill_tracee() {
 
 Status RecordSession::start() {
   cpu_set_t all_cpus;
+  if (member_) return start_member();
   if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
   const int cpu = choose_record_cpu();
   TRY(pin_to_cpu(cpu));
@@ -391,7 +400,7 @@ Status RecordSession::start() {
   pid_ = tgid_ = task_->tid().value;
   threads_.emplace(tgid_);
   last_switch_ = tgid_;
-  children_.emplace(pid_);
+  children_.emplace(pid_, group_, &dispositions_);
   clock_ = process::TaskClock::open(pid_);
   // Ctrl-\ reaches the program through the terminal; the recorder stays to
   // record what the program does with it. Ctrl-C (which the program gets
@@ -418,6 +427,33 @@ Status RecordSession::start() {
   meta.env = so.env;
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
+  meta.pid = pid_;
+  meta.parent_pid = getpid();
+  meta.origin = "spawn";
+  return start_store(meta, all_cpus);
+}
+
+// A child handed over by its parent's session (member.h).
+Status RecordSession::start_member() {
+  TRY(store::RecordingWriter::claim_dir(opts_.out_dir));
+  leader_task_ = std::make_unique<process::Task>(TRY(adopt_member(*member_)));
+  task_ = leader_task_.get();
+  pid_ = tgid_ = task_->tid().value;
+  threads_.emplace(tgid_);
+  last_switch_ = tgid_;
+  children_.emplace(pid_, group_, &dispositions_);
+  clock_ = process::TaskClock::open(pid_);
+  stop_time_ = monotonic_ns();
+  t0_ = stop_time_;
+  TRY(prepare_member_image(*task_, member_->origin));
+  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, CaptureOptions{.activity_reported = true}),
+                     "setting up checkpoint capture");
+  dispositions_ = member_->origin == MemberOrigin::Fork ? member_->dispositions : initial_dispositions(pid_);
+  fast_write_ = FastWrite::for_process(pid_);
+  return start_store(member_meta(pid_, member_->parent, member_->origin), member_->writer_cpus);
+}
+
+Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& all_cpus) {
   meta.cpuid = encode_cpuid(read_cpuid_leaves());
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
@@ -443,7 +479,7 @@ Status RecordSession::start() {
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
   tick_ = TRY(Tick::start(opts_.interval_ns));
-  g_tick_owner = tick_->owner();
+  if (!member_) g_tick_owner = tick_->owner();
   // A torn deferred copy: settle it and take the checkpoint again now rather
   // than a whole interval later.
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
@@ -1027,7 +1063,14 @@ Status RecordSession::settle_interrupted(int signo) {
 
 Status RecordSession::on_tick() {
   if (exit_checkpoint_taken_) return ok_status();
-  if (g_stop_signal != 0 && stop_signal_ == 0) {
+  std::string escaped = member_ && stop_signal_ == 0 ? group_->escaped(tgid_, member_->parent) : "";
+  if (!escaped.empty()) {
+    // A daemon's setsid + double fork (member.h): ended like a stop.
+    stop_signal_ = SIGKILL;
+    refusal_ = escaped;
+    pending_ = Reason::Exit;
+    if (!multi()) return request_interrupt();
+  } else if (g_stop_signal != 0 && stop_signal_ == 0) {
     // The final checkpoint ends the recording (the refusal path: the program
     // is killed right after it and history ends there).
     stop_signal_ = g_stop_signal;
@@ -1063,7 +1106,9 @@ Status RecordSession::loop() {
       got = -1;
       errno = EINTR;
     } else {
-      got = waitpid(-1, &status, __WALL);  // the recorded process or one of its children
+      // The recorded process or one of its children; not the tracees of
+      // other members' threads (member.h).
+      got = waitpid(-1, &status, __WALL | __WNOTHREAD);
     }
     const int wait_errno = errno;
     tick_->hold();
@@ -1365,7 +1410,27 @@ Result<RecordOutcome> RecordSession::run() {
 
 Result<RecordOutcome> record_program(const RecordOptions& options) {
   if (options.argv.empty()) return Error::msg("no program given");
-  RecordSession session(options);
+  cpu_set_t all_cpus;
+  if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
+  // The syscall buffer's patched sites and buffer are inherited by a fork,
+  // which a member's session does not take over yet: children stay unrecorded.
+  MemberGroup group(options, all_cpus);
+  RecordSession session(options, options.syscall_buffer ? nullptr : &group);
+  Result<RecordOutcome> outcome = session.run();
+  group.root_ended();
+  group.join_all();
+  if (outcome.ok())
+    for (const MemberReport& m : group.reports()) {
+      outcome->members.push_back(m.pid);
+      if (!m.error.empty()) outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.error);
+      else if (m.outcome.end == RecordOutcome::End::Refused || m.outcome.end == RecordOutcome::End::Stopped)
+        outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.outcome.refusal);
+    }
+  return outcome;
+}
+
+Result<RecordOutcome> record_member(const RecordOptions& options, const MemberStart& start, MemberGroup* group) {
+  RecordSession session(options, group, &start);
   return session.run();
 }
 

@@ -23,6 +23,9 @@ enum class VerifyMode { Off, EveryCheckpoint };
 struct RecordOptions {
   std::vector<std::string> argv;  // argv[0] is the program
   std::string out_dir;            // the recording directory to create
+  // Where the copies of mapped files are made once for every recording of
+  // one process tree (store/kept_files.h; a member's is the root's); "": out_dir.
+  std::string pool_dir;
   uint64_t interval_ns = 10'000'000;
   // The tick may stretch up to this for a program that rewrites the same
   // memory all the time (interval_policy.h); 0 or interval_ns: never.
@@ -61,8 +64,12 @@ struct RecordOutcome {
   // checkpoint (reason "crash") is at the faulting instruction.
   std::optional<siginfo_t> crash;
   uint64_t backed_off_ticks = 0;
-  // Child processes the program started (pids): they ran unrecorded.
-  std::vector<int> children;      // ticks copied in the stop because deferrals tore (DeferPolicy)
+  // Child processes the program started (pids).
+  std::vector<int> children;
+  // Every child process of the tree recorded as a member (store/members.h),
+  // grandchildren too; and why any member's recording ended early.
+  std::vector<int> members;
+  std::vector<std::string> member_errors;      // ticks copied in the stop because deferrals tore (DeferPolicy)
   uint64_t buffered_syscalls = 0;  // --syscall-buffer: syscalls logged from the buffer
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
   uint64_t longest_interval_ns = 0;  // the longest tick interval IntervalPolicy armed

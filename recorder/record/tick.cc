@@ -12,7 +12,9 @@ namespace slsdbg::recorder {
 namespace {
 
 const int kTickSignal = SIGRTMIN + 3;
-volatile sig_atomic_t g_due = 0;
+// Per recorder thread: each member's session has its own tick (member.h),
+// and the signal is aimed at the thread that owns the timer.
+thread_local volatile sig_atomic_t g_due = 0;
 
 void on_tick(int) { g_due = 1; }
 

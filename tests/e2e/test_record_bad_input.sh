@@ -79,7 +79,7 @@ n=$(checkpoints_of "$WORK/orphan")
 "$SLSDBG" info "$WORK/orphan" >"$WORK/orphan.txt" || die "info on a killed recorder's recording failed"
 grep -q "not finished" "$WORK/orphan.txt" || die "info does not say the recording is not finished"
 
-# A fork records (its child runs unrecorded).
+# A fork records (its child is recorded as a member of the same recording).
 "$SLSDBG" record -o "$WORK/rec_fork.rec" -- "$PROGRAMS/rec_fork" >"$WORK/rec_fork.out" 2>"$WORK/rec_fork.err" \
   || { cat "$WORK/rec_fork.err"; die "rec_fork: not recorded"; }
 grep -q "rec_fork done" "$WORK/rec_fork.out" || die "rec_fork: output after the fork lost"

@@ -1,0 +1,42 @@
+// A recording of a process tree (format 6). REC itself is the recording of
+// the process `slsdbg record` started (the root member); each child process
+// of the tree, grandchildren included, is a complete recording of its own
+// under REC/members/PID/ (catalog, pages, events), whose meta names its pid,
+// its parent's pid and how its history starts (RecordingMeta::origin):
+//
+//   REC/                 root member (pid R)
+//     members/C1/        forked by R
+//     members/C2/        forked by C1 (flat: the tree is in the meta)
+//
+// Every member's log holds all of its own inputs (pipe reads, wait4 status,
+// SIGCHLD), so each replays on its own. Older recordings have no members/:
+// a tree of one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace slsdbg::store {
+
+struct Member {
+  int pid = 0;         // 0: a recording older than format 6 (the root)
+  int parent_pid = 0;
+  std::string dir;     // the member's recording directory
+  std::string program; // its program path (after its last exec: see its log)
+  std::string origin;  // "spawn" | "fork" | "exec" ("" before format 6)
+};
+
+std::string members_dir(const std::string& rec);
+std::string member_dir(const std::string& rec, int pid);
+
+// The root first, then each member after its parent (depth first, by pid).
+// A member directory that is not a readable recording is skipped.
+Result<std::vector<Member>> list_members(const std::string& rec);
+
+// The directory of the member with pid `pid` (the root's own pid names REC).
+// Unknown: a one-line error naming the pid and the pids there are.
+Result<std::string> member_recording(const std::string& rec, int pid);
+
+}  // namespace slsdbg::store
