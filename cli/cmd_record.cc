@@ -165,6 +165,9 @@ int run_record(const std::vector<std::string>& args) {
   if (outcome->threads > 1)
     std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check and restore take them, GDB and --goto not yet\n",
                  static_cast<unsigned long long>(outcome->threads));
+  if (outcome->thread_overlaps > 0)
+    std::fprintf(stderr, "slsdbg: warning: two threads ran program code at once %llu times; replay may diverge\n",
+                 static_cast<unsigned long long>(outcome->thread_overlaps));
   if (!outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",

@@ -22,6 +22,7 @@
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/syscall_policy.h"
+#include "engine/replay/thread_reach.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
 #include "recorder/process/signal_frame.h"
@@ -49,6 +50,14 @@ std::string describe(const store::Event& ev) {
   return describe_event(ev) + " (thread " + std::to_string(ev.tid.value) + ")";
 }
 
+// What a divergence report says of an unexpected stop.
+std::string stop_name(const process::WaitResult& w) {
+  if (!w.stopped()) return "it ended";
+  if (w.kind == process::StopKind::PtraceEvent) return w.event == PTRACE_EVENT_SECCOMP ? "a syscall" : "a ptrace event";
+  if (w.kind == process::StopKind::SignalDelivery) return "signal " + std::to_string(w.signo);
+  return "a ptrace stop";
+}
+
 // One thread of the replayed process, by the tid the recording knew it by.
 struct Thread {
   enum class At {
@@ -70,11 +79,14 @@ struct Thread {
 
 class SegmentCheck {
  public:
-  SegmentCheck(const store::RecordingReader& reader, CheckpointId k) : reader_(reader), k_(k) {}
+  SegmentCheck(const store::RecordingReader& reader, CheckpointId k, ThreadTarget::Via first)
+      : reader_(reader), k_(k), first_(first) {}
   ~SegmentCheck() {
     if (leader_) leader_->kill_and_reap();
   }
   Result<SegmentOutcome> run();
+  // How the last stretch's target was armed, if it was (thread_reach.h).
+  std::optional<ThreadTarget::Via> armed() const { return armed_; }
 
  private:
   Status restore();
@@ -108,6 +120,9 @@ class SegmentCheck {
   Thread* cur_ = nullptr;  // the thread the log says runs
   std::optional<uint64_t> last_diff_page_;
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
+  const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
+  ThreadTarget::Via first_;
+  std::optional<ThreadTarget::Via> armed_;
   SegmentOutcome out_;
 };
 
@@ -385,23 +400,23 @@ Result<bool> SegmentCheck::reach_next() {
     TRY(wait_pending(*th));
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::PtraceEvent) {
       user_regs_struct r = TRY(th->task.regs());
-      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value));
+      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
     }
     th->at = Thread::At::InCall;
     return compare_next(next);
   }
-  // The kernel compares the registers at each hit; else a debug register
-  // stops at every visit of the pc (slow in loops).
-  std::optional<ConditionalBreakpoint> cond;
+  // The patched breakpoint, else the conditional one, else DR3 (thread_reach.h).
   const pid_t tid = th->task.raw_tid();
-  if (auto armed = ConditionalBreakpoint::arm(tid, want->regs, ConditionalBreakpoint::Compare::All); armed.ok()) {
-    cond.emplace(std::move(*armed));
-  } else if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), want->regs.rip) != 0 ||
-             ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 1ul << 6) != 0) {
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
-  }
-  // FIXME: CPU-bound threads (thr_restore's workers) miss their checkpoint
-  // for minutes; bounded by a CPU budget, then a clear error.
+  if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
+  if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
+    return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_));
+  reach_ = &target;
+  armed_ = target.via();
+  SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
+               target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
+               : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");
+  // A bound on a run that misses: a clear error, not a hang.
   const auto cps = reader_.checkpoints();
   const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
   const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
@@ -411,22 +426,23 @@ Result<bool> SegmentCheck::reach_next() {
     TRY(wait_pending(*th));
     user_regs_struct r = TRY(th->task.regs());
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP)
-      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value));
+      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
     siginfo_t si = TRY(th->task.siginfo());
     if (process::is_cpu_time_alarm(si))
       return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
                         " s of CPU time of thread " + std::to_string(th->recorded.value) +
-                        " (the thread runs on without matching it; CPU-bound threads are not replayed yet)");
+                        " (the thread runs on without matching it)");
     th->at = Thread::At::Stopped;
-    if (si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return diverge(r.rip, where, "a SIGTRAP");
-    if (r.rip != want->regs.rip || !same_general_registers(r, want->regs, nullptr, RegsAt::Anywhere)) continue;
-    r.eflags &= ~0x10000ull;  // the hit set RF; the recorded state has it clear
-    TRY(th->task.set_regs(r));
+    const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
+    if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
+    if (trap == ThreadTarget::Trap::Miss) continue;
     if (TRY(compare_next(next))) break;
     if (out_.divergence) return false;
+    TRY(target.go_on(th->task));  // an earlier visit with equal registers
   }
-  cond.reset();
-  (void)ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 0ul);
+  reach_ = nullptr;
+  out_.patched = target.via() == ThreadTarget::Via::Patch;
+  TRY(target.disarm(th->task));
   return true;
 }
 
@@ -466,14 +482,17 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     // that differed last time usually differs again.
     std::vector<uint8_t> recorded(kPageSize);
     if (reader_.read_memory(CheckpointId(k_.value + 1), *last_diff_page_, recorded).ok() &&
-        threads_.front().task.read_memory(RemoteAddr(*last_diff_page_), page).ok() && page != recorded)
-      return false;
+        threads_.front().task.read_memory(RemoteAddr(*last_diff_page_), page).ok()) {
+      if (reach_) reach_->hide(*last_diff_page_, page);
+      if (page != recorded) return false;
+    }
   }
   bool same = true;
   uint64_t compared = 0, first_diff = 0;
   TRY(reader_.for_each_dirty_page(CheckpointId(k_.value + 1), [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
     TRY_CTX(threads_.front().task.read_memory(RemoteAddr(vaddr), page), "reading page " + hex(vaddr));
+    if (reach_) reach_->hide(vaddr, page);
     compared++;
     if (std::memcmp(page.data(), data.data(), kPageSize) != 0) {
       same = false;
@@ -616,10 +635,29 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
   report.checkpoints = total;
   if (total == 0) return Error::msg("the recording has no checkpoint");
   for (uint64_t k = 0; k < total; k++) {
-    SegmentCheck segment(reader, CheckpointId(k));
-    SegmentOutcome out = TRY_CTX(segment.run(), "segment " + std::to_string(k));
+    // A run that failed after arming its last stretch is replayed again
+    // with the next way (thread_reach.h): patch, perf breakpoint, DR3.
+    ThreadTarget::Via first = ThreadTarget::Via::Patch;
+    uint64_t reruns = 0;
+    Result<SegmentOutcome> run = Error::msg("not run");
+    for (;;) {
+      SegmentCheck segment(reader, CheckpointId(k), first);
+      run = segment.run();
+      const bool failed = !run.ok() || run->end == SegmentEnd::Diverged;
+      const std::optional<ThreadTarget::Via> via = segment.armed();
+      if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
+      SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
+                   (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
+                   run.ok() ? "diverged" : run.error().message.c_str());
+      first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
+      reruns++;
+    }
+    SegmentOutcome out = TRY_CTX(std::move(run), "segment " + std::to_string(k));
+    out.reruns += reruns;
+    report.segments_rerun += reruns;
     report.events_replayed += out.events_replayed;
     report.pages_compared += out.pages_compared;
+    if (out.patched) report.reached_patched++;
     switch (out.end) {
       case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
       case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;

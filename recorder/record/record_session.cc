@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -175,7 +176,10 @@ class RecordSession {
   Status drain_syscall_buffer(bool step_out);
   // Resumes the thread being handled, or parks it while another runs.
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
-  Status resume_now(int signo, __ptrace_request request, bool ask_interrupt = true);
+  // `program`: false where the caller knows the thread runs no program
+  // code (its exit, a rewound call); else note_resume works it out.
+  Status resume_now(int signo, __ptrace_request request, bool ask_interrupt = true, bool program = true);
+  void note_resume(pid_t tid, __ptrace_request request, bool program);
   Status dispatch(int status);
   // record --threads (thread_set.h).
   bool multi() const { return threads_ && threads_->size() > 1; }
@@ -278,13 +282,14 @@ Status RecordSession::cont(int signo, __ptrace_request request) {
   return resume_now(signo, request);
 }
 
-Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt) {
+Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt, bool program) {
   // Any ptrace stop clears a pending PTRACE_INTERRUPT (JOBCTL_TRAP_STOP), so
   // while a checkpoint is wanted every resumption asks again.
   if (pending_ != Reason::None && ask_interrupt) TRY(request_interrupt());
   // ESRCH: the tracee died under us (SIGKILL); waitpid reports it next.
   if (ptrace(request, pid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0 && errno != ESRCH)
     return Error::from_errno(request == PTRACE_SYSCALL ? "ptrace(PTRACE_SYSCALL)" : "ptrace(PTRACE_CONT)");
+  note_resume(pid_, request, program);
   return ok_status();
 }
 
@@ -637,7 +642,7 @@ Status RecordSession::on_seccomp() {
     threads_->at(pid_).cut_syscall = true;
     if (ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
-    return resume_now(0, PTRACE_CONT, false);
+    return resume_now(0, PTRACE_CONT, false, false);
   }
   if (!other && (pending_ != Reason::None || interrupt_requested_)) {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
@@ -657,7 +662,7 @@ Status RecordSession::on_seccomp() {
     TRY(log_syscall_result(r.rip, 0));
     threads_->at(pid_).where = ThreadCtx::Where::InKernel;
     const bool was_running = threads_->running() == pid_;
-    TRY(resume_now(0, PTRACE_CONT, false));
+    TRY(resume_now(0, PTRACE_CONT, false, false));
     if (!was_running) return ok_status();
     threads_->set_running(-1);
     return schedule_next(pid_);
@@ -939,7 +944,7 @@ Status RecordSession::on_interrupt() {
     if (c.cut_syscall && !stopping_all_) {
       c.cut_syscall = false;
       c.where = ThreadCtx::Where::InKernel;
-      return resume_now(0, PTRACE_CONT, false);
+      return resume_now(0, PTRACE_CONT, false, !rewound_before_syscall(pid_));
     }
     return cont();
   }
@@ -952,6 +957,7 @@ Status RecordSession::on_interrupt() {
     // before it again); its stop's resumption asks for the interrupt anew.
     if (ptrace(PTRACE_CONT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");
+    if (threads_) note_resume(pid_, PTRACE_CONT, true);
     return ok_status();
   }
   const Reason reason = pending_;
@@ -1070,6 +1076,7 @@ Status RecordSession::loop() {
       }
       threads_->add(got);  // its first stop came before its creator's clone event
     }
+    threads_->note_stopped(got);
     enter(got);
     stop_time_ = monotonic_ns();
     TRY(settle_deferred(true));
@@ -1082,6 +1089,10 @@ Status RecordSession::loop() {
 Status RecordSession::dispatch(int status) {
   interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
   const TraceeStop s = decode_wait_status(status);
+  if (threads_ && threads_->has(pid_))
+    threads_->at(pid_).at_entry = s.kind == StopKind::Seccomp ||
+                                  (s.kind == StopKind::OtherEvent && (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK ||
+                                                                      s.event == PTRACE_EVENT_CLONE));
   // Buffered syscalls come before whatever this stop logs.
   if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
   if ((s.kind == StopKind::Exited || s.kind == StopKind::Killed) && pid_ != tgid_) return on_thread_gone(pid_);
@@ -1175,6 +1186,24 @@ Status RecordSession::become_running(pid_t tid) {
   return log_event(ev);
 }
 
+// Checks DESIGN.md's rule after each resumption: one thread runs program
+// code at a time. A thread resumed into the kernel only (PTRACE_SYSCALL
+// from a syscall-entry stop) or with a PTRACE_INTERRUPT that traps before
+// any instruction does not count.
+void RecordSession::note_resume(pid_t tid, __ptrace_request request, bool program) {
+  if (!threads_ || !threads_->has(tid)) return;
+  const ThreadCtx& c = threads_->at(tid);
+  if (request == PTRACE_SYSCALL && c.at_entry) program = false;
+  if (tid == pid_ && interrupt_requested_) program = false;
+  if (std::optional<pid_t> other = threads_->note_resumed(tid, program)) {
+    if (threads_->overlaps() == 1)
+      SLSDBG_WARN("record", "threads %d and %d both run program code (the recording may not replay)", tid, *other);
+    else
+      SLSDBG_DEBUG("record", "threads %d and %d both run program code", tid, *other);
+    assert(!"two threads run program code at once");
+  }
+}
+
 // The running thread gave way (or ended): the next parked one runs, or
 // none when all wait in the kernel (the first to come back runs then).
 Status RecordSession::schedule_next(pid_t after) {
@@ -1224,6 +1253,7 @@ Status RecordSession::stop_all() {
         }
         return Error::from_errno("waitpid");
       }
+      threads_->note_stopped(t);
       enter(t);
       TRY(dispatch(status));
     }
@@ -1272,9 +1302,11 @@ Status RecordSession::resume_cut_threads() {
     ThreadCtx& c = threads_->at(t);
     if (!c.cut_syscall || c.where != ThreadCtx::Where::Parked) continue;
     c.where = ThreadCtx::Where::InKernel;
+    const bool program = !rewound_before_syscall(t);  // it only re-issues its call
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
         errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, c.resume_request, program);
   }
   return ok_status();
 }
@@ -1320,7 +1352,10 @@ Result<RecordOutcome> RecordSession::run() {
     outcome_.buffered_syscalls = syscall_buffer_->drained();
     outcome_.patched_sites = syscall_buffer_->patched_sites();
   }
-  if (threads_) outcome_.threads = threads_->started();
+  if (threads_) {
+    outcome_.threads = threads_->started();
+    outcome_.thread_overlaps = threads_->overlaps();
+  }
   if (!ran.ok() && tgid_ > 0 && tracee_was_killed(tgid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.
