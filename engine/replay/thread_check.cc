@@ -25,10 +25,12 @@
 #include "engine/replay/thread_reach.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/proc_signals.h"
 #include "recorder/process/signal_frame.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
+#include "recorder/record/signal_policy.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/vdso_patch.h"
 
@@ -102,6 +104,7 @@ class SegmentCheck {
   Result<bool> done_at_checkpoint(Thread& th, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
+  Status enter_logged_handlers(const Thread* except);
   Result<bool> compare_next(const store::ProcessState& next);
   bool diverge(uint64_t pc, std::string expected, std::string actual) {
     out_.end = SegmentEnd::Diverged;
@@ -303,10 +306,32 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     siginfo_t logged;
     std::memcpy(&logged, ev.siginfo.data(), sizeof logged);
     TRY(th.task.set_siginfo(logged));
+    // Held and re-sent by the recorder, which zeroed the frame's FPU area
+    // first (process/signal_frame.h).
+    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous)
+      TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
   }
   th.deliver = w.signo;
   th.at = Thread::At::Stopped;
   return true;
+}
+
+// As the recorder's stop_all() before a checkpoint (enter_logged_handlers):
+// a thread other than `except` that waits with a logged signal has it
+// delivered up to its handler's first instruction.
+Status SegmentCheck::enter_logged_handlers(const Thread* except) {
+  for (Thread& th : threads_) {
+    if (&th == except || th.at != Thread::At::Stopped || th.deliver == 0) continue;
+    const process::PendingSignals p = TRY(process::read_pending_signals(leader_->tgid(), th.task.raw_tid()));
+    if (!(p.caught & (1ull << (th.deliver - 1)))) continue;
+    TRY(th.task.interrupt());
+    TRY(th.task.cont(std::exchange(th.deliver, 0)));
+    process::WaitResult w = TRY(th.task.wait());
+    if (w.kind != process::StopKind::PtraceEvent || w.event != PTRACE_EVENT_STOP)
+      return Error::msg("thread " + std::to_string(th.recorded.value) + ": no stop at its signal handler");
+    th.fresh = false;
+  }
+  return ok_status();
 }
 
 // A thread checkpointed at the exit stop of a call whose event the log has
@@ -364,6 +389,7 @@ Result<bool> SegmentCheck::reach_next() {
     SLSDBG_DEBUG("replay", "%s: thread %d at %s%s%s", where.c_str(), t.tid.value, hex(t.regs.rip).c_str(),
                  t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
   if (next.running_tid == 0) {
+    TRY(enter_logged_handlers(nullptr));
     // Every thread waited in a call: the last one to run went on to its call.
     for (const store::ThreadState& t : next.threads) {
       Thread* th = find(t.tid.value);
@@ -383,6 +409,7 @@ Result<bool> SegmentCheck::reach_next() {
   for (const auto& t : next.threads)
     if (t.tid.value == next.running_tid) want = &t;
   if (!want) return Error::msg(where + " lacks its running thread");
+  TRY(enter_logged_handlers(th));
   if (th->at == Thread::At::Stopped) {  // already there (an empty stretch)?
     user_regs_struct now = TRY(th->task.regs());
     if (same_general_registers(now, want->regs, nullptr, RegsAt::Anywhere)) {
@@ -396,7 +423,10 @@ Result<bool> SegmentCheck::reach_next() {
                         reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
                         code[0] == 0x0f && code[1] == 0x05);
   if (rewound) {
-    // The recorder rewound it at the seccomp stop of its next call.
+    // The recorder rewound it at the seccomp stop of its next call, or a
+    // signal cut the call it waited in (then it is at that call's seccomp
+    // stop here already: the same state).
+    if (th->at == Thread::At::InCall) return compare_next(next);
     TRY(wait_pending(*th));
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::PtraceEvent) {
       user_regs_struct r = TRY(th->task.regs());
@@ -497,6 +527,12 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     if (std::memcmp(page.data(), data.data(), kPageSize) != 0) {
       same = false;
       first_diff = vaddr;
+      size_t lo = 0, hi = kPageSize;
+      while (page[lo] == data[lo]) lo++;
+      while (page[hi - 1] == data[hi - 1]) hi--;
+      SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs in [%s, %s) (first byte %02x, recorded %02x)",
+                   (unsigned long long)k_.value + 1, hex(vaddr).c_str(), hex(vaddr + lo).c_str(),
+                   hex(vaddr + hi).c_str(), page[lo], data[lo]);
     }
     return ok_status();
   }));

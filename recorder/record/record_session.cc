@@ -188,6 +188,7 @@ class RecordSession {
   Status schedule_next(pid_t after);
   Status go_into_kernel();
   Status stop_all();
+  Status enter_logged_handlers();
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
   void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
@@ -1258,8 +1259,50 @@ Status RecordSession::stop_all() {
       TRY(dispatch(status));
     }
   }
+  TRY(enter_logged_handlers());
   stopping_all_ = false;
   enter(back);
+  return ok_status();
+}
+
+// Inside stop_all(): a parked thread whose signal was logged at its
+// delivery stop (it waits its turn to run) has it delivered now, up to the
+// handler's first instruction: the kernel builds the frame and a
+// PTRACE_INTERRUPT stops it before any instruction runs. A checkpoint has
+// no "about to be delivered" state, and such a thread resumed after it as
+// a cut call would run its handler while another thread runs.
+Status RecordSession::enter_logged_handlers() {
+  for (pid_t t : threads_->tids()) {
+    ThreadCtx& c = threads_->at(t);
+    if (c.where != ThreadCtx::Where::Parked || c.resume_signo == 0) continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->caught & (1ull << (c.resume_signo - 1)))) continue;
+    SLSDBG_DEBUG("record", "thread %d: signal %d delivered before the checkpoint", t, c.resume_signo);
+    c.cut_syscall = false;  // the frame holds the rewound call
+    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) !=
+            0 &&
+        errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, PTRACE_CONT, false);  // the interrupt traps first
+    c.where = ThreadCtx::Where::InKernel;  // until its stop parks it again
+    while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
+      int status = 0;
+      const pid_t got = waitpid(t, &status, __WALL);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        if (errno == ECHILD) {
+          threads_->remove(t);
+          break;
+        }
+        return Error::from_errno("waitpid");
+      }
+      threads_->note_stopped(t);
+      enter(t);
+      TRY(dispatch(status));
+    }
+  }
   return ok_status();
 }
 
@@ -1302,7 +1345,7 @@ Status RecordSession::resume_cut_threads() {
     ThreadCtx& c = threads_->at(t);
     if (!c.cut_syscall || c.where != ThreadCtx::Where::Parked) continue;
     c.where = ThreadCtx::Where::InKernel;
-    const bool program = !rewound_before_syscall(t);  // it only re-issues its call
+    const bool program = c.resume_signo != 0 || !rewound_before_syscall(t);  // else it only re-issues its call
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
         errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");
