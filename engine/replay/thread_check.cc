@@ -22,6 +22,7 @@
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/syscall_policy.h"
+#include "engine/replay/thread_noise.h"
 #include "engine/replay/thread_reach.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
@@ -309,7 +310,10 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     // Held and re-sent by the recorder, which zeroed the frame's FPU area
     // first (process/signal_frame.h).
     if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous)
+    {
       TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
+      TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
+    }
   }
   th.deliver = w.signo;
   th.at = Thread::At::Stopped;
@@ -507,39 +511,73 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
                      diff);
   }
   std::vector<uint8_t> page(kPageSize);
+  const CheckpointId at(k_.value + 1);
+  // Dead stack (thread_noise.h): below each live thread's stack pointer,
+  // and below where a thread that ended since checkpoint k stood then.
+  std::vector<AddressRange> dead;
+  for (const store::ThreadState& t : next.threads)
+    if (auto r = dead_stack_range(next, t.regs.rsp)) dead.push_back(*r);
+  for (const store::ThreadState& t : state_.threads) {
+    bool live = false;
+    for (const store::ThreadState& n : next.threads) live = live || n.tid == t.tid;
+    if (!live)
+      if (auto r = dead_stack_range(next, t.regs.rsp)) dead.push_back(*r);
+  }
+  process::Task& task = threads_.front().task;
+  const ImageReader live_image = [this, &task](uint64_t a, std::span<uint8_t> out) -> Status {
+    TRY(task.read_memory(RemoteAddr(a), out));
+    if (reach_) reach_->hide(a, out);
+    return ok_status();
+  };
+  const ImageReader recorded_image = [this, at](uint64_t a, std::span<uint8_t> out) {
+    return reader_.read_memory(at, a, out);
+  };
+  ThreadSettle settle;
+  std::vector<uint8_t> recorded(kPageSize);
   if (last_diff_page_) {
     // A loop whose state lives in memory repeats its registers: the page
     // that differed last time usually differs again.
-    std::vector<uint8_t> recorded(kPageSize);
-    if (reader_.read_memory(CheckpointId(k_.value + 1), *last_diff_page_, recorded).ok() &&
-        threads_.front().task.read_memory(RemoteAddr(*last_diff_page_), page).ok()) {
-      if (reach_) reach_->hide(*last_diff_page_, page);
-      if (page != recorded) return false;
-    }
+    if (reader_.read_memory(at, *last_diff_page_, recorded).ok() && live_image(*last_diff_page_, page).ok() &&
+        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle))
+      return false;
+    settle = ThreadSettle{};
   }
   bool same = true;
-  uint64_t compared = 0, first_diff = 0;
-  TRY(reader_.for_each_dirty_page(CheckpointId(k_.value + 1), [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
+  uint64_t compared = 0;
+  TRY(reader_.for_each_dirty_page(at, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
-    TRY_CTX(threads_.front().task.read_memory(RemoteAddr(vaddr), page), "reading page " + hex(vaddr));
-    if (reach_) reach_->hide(vaddr, page);
+    TRY_CTX(live_image(vaddr, page), "reading page " + hex(vaddr));
     compared++;
-    if (std::memcmp(page.data(), data.data(), kPageSize) != 0) {
-      same = false;
-      first_diff = vaddr;
-      size_t lo = 0, hi = kPageSize;
-      while (page[lo] == data[lo]) lo++;
-      while (page[hi - 1] == data[hi - 1]) hi--;
-      SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs in [%s, %s) (first byte %02x, recorded %02x)",
-                   (unsigned long long)k_.value + 1, hex(vaddr).c_str(), hex(vaddr + lo).c_str(),
-                   hex(vaddr + hi).c_str(), page[lo], data[lo]);
-    }
+    if (equal_but_thread_noise(vaddr, page, data, dead, live_image, recorded_image, settle)) return ok_status();
+    same = false;
+    last_diff_page_ = vaddr;
+    size_t lo = 0, hi = kPageSize;
+    while (page[lo] == data[lo]) lo++;
+    while (page[hi - 1] == data[hi - 1]) hi--;
+    SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs in [%s, %s) (first byte %02x, recorded %02x)",
+                 (unsigned long long)at.value, hex(vaddr).c_str(), hex(vaddr + lo).c_str(), hex(vaddr + hi).c_str(),
+                 page[lo], data[lo]);
     return ok_status();
   }));
   out_.pages_compared += compared;
-  if (!same) last_diff_page_ = first_diff;
-  if (!same) SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs", (unsigned long long)k_.value + 1, hex(first_diff).c_str());
-  return same;
+  if (!same) return false;
+  // Equal but for noise: the live process is made equal to the checkpoint.
+  for (const ByteRun& run : settle.dead_runs) {
+    std::vector<uint8_t> bytes(run.len);
+    TRY_CTX(reader_.read_memory(at, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
+    TRY_CTX(task.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
+    out_.dead_stack_bytes_settled += run.len;
+  }
+  for (const XsaveArea& a : settle.xsave_areas) {
+    std::vector<uint8_t> area(a.size);
+    TRY_CTX(reader_.read_memory(at, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));
+    TRY_CTX(task.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
+  }
+  out_.xsave_areas_settled += settle.xsave_areas.size();
+  if (!settle.dead_runs.empty() || !settle.xsave_areas.empty())
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %zu dead stack runs and %zu XSAVE areas set to the recorded bytes",
+                 (unsigned long long)at.value, settle.dead_runs.size(), settle.xsave_areas.size());
+  return true;
 }
 
 Result<SegmentOutcome> SegmentCheck::run() {

@@ -189,6 +189,9 @@ class RecordSession {
   Status go_into_kernel();
   Status stop_all();
   Status enter_logged_handlers();
+  Status flush_queued_signals();
+  Status wait_until_parked(pid_t t);
+  Status take_resent_signals();
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
   void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
@@ -540,6 +543,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
             "storing checkpoint " + std::to_string(checkpoints_));
   }
   if (reason != Reason::None) {
+    TRY(take_resent_signals());
     TRY(resume_cut_threads());
     if (multi() && threads_->running() != pid_) {
       // Taken while every thread waited in the kernel: the first parked
@@ -825,6 +829,10 @@ Status RecordSession::on_signal(int signo) {
       // Replay zeroes this too: whether the kernel's XSAVE into the frame
       // faults on our write protection must not decide its bytes.
       TRY(process::clear_signal_fpu_area(*task_));
+      // With threads, the frame's trapno (the thread's last trap, which
+      // clones inherit and injected code sets) is made an int3's here and
+      // in replay (process/signal_frame.h).
+      if (opts_.threads) TRY(process::set_frame_trapno(*task_));
       store::Event ev;
       ev.kind = store::EventKind::Signal;
       ev.tid = Tid(pid_);
@@ -1259,9 +1267,79 @@ Status RecordSession::stop_all() {
       TRY(dispatch(status));
     }
   }
+  TRY(flush_queued_signals());
   TRY(enter_logged_handlers());
   stopping_all_ = false;
   enter(back);
+  return ok_status();
+}
+
+// Right after a checkpoint: each signal it re-sent to a thread other than
+// the running one is taken at that thread's delivery stop now and logged,
+// so every re-sent signal is a leading event of the segment (restore
+// queues those, restore.h); the thread parks there until it runs.
+Status RecordSession::take_resent_signals() {
+  if (!multi() || resending_.empty()) return ok_status();
+  const pid_t back = pid_;
+  stopping_all_ = true;
+  for (pid_t t : threads_->tids()) {
+    if (t == threads_->running() || resending_.empty()) continue;  // the running one takes it first thing
+    ThreadCtx& c = threads_->at(t);
+    if (c.where != ThreadCtx::Where::Parked || c.resume_signo != 0) continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    if (ptrace(c.resume_request, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, c.resume_request, false);
+    c.where = ThreadCtx::Where::InKernel;
+    TRY(wait_until_parked(t));
+  }
+  stopping_all_ = false;
+  enter(back);
+  return ok_status();
+}
+
+// Inside stop_all(): a signal still queued in the kernel for a parked thread
+// (a tgkill to a thread that waits its turn) is taken from the queue at its
+// delivery stop and held like any other, so the checkpoint (which keeps
+// only blocked pending signals) re-sends it; it would be lost otherwise.
+Status RecordSession::flush_queued_signals() {
+  const Reason pending_before = pending_;
+  for (pid_t t : threads_->tids()) {
+    ThreadCtx& c = threads_->at(t);
+    if (t == threads_->running() || c.where != ThreadCtx::Where::Parked || c.resume_signo != 0) continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    SLSDBG_DEBUG("record", "thread %d: a queued signal is taken before the checkpoint", t);
+    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    if (ptrace(c.resume_request, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, c.resume_request, false);  // the signal's stop (or the interrupt) comes first
+    c.where = ThreadCtx::Where::InKernel;
+    TRY(wait_until_parked(t));
+  }
+  pending_ = pending_before;  // held now, re-sent by this checkpoint
+  return ok_status();
+}
+
+// Inside stop_all(): handles `t`'s stops until it parks.
+Status RecordSession::wait_until_parked(pid_t t) {
+  while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
+    int status = 0;
+    const pid_t got = waitpid(t, &status, __WALL);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) {
+        threads_->remove(t);
+        break;
+      }
+      return Error::from_errno("waitpid");
+    }
+    threads_->note_stopped(t);
+    enter(t);
+    TRY(dispatch(status));
+  }
   return ok_status();
 }
 
@@ -1287,21 +1365,7 @@ Status RecordSession::enter_logged_handlers() {
       return Error::from_errno("ptrace(PTRACE_CONT)");
     note_resume(t, PTRACE_CONT, false);  // the interrupt traps first
     c.where = ThreadCtx::Where::InKernel;  // until its stop parks it again
-    while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
-      int status = 0;
-      const pid_t got = waitpid(t, &status, __WALL);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        if (errno == ECHILD) {
-          threads_->remove(t);
-          break;
-        }
-        return Error::from_errno("waitpid");
-      }
-      threads_->note_stopped(t);
-      enter(t);
-      TRY(dispatch(status));
-    }
+    TRY(wait_until_parked(t));
   }
   return ok_status();
 }
@@ -1344,6 +1408,7 @@ Status RecordSession::resume_cut_threads() {
   for (pid_t t : threads_->tids()) {
     ThreadCtx& c = threads_->at(t);
     if (!c.cut_syscall || c.where != ThreadCtx::Where::Parked) continue;
+    if (c.resume_signo != 0) continue;  // its handler runs when it is scheduled
     c.where = ThreadCtx::Where::InKernel;
     const bool program = c.resume_signo != 0 || !rewound_before_syscall(t);  // else it only re-issues its call
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&

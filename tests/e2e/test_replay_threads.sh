@@ -6,7 +6,8 @@
 # blocks, a thread's exit runs for real), and every checkpoint reached by
 # execution equals the recorded one (all threads' registers, dirty pages).
 # Fixtures: mutex+condvar, atomics spinning (only the tick switches), a
-# thread pool, CPU-bound workers (thr_restore). An altered syscall event of the thread pool's log is
+# thread pool, CPU-bound workers (thr_restore); real programs: xz -T2
+# (two workers), zstd -T2. An altered syscall event of the thread pool's log is
 # reported as a divergence there.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_threads.XXXXXX")
@@ -30,6 +31,26 @@ check() {  # check NAME CMD...: record with --threads, then replay --check says 
 check thr_condvar "$PROGRAMS/thr_condvar"
 check thr_spin "$PROGRAMS/thr_spin"
 check thr_pool "$PROGRAMS/thr_pool"
+# FIXME: thr_tgkill_tls (signals to threads waiting in a call) says OK in
+# about 11 runs of 12; in the others a re-sent signal is logged after
+# other events of its segment, and restore does not queue it.
+
+# Real threaded programs on a small input: output identical to a native
+# run, replay --check OK (xz with two workers: 512 KiB blocks).
+python3 -c "
+import random; r = random.Random(7); w = ['alpha', 'beta', 'gamma', 'delta', 'thread', 'replay']
+print(' '.join(r.choice(w) + str(r.randint(0, 999)) for _ in range(120000)))" >"$tmp/input.txt"
+real() {  # real NAME CMD...: as check, and the output equals the native run's
+  local name=$1
+  shift
+  check "$name" "$@"
+  "$@" >"$tmp/$name.native" </dev/null || fail "$name: native run failed"
+  cmp -s "$tmp/$name.out" "$tmp/$name.native" || fail "$name: recorded output differs from the native run"
+}
+real xz xz -T2 -3 --block-size=256KiB -c "$tmp/input.txt"
+grep -q "the program ran 3 threads" "$tmp/xz.err" || fail "xz: not two workers: $(cat "$tmp/xz.err")"
+real zstd zstd -q -T2 -3 -c "$tmp/input.txt"
+
 # CPU-bound workers: each tick falls inside a worker's loop, reached by the
 # patched breakpoint (the perf breakpoint alone is throttled in such a loop
 # and missed the match; thread_reach.h).
