@@ -191,6 +191,7 @@ class RecordSession {
   Status enter_logged_handlers();
   Status flush_queued_signals();
   Status wait_until_parked(pid_t t);
+  Status resume_to_signal_stop(pid_t t);
   Status take_resent_signals();
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
@@ -1285,13 +1286,10 @@ Status RecordSession::take_resent_signals() {
   for (pid_t t : threads_->tids()) {
     if (t == threads_->running() || resending_.empty()) continue;  // the running one takes it first thing
     ThreadCtx& c = threads_->at(t);
-    if (c.where != ThreadCtx::Where::Parked || c.resume_signo != 0) continue;
+    if (c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 || c.resume_request != PTRACE_CONT) continue;
     Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
     if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
-    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
-      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
-    if (ptrace(c.resume_request, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
-    note_resume(t, c.resume_request, false);
+    TRY(resume_to_signal_stop(t));
     c.where = ThreadCtx::Where::InKernel;
     TRY(wait_until_parked(t));
   }
@@ -1308,18 +1306,27 @@ Status RecordSession::flush_queued_signals() {
   const Reason pending_before = pending_;
   for (pid_t t : threads_->tids()) {
     ThreadCtx& c = threads_->at(t);
-    if (t == threads_->running() || c.where != ThreadCtx::Where::Parked || c.resume_signo != 0) continue;
+    if (t == threads_->running() || c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 ||
+        c.resume_request != PTRACE_CONT)
+      continue;
     Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
     if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
     SLSDBG_DEBUG("record", "thread %d: a queued signal is taken before the checkpoint", t);
-    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
-      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
-    if (ptrace(c.resume_request, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
-    note_resume(t, c.resume_request, false);  // the signal's stop (or the interrupt) comes first
+    TRY(resume_to_signal_stop(t));
     c.where = ThreadCtx::Where::InKernel;
     TRY(wait_until_parked(t));
   }
   pending_ = pending_before;  // held now, re-sent by this checkpoint
+  return ok_status();
+}
+
+// Resumes parked thread `t`, which has an unblocked signal queued: the
+// kernel reports its delivery stop before any instruction runs (a
+// PTRACE_INTERRUPT would trap first and leave the signal queued).
+Status RecordSession::resume_to_signal_stop(pid_t t) {
+  if (ptrace(PTRACE_CONT, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
+  note_resume(t, PTRACE_CONT, false);
+  threads_->at(t).where = ThreadCtx::Where::InKernel;  // until its stop parks it again
   return ok_status();
 }
 
