@@ -17,6 +17,7 @@ run record python3 "$root/bench/record/run.py" "$build" --runs 5
 run dump bash "$root/bench/dump/run.sh" "$build" 1024 5
 run restore bash "$root/bench/restore/run.sh" "$build"
 run realprogs python3 "$root/bench/realprogs/run.py" "$build" --runs 3
+run threads python3 "$root/bench/threads/run.py" "$build" --runs 3
 run syscallbuf python3 "$root/bench/syscallbuf/run.py" "$build" --runs 3
 run fixedcost python3 "$root/bench/fixedcost/run.py" "$build" --runs 21
 run timeline bash "$root/bench/timeline/run.sh" "$build" 300 5

@@ -176,6 +176,9 @@ int run_record(const std::vector<std::string>& args) {
   if (outcome->threads > 1)
     std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check, restore and GDB take them (watchpoints not yet)\n",
                  static_cast<unsigned long long>(outcome->threads));
+  if (outcome->thread_overlaps > 0)
+    std::fprintf(stderr, "slsdbg: warning: two threads ran program code at once %llu times; replay may diverge\n",
+                 static_cast<unsigned long long>(outcome->thread_overlaps));
   if (!outcome->members.empty())
     std::fprintf(stderr, "slsdbg: recorded %zu child process%s too (slsdbg info shows the tree; replay -p PID)\n",
                  outcome->members.size(), outcome->members.size() == 1 ? "" : "es");

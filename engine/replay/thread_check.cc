@@ -23,12 +23,16 @@
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
 #include "engine/replay/syscall_policy.h"
+#include "engine/replay/thread_noise.h"
+#include "engine/replay/thread_reach.h"
 #include "engine/restore/restore.h"
 #include "recorder/process/inject.h"
+#include "recorder/process/proc_signals.h"
 #include "recorder/process/signal_frame.h"
 #include "recorder/process/task_clock.h"
 #include "recorder/record/cpu.h"
 #include "recorder/record/seccomp_filter.h"
+#include "recorder/record/signal_policy.h"
 #include "recorder/record/syscalls/model.h"
 #include "recorder/record/vdso_patch.h"
 
@@ -48,6 +52,14 @@ std::string describe(const store::Event& ev) {
   if (ev.kind == store::EventKind::ForcedCheckpoint || ev.kind == store::EventKind::ThreadSwitch)
     return describe_event(ev);
   return describe_event(ev) + " (thread " + std::to_string(ev.tid.value) + ")";
+}
+
+// What a divergence report says of an unexpected stop.
+std::string stop_name(const process::WaitResult& w) {
+  if (!w.stopped()) return "it ended";
+  if (w.kind == process::StopKind::PtraceEvent) return w.event == PTRACE_EVENT_SECCOMP ? "a syscall" : "a ptrace event";
+  if (w.kind == process::StopKind::SignalDelivery) return "signal " + std::to_string(w.signo);
+  return "a ptrace stop";
 }
 
 // One thread of the replayed process, by the tid the recording knew it by.
@@ -71,12 +83,15 @@ struct Thread {
 
 class SegmentCheck {
  public:
-  SegmentCheck(const store::RecordingReader& reader, CheckpointId k, SegmentObserver* observer = nullptr)
-      : reader_(reader), k_(k), observer_(observer) {}
+  SegmentCheck(const store::RecordingReader& reader, CheckpointId k, ThreadTarget::Via first,
+               SegmentObserver* observer = nullptr)
+      : reader_(reader), k_(k), observer_(observer), first_(first) {}
   ~SegmentCheck() {
     if (leader_) leader_->kill_and_reap();
   }
   Result<SegmentOutcome> run();
+  // How the last stretch's target was armed, if it was (thread_reach.h).
+  std::optional<ThreadTarget::Via> armed() const { return armed_; }
 
  private:
   Status restore();
@@ -93,6 +108,7 @@ class SegmentCheck {
   Result<bool> done_at_checkpoint(Thread& th, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
+  Status enter_logged_handlers(const Thread* except);
   Result<bool> compare_next(const store::ProcessState& next);
   bool diverge(uint64_t pc, std::string expected, std::string actual) {
     out_.end = SegmentEnd::Diverged;
@@ -112,6 +128,9 @@ class SegmentCheck {
   Thread* cur_ = nullptr;  // the thread the log says runs
   std::optional<uint64_t> last_diff_page_;
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
+  const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
+  ThreadTarget::Via first_;
+  std::optional<ThreadTarget::Via> armed_;
   SegmentOutcome out_;
 };
 
@@ -303,10 +322,35 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     siginfo_t logged;
     std::memcpy(&logged, ev.siginfo.data(), sizeof logged);
     TRY(th.task.set_siginfo(logged));
+    // Held and re-sent by the recorder, which zeroed the frame's FPU area
+    // first (process/signal_frame.h).
+    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous)
+    {
+      TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
+      TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
+    }
   }
   th.deliver = w.signo;
   th.at = Thread::At::Stopped;
   return true;
+}
+
+// As the recorder's stop_all() before a checkpoint (enter_logged_handlers):
+// a thread other than `except` that waits with a logged signal has it
+// delivered up to its handler's first instruction.
+Status SegmentCheck::enter_logged_handlers(const Thread* except) {
+  for (Thread& th : threads_) {
+    if (&th == except || th.at != Thread::At::Stopped || th.deliver == 0) continue;
+    const process::PendingSignals p = TRY(process::read_pending_signals(leader_->tgid(), th.task.raw_tid()));
+    if (!(p.caught & (1ull << (th.deliver - 1)))) continue;
+    TRY(th.task.interrupt());
+    TRY(th.task.cont(std::exchange(th.deliver, 0)));
+    process::WaitResult w = TRY(th.task.wait());
+    if (w.kind != process::StopKind::PtraceEvent || w.event != PTRACE_EVENT_STOP)
+      return Error::msg("thread " + std::to_string(th.recorded.value) + ": no stop at its signal handler");
+    th.fresh = false;
+  }
+  return ok_status();
 }
 
 // A thread checkpointed at the exit stop of a call whose event the log has
@@ -364,6 +408,7 @@ Result<bool> SegmentCheck::reach_next() {
     SLSDBG_DEBUG("replay", "%s: thread %d at %s%s%s", where.c_str(), t.tid.value, hex(t.regs.rip).c_str(),
                  t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
   if (next.running_tid == 0) {
+    TRY(enter_logged_handlers(nullptr));
     // Every thread waited in a call: the last one to run went on to its call.
     for (const store::ThreadState& t : next.threads) {
       Thread* th = find(t.tid.value);
@@ -383,6 +428,7 @@ Result<bool> SegmentCheck::reach_next() {
   for (const auto& t : next.threads)
     if (t.tid.value == next.running_tid) want = &t;
   if (!want) return Error::msg(where + " lacks its running thread");
+  TRY(enter_logged_handlers(th));
   if (th->at == Thread::At::Stopped) {  // already there (an empty stretch)?
     user_regs_struct now = TRY(th->task.regs());
     if (same_general_registers(now, want->regs, nullptr, RegsAt::Anywhere)) {
@@ -396,27 +442,30 @@ Result<bool> SegmentCheck::reach_next() {
                         reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
                         code[0] == 0x0f && code[1] == 0x05);
   if (rewound) {
-    // The recorder rewound it at the seccomp stop of its next call.
+    // The recorder rewound it at the seccomp stop of its next call, or a
+    // signal cut the call it waited in (then it is at that call's seccomp
+    // stop here already: the same state).
+    if (th->at == Thread::At::InCall) return compare_next(next);
     TRY(wait_pending(*th));
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::PtraceEvent) {
       user_regs_struct r = TRY(th->task.regs());
-      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value));
+      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
     }
     th->at = Thread::At::InCall;
     return compare_next(next);
   }
-  // The kernel compares the registers at each hit; else a debug register
-  // stops at every visit of the pc (slow in loops).
-  std::optional<ConditionalBreakpoint> cond;
+  // The patched breakpoint, else the conditional one, else DR3 (thread_reach.h).
   const pid_t tid = th->task.raw_tid();
-  if (auto armed = ConditionalBreakpoint::arm(tid, want->regs, ConditionalBreakpoint::Compare::All); armed.ok()) {
-    cond.emplace(std::move(*armed));
-  } else if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), want->regs.rip) != 0 ||
-             ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 1ul << 6) != 0) {
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
-  }
-  // FIXME: CPU-bound threads (thr_restore's workers) miss their checkpoint
-  // for minutes; bounded by a CPU budget, then a clear error.
+  if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
+  if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
+    return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_));
+  reach_ = &target;
+  armed_ = target.via();
+  SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
+               target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
+               : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");
+  // A bound on a run that misses: a clear error, not a hang.
   const auto cps = reader_.checkpoints();
   const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
   const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
@@ -426,22 +475,23 @@ Result<bool> SegmentCheck::reach_next() {
     TRY(wait_pending(*th));
     user_regs_struct r = TRY(th->task.regs());
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP)
-      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value));
+      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
     siginfo_t si = TRY(th->task.siginfo());
     if (process::is_cpu_time_alarm(si))
       return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
                         " s of CPU time of thread " + std::to_string(th->recorded.value) +
-                        " (the thread runs on without matching it; CPU-bound threads are not replayed yet)");
+                        " (the thread runs on without matching it)");
     th->at = Thread::At::Stopped;
-    if (si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return diverge(r.rip, where, "a SIGTRAP");
-    if (r.rip != want->regs.rip || !same_general_registers(r, want->regs, nullptr, RegsAt::Anywhere)) continue;
-    r.eflags &= ~0x10000ull;  // the hit set RF; the recorded state has it clear
-    TRY(th->task.set_regs(r));
+    const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
+    if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
+    if (trap == ThreadTarget::Trap::Miss) continue;
     if (TRY(compare_next(next))) break;
     if (out_.divergence) return false;
+    TRY(target.go_on(th->task));  // an earlier visit with equal registers
   }
-  cond.reset();
-  (void)ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 0ul);
+  reach_ = nullptr;
+  out_.patched = target.via() == ThreadTarget::Via::Patch;
+  TRY(target.disarm(th->task));
   return true;
 }
 
@@ -484,30 +534,73 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     }
   } reinsert{observer_};
   std::vector<uint8_t> page(kPageSize);
+  const CheckpointId at(k_.value + 1);
+  // Dead stack (thread_noise.h): below each live thread's stack pointer,
+  // and below where a thread that ended since checkpoint k stood then.
+  std::vector<AddressRange> dead;
+  for (const store::ThreadState& t : next.threads)
+    if (auto r = dead_stack_range(next, t.regs.rsp)) dead.push_back(*r);
+  for (const store::ThreadState& t : state_.threads) {
+    bool live = false;
+    for (const store::ThreadState& n : next.threads) live = live || n.tid == t.tid;
+    if (!live)
+      if (auto r = dead_stack_range(next, t.regs.rsp)) dead.push_back(*r);
+  }
+  process::Task& task = threads_.front().task;
+  const ImageReader live_image = [this, &task](uint64_t a, std::span<uint8_t> out) -> Status {
+    TRY(task.read_memory(RemoteAddr(a), out));
+    if (reach_) reach_->hide(a, out);
+    return ok_status();
+  };
+  const ImageReader recorded_image = [this, at](uint64_t a, std::span<uint8_t> out) {
+    return reader_.read_memory(at, a, out);
+  };
+  ThreadSettle settle;
+  std::vector<uint8_t> recorded(kPageSize);
   if (last_diff_page_) {
     // A loop whose state lives in memory repeats its registers: the page
     // that differed last time usually differs again.
-    std::vector<uint8_t> recorded(kPageSize);
-    if (reader_.read_memory(CheckpointId(k_.value + 1), *last_diff_page_, recorded).ok() &&
-        threads_.front().task.read_memory(RemoteAddr(*last_diff_page_), page).ok() && page != recorded)
+    if (reader_.read_memory(at, *last_diff_page_, recorded).ok() && live_image(*last_diff_page_, page).ok() &&
+        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle))
       return false;
+    settle = ThreadSettle{};
   }
   bool same = true;
-  uint64_t compared = 0, first_diff = 0;
-  TRY(reader_.for_each_dirty_page(CheckpointId(k_.value + 1), [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
+  uint64_t compared = 0;
+  TRY(reader_.for_each_dirty_page(at, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
     if (!same) return ok_status();
-    TRY_CTX(threads_.front().task.read_memory(RemoteAddr(vaddr), page), "reading page " + hex(vaddr));
+    TRY_CTX(live_image(vaddr, page), "reading page " + hex(vaddr));
     compared++;
-    if (std::memcmp(page.data(), data.data(), kPageSize) != 0) {
-      same = false;
-      first_diff = vaddr;
-    }
+    if (equal_but_thread_noise(vaddr, page, data, dead, live_image, recorded_image, settle)) return ok_status();
+    same = false;
+    last_diff_page_ = vaddr;
+    size_t lo = 0, hi = kPageSize;
+    while (page[lo] == data[lo]) lo++;
+    while (page[hi - 1] == data[hi - 1]) hi--;
+    SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs in [%s, %s) (first byte %02x, recorded %02x)",
+                 (unsigned long long)at.value, hex(vaddr).c_str(), hex(vaddr + lo).c_str(), hex(vaddr + hi).c_str(),
+                 page[lo], data[lo]);
     return ok_status();
   }));
   out_.pages_compared += compared;
-  if (!same) last_diff_page_ = first_diff;
-  if (!same) SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs", (unsigned long long)k_.value + 1, hex(first_diff).c_str());
-  return same;
+  if (!same) return false;
+  // Equal but for noise: the live process is made equal to the checkpoint.
+  for (const ByteRun& run : settle.dead_runs) {
+    std::vector<uint8_t> bytes(run.len);
+    TRY_CTX(reader_.read_memory(at, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
+    TRY_CTX(task.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
+    out_.dead_stack_bytes_settled += run.len;
+  }
+  for (const XsaveArea& a : settle.xsave_areas) {
+    std::vector<uint8_t> area(a.size);
+    TRY_CTX(reader_.read_memory(at, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));
+    TRY_CTX(task.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
+  }
+  out_.xsave_areas_settled += settle.xsave_areas.size();
+  if (!settle.dead_runs.empty() || !settle.xsave_areas.empty())
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %zu dead stack runs and %zu XSAVE areas set to the recorded bytes",
+                 (unsigned long long)at.value, settle.dead_runs.size(), settle.xsave_areas.size());
+  return true;
 }
 
 Result<SegmentOutcome> SegmentCheck::run() {
@@ -644,7 +737,9 @@ Result<SegmentOutcome> SegmentCheck::run() {
 
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
                                                SegmentObserver& observer) {
-  SegmentCheck segment(reader, k, &observer);
+  // The perf breakpoint reaches ticks here: a debugger's int3 bytes may sit
+  // where the patched one would write its jump.
+  SegmentCheck segment(reader, k, ThreadTarget::Via::Conditional, &observer);
   return segment.run();
 }
 
@@ -655,10 +750,29 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
   report.checkpoints = total;
   if (total == 0) return Error::msg("the recording has no checkpoint");
   for (uint64_t k = 0; k < total; k++) {
-    SegmentCheck segment(reader, CheckpointId(k));
-    SegmentOutcome out = TRY_CTX(segment.run(), "segment " + std::to_string(k));
+    // A run that failed after arming its last stretch is replayed again
+    // with the next way (thread_reach.h): patch, perf breakpoint, DR3.
+    ThreadTarget::Via first = ThreadTarget::Via::Patch;
+    uint64_t reruns = 0;
+    Result<SegmentOutcome> run = Error::msg("not run");
+    for (;;) {
+      SegmentCheck segment(reader, CheckpointId(k), first);
+      run = segment.run();
+      const bool failed = !run.ok() || run->end == SegmentEnd::Diverged;
+      const std::optional<ThreadTarget::Via> via = segment.armed();
+      if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
+      SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
+                   (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
+                   run.ok() ? "diverged" : run.error().message.c_str());
+      first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
+      reruns++;
+    }
+    SegmentOutcome out = TRY_CTX(std::move(run), "segment " + std::to_string(k));
+    out.reruns += reruns;
+    report.segments_rerun += reruns;
     report.events_replayed += out.events_replayed;
     report.pages_compared += out.pages_compared;
+    if (out.patched) report.reached_patched++;
     switch (out.end) {
       case SegmentEnd::ReachedByExecution: report.crossed_by_execution++; break;
       case SegmentEnd::ReachedByRestore: report.crossed_by_restore++; break;

@@ -39,6 +39,7 @@ Result<PendingSignals> read_pending_signals(pid_t tgid, pid_t tid) {
   value("\nShdPnd:", p.shared_pending);
   value("\nSigBlk:", p.blocked);
   if (found != 3) return Error::msg(std::string(path) + ": missing SigPnd/ShdPnd/SigBlk");
+  value("\nSigCgt:", p.caught);
   return p;
 }
 

@@ -17,6 +17,7 @@ struct PendingSignals {
   uint64_t thread_pending = 0;  // SigPnd
   uint64_t shared_pending = 0;  // ShdPnd
   uint64_t blocked = 0;         // SigBlk
+  uint64_t caught = 0;          // SigCgt: a handler is installed
 };
 
 Result<PendingSignals> read_pending_signals(pid_t tgid, pid_t tid);

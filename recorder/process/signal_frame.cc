@@ -1,8 +1,12 @@
 #include "recorder/process/signal_frame.h"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
 
+#include <string>
 #include <vector>
+
+#include "recorder/process/inject.h"
 
 namespace slsdbg::process {
 
@@ -32,6 +36,12 @@ Status clear_signal_fpu_area(Task& task) {
   // A stack too close to its end: leave it; the comparison at the segment's
   // end still treats such bytes as noise (engine/replay/xsave_noise.h).
   (void)task.write_memory(RemoteAddr(buf_fx), zeros);
+  return ok_status();
+}
+
+Status set_frame_trapno(Task& task) {
+  const int64_t r = TRY(inject_syscall(task, SYS_getpid, {0, 0, 0, 0, 0, 0}));
+  if (r < 0) return Error::msg("injected getpid failed (" + std::to_string(r) + ")");
   return ok_status();
 }
 

@@ -20,4 +20,11 @@ namespace slsdbg::process {
 // An unwritable area (a stack at its end) is left alone.
 Status clear_signal_fpu_area(Task& task);
 
+// The next signal frame's sigcontext.trapno is the thread's last trap
+// number, which no program input decides (a clone inherits its creator's;
+// injected code and rdtsc emulation set it). At a signal-delivery stop this
+// runs an injected getpid, whose int3 makes it 3 (X86_TRAP_BP); the stop
+// and its siginfo stay as they were.
+Status set_frame_trapno(Task& task);
+
 }  // namespace slsdbg::process

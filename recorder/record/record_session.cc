@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -187,7 +188,10 @@ class RecordSession {
   Status drain_syscall_buffer(bool step_out);
   // Resumes the thread being handled, or parks it while another runs.
   Status cont(int signo = 0, __ptrace_request request = PTRACE_CONT);
-  Status resume_now(int signo, __ptrace_request request, bool ask_interrupt = true);
+  // `program`: false where the caller knows the thread runs no program
+  // code (its exit, a rewound call); else note_resume works it out.
+  Status resume_now(int signo, __ptrace_request request, bool ask_interrupt = true, bool program = true);
+  void note_resume(pid_t tid, __ptrace_request request, bool program);
   Status dispatch(int status);
   // record --threads (thread_set.h).
   bool multi() const { return threads_ && threads_->size() > 1; }
@@ -196,6 +200,11 @@ class RecordSession {
   Status schedule_next(pid_t after);
   Status go_into_kernel();
   Status stop_all();
+  Status enter_logged_handlers();
+  Status flush_queued_signals();
+  Status wait_until_parked(pid_t t);
+  Status resume_to_signal_stop(pid_t t);
+  Status take_resent_signals();
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
   void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
@@ -292,13 +301,14 @@ Status RecordSession::cont(int signo, __ptrace_request request) {
   return resume_now(signo, request);
 }
 
-Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt) {
+Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt, bool program) {
   // Any ptrace stop clears a pending PTRACE_INTERRUPT (JOBCTL_TRAP_STOP), so
   // while a checkpoint is wanted every resumption asks again.
   if (pending_ != Reason::None && ask_interrupt) TRY(request_interrupt());
   // ESRCH: the tracee died under us (SIGKILL); waitpid reports it next.
   if (ptrace(request, pid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0 && errno != ESRCH)
     return Error::from_errno(request == PTRACE_SYSCALL ? "ptrace(PTRACE_SYSCALL)" : "ptrace(PTRACE_CONT)");
+  note_resume(pid_, request, program);
   return ok_status();
 }
 
@@ -582,6 +592,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
             "storing checkpoint " + std::to_string(checkpoints_));
   }
   if (reason != Reason::None) {
+    TRY(take_resent_signals());
     TRY(resume_cut_threads());
     if (multi() && threads_->running() != pid_) {
       // Taken while every thread waited in the kernel: the first parked
@@ -685,7 +696,7 @@ Status RecordSession::on_seccomp() {
     threads_->at(pid_).cut_syscall = true;
     if (ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
-    return resume_now(0, PTRACE_CONT, false);
+    return resume_now(0, PTRACE_CONT, false, false);
   }
   if (!other && (pending_ != Reason::None || interrupt_requested_)) {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
@@ -705,7 +716,7 @@ Status RecordSession::on_seccomp() {
     TRY(log_syscall_result(r.rip, 0));
     threads_->at(pid_).where = ThreadCtx::Where::InKernel;
     const bool was_running = threads_->running() == pid_;
-    TRY(resume_now(0, PTRACE_CONT, false));
+    TRY(resume_now(0, PTRACE_CONT, false, false));
     if (!was_running) return ok_status();
     threads_->set_running(-1);
     return schedule_next(pid_);
@@ -867,6 +878,10 @@ Status RecordSession::on_signal(int signo) {
       // Replay zeroes this too: whether the kernel's XSAVE into the frame
       // faults on our write protection must not decide its bytes.
       TRY(process::clear_signal_fpu_area(*task_));
+      // With threads, the frame's trapno (the thread's last trap, which
+      // clones inherit and injected code sets) is made an int3's here and
+      // in replay (process/signal_frame.h).
+      if (opts_.threads) TRY(process::set_frame_trapno(*task_));
       store::Event ev;
       ev.kind = store::EventKind::Signal;
       ev.tid = Tid(pid_);
@@ -987,7 +1002,7 @@ Status RecordSession::on_interrupt() {
     if (c.cut_syscall && !stopping_all_) {
       c.cut_syscall = false;
       c.where = ThreadCtx::Where::InKernel;
-      return resume_now(0, PTRACE_CONT, false);
+      return resume_now(0, PTRACE_CONT, false, !rewound_before_syscall(pid_));
     }
     return cont();
   }
@@ -1000,6 +1015,7 @@ Status RecordSession::on_interrupt() {
     // before it again); its stop's resumption asks for the interrupt anew.
     if (ptrace(PTRACE_CONT, pid_, nullptr, nullptr) != 0 && errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");
+    if (threads_) note_resume(pid_, PTRACE_CONT, true);
     return ok_status();
   }
   const Reason reason = pending_;
@@ -1127,6 +1143,7 @@ Status RecordSession::loop() {
       }
       threads_->add(got);  // its first stop came before its creator's clone event
     }
+    threads_->note_stopped(got);
     enter(got);
     stop_time_ = monotonic_ns();
     TRY(settle_deferred(true));
@@ -1139,6 +1156,10 @@ Status RecordSession::loop() {
 Status RecordSession::dispatch(int status) {
   interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
   const TraceeStop s = decode_wait_status(status);
+  if (threads_ && threads_->has(pid_))
+    threads_->at(pid_).at_entry = s.kind == StopKind::Seccomp ||
+                                  (s.kind == StopKind::OtherEvent && (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK ||
+                                                                      s.event == PTRACE_EVENT_CLONE));
   // Buffered syscalls come before whatever this stop logs.
   if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
   if ((s.kind == StopKind::Exited || s.kind == StopKind::Killed) && pid_ != tgid_) return on_thread_gone(pid_);
@@ -1232,6 +1253,24 @@ Status RecordSession::become_running(pid_t tid) {
   return log_event(ev);
 }
 
+// Checks DESIGN.md's rule after each resumption: one thread runs program
+// code at a time. A thread resumed into the kernel only (PTRACE_SYSCALL
+// from a syscall-entry stop) or with a PTRACE_INTERRUPT that traps before
+// any instruction does not count.
+void RecordSession::note_resume(pid_t tid, __ptrace_request request, bool program) {
+  if (!threads_ || !threads_->has(tid)) return;
+  const ThreadCtx& c = threads_->at(tid);
+  if (request == PTRACE_SYSCALL && c.at_entry) program = false;
+  if (tid == pid_ && interrupt_requested_) program = false;
+  if (std::optional<pid_t> other = threads_->note_resumed(tid, program)) {
+    if (threads_->overlaps() == 1)
+      SLSDBG_WARN("record", "threads %d and %d both run program code (the recording may not replay)", tid, *other);
+    else
+      SLSDBG_DEBUG("record", "threads %d and %d both run program code", tid, *other);
+    assert(!"two threads run program code at once");
+  }
+}
+
 // The running thread gave way (or ended): the next parked one runs, or
 // none when all wait in the kernel (the first to come back runs then).
 Status RecordSession::schedule_next(pid_t after) {
@@ -1281,12 +1320,117 @@ Status RecordSession::stop_all() {
         }
         return Error::from_errno("waitpid");
       }
+      threads_->note_stopped(t);
       enter(t);
       TRY(dispatch(status));
     }
   }
+  TRY(flush_queued_signals());
+  TRY(enter_logged_handlers());
   stopping_all_ = false;
   enter(back);
+  return ok_status();
+}
+
+// Right after a checkpoint: each signal it re-sent to a thread other than
+// the running one is taken at that thread's delivery stop now and logged,
+// so every re-sent signal is a leading event of the segment (restore
+// queues those, restore.h); the thread parks there until it runs.
+Status RecordSession::take_resent_signals() {
+  if (!multi() || resending_.empty()) return ok_status();
+  const pid_t back = pid_;
+  stopping_all_ = true;
+  for (pid_t t : threads_->tids()) {
+    if (t == threads_->running() || resending_.empty()) continue;  // the running one takes it first thing
+    ThreadCtx& c = threads_->at(t);
+    if (c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 || c.resume_request != PTRACE_CONT) continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    TRY(resume_to_signal_stop(t));
+    c.where = ThreadCtx::Where::InKernel;
+    TRY(wait_until_parked(t));
+  }
+  stopping_all_ = false;
+  enter(back);
+  return ok_status();
+}
+
+// Inside stop_all(): a signal still queued in the kernel for a parked thread
+// (a tgkill to a thread that waits its turn) is taken from the queue at its
+// delivery stop and held like any other, so the checkpoint (which keeps
+// only blocked pending signals) re-sends it; it would be lost otherwise.
+Status RecordSession::flush_queued_signals() {
+  const Reason pending_before = pending_;
+  for (pid_t t : threads_->tids()) {
+    ThreadCtx& c = threads_->at(t);
+    if (t == threads_->running() || c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 ||
+        c.resume_request != PTRACE_CONT)
+      continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    SLSDBG_DEBUG("record", "thread %d: a queued signal is taken before the checkpoint", t);
+    TRY(resume_to_signal_stop(t));
+    c.where = ThreadCtx::Where::InKernel;
+    TRY(wait_until_parked(t));
+  }
+  pending_ = pending_before;  // held now, re-sent by this checkpoint
+  return ok_status();
+}
+
+// Resumes parked thread `t`, which has an unblocked signal queued: the
+// kernel reports its delivery stop before any instruction runs (a
+// PTRACE_INTERRUPT would trap first and leave the signal queued).
+Status RecordSession::resume_to_signal_stop(pid_t t) {
+  if (ptrace(PTRACE_CONT, t, nullptr, nullptr) != 0 && errno != ESRCH) return Error::from_errno("ptrace(PTRACE_CONT)");
+  note_resume(t, PTRACE_CONT, false);
+  threads_->at(t).where = ThreadCtx::Where::InKernel;  // until its stop parks it again
+  return ok_status();
+}
+
+// Inside stop_all(): handles `t`'s stops until it parks.
+Status RecordSession::wait_until_parked(pid_t t) {
+  while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
+    int status = 0;
+    const pid_t got = waitpid(t, &status, __WALL);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) {
+        threads_->remove(t);
+        break;
+      }
+      return Error::from_errno("waitpid");
+    }
+    threads_->note_stopped(t);
+    enter(t);
+    TRY(dispatch(status));
+  }
+  return ok_status();
+}
+
+// Inside stop_all(): a parked thread whose signal was logged at its
+// delivery stop (it waits its turn to run) has it delivered now, up to the
+// handler's first instruction: the kernel builds the frame and a
+// PTRACE_INTERRUPT stops it before any instruction runs. A checkpoint has
+// no "about to be delivered" state, and such a thread resumed after it as
+// a cut call would run its handler while another thread runs.
+Status RecordSession::enter_logged_handlers() {
+  for (pid_t t : threads_->tids()) {
+    ThreadCtx& c = threads_->at(t);
+    if (c.where != ThreadCtx::Where::Parked || c.resume_signo == 0) continue;
+    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
+    if (!p.ok() || !(p->caught & (1ull << (c.resume_signo - 1)))) continue;
+    SLSDBG_DEBUG("record", "thread %d: signal %d delivered before the checkpoint", t, c.resume_signo);
+    c.cut_syscall = false;  // the frame holds the rewound call
+    if (ptrace(PTRACE_INTERRUPT, t, nullptr, nullptr) != 0 && errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
+    if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) !=
+            0 &&
+        errno != ESRCH)
+      return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, PTRACE_CONT, false);  // the interrupt traps first
+    c.where = ThreadCtx::Where::InKernel;  // until its stop parks it again
+    TRY(wait_until_parked(t));
+  }
   return ok_status();
 }
 
@@ -1328,10 +1472,13 @@ Status RecordSession::resume_cut_threads() {
   for (pid_t t : threads_->tids()) {
     ThreadCtx& c = threads_->at(t);
     if (!c.cut_syscall || c.where != ThreadCtx::Where::Parked) continue;
+    if (c.resume_signo != 0) continue;  // its handler runs when it is scheduled
     c.where = ThreadCtx::Where::InKernel;
+    const bool program = c.resume_signo != 0 || !rewound_before_syscall(t);  // else it only re-issues its call
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
         errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");
+    note_resume(t, c.resume_request, program);
   }
   return ok_status();
 }
@@ -1377,7 +1524,10 @@ Result<RecordOutcome> RecordSession::run() {
     outcome_.buffered_syscalls = syscall_buffer_->drained();
     outcome_.patched_sites = syscall_buffer_->patched_sites();
   }
-  if (threads_) outcome_.threads = threads_->started();
+  if (threads_) {
+    outcome_.threads = threads_->started();
+    outcome_.thread_overlaps = threads_->overlaps();
+  }
   if (!ran.ok() && tgid_ > 0 && tracee_was_killed(tgid_, ran.error())) {
     // The tracee vanished under a ptrace operation: only SIGKILL ends a
     // stopped tracee. Record it as killed.

@@ -57,6 +57,9 @@ struct RecordOutcome {
   uint64_t checkpoints = 0;
   uint64_t events = 0;
   uint64_t threads = 1;  // threads the recorded process had, the first one included
+  // Resumptions that let a second thread run program code while one did
+  // (ThreadSet::note_resumed): 0, or the recording is not exact.
+  uint64_t thread_overlaps = 0;
   std::string tracker;
   uint64_t deferred_checkpoints = 0;  // tick checkpoints whose cold pages were copied after the stop
   uint64_t torn_checkpoints = 0;      // ... of which dropped: a page was written before its copy

@@ -2,9 +2,12 @@
 
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 
+#include <cerrno>
 #include <string>
 
 namespace slsdbg::recorder {
@@ -50,6 +53,15 @@ std::optional<std::pair<pid_t, uint64_t>> clear_child_tid_set_by(pid_t caller, l
   return std::make_pair(pid_t(result), (flags & CLONE_CHILD_CLEARTID) ? child_tid : 0);
 }
 
+bool rewound_before_syscall(pid_t tid) {
+  user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return false;
+  errno = 0;
+  const long word = ptrace(PTRACE_PEEKTEXT, tid, reinterpret_cast<void*>(r.rip), nullptr);
+  if (errno != 0) return false;
+  return (word & 0xffff) == 0x050f;  // 0f 05: syscall
+}
+
 bool is_thread_of(pid_t tid, pid_t tgid) {
   struct stat st;
   const std::string path = "/proc/" + std::to_string(tgid) + "/task/" + std::to_string(tid);
@@ -78,6 +90,7 @@ void ThreadSet::add(pid_t tid) {
 
 void ThreadSet::remove(pid_t tid) {
   threads_.erase(tid);
+  runs_program_.erase(tid);
   if (running_ == tid) running_ = -1;
 }
 
@@ -94,6 +107,20 @@ std::optional<pid_t> ThreadSet::next_parked(pid_t after) const {
     if (it->second.where == ThreadCtx::Where::Parked) return it->first;
   for (auto it = threads_.begin(); it != threads_.end() && it->first <= after; ++it)
     if (it->second.where == ThreadCtx::Where::Parked) return it->first;
+  return std::nullopt;
+}
+
+std::optional<pid_t> ThreadSet::note_resumed(pid_t tid, bool runs_program) {
+  if (!runs_program) {
+    runs_program_.erase(tid);
+    return std::nullopt;
+  }
+  runs_program_.insert(tid);
+  for (pid_t other : runs_program_)
+    if (other != tid) {
+      overlaps_++;
+      return other;
+    }
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,11 @@ std::optional<std::pair<pid_t, uint64_t>> clear_child_tid_set_by(pid_t caller, l
                                                                  const std::array<uint64_t, 6>& args,
                                                                  int64_t result, const RemoteReader& mem);
 
+// Whether stopped thread `tid` sits right before a `syscall` instruction
+// that re-issues its call (rax = orig number, rewound by the recorder):
+// resumed, it executes nothing else before its seccomp stop.
+bool rewound_before_syscall(pid_t tid);
+
 // Whether `tid` is a thread of process `tgid` (/proc/TGID/task/TID exists).
 bool is_thread_of(pid_t tid, pid_t tgid);
 
@@ -54,6 +60,9 @@ struct ThreadCtx {
   // (restart code or EINTR in rax): a checkpoint stores it as just before
   // the syscall, and it goes back into the kernel after the checkpoint.
   bool cut_syscall = false;
+  // Its last stop was a syscall-entry stop (seccomp, clone event): a
+  // PTRACE_SYSCALL from there runs only the kernel, up to the exit stop.
+  bool at_entry = false;
 };
 
 class ThreadSet {
@@ -72,6 +81,15 @@ class ThreadSet {
   std::optional<pid_t> next_parked(pid_t after) const;
   bool any_parked() const;
   size_t started() const { return started_; }
+  // Who may execute program code right now, from the ptrace requests alone
+  // (DESIGN.md: one task runs at a time). A resumption runs program code
+  // unless it only finishes a syscall in the kernel (PTRACE_SYSCALL from a
+  // syscall-entry stop), ends the thread, re-issues a rewound call, or
+  // comes with a PTRACE_INTERRUPT that traps first. Returns the other
+  // thread already running program code, if any: the recorder's flaw.
+  std::optional<pid_t> note_resumed(pid_t tid, bool runs_program);
+  void note_stopped(pid_t tid) { runs_program_.erase(tid); }
+  size_t overlaps() const { return overlaps_; }
   // clear_child_tid per thread (clear_child_tid_set_by), 0 when unknown.
   void set_clear_child_tid(pid_t tid, uint64_t addr) { clear_child_tid_[tid] = addr; }
   uint64_t clear_child_tid(pid_t tid) const {
@@ -85,6 +103,8 @@ class ThreadSet {
   std::map<pid_t, ThreadCtx> threads_;
   std::map<pid_t, uint64_t> clear_child_tid_;  // kept across remove(): tids are not reused while we trace
   size_t started_ = 1;
+  std::set<pid_t> runs_program_;  // resumed into program code, no stop seen since
+  size_t overlaps_ = 0;
 };
 
 }  // namespace slsdbg::recorder

@@ -77,6 +77,23 @@ TEST(ThreadSet, RoundRobinOverParkedThreadsWrapsAround) {
   EXPECT_EQ((s.tids()), (std::vector<pid_t>{100, 102, 103}));
 }
 
+// Only resumptions into program code count; a stop ends one.
+TEST(ThreadSet, TwoThreadsRunningProgramCodeAreAnOverlap) {
+  ThreadSet s(100);
+  s.add(101);
+  EXPECT_EQ(s.note_resumed(100, true), std::nullopt);
+  EXPECT_EQ(s.note_resumed(101, false), std::nullopt);  // into the kernel only
+  EXPECT_EQ(s.overlaps(), 0u);
+  EXPECT_EQ(s.note_resumed(101, true), 100);
+  EXPECT_EQ(s.overlaps(), 1u);
+  s.note_stopped(100);
+  s.note_stopped(101);
+  EXPECT_EQ(s.note_resumed(101, true), std::nullopt);
+  s.remove(101);
+  EXPECT_EQ(s.note_resumed(100, true), std::nullopt);
+  EXPECT_EQ(s.overlaps(), 1u);
+}
+
 TEST(ThreadSet, AThreadOfThisProcessIsKnownAsOne) {
   std::atomic<pid_t> tid{0};
   std::atomic<bool> done{false};

@@ -6,7 +6,8 @@
 # blocks, a thread's exit runs for real), and every checkpoint reached by
 # execution equals the recorded one (all threads' registers, dirty pages).
 # Fixtures: mutex+condvar, atomics spinning (only the tick switches), a
-# thread pool. An altered syscall event of the thread pool's log is
+# thread pool, CPU-bound workers (thr_restore), signals to waiting threads
+# (thr_tgkill_tls). An altered syscall event of the thread pool's log is
 # reported as a divergence there.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_threads.XXXXXX")
@@ -19,6 +20,7 @@ check() {  # check NAME CMD...: record with --threads, then replay --check says 
   timeout 120 "$SLSDBG" record --threads -o "$tmp/$name" -- "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null ||
     fail "$name: record: $(cat "$tmp/$name.err")"
   grep -q "the program ran [2-9] threads" "$tmp/$name.err" || fail "$name: ran no thread: $(cat "$tmp/$name.err")"
+  ! grep -q "two threads ran program code at once" "$tmp/$name.err" || fail "$name: $(cat "$tmp/$name.err")"
   out=$(timeout 300 "$SLSDBG" replay "$tmp/$name" --check 2>&1 </dev/null) || fail "$name: replay --check: $out"
   grep -q "^OK: [0-9]* checkpoints, [1-9][0-9]* boundaries crossed by execution" <<<"$out" ||
     fail "$name: replay --check: $out"
@@ -29,21 +31,32 @@ check() {  # check NAME CMD...: record with --threads, then replay --check says 
 check thr_condvar "$PROGRAMS/thr_condvar"
 check thr_spin "$PROGRAMS/thr_spin"
 check thr_pool "$PROGRAMS/thr_pool"
-# FIXME: not checked here yet: thr_tgkill_tls diverges at a checkpoint after
-# a signal delivered to a waiting thread (a page differs); xz -T2, and
-# zstd -T2 in about one run of two, at a checkpoint whose running thread
-# makes a call first; thr_restore's CPU-bound workers miss a checkpoint
-# (after a 3 s CPU budget: an error, checked here, not a hang).
+# Signals directed at threads waiting in a call: queued ones are taken and
+# held before a checkpoint, re-sent ones logged first thing after it, a
+# logged one entered into its handler before the next; trapno and dead
+# stack settled. Two recordings (the interleaving varies).
+for i in 1 2; do
+  check thr_tgkill_tls "$PROGRAMS/thr_tgkill_tls"
+  grep -q "^tls 11 22 33$" "$tmp/thr_tgkill_tls.out" || fail "thr_tgkill_tls: $(cat "$tmp/thr_tgkill_tls.out")"
+  rm -rf "$tmp/thr_tgkill_tls"
+done
 
-timeout 120 "$SLSDBG" record --threads -o "$tmp/cpu" -- "$PROGRAMS/thr_restore" >/dev/null 2>&1 </dev/null ||
-  fail "thr_restore: record failed"
-out=$(timeout 120 "$SLSDBG" replay "$tmp/cpu" --check 2>&1 </dev/null); rc=$?
-if [ "$rc" -ne 0 ]; then
-  grep -q "not reached within [0-9]* s of CPU time of thread" <<<"$out" || fail "thr_restore: unclear failure (exit $rc): $out"
-  echo "thr_restore (known limit): $out"
-else
-  grep -q "^OK: " <<<"$out" || fail "thr_restore: $out"
-fi
+# FIXME: real threaded programs are not checked here yet. On a 0.9 MB text
+# input, `xz -T2 -3 --block-size=256KiB` (two workers) and `zstd -q -T2 -3`
+# record with output identical to native every time, but replay --check
+# says OK in about 4 runs of 5: a worker makes a call before reaching its
+# tick checkpoint's registers.
+
+# CPU-bound workers: each tick falls inside a worker's loop, reached by the
+# patched breakpoint (the perf breakpoint alone is throttled in such a loop
+# and missed the match; thread_reach.h).
+check thr_restore "$PROGRAMS/thr_restore"
+grep -q "[1-9][0-9]* reached by patched breakpoint" <<<"$(timeout 300 "$SLSDBG" replay "$tmp/thr_restore" --check 2>&1 </dev/null)" ||
+  fail "thr_restore: no checkpoint reached by the patched breakpoint"
+# Without the patch (its fallbacks): still OK.
+out=$(SLSDBG_REPLAY_PATCH=off timeout 300 "$SLSDBG" replay "$tmp/thr_spin" --check 2>&1 </dev/null) ||
+  fail "thr_spin without the patch: $out"
+grep -q "^OK: " <<<"$out" || fail "thr_spin without the patch: $out"
 
 # One altered syscall event (first argument changed) in a segment where
 # the pool's threads run: the check reports that segment and event.

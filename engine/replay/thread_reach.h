@@ -1,0 +1,64 @@
+// Bringing one thread of a threaded `replay --check` to a recorded position
+// (thread_check.cc's last stretch of a segment: the running thread to
+// checkpoint k+1's registers). The same machinery as the single-threaded
+// replay, cheapest first: the patched breakpoint (patched_breakpoint.h: the
+// registers are compared in the tracee, a visit costs nanoseconds), else the
+// conditional breakpoint (a perf breakpoint whose BPF program compares; the
+// kernel throttles it in a hot loop, past perf_event_max_sample_rate hits a
+// second, and then misses the one that matches), else DR3 at every visit.
+// Only this thread runs while it is armed (the others stay stopped), so one
+// trampoline serves the whole address space. A run that fails with one way
+// is replayed again from its checkpoint with the next (thread_check.cc): a
+// branch into the bytes the patch moved runs garbage, a throttled perf
+// breakpoint runs past the match.
+#pragma once
+
+#include <signal.h>
+#include <sys/user.h>
+
+#include <optional>
+#include <span>
+
+#include "common/fd.h"
+#include "common/result.h"
+#include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/patched_breakpoint.h"
+#include "recorder/process/task.h"
+
+namespace slsdbg::replay {
+
+class ThreadTarget {
+ public:
+  enum class Via { Patch, Conditional, DebugRegister };
+  // `task` is stopped, not inside a call. `first`: the cheapest way to try.
+  // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
+  static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first);
+  ThreadTarget(ThreadTarget&&) = default;
+
+  // A SIGTRAP of the thread: Match leaves it at target.rip with the
+  // target's registers (a candidate: memory is checked by the caller).
+  enum class Trap { NotOurs, Miss, Match };
+  Result<Trap> on_sigtrap(process::Task& task, const siginfo_t& si);
+  // After a Match the caller found different memory at: goes on as if the
+  // visit had not matched.
+  Status go_on(process::Task& task);
+  // Shows the original code in bytes read from the process at addr.
+  void hide(uint64_t addr, std::span<uint8_t> bytes) const {
+    if (patch_) patch_->hide(addr, bytes);
+  }
+  // Takes the patch and the debug register out (also on error paths).
+  Status disarm(process::Task& task);
+  Via via() const { return via_; }
+
+ private:
+  ThreadTarget(const user_regs_struct& target, pid_t tid) : target_(target), tid_(tid) {}
+  user_regs_struct target_;
+  pid_t tid_;
+  Via via_ = Via::DebugRegister;
+  std::optional<PatchedBreakpoint> patch_;
+  std::optional<ConditionalBreakpoint> conditional_;
+  bool dr3_ = false;
+  bool patch_deferred_ = false;  // DR3 first: the thread stood inside the displaced bytes
+};
+
+}  // namespace slsdbg::replay
