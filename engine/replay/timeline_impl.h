@@ -28,6 +28,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/replay/code_function.h"
 #include "engine/replay/counting_patch.h"
 #include "engine/replay/moment_snapshots.h"
 #include "engine/replay/replay_session.h"
@@ -133,6 +134,8 @@ class Timeline::Impl final : public RunObserver {
   Status fold_counter();
   Status drop_counter();  // every counter stub out of the process
   Status place_counter(process::Task& task);
+  // The program's code as the tracee holds it, our traps hidden (patch_site.h).
+  CodeReader code_reader();
   // A counted scan: the last window (event) where a counted breakpoint ran.
   void close_window();
   struct CountedScan {
@@ -172,6 +175,10 @@ class Timeline::Impl final : public RunObserver {
   // At a function's entry c: the moment of the direct call just before it,
   // if that is the previous instruction (timeline_step_over_call.cc).
   Result<std::optional<Moment>> call_before(const Moment& c);
+  // The instruction before c named by the decoded code (a fall-through or a
+  // callee's single `ret`), checked by one step; nullopt: trace instead.
+  Result<std::optional<Moment>> previous_by_code(const Moment& c);
+  Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
   // `from`: the trace starts at that exact moment (copies are kept on the way).
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);
