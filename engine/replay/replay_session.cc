@@ -128,6 +128,7 @@ class ReplaySession::SegmentRun {
   Status insert_breakpoint();
   Status remove_breakpoint();
   Status maybe_patch(int deliver = 0);
+  Status hold_checkpoint();
   Status try_patch(int deliver);
   Status at_log_end(int deliver = 0);
   Status remove_patch();
@@ -177,6 +178,7 @@ class ReplaySession::SegmentRun {
   bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
   bool patch_retry_ = false;     // the observer refused the patch for its next resumption only
   std::optional<PatchSite> patch_site_;  // where the patch would go (patch_site.h)
+  bool held_ = false;                    // the observer stops before the checkpoint: nothing armed there
   bool site_refused_ = false;            // the checkpoint's pc has no patch site
   std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
   bool patch_failed_ = false;
@@ -193,6 +195,13 @@ class ReplaySession::SegmentRun {
 
 // Resumption goes through the observer when there is one (it may single-step).
 Status ReplaySession::SegmentRun::go(int signo) {
+  if (held_ && !s_.observer_->holds_checkpoint()) {
+    held_ = false;
+    budget_.reset();
+    TRY(maybe_patch(signo));
+  } else if (!held_) {
+    TRY(hold_checkpoint());
+  }
   // The observer refused the patch for one resumption (a step over the
   // current instruction after a restore, a signal to deliver): ask again
   // once it would allow it, or every visit of the pc costs a #DB.
@@ -284,7 +293,27 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 // the tracee kept as a rescue: a replay again from checkpoint k would show
 // the observer the segment's events twice. `deliver` is the signal the
 // coming resumption delivers (a fork would not).
+// The observer stops the run before the checkpoint (holds_checkpoint): a
+// breakpoint armed there would only cost a #DB per visit on the way.
+Status ReplaySession::SegmentRun::hold_checkpoint() {
+  if (held_ || patched_ || patch_deferred_ || !s_.observer_ || cursor_ != events_.size() || !has_next_ ||
+      next_forced_ || !s_.observer_->holds_checkpoint())
+    return ok_status();
+  const std::optional<uint64_t> hint = hint_;
+  const uint64_t budget = hint ? 20 * *hint + 20'000'000 : 10'000'000'000ull;
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
+  if (!alarm.ok()) return ok_status();
+  SLSDBG_DEBUG("replay", "checkpoint %llu: nothing armed until the observer's stop before it",
+               (unsigned long long)seg_.value + 1);
+  budget_ = std::move(*alarm);
+  held_ = true;
+  conditional_.reset();
+  return remove_breakpoint();
+}
+
 Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
+  TRY(hold_checkpoint());
+  if (held_) return ok_status();
   TRY(try_patch(deliver));
   // Whatever refused the patch (the observer, the code, a failed install),
   // a consumed log keeps a breakpoint on the checkpoint: a plain continue
@@ -775,6 +804,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   user_regs_struct r = TRY(task_.regs());
   if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
     return on_patched_match(r);
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && held_) {
+    held_ = false;
+    budget_.reset();
+    return diverge(r.rip, "the observer's stop within the CPU budget", "no stop");
+  }
   if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && !patched_) {
     TRY(go());  // queued before the patch went away: stale
     return Next::Resume;
@@ -813,7 +847,16 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
     // An int3 of the padding after the jump: a branch into the moved bytes.
     if (si.si_code == SI_KERNEL && r.rip > patched_->anchor() + 1 && r.rip <= patched_->anchor() + patched_->length())
       return diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved");
-    if (TRY(drop_patch())) {
+    if (s_.observer_->stop_before_segment_end(task_, si)) {
+      // Before the checkpoint, so the run has not passed it unmatched: no
+      // rescue needed. A breakpoint keeps it until the patch may go in again.
+      SLSDBG_DEBUG("replay", "segment %llu: the observer's target, before the checkpoint; patch taken away",
+                   (unsigned long long)seg_.value);
+      TRY(remove_patch());
+      drop_rescue();
+      patch_retry_ = true;
+      TRY(arm_breakpoint());
+    } else if (TRY(drop_patch())) {
       TRY(go());
       return Next::Resume;
     }

@@ -167,6 +167,23 @@ Status Timeline::Impl::place_counter(process::Task& task) {
   return ok_status();
 }
 
+// The target's counter reached its limit in the target's own event window:
+// that arrival is the target, a moment of this segment, so it precedes the
+// checkpoint at the segment's end.
+bool Timeline::Impl::stop_before_segment_end(process::Task& task, const siginfo_t& si) {
+  if (si.si_code != SI_KERNEL || !target || target->checkpoint != segment || cursor != target->event) return false;
+  auto c = counters.find(target->pc);
+  auto r = task.regs();
+  return c != counters.end() && r.ok() && r->rip == c->second.reached_rip();
+}
+
+// A target of this segment not reached yet: the run stops there, before the
+// checkpoint. Not in a replay again after counting failed (counted_retry).
+bool Timeline::Impl::holds_checkpoint() {
+  return target && target->checkpoint == segment && cursor <= target->event && target_count < target->n &&
+         counting_allowed();
+}
+
 void Timeline::Impl::close_window() {
   if (counted_bps.empty()) return;
   std::optional<Moment> hit;

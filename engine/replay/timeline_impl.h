@@ -110,6 +110,8 @@ class Timeline::Impl final : public RunObserver {
   Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
   bool allows_patch(uint64_t begin, uint64_t end) override;
+  bool stop_before_segment_end(process::Task& task, const siginfo_t& si) override;
+  bool holds_checkpoint() override;
 
   // --- traps (timeline_traps.cc) ---
   // Makes `traps` the inserted set (breakpoints and watchpoints).
