@@ -179,6 +179,7 @@ class ReplaySession::SegmentRun {
   bool patch_retry_ = false;     // the observer refused the patch for its next resumption only
   std::optional<PatchSite> patch_site_;  // where the patch would go (patch_site.h)
   bool held_ = false;                    // the observer stops before the checkpoint: nothing armed there
+  bool hold_expired_ = false;            // held past its CPU budget: not again in this run
   bool site_refused_ = false;            // the checkpoint's pc has no patch site
   std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
   bool patch_failed_ = false;
@@ -296,7 +297,7 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 // The observer stops the run before the checkpoint (holds_checkpoint): a
 // breakpoint armed there would only cost a #DB per visit on the way.
 Status ReplaySession::SegmentRun::hold_checkpoint() {
-  if (held_ || patched_ || patch_deferred_ || !s_.observer_ || cursor_ != events_.size() || !has_next_ ||
+  if (held_ || hold_expired_ || patched_ || patch_deferred_ || !s_.observer_ || cursor_ != events_.size() || !has_next_ ||
       next_forced_ || !s_.observer_->holds_checkpoint())
     return ok_status();
   const std::optional<uint64_t> hint = hint_;
@@ -805,9 +806,14 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
     return on_patched_match(r);
   if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && held_) {
+    // Slower than the recording (the target probe traps per visit): the
+    // stop still comes before the checkpoint, which gets its breakpoint now.
     held_ = false;
+    hold_expired_ = true;
     budget_.reset();
-    return diverge(r.rip, "the observer's stop within the CPU budget", "no stop");
+    TRY(maybe_patch());
+    TRY(go());
+    return Next::Resume;
   }
   if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && !patched_) {
     TRY(go());  // queued before the patch went away: stale

@@ -111,9 +111,8 @@ class RunObserver {
   // Whether the observer will stop the run before the segment's end (a
   // target moment of this segment not reached yet, counted in the tracee):
   // until then the session arms nothing at the checkpoint, whose pc may be
-  // visited millions of times on the way, only a CPU-time alarm (a target
-  // not reached within it is a divergence, which the observer's retry
-  // without counting then resolves).
+  // visited millions of times on the way, only a CPU-time alarm (past it,
+  // the checkpoint gets its breakpoint after all).
   virtual bool holds_checkpoint() { return false; }
 };
 
