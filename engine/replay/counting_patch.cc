@@ -23,7 +23,16 @@ constexpr uint64_t kStackTop = kTrampPage;
 }  // namespace
 
 Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t pc, uint64_t page) {
+  Emitter scratch(page);  // checks that the code at pc can move, and how much of it
+  const uint64_t length = TRY(emit_displaced(code, pc, scratch));
+  return build_counter_stub(code, PatchSite::at(pc, length), page);
+}
+
+Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const PatchSite& site, uint64_t page) {
   Emitter e(page);
+  TRY(emit_before_pc(code, site, e));
+  CounterStub s;
+  s.entry = e.here();
   e.rip_op(0x89, 4, page + kSavedRsp);  // mov [saved_rsp], rsp (the red zone stays untouched)
   e.rip_op(0x8d, 4, page + kStackTop);  // lea rsp, [stack_top]
   e.byte(0x9c);                         // pushfq
@@ -37,7 +46,6 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t p
   e.byte(0x9d);                         // popfq
   e.rip_op(0x8b, 4, page + kSavedRsp);  // mov rsp, [saved_rsp]
   e.byte(0xcc);                         // int3: the limit
-  CounterStub s;
   s.reached = e.here();
   e.byte(0xe9);
   const size_t to_displaced = e.out.size();
@@ -47,7 +55,8 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t p
   e.rip_op(0x8b, 4, page + kSavedRsp);
   s.run = e.here();
   e.bind(to_displaced, s.run);
-  s.displaced = TRY(emit_displaced(code, pc, e));
+  TRY(emit_from_pc(code, site, e));
+  s.displaced = site.length;
   if (e.out.size() > kData) return Error::msg("counter stub too long");
   e.out.resize(kTrampPage - 64, 0xcc);
   std::memset(&e.out[kData], 0, 24);  // saved rsp, count, limit (0: never)
@@ -55,11 +64,13 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t p
   return s;
 }
 
-Result<CountingPatch> CountingPatch::install(process::Task& task, uint64_t pc, std::span<const uint8_t> code) {
+Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSite& site,
+                                            std::span<const uint8_t> code) {
+  const uint64_t pc = site.anchor;  // where the jump goes
   const uint64_t page = TRY(free_page_near(task.tgid(), pc, PagePlace::Quiet));
-  CounterStub s = TRY(build_counter_stub(code, pc, page));
+  CounterStub s = TRY(build_counter_stub(code, site, page));
   const user_regs_struct now = TRY(task.regs());
-  if (now.rip > pc && now.rip < pc + s.displaced)
+  if (now.rip > pc && now.rip < pc + s.displaced && now.rip != site.pc)
     return Error::msg("the tracee stands inside the bytes the jump would replace");
   const int64_t mapped = TRY(process::inject_syscall(
       task, SYS_mmap,
@@ -68,7 +79,9 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, uint64_t pc, s
   if (mapped < 0 || static_cast<uint64_t>(mapped) != page)
     return Error::msg("mmap of the counter stub at " + hex_addr(page) + " failed (" + std::to_string(mapped) + ")");
   CountingPatch c;
-  c.pc_ = pc;
+  c.pc_ = site.pc;
+  c.anchor_ = pc;
+  c.entry_ = s.entry;
   c.page_ = page;
   c.reached_ = s.reached;
   c.run_ = s.run;
@@ -87,7 +100,7 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, uint64_t pc, s
 }
 
 Status CountingPatch::remove(process::Task& task) {
-  TRY_CTX(task.write_memory(RemoteAddr(pc_), original_), "putting back the code at " + hex_addr(pc_));
+  TRY_CTX(task.write_memory(RemoteAddr(anchor_), original_), "putting back the code at " + hex_addr(anchor_));
   const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the counter stub failed (" + std::to_string(r) + ")");
   return ok_status();
@@ -95,8 +108,8 @@ Status CountingPatch::remove(process::Task& task) {
 
 bool CountingPatch::intact(process::Task& task) const {
   uint8_t b[5] = {};
-  if (!task.read_memory(RemoteAddr(pc_), b).ok()) return false;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page_ - (pc_ + kJmpLen)));
+  if (!task.read_memory(RemoteAddr(anchor_), b).ok()) return false;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page_ - (anchor_ + kJmpLen)));
   uint8_t want[5] = {0xe9};
   std::memcpy(&want[1], &rel, 4);
   return std::memcmp(b, want, 5) == 0;
@@ -128,7 +141,7 @@ Status CountingPatch::set_limit(process::Task& task, uint64_t n) const {
 
 void CountingPatch::hide(uint64_t addr, std::span<uint8_t> bytes) const {
   for (size_t i = 0; i < original_.size(); i++) {
-    const uint64_t a = pc_ + i;
+    const uint64_t a = anchor_ + i;
     if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = original_[i];
   }
 }

@@ -14,6 +14,9 @@
 //   displaced(): the instructions that were at pc; jmp pc + length
 //
 // Resuming at displaced() runs the instruction at pc without counting it.
+// Where pc's own bytes cannot move, the jump goes at an anchor before it
+// (patch_site.h) and the stub first runs the moved instructions from the
+// anchor up to pc; entry() is then where an arrival at pc is counted.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/replay/trampoline_code.h"
 #include "recorder/process/task.h"
 
 namespace slsdbg::replay {
@@ -33,17 +37,22 @@ struct CounterStub {
   std::vector<uint8_t> bytes;  // one page: code, then the data area
   uint64_t displaced = 0;      // bytes taken from pc (>= 5)
   uint64_t reached = 0;        // the rip after the limit's int3
-  uint64_t run = 0;            // address of the moved instructions
+  uint64_t run = 0;            // address of the moved instructions from pc on
+  uint64_t entry = 0;          // the count: an arrival at pc
 };
 // The stub for the code at pc (`code`: at least 32 bytes read there), placed at `page`.
 Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t pc, uint64_t page);
+// The same for a planned site (`code`: at least 32 bytes read at site.anchor).
+Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const PatchSite& site, uint64_t page);
 
 class CountingPatch {
  public:
-  // Maps the stub and writes the jump; `code` is the program's code at pc
-  // (our int3 bytes hidden). The tracee is stopped and its rip is not
-  // inside the displaced bytes (pc itself is fine).
-  static Result<CountingPatch> install(process::Task& task, uint64_t pc, std::span<const uint8_t> code);
+  // Maps the stub and writes the jump at site.anchor; `code` is the
+  // program's code there (our int3 bytes hidden, at least 32 bytes). The
+  // tracee is stopped and its rip is not inside the displaced bytes (pc
+  // itself is fine; at an anchored pc the caller moves rip to entry() or
+  // displaced_addr() before resuming: pc's bytes are gone).
+  static Result<CountingPatch> install(process::Task& task, const PatchSite& site, std::span<const uint8_t> code);
   // Puts the code back and unmaps the stub.
   Status remove(process::Task& task);
   // Whether the jump is still at pc (a mapping placed over it drops it).
@@ -56,7 +65,11 @@ class CountingPatch {
   Status set_limit(process::Task& task, uint64_t n) const;
 
   uint64_t pc() const { return pc_; }
+  // The bytes the jump replaced: [anchor(), anchor() + length()).
+  uint64_t anchor() const { return anchor_; }
+  bool anchored() const { return anchor_ != pc_; }
   uint64_t length() const { return original_.size(); }
+  uint64_t entry_addr() const { return entry_; }
   uint64_t reached_rip() const { return reached_; }
   uint64_t displaced_addr() const { return run_; }
   bool in_stub(uint64_t rip) const { return rip >= page_ && rip < page_ + 4096; }
@@ -65,7 +78,7 @@ class CountingPatch {
 
  private:
   CountingPatch() = default;
-  uint64_t pc_ = 0, page_ = 0, reached_ = 0, run_ = 0;
+  uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0;
   std::vector<uint8_t> original_;
 };
 

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -42,7 +43,17 @@ Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc) {
 
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_regs_struct& target,
                                     PatchCompare compare, uint64_t tramp) {
+  Emitter scratch(tramp);  // checks that the code at pc can move, and how much of it
+  const uint64_t length = TRY(emit_displaced(code, target.rip, scratch));
+  return build_trampoline(code, PatchSite::at(target.rip, length), target, compare, tramp);
+}
+
+Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSite& site,
+                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp) {
   Emitter e(tramp);
+  TRY(emit_before_pc(code, site, e));
+  Trampoline t;
+  t.check = e.here();
   e.rip_op(0x89, 4, tramp + kSavedRsp);  // mov [saved_rsp], rsp
   e.rip_op(0x8d, 4, tramp + kStackTop);  // lea rsp, [stack_top]
   e.byte(0x9c);                          // pushfq
@@ -60,7 +71,6 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_re
   e.byte(0x9d);                          // popfq
   e.rip_op(0x8b, 4, tramp + kSavedRsp);  // mov rsp, [saved_rsp]
   e.byte(0xcc);                          // int3: a match
-  Trampoline t;
   t.resume = e.here();
   e.byte(0xe9);
   const size_t to_displaced = e.out.size();
@@ -71,7 +81,8 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_re
   e.rip_op(0x8b, 4, tramp + kSavedRsp);
   e.bind(to_displaced, e.here());
 
-  t.displaced = TRY(emit_displaced(code, target.rip, e));
+  TRY(emit_from_pc(code, site, e));
+  t.displaced = site.length;
   if (e.out.size() > kData) return Error::msg("trampoline too long");
   e.out.resize(kPage - 64, 0xcc);  // the data area; the stack's 16 bytes lie past it
   uint64_t values[16] = {};
@@ -82,14 +93,16 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_re
   return t;
 }
 
-Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const user_regs_struct& target,
-                                                     PatchCompare compare) {
-  std::vector<uint8_t> code(32);
-  TRY_CTX(task.read_memory(RemoteAddr(target.rip), code), "reading the code at the checkpoint's pc");
-  const uint64_t page = TRY(free_page_near(task.tgid(), target.rip));
-  Trampoline t = TRY(build_trampoline(code, target, compare, page));
-  const user_regs_struct now = TRY(task.regs());
-  if (now.rip > target.rip && now.rip < target.rip + t.displaced)
+Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const PatchSite& site,
+                                                     const user_regs_struct& target, PatchCompare compare) {
+  if (site.pc != target.rip) return Error::msg("internal: the patch site is not at the checkpoint's pc");
+  std::vector<uint8_t> code(std::max<uint64_t>(32, site.length));
+  TRY_CTX(task.read_memory(RemoteAddr(site.anchor), code), "reading the code at the checkpoint's pc");
+  const uint64_t page = TRY(free_page_near(task.tgid(), site.anchor));
+  Trampoline t = TRY(build_trampoline(code, site, target, compare, page));
+  user_regs_struct now = TRY(task.regs());
+  const bool at_anchored_pc = site.anchored() && now.rip == site.pc;
+  if (now.rip > site.anchor && now.rip < site.end() && !at_anchored_pc)
     return Error::msg("the tracee stands inside the bytes the jump would replace");
   const int64_t mapped = TRY(process::inject_syscall(
       task, SYS_mmap,
@@ -99,15 +112,21 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
     return Error::msg("mmap of the trampoline at " + hex_addr(page) + " failed (" + std::to_string(mapped) + ")");
   PatchedBreakpoint b;
   b.pc_ = target.rip;
+  b.anchor_ = site.anchor;
   b.page_ = page;
   b.resume_ = t.resume;
   b.original_.assign(code.begin(), code.begin() + static_cast<long>(t.displaced));
   Status written = task.write_memory(RemoteAddr(page), t.bytes);
   std::vector<uint8_t> jump(t.displaced, 0xcc);  // int3 after the jump: a branch there stops
   jump[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (target.rip + kJmpLen)));
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (site.anchor + kJmpLen)));
   std::memcpy(&jump[1], &rel, 4);
-  if (written.ok()) written = task.write_memory(RemoteAddr(target.rip), jump);
+  if (written.ok()) written = task.write_memory(RemoteAddr(site.anchor), jump);
+  if (written.ok() && at_anchored_pc) {
+    now.rip = t.check;  // pc's bytes are gone: go on from the trampoline's comparison
+    written = task.set_regs(now);
+    if (!written.ok()) (void)task.write_memory(RemoteAddr(site.anchor), b.original_);
+  }
   if (!written.ok()) {
     (void)process::inject_syscall(task, SYS_munmap, {page, kPage, 0, 0, 0, 0});
     return written.take_error();
@@ -116,7 +135,7 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
 }
 
 Status PatchedBreakpoint::remove(process::Task& task) {
-  TRY_CTX(task.write_memory(RemoteAddr(pc_), original_), "putting back the code at " + hex_addr(pc_));
+  TRY_CTX(task.write_memory(RemoteAddr(anchor_), original_), "putting back the code at " + hex_addr(anchor_));
   const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the trampoline failed (" + std::to_string(r) + ")");
   return ok_status();
@@ -124,7 +143,7 @@ Status PatchedBreakpoint::remove(process::Task& task) {
 
 void PatchedBreakpoint::hide(uint64_t addr, std::span<uint8_t> bytes) const {
   for (size_t i = 0; i < original_.size(); i++) {
-    const uint64_t a = pc_ + i;
+    const uint64_t a = anchor_ + i;
     if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = original_[i];
   }
 }

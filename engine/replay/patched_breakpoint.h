@@ -15,6 +15,10 @@
 //   displaced:    the instructions that were at pc (relative branches and
 //                 rip-relative operands re-encoded); jmp pc + length
 //
+// Where pc's own bytes cannot move, the jump goes at an anchor before it
+// (patch_site.h): the trampoline first runs the moved instructions from the
+// anchor up to pc, then compares.
+//
 // Not transparent: the trampoline is a mapping of its own, the code bytes at
 // pc change and a single step or a watchpoint walks the trampoline. So the
 // session uses it only once the segment's log is consumed (no mmap can then
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/replay/trampoline_code.h"
 #include "recorder/process/task.h"
 
 namespace slsdbg::replay {
@@ -49,23 +54,32 @@ struct Trampoline {
   std::vector<uint8_t> bytes;  // fits in one page with its data
   uint64_t displaced = 0;      // bytes taken from pc (>= 5)
   uint64_t resume = 0;         // the int3's next instruction (address)
+  uint64_t check = 0;          // the comparison: an arrival at pc
 };
 // How many bytes at pc the jump displaces (whole instructions, >= 5).
 Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc);
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_regs_struct& target,
                                     PatchCompare compare, uint64_t tramp);
+// The same for a planned site (`code` read at site.anchor; site.pc == target.rip).
+Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSite& site,
+                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp);
 
 class PatchedBreakpoint {
  public:
-  // Maps the trampoline near target.rip and writes the jump. The tracee is
-  // stopped; its rip must not lie inside the displaced bytes.
-  static Result<PatchedBreakpoint> install(process::Task& task, const user_regs_struct& target, PatchCompare compare);
+  // Maps the trampoline near target.rip and writes the jump at site.anchor.
+  // The tracee is stopped; its rip must not lie inside the displaced bytes,
+  // except at pc of an anchored site: it then moves to the trampoline's
+  // comparison (this arrival is checked too).
+  static Result<PatchedBreakpoint> install(process::Task& task, const PatchSite& site, const user_regs_struct& target,
+                                           PatchCompare compare);
   // Puts the code back and unmaps the trampoline.
   Status remove(process::Task& task);
 
   // The rip of the match's SIGTRAP; resuming there goes on as if no match.
   uint64_t resume_addr() const { return resume_; }
   uint64_t pc() const { return pc_; }
+  // The bytes the jump replaced: [anchor(), anchor() + length()).
+  uint64_t anchor() const { return anchor_; }
   uint64_t length() const { return original_.size(); }
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;
@@ -73,6 +87,7 @@ class PatchedBreakpoint {
  private:
   PatchedBreakpoint() = default;
   uint64_t pc_ = 0;
+  uint64_t anchor_ = 0;
   uint64_t page_ = 0;
   uint64_t resume_ = 0;
   std::vector<uint8_t> original_;  // the bytes the jump replaced

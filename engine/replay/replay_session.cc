@@ -23,6 +23,7 @@
 #include "engine/replay/dead_stack.h"
 #include "engine/replay/sysbuf_version.h"
 #include "recorder/process/signal_frame.h"
+#include "engine/replay/patch_site.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/replay_helpers.h"
@@ -129,6 +130,7 @@ class ReplaySession::SegmentRun {
   Status insert_breakpoint();
   Status remove_breakpoint();
   Status maybe_patch(int deliver = 0);
+  Status hold_checkpoint();
   Status try_patch(int deliver);
   Status at_log_end(int deliver = 0);
   Status remove_patch();
@@ -177,7 +179,10 @@ class ReplaySession::SegmentRun {
   bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
   bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
   bool patch_retry_ = false;     // the observer refused the patch for its next resumption only
-  std::optional<uint64_t> patch_length_;  // bytes the patch would displace at the checkpoint's pc
+  std::optional<PatchSite> patch_site_;  // where the patch would go (patch_site.h)
+  bool held_ = false;                    // the observer stops before the checkpoint: nothing armed there
+  bool hold_expired_ = false;            // held past its CPU budget: not again in this run
+  bool site_refused_ = false;            // the checkpoint's pc has no patch site
   std::optional<process::Task> rescue_;  // with an observer: the tracee as it was when the patch went in
   bool patch_failed_ = false;
   bool patch_failed_by_budget_ = false;
@@ -193,11 +198,18 @@ class ReplaySession::SegmentRun {
 
 // Resumption goes through the observer when there is one (it may single-step).
 Status ReplaySession::SegmentRun::go(int signo) {
+  if (held_ && !s_.observer_->holds_checkpoint()) {
+    held_ = false;
+    budget_.reset();
+    TRY(maybe_patch(signo));
+  } else if (!held_) {
+    TRY(hold_checkpoint());
+  }
   // The observer refused the patch for one resumption (a step over the
   // current instruction after a restore, a signal to deliver): ask again
   // once it would allow it, or every visit of the pc costs a #DB.
-  if (patch_retry_ && s_.observer_ && signo == 0 && !patched_ && !patch_deferred_ && !patch_dropped_ && patch_length_ &&
-      s_.observer_->allows_patch(target_.rip, target_.rip + *patch_length_)) {
+  if (patch_retry_ && s_.observer_ && signo == 0 && !patched_ && !patch_deferred_ && !patch_dropped_ && patch_site_ &&
+      s_.observer_->allows_patch(patch_site_->anchor, patch_site_->end())) {
     patch_retry_ = false;
     TRY(maybe_patch());
   }
@@ -284,7 +296,27 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 // the tracee kept as a rescue: a replay again from checkpoint k would show
 // the observer the segment's events twice. `deliver` is the signal the
 // coming resumption delivers (a fork would not).
+// The observer stops the run before the checkpoint (holds_checkpoint): a
+// breakpoint armed there would only cost a #DB per visit on the way.
+Status ReplaySession::SegmentRun::hold_checkpoint() {
+  if (held_ || hold_expired_ || patched_ || patch_deferred_ || !s_.observer_ || cursor_ != events_.size() || !has_next_ ||
+      next_forced_ || !s_.observer_->holds_checkpoint())
+    return ok_status();
+  const std::optional<uint64_t> hint = hint_;
+  const uint64_t budget = hint ? 20 * *hint + 20'000'000 : 10'000'000'000ull;
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
+  if (!alarm.ok()) return ok_status();
+  SLSDBG_DEBUG("replay", "checkpoint %llu: nothing armed until the observer's stop before it",
+               (unsigned long long)seg_.value + 1);
+  budget_ = std::move(*alarm);
+  held_ = true;
+  conditional_.reset();
+  return remove_breakpoint();
+}
+
 Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
+  TRY(hold_checkpoint());
+  if (held_) return ok_status();
   TRY(try_patch(deliver));
   // Whatever refused the patch (the observer, the code, a failed install),
   // a consumed log keeps a breakpoint on the checkpoint: a plain continue
@@ -300,14 +332,25 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     return ok_status();
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
   if (mode && std::string(mode) == "off") return ok_status();
-  uint8_t code[32] = {};
-  if (!task_.read_memory(RemoteAddr(target_.rip), code).ok()) return ok_status();
-  if (s_.observer_) s_.observer_->hide_traps(target_.rip, code);
-  Result<uint64_t> length = patch_length(code, target_.rip);
-  if (!length.ok()) return ok_status();
-  patch_length_ = *length;
+  if (site_refused_) return ok_status();
+  if (!patch_site_) {
+    const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
+      if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
+      if (s_.observer_) s_.observer_->hide_traps(addr, out);
+      return true;
+    };
+    Result<PatchSite> site = plan_patch_site(target_.rip, read);
+    if (!site.ok()) {
+      SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint at %s: %s", (unsigned long long)seg_.value + 1,
+                   hex(target_.rip).c_str(), site.error().message.c_str());
+      site_refused_ = true;  // not planned again in this run
+      return ok_status();
+    }
+    patch_site_ = *site;
+  }
+  const PatchSite site = *patch_site_;
   if (s_.observer_) {
-    if (deliver || !s_.observer_->allows_patch(target_.rip, target_.rip + *length)) {
+    if (deliver || !s_.observer_->allows_patch(site.anchor, site.end())) {
       patch_retry_ = true;  // go() asks again
       return ok_status();
     }
@@ -318,7 +361,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   // signal handler into the loop): patch at its next arrival at pc, found
   // by a plain DR3 breakpoint (one #DB).
   user_regs_struct now = TRY(task_.regs());
-  if (now.rip > target_.rip && now.rip < target_.rip + *length) {
+  if (now.rip > site.anchor && now.rip < site.end() && !(site.anchored() && now.rip == site.pc)) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
                  hex(target_.rip).c_str());
     conditional_.reset();
@@ -352,16 +395,18 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   // SLSDBG_REPLAY_PATCH=refuse: every install fails (tests of the fallback breakpoint).
   Result<PatchedBreakpoint> patch = mode && std::string(mode) == "refuse"
                                         ? Result<PatchedBreakpoint>(Error::msg("refused by SLSDBG_REPLAY_PATCH=refuse"))
-                                        : PatchedBreakpoint::install(task_, compared, compare);
+                                        : PatchedBreakpoint::install(task_, site, compared, compare);
   if (!patch.ok()) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
                  patch.error().message.c_str());
     drop_rescue();
     return ok_status();
   }
-  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s, CPU budget %llu us (hint %s)%s",
-               (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(), (unsigned long long)budget / 1000,
-               hint ? std::to_string(*hint / 1000).c_str() : "none", rescue_ ? ", rescue copy kept" : "");
+  SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s%s, CPU budget %llu us (hint %s)%s",
+               (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(),
+               site.anchored() ? (" (jump at " + hex(site.anchor) + ")").c_str() : "",
+               (unsigned long long)budget / 1000, hint ? std::to_string(*hint / 1000).c_str() : "none",
+               rescue_ ? ", rescue copy kept" : "");
   patched_.emplace(std::move(*patch));
   // Armed last: the injected fork and mmap above run on the tracee's clock.
   Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), budget);
@@ -762,6 +807,16 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   user_regs_struct r = TRY(task_.regs());
   if (signo == SIGTRAP && patched_ && r.rip == patched_->resume_addr() && si.si_code == SI_KERNEL)
     return on_patched_match(r);
+  if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && held_) {
+    // Slower than the recording (the target probe traps per visit): the
+    // stop still comes before the checkpoint, which gets its breakpoint now.
+    held_ = false;
+    hold_expired_ = true;
+    budget_.reset();
+    TRY(maybe_patch());
+    TRY(go());
+    return Next::Resume;
+  }
   if (signo == SIGTRAP && process::is_cpu_time_alarm(si) && !patched_) {
     TRY(go());  // queued before the patch went away: stale
     return Next::Resume;
@@ -798,9 +853,18 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int
   }
   if (signo == SIGTRAP && patched_ && s_.observer_) {
     // An int3 of the padding after the jump: a branch into the moved bytes.
-    if (si.si_code == SI_KERNEL && r.rip > patched_->pc() + 1 && r.rip <= patched_->pc() + patched_->length())
+    if (si.si_code == SI_KERNEL && r.rip > patched_->anchor() + 1 && r.rip <= patched_->anchor() + patched_->length())
       return diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved");
-    if (TRY(drop_patch())) {
+    if (s_.observer_->stop_before_segment_end(task_, si)) {
+      // Before the checkpoint, so the run has not passed it unmatched: no
+      // rescue needed. A breakpoint keeps it until the patch may go in again.
+      SLSDBG_DEBUG("replay", "segment %llu: the observer's target, before the checkpoint; patch taken away",
+                   (unsigned long long)seg_.value);
+      TRY(remove_patch());
+      drop_rescue();
+      patch_retry_ = true;
+      TRY(arm_breakpoint());
+    } else if (TRY(drop_patch())) {
       TRY(go());
       return Next::Resume;
     }

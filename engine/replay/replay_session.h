@@ -98,6 +98,22 @@ class RunObserver {
     (void)end;
     return false;
   }
+  // Whether this trap of the observer's is known to come before the
+  // segment's end whatever the patch did (the arrival at a target moment of
+  // this segment): the session then takes its patch away and goes on,
+  // instead of going back to the copy made when the patch went in and
+  // finishing the segment with a trap per visit of the checkpoint's pc.
+  virtual bool stop_before_segment_end(process::Task& task, const siginfo_t& si) {
+    (void)task;
+    (void)si;
+    return false;
+  }
+  // Whether the observer will stop the run before the segment's end (a
+  // target moment of this segment not reached yet, counted in the tracee):
+  // until then the session arms nothing at the checkpoint, whose pc may be
+  // visited millions of times on the way, only a CPU-time alarm (past it,
+  // the checkpoint gets its breakpoint after all).
+  virtual bool holds_checkpoint() { return false; }
 };
 
 class ReplaySession {

@@ -17,12 +17,15 @@
 // register, and the log says why. A recorded path that fails to replay with
 // it is replayed again without (counted_retry).
 // SLSDBG_REPLAY_COUNT=trap: debug registers only.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/log.h"
+#include "engine/replay/patch_site.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/timeline_impl.h"
 #include "engine/replay/trampoline_code.h"
@@ -79,6 +82,14 @@ Status Timeline::Impl::drop_counter() {
 
 // Before a resumption: a stub on each counted pc, the target's with the
 // limit that traps at its arrival.
+CodeReader Timeline::Impl::code_reader() {
+  return [this](uint64_t addr, std::span<uint8_t> out) {
+    if (!session->task().read_memory(RemoteAddr(addr), out).ok()) return false;
+    hide_traps(addr, out);
+    return true;
+  };
+}
+
 Status Timeline::Impl::place_counter(process::Task& task) {
   const std::set<uint64_t> want = counters_wanted();
   bool changed = false;
@@ -100,34 +111,43 @@ Status Timeline::Impl::place_counter(process::Task& task) {
       if (counted_bps.count(pc)) counted_bp_refused = true;
       SLSDBG_INFO("timeline", "counting arrivals at %s with a trap per visit: %s", hex_addr(pc).c_str(), why.c_str());
     };
-    uint8_t code[32] = {};
+    uint8_t probe[1];
     // Not mapped yet (a library's code): nothing runs there; tried again
     // at the next resumption, as a pending int3 is after an mmap.
-    if (!task.read_memory(RemoteAddr(pc), code).ok()) continue;
-    hide_traps(pc, code);
-    Result<uint64_t> length = patch_length(code, pc);
-    if (!length.ok()) {
-      refuse(length.error().message);
+    if (!task.read_memory(RemoteAddr(pc), probe).ok()) continue;
+    Result<PatchSite> site = plan_patch_site(pc, code_reader());
+    if (!site.ok()) {
+      refuse(site.error().message);
       continue;
     }
-    const uint64_t end = pc + *length;
-    bool overlap = inserted.lower_bound(pc) != inserted.lower_bound(end);
+    bool overlap = inserted.lower_bound(site->anchor) != inserted.lower_bound(site->end());
     for (const auto& [other, c] : counters)
-      if (other < end && pc < other + c.length()) overlap = true;
+      if (other != pc && c.anchor() < site->end() && site->anchor < c.anchor() + c.length()) overlap = true;
+    // Another probe's pc among the bytes to move would never be reached.
+    for (uint64_t other : want)
+      if (other != pc && other >= site->anchor && other < site->end()) overlap = true;
     if (overlap) {
       refuse("a breakpoint or another counter lies in the bytes to move");
       continue;
     }
-    if (session_patch && session_patch->first < end && pc < session_patch->second) {
+    if (session_patch && session_patch->first < site->end() && site->anchor < session_patch->second) {
       refuse("the checkpoint's patched breakpoint lies there");
       continue;
     }
-    Result<CountingPatch> patch = CountingPatch::install(task, pc, code);
+    // The tracee inside the bytes to move: the debug register counts this
+    // resumption, the stub goes in at a later one.
+    const uint64_t rip = pc_now();
+    if (rip > site->anchor && rip < site->end() && (rip != pc || stepping)) continue;
+    std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
+    if (!task.read_memory(RemoteAddr(site->anchor), code).ok()) continue;
+    hide_traps(site->anchor, code);
+    Result<CountingPatch> patch = CountingPatch::install(task, *site, code);
     if (!patch.ok()) {
       refuse(patch.error().message);
       continue;
     }
-    SLSDBG_DEBUG("timeline", "counting arrivals at %s in the tracee", hex_addr(pc).c_str());
+    SLSDBG_DEBUG("timeline", "counting arrivals at %s in the tracee%s", hex_addr(pc).c_str(),
+                 site->anchored() ? (" (jump at " + hex_addr(site->anchor) + ")").c_str() : "");
     counters.emplace(pc, std::move(*patch));
     counter_used = true;
     changed = true;
@@ -145,6 +165,23 @@ Status Timeline::Impl::place_counter(process::Task& task) {
     TRY(c.set_limit(task, limit));
   }
   return ok_status();
+}
+
+// The target's counter reached its limit in the target's own event window:
+// that arrival is the target, a moment of this segment, so it precedes the
+// checkpoint at the segment's end.
+bool Timeline::Impl::stop_before_segment_end(process::Task& task, const siginfo_t& si) {
+  if (si.si_code != SI_KERNEL || !target || target->checkpoint != segment || cursor != target->event) return false;
+  auto c = counters.find(target->pc);
+  auto r = task.regs();
+  return c != counters.end() && r.ok() && r->rip == c->second.reached_rip();
+}
+
+// A target of this segment not reached yet: the run stops there, before the
+// checkpoint. Not in a replay again after counting failed (counted_retry).
+bool Timeline::Impl::holds_checkpoint() {
+  return target && target->checkpoint == segment && cursor <= target->event && target_count < target->n &&
+         counting_allowed();
 }
 
 void Timeline::Impl::close_window() {
@@ -191,10 +228,9 @@ Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_counted(uint64_t first,
   // ld.so's _dl_debug_state, GDB's shlib-event breakpoint) keep their int3
   // and are collected as hits; the rarely hit ones then cost little.
   for (uint64_t pc : user.breakpoints) {
-    uint8_t code[32] = {};
-    if (!session->task().read_memory(RemoteAddr(pc), code).ok()) continue;  // not mapped yet: counted later
-    hide_traps(pc, code);
-    if (build_counter_stub(code, pc, pc & ~0xfffull).ok()) continue;
+    uint8_t probe[1];
+    if (!session->task().read_memory(RemoteAddr(pc), probe).ok()) continue;  // not mapped yet: counted later
+    if (plan_patch_site(pc, code_reader()).ok()) continue;
     counted_bps.erase(pc);
     active.breakpoints.insert(pc);
   }

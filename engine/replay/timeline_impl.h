@@ -28,6 +28,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/replay/code_function.h"
 #include "engine/replay/counting_patch.h"
 #include "engine/replay/moment_snapshots.h"
 #include "engine/replay/replay_session.h"
@@ -109,6 +110,8 @@ class Timeline::Impl final : public RunObserver {
   Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
   bool allows_patch(uint64_t begin, uint64_t end) override;
+  bool stop_before_segment_end(process::Task& task, const siginfo_t& si) override;
+  bool holds_checkpoint() override;
 
   // --- traps (timeline_traps.cc) ---
   // Makes `traps` the inserted set (breakpoints and watchpoints).
@@ -133,6 +136,8 @@ class Timeline::Impl final : public RunObserver {
   Status fold_counter();
   Status drop_counter();  // every counter stub out of the process
   Status place_counter(process::Task& task);
+  // The program's code as the tracee holds it, our traps hidden (patch_site.h).
+  CodeReader code_reader();
   // A counted scan: the last window (event) where a counted breakpoint ran.
   void close_window();
   struct CountedScan {
@@ -172,6 +177,10 @@ class Timeline::Impl final : public RunObserver {
   // At a function's entry c: the moment of the direct call just before it,
   // if that is the previous instruction (timeline_step_over_call.cc).
   Result<std::optional<Moment>> call_before(const Moment& c);
+  // The instruction before c named by the decoded code (a fall-through or a
+  // callee's single `ret`), checked by one step; nullopt: trace instead.
+  Result<std::optional<Moment>> previous_by_code(const Moment& c);
+  Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
   // `from`: the trace starts at that exact moment (copies are kept on the way).
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);

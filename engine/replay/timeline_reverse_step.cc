@@ -186,7 +186,9 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     if (pcs.size() < 2) return before_event(prev, events);
     return land_before_last(b, pcs);
   }
-  if (const std::optional<Moment> call = TRY(call_before(c))) {
+  std::optional<Moment> call = TRY(call_before(c));
+  if (!call) call = TRY(previous_by_code(c));
+  if (call) {
     TRY(reach_base(Base::at(*call), std::nullopt));
     TRY(set_traps(user));
     path = Path{Base::at(*call), {}};

@@ -5,6 +5,14 @@
 // call (minutes for a long loop: GDB's reverse-finish ends with such a
 // step). Checked by stepping that call once: it must arrive at the entry
 // as exactly the current moment, else the caller traces as before.
+//
+// The same by the code's shape (previous_by_code): where the function,
+// decoded from its start (code_function.h), says the instruction before the
+// current pc is one that only falls through to it (and no branch targets
+// pc), or a direct call whose callee has a single `ret` (pc is its return
+// address), that instruction's last arrival is the previous one. Checked
+// the same way by one step.
+#include <algorithm>
 #include <cstring>
 
 #include "common/log.h"
@@ -27,23 +35,55 @@ Result<std::optional<Moment>> Timeline::Impl::call_before(const Moment& c) {
   int32_t rel = 0;
   std::memcpy(&rel, insn + 1, 4);
   if (insn[0] != 0xe8 || ret + static_cast<int64_t>(rel) != c.pc) return std::optional<Moment>();
-  // Arrivals at the call up to c, in c's event window.
-  TRY(reach_base(Base::at(c), call));
+  return verified_before(c, call);
+}
+
+// The last arrival at `prev` before c, if one step from it is c itself.
+Result<std::optional<Moment>> Timeline::Impl::verified_before(const Moment& c, uint64_t prev) {
+  // Arrivals at prev up to c, in c's event window.
+  TRY(reach_base(Base::at(c), prev));
   TRY(fold_counter());
   const uint64_t n = count_value;
   TRY(set_count_probe(std::nullopt));
   if (n == 0) return std::optional<Moment>();
-  const Moment m{c.checkpoint, c.event, call, n};
-  // One step from m must be c itself (not an earlier arrival at the entry).
+  const Moment m{c.checkpoint, c.event, prev, n};
+  // One step from m must be c itself (not an earlier arrival at c's pc).
   TRY(reach(Path{Base::at(m), {Leg{Motion::Step, 1, user}}}, c.pc));
   const uint64_t arrivals = count_value;
   const uint64_t pc = pc_now();
   TRY(set_count_probe(std::nullopt));
   if (pc != c.pc || arrivals != c.n || cursor != c.event) {
-    SLSDBG_DEBUG("timeline", "reverse step: %s is not the call before %s", m.to_string().c_str(), c.to_string().c_str());
+    SLSDBG_DEBUG("timeline", "reverse step: %s is not the instruction before %s", m.to_string().c_str(),
+                 c.to_string().c_str());
     return std::optional<Moment>();
   }
   return std::optional<Moment>(m);
+}
+
+Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) {
+  if (!counting_allowed()) return std::optional<Moment>();
+  Result<DecodedFunction> d = decode_function(c.pc, code_reader());
+  if (!d.ok()) return std::optional<Moment>();
+  if (c.pc == d->range.start || d->targets.count(c.pc) || d->indirect_jump || !d->at(c.pc))
+    return std::optional<Moment>();  // reached by a branch too, or not known
+  auto it = std::lower_bound(d->insns.begin(), d->insns.end(), c.pc,
+                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
+  if (it == d->insns.begin()) return std::optional<Moment>();
+  const DecodedFunction::Insn prev = *std::prev(it);
+  if (prev.at + prev.size != c.pc) return std::optional<Moment>();
+  if (prev.plain) return verified_before(c, prev.at);
+  if (!prev.call_target) return std::optional<Moment>();
+  // A return address: the callee's only `ret` ran last.
+  Result<DecodedFunction> callee = decode_function(*prev.call_target, code_reader());
+  if (!callee.ok() || callee->range.start != *prev.call_target || callee->indirect_jump) return std::optional<Moment>();
+  std::optional<uint64_t> ret;
+  for (const DecodedFunction::Insn& i : callee->insns) {
+    if (!i.is_ret) continue;
+    if (ret) return std::optional<Moment>();
+    ret = i.at;
+  }
+  if (!ret) return std::optional<Moment>();
+  return verified_before(c, *ret);
 }
 
 }  // namespace slsdbg::replay

@@ -249,7 +249,7 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   for (const Slot& s : slots)
     if (s.use != SlotUse::Free) return false;
   for (const auto& [pc, c] : counters)
-    if (begin < pc + c.length() && pc < end) return false;
+    if (begin < c.anchor() + c.length() && c.anchor() < end) return false;
   if (inserted.lower_bound(begin) != inserted.lower_bound(end)) return false;
   session_patch = {begin, end};
   return true;
@@ -303,6 +303,14 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
     step_over_pending = false;
     user_regs_struct r = TRY(task.regs());
     r.rip = c->second.displaced_addr();
+    TRY(task.set_regs(r));
+    return task.cont(signo);
+  }
+  if (auto c = counters.find(pc_now()); c != counters.end() && c->second.anchored() && !stepping &&
+                                        !step_over_pending && motion != Motion::Step) {
+    // pc's bytes hold the anchor's jump: count this arrival in the stub.
+    user_regs_struct r = TRY(task.regs());
+    r.rip = c->second.entry_addr();
     TRY(task.set_regs(r));
     return task.cont(signo);
   }

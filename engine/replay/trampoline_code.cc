@@ -174,6 +174,56 @@ Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emit
   return displaced;
 }
 
+namespace {
+
+// Emits the instructions of code (read at `at`) in [from, to), moved.
+Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uint64_t to, Emitter& e) {
+  Capstone cs;
+  if (!cs.ok) return Error::msg("capstone: cs_open failed");
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t addr = at;
+  cs_insn* insn = cs_malloc(cs.h);
+  Status moved = ok_status();
+  while (addr < to) {
+    const uint64_t start = addr;
+    if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn)) {
+      moved = Error::msg("cannot decode the instruction at " + hex_addr(start));
+      break;
+    }
+    if (start < from) continue;
+    moved = relocate(*insn, e);
+    if (!moved.ok()) break;
+  }
+  cs_free(insn, 1);
+  TRY(std::move(moved));
+  if (addr != to) return Error::msg("no instruction boundary at " + hex_addr(to));
+  return ok_status();
+}
+
+}  // namespace
+
+Status emit_before_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e) {
+  return emit_range(code, site.anchor, site.anchor, site.pc, e);
+}
+
+Status emit_from_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e) {
+  TRY(emit_range(code, site.anchor, site.pc, site.end(), e));
+  e.byte(0xe9);
+  e.rel32(site.end());
+  return ok_status();
+}
+
+Result<uint64_t> moved_offset(std::span<const uint8_t> code, const PatchSite& site, uint64_t rip) {
+  if (rip < site.anchor || rip >= site.end()) return Error::msg(hex_addr(rip) + " is not in the moved bytes");
+  // Moved sizes differ from the originals (re-encoded branches): emit the
+  // part up to rip at a nominal base and measure.
+  const uint64_t from = rip < site.pc ? site.anchor : site.pc;
+  Emitter e(site.end() + kTrampPage);
+  TRY(emit_range(code, site.anchor, from, rip, e));
+  return static_cast<uint64_t>(e.out.size());
+}
+
 Result<uint64_t> free_page_near(pid_t pid, uint64_t pc, PagePlace place) {
   std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   if (!maps) return Error::msg("cannot read /proc/" + std::to_string(pid) + "/maps");

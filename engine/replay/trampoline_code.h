@@ -45,6 +45,31 @@ Result<uint64_t> displaced_length(std::span<const uint8_t> code, uint64_t pc);
 // before 5 bytes, a target out of reach).
 Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emitter& e);
 
+// Where a jump watches a pc. Usually at pc itself; where pc's own bytes
+// cannot move (a `ret` within 5 bytes: `pop rbp; ret`), at an earlier
+// instruction of the same straight-line run, the anchor (patch_site.h): the
+// trampoline then runs the moved instructions from the anchor up to pc
+// before its check, and the rest after it.
+struct PatchSite {
+  uint64_t anchor = 0;  // where the jump goes
+  uint64_t pc = 0;      // the pc watched, in [anchor, anchor + length)
+  uint64_t length = 0;  // bytes displaced from anchor (whole instructions, >= 5)
+  uint64_t end() const { return anchor + length; }
+  bool anchored() const { return anchor != pc; }
+  static PatchSite at(uint64_t pc, uint64_t length) { return PatchSite{pc, pc, length}; }
+};
+
+// The displaced instructions of `site` (`code`: at least site.length bytes
+// read at site.anchor) in two parts: those before pc, which run before the
+// trampoline's check (none unless anchored), and those from pc on, followed
+// by the jump back to site.end().
+Status emit_before_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e);
+Status emit_from_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e);
+// The displaced instruction at `rip` (in [site.anchor, site.end())) is
+// moved to base + offset; the offsets of emit_before_pc's and emit_from_pc's
+// output, from their own start. Error when rip is not an instruction start.
+Result<uint64_t> moved_offset(std::span<const uint8_t> code, const PatchSite& site, uint64_t rip);
+
 // Where the trampoline page goes. Near: the closest free page (a breakpoint
 // that lives only until the checkpoint). Quiet: well away from where a later
 // mmap or brk of the segment would land (a page that stays for a whole run),

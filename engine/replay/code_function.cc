@@ -1,0 +1,159 @@
+#include "engine/replay/code_function.h"
+
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include <algorithm>
+
+#include <cstring>
+
+#include "engine/replay/trampoline_code.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+// How far below pc the module's ELF header may lie (a text segment's size).
+constexpr uint64_t kMaxModule = 256ull << 20;
+
+template <class T>
+bool read_as(const CodeReader& read, uint64_t addr, T& out) {
+  return read(addr, {reinterpret_cast<uint8_t*>(&out), sizeof out});
+}
+
+// The lowest page of the module holding pc: the first page below pc that
+// starts with an ELF header, within one run of readable pages.
+Result<uint64_t> module_base(uint64_t pc, const CodeReader& read) {
+  for (uint64_t page = pc & ~(kPage - 1); pc - page < kMaxModule && page >= kPage; page -= kPage) {
+    uint8_t magic[4];
+    if (!read(page, magic)) break;
+    if (std::memcmp(magic, ELFMAG, SELFMAG) == 0) return page;
+  }
+  return Error::msg("no ELF header below " + hex_addr(pc));
+}
+
+}  // namespace
+
+Result<CodeFunction> function_around(uint64_t pc, const CodeReader& read) {
+  const uint64_t base = TRY(module_base(pc, read));
+  Elf64_Ehdr eh;
+  if (!read_as(read, base, eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      eh.e_phnum == 0 || eh.e_phnum > 64)
+    return Error::msg("unexpected ELF header at " + hex_addr(base));
+  uint64_t first_load = UINT64_MAX, hdr_vaddr = 0;
+  bool has_hdr = false;
+  for (uint16_t i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    if (!read_as(read, base + eh.e_phoff + i * sizeof ph, ph)) return Error::msg("program headers not mapped");
+    if (ph.p_type == PT_LOAD && ph.p_vaddr < first_load) first_load = ph.p_vaddr;
+    if (ph.p_type == PT_GNU_EH_FRAME) {
+      hdr_vaddr = ph.p_vaddr;
+      has_hdr = true;
+    }
+  }
+  if (!has_hdr || first_load == UINT64_MAX) return Error::msg("no .eh_frame_hdr in the module at " + hex_addr(base));
+  const uint64_t bias = base - (first_load & ~(kPage - 1));
+  const uint64_t hdr = bias + hdr_vaddr;
+  // version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4.
+  uint8_t head[12];
+  if (!read(hdr, head)) return Error::msg(".eh_frame_hdr not mapped");
+  if (head[0] != 1 || head[1] != 0x1b || head[2] != 0x03 || head[3] != 0x3b)
+    return Error::msg("unsupported .eh_frame_hdr encoding at " + hex_addr(hdr));
+  uint32_t count = 0;
+  std::memcpy(&count, head + 8, 4);
+  // The last entry whose initial location is at or below pc.
+  struct Entry {
+    int32_t loc, fde;
+  };
+  uint64_t lo = 0, hi = count;  // invariant: entries below lo start at or below pc
+  Entry found{};
+  bool any = false;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    Entry e;
+    if (!read_as(read, hdr + 12 + mid * sizeof(Entry), e)) return Error::msg(".eh_frame_hdr table not mapped");
+    if (hdr + static_cast<int64_t>(e.loc) <= pc) {
+      found = e;
+      any = true;
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (!any) return Error::msg("no FDE covers " + hex_addr(pc));
+  // The FDE: length, CIE pointer, pc_begin (pcrel sdata4), pc_range (4 bytes).
+  const uint64_t fde = hdr + static_cast<int64_t>(found.fde);
+  uint32_t f[4];
+  if (!read_as(read, fde, f)) return Error::msg("FDE not mapped");
+  const uint64_t start = hdr + static_cast<int64_t>(found.loc);
+  const uint64_t begin = fde + 8 + static_cast<int64_t>(static_cast<int32_t>(f[2]));
+  if (f[0] == 0xffffffffu || begin != start) return Error::msg("unsupported FDE encoding at " + hex_addr(fde));
+  if (pc >= start + f[3]) return Error::msg("no FDE covers " + hex_addr(pc));
+  return CodeFunction{start, start + f[3]};
+}
+
+namespace {
+
+constexpr uint64_t kMaxFunction = 256 * 1024;
+
+bool in_group(const cs_insn& insn, uint8_t group) {
+  for (uint8_t i = 0; i < insn.detail->groups_count; i++)
+    if (insn.detail->groups[i] == group) return true;
+  return false;
+}
+
+}  // namespace
+
+const DecodedFunction::Insn* DecodedFunction::at(uint64_t pc) const {
+  auto it = std::lower_bound(insns.begin(), insns.end(), pc, [](const Insn& i, uint64_t a) { return i.at < a; });
+  return it != insns.end() && it->at == pc ? &*it : nullptr;
+}
+
+Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
+  DecodedFunction d;
+  d.range = TRY(function_around(pc, read));
+  if (d.range.end - d.range.start > kMaxFunction) return Error::msg("the function at " + hex_addr(d.range.start) + " is too long to decode");
+  std::vector<uint8_t> code(d.range.end - d.range.start);
+  if (!read(d.range.start, code)) return Error::msg("the function at " + hex_addr(d.range.start) + " is not mapped whole");
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return Error::msg("capstone: cs_open failed");
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_insn* insn = cs_malloc(h);
+  const uint8_t* p = code.data();
+  size_t left = code.size();
+  uint64_t addr = d.range.start;
+  bool failed = false;
+  while (left > 0) {
+    const uint64_t at = addr;
+    if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
+      failed = true;
+      break;
+    }
+    const bool jump = in_group(*insn, X86_GRP_JUMP), call = in_group(*insn, X86_GRP_CALL);
+    const bool ret = in_group(*insn, X86_GRP_RET) || in_group(*insn, X86_GRP_IRET);
+    const bool special = in_group(*insn, X86_GRP_INT) || insn->id == X86_INS_SYSCALL ||
+                         insn->id == X86_INS_SYSENTER || insn->id == X86_INS_UD2 || insn->id == X86_INS_HLT ||
+                         insn->id == X86_INS_INT3;
+    DecodedFunction::Insn i;
+    i.at = at;
+    i.size = static_cast<uint8_t>(insn->size);
+    i.plain = !jump && !call && !ret && !special;
+    i.ends_flow = insn->id == X86_INS_JMP || ret;
+    i.is_ret = ret;
+    const cs_x86& x = insn->detail->x86;
+    const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
+    if (jump || call) {
+      if (direct) d.targets.insert(static_cast<uint64_t>(x.operands[0].imm));
+      else if (insn->id == X86_INS_JMP) d.indirect_jump = true;
+    }
+    if (call && direct) i.call_target = static_cast<uint64_t>(x.operands[0].imm);
+    d.insns.push_back(i);
+  }
+  cs_free(insn, 1);
+  cs_close(&h);
+  if (failed) return Error::msg("cannot decode the function at " + hex_addr(d.range.start));
+  return d;
+}
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,29 @@
+// Where a 5-byte jump can watch a pc (PatchSite, trampoline_code.h). At pc
+// itself when the instructions there can move; else, for a pc whose own bytes
+// cannot (`pop rbp; ret`, a lone `ret`: checkpoints of a hot call often land
+// there), at an anchor a few instructions earlier from which execution can
+// only fall through to pc:
+//   - the function is decoded from its start (code_function.h), so the
+//     anchor and pc are real instruction starts;
+//   - the instructions from the anchor up to pc neither branch, call, return
+//     nor make a syscall;
+//   - no direct branch of the function targets the bytes the jump replaces
+//     after the anchor (a branch to pc itself would miss the check), and the
+//     function has no indirect jump (a jump table could);
+//   - a `ret` or `jmp` is only the last instruction moved.
+// The trampoline then runs the moved instructions up to pc, checks or
+// counts, and runs the rest, `ret` included (it is position-independent).
+// Anything else is refused, and the caller keeps a debug register.
+#pragma once
+
+#include <cstdint>
+
+#include "common/result.h"
+#include "engine/replay/code_function.h"
+#include "engine/replay/trampoline_code.h"
+
+namespace slsdbg::replay {
+
+Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read);
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,134 @@
+// Checks where a jump can watch a pc whose own bytes cannot move: the
+// planner decodes a real function of this test binary (found through its
+// .eh_frame_hdr in memory, as in a tracee) and picks the instruction before
+// `pop rbp; ret` as the anchor; a counter stub at that anchor, run in this
+// process, counts every arrival at `pop rbp` and keeps the results; a `ret`
+// that begins its function, and a pc a branch can reach inside the moved
+// bytes, are refused.
+#include "engine/replay/patch_site.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "engine/replay/counting_patch.h"
+
+extern "C" int slsdbg_anchored(int);  // push rbp; mov rbp, rsp; lea eax, [rdi + 1]; pop rbp; ret
+extern "C" int slsdbg_bare_ret(int);  // ret
+extern "C" int slsdbg_branch_in(int);  // a jl into the `pop rbp` before the ret
+asm(R"(
+  .text
+  .globl slsdbg_anchored
+  .type slsdbg_anchored, @function
+slsdbg_anchored:
+  .cfi_startproc
+  push %rbp
+  .cfi_def_cfa_offset 16
+  mov %rsp, %rbp
+  lea 1(%rdi), %eax
+  pop %rbp
+  .cfi_def_cfa 7, 8
+  ret
+  .cfi_endproc
+  .size slsdbg_anchored, .-slsdbg_anchored
+  .globl slsdbg_bare_ret
+  .type slsdbg_bare_ret, @function
+slsdbg_bare_ret:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .size slsdbg_bare_ret, .-slsdbg_bare_ret
+  .globl slsdbg_branch_in
+  .type slsdbg_branch_in, @function
+slsdbg_branch_in:
+  .cfi_startproc
+  push %rbp
+  .cfi_def_cfa_offset 16
+  mov %rsp, %rbp
+  mov %edi, %eax
+  cmp $5, %edi
+  jl 1f
+  lea 1(%rdi), %eax
+1:
+  pop %rbp
+  .cfi_def_cfa 7, 8
+  ret
+  .cfi_endproc
+  .size slsdbg_branch_in, .-slsdbg_branch_in
+)");
+
+namespace slsdbg::replay {
+namespace {
+
+// This process's own memory, as the Timeline reads a tracee's.
+bool read_self(uint64_t addr, std::span<uint8_t> out) {
+  iovec local{out.data(), out.size()};
+  iovec remote{reinterpret_cast<void*>(addr), out.size()};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(out.size());
+}
+
+uint64_t addr_of(int (*f)(int)) { return reinterpret_cast<uint64_t>(f); }
+
+TEST(PatchSite, APcThatCanMoveIsItsOwnSite) {
+  const uint64_t lea = addr_of(slsdbg_anchored) + 4;
+  auto site = plan_patch_site(lea, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(lea, site->anchor);
+  EXPECT_FALSE(site->anchored());
+}
+
+TEST(PatchSite, PopRbpRetIsWatchedFromTheInstructionBefore) {
+  const uint64_t f = addr_of(slsdbg_anchored);
+  for (uint64_t pc : {f + 7, f + 8}) {  // pop rbp, ret
+    auto site = plan_patch_site(pc, read_self);
+    ASSERT_TRUE(site.ok()) << site.error().message;
+    EXPECT_EQ(f + 4, site->anchor);  // lea eax, [rdi + 1]
+    EXPECT_EQ(pc, site->pc);
+    EXPECT_EQ(5u, site->length);
+  }
+}
+
+TEST(PatchSite, RefusesWhatNoAnchorCanWatch) {
+  EXPECT_FALSE(plan_patch_site(addr_of(slsdbg_bare_ret), read_self).ok());
+  // pop rbp is a branch target: the lea before it is no anchor.
+  const uint64_t f = addr_of(slsdbg_branch_in);
+  uint8_t code[32];
+  ASSERT_TRUE(read_self(f, code));
+  const uint64_t pop = f + (std::find(code, code + 32, 0x5d) - code);
+  ASSERT_EQ(0xc3, code[pop - f + 1]);
+  auto site = plan_patch_site(pop, read_self);
+  EXPECT_FALSE(site.ok());
+}
+
+TEST(PatchSite, AnchoredCounterCountsEveryArrival) {
+  // A copy of slsdbg_anchored in a writable page, the stub in the next one.
+  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(MAP_FAILED, mem);
+  auto* code = static_cast<uint8_t*>(mem);
+  const uint64_t pc = reinterpret_cast<uint64_t>(code);
+  const uint64_t page = pc + 4096;
+  ASSERT_TRUE(read_self(addr_of(slsdbg_anchored), {code, 9}));
+  const PatchSite site{pc + 4, pc + 7, 5};
+  std::vector<uint8_t> moved(code + 4, code + 9);
+  moved.resize(32, 0x90);
+  auto stub = build_counter_stub(moved, site, page);
+  ASSERT_TRUE(stub.ok()) << stub.error().message;
+  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
+  code[4] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 4 + 5)));
+  std::memcpy(code + 5, &rel, 4);
+  auto fn = reinterpret_cast<int (*)(int)>(pc);
+  for (int i = 0; i < 1000; i++) ASSERT_EQ(i + 1, fn(i));
+  uint64_t count = 0;
+  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
+  EXPECT_EQ(1000u, count);
+  munmap(mem, 2 * 4096);
+}
+
+}  // namespace
+}  // namespace slsdbg::replay
