@@ -27,6 +27,14 @@ Status set_dr3(pid_t tid, uint64_t addr, bool on) {
   return ok_status();
 }
 
+// The jump at pc itself (not from an anchor before it: patch_site.h), as
+// thread_check was measured with.
+Result<PatchSite> site_at(process::Task& task, uint64_t pc) {
+  uint8_t code[32] = {};
+  TRY(task.read_memory(RemoteAddr(pc), code));
+  return PatchSite::at(pc, TRY(patch_length(code, pc)));
+}
+
 }  // namespace
 
 Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first) {
@@ -47,7 +55,9 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
       t.via_ = Via::Patch;
       return t;
     }
-    Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task, target, PatchCompare::All);
+    Result<PatchSite> site = site_at(task, target.rip);
+    Result<PatchedBreakpoint> patch = site.ok() ? PatchedBreakpoint::install(task, *site, target, PatchCompare::All)
+                                                : Result<PatchedBreakpoint>(site.error());
     if (patch.ok()) {
       t.patch_.emplace(std::move(*patch));
       t.via_ = Via::Patch;
@@ -80,7 +90,7 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
       // At pc now, outside the displaced bytes: the patch goes in.
       TRY(set_dr3(tid_, 0, false));
       dr3_ = patch_deferred_ = false;
-      patch_.emplace(TRY(PatchedBreakpoint::install(task, target_, PatchCompare::All)));
+      patch_.emplace(TRY(PatchedBreakpoint::install(task, TRY(site_at(task, target_.rip)), target_, PatchCompare::All)));
     }
     return Trap::Miss;
   }
