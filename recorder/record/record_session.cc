@@ -456,7 +456,7 @@ Status RecordSession::start_member() {
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
   TRY(prepare_member_image(*task_, member_->origin));
-  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, CaptureOptions{.activity_reported = true}),
+  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
   dispositions_ = member_->origin == MemberOrigin::Fork ? member_->dispositions : initial_dispositions(pid_);
   fast_write_ = FastWrite::for_process(pid_);

@@ -4,8 +4,8 @@
 # new mapping: the exit checkpoint of a program that exits at once stores a
 # few dozen pages, not the ~500 of libc; a core from it still holds libc's
 # code byte for byte as in the file; `replay --check` is OK; and the kept copy
-# serves the pages once the original file is replaced. SLSDBG_KEEP_FILES=off
-# copies the pages as before.
+# serves the pages once the original file is replaced; the processes of a
+# pipeline share one copy. SLSDBG_KEEP_FILES=off copies the pages as before.
 source "$(dirname "$0")/record_lib.sh"
 GDB=$(command -v gdb) || die "gdb not found"
 
@@ -49,4 +49,17 @@ core_matches_libc
 mv "$WORK/prog" "$WORK/prog.old" && cp "$PROGRAMS/rec_exit0" "$WORK/prog"
 "$SLSDBG" restore "$WORK/rec" --at 0 >"$WORK/restored.out" 2>"$WORK/restore.err" || { cat "$WORK/restore.err"; die "restore after replacing the program failed"; }
 cmp -s "$WORK/native.out" "$WORK/restored.out" || die "restored run printed $(cat "$WORK/restored.out"), native $(cat "$WORK/native.out")"
+# The processes of one tree share one copy of each file: a member's kept
+# files are hard links to the root's.
+"$SLSDBG" record -o "$WORK/tree" -- sh -c 'cat /dev/null | cat' >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; die "record of a pipeline failed"; }
+members=$(ls "$WORK/tree/members" 2>/dev/null | wc -l)
+[ "$members" -ge 2 ] || die "the pipeline recorded $members members"
+linked=0
+for f in "$WORK"/tree/members/*/files/*; do
+  [ -f "$f" ] || continue
+  root_copy="$WORK/tree/files/$(basename "$f")"
+  [ -f "$root_copy" ] && [ "$(stat -c %i "$f")" = "$(stat -c %i "$root_copy")" ] || die "$f is not a link to the root's copy"
+  linked=$((linked + 1))
+done
+[ "$linked" -ge 2 ] || die "the members keep $linked files"
 echo "record_kept_files: OK"
