@@ -102,7 +102,7 @@ std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid
   // A thread, or memory shared for longer than a vfork's wait.
   if ((flags & CLONE_THREAD) || ((flags & CLONE_VM) && !(flags & CLONE_VFORK)))
     return refused(std::string("multithreaded / multi-process recording is not supported yet") +
-                       ((flags & CLONE_THREAD) ? "; `record --threads` records threads, without replay" : ""),
+                       ((flags & CLONE_THREAD) ? "; `record --threads` records threads (replay --check, restore and GDB take them)" : ""),
                    nr);
   // Sharing that would let the child change the recorded process behind the
   // log (descriptor table, cwd/umask, signal handlers), or put it outside
