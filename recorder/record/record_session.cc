@@ -1308,23 +1308,7 @@ Status RecordSession::stop_all() {
         return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
       waiting.push_back(t);
     }
-  for (pid_t t : waiting) {
-    while (threads_->has(t) && threads_->at(t).where == ThreadCtx::Where::InKernel) {
-      int status = 0;
-      const pid_t got = waitpid(t, &status, __WALL);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        if (errno == ECHILD) {
-          threads_->remove(t);
-          break;
-        }
-        return Error::from_errno("waitpid");
-      }
-      threads_->note_stopped(t);
-      enter(t);
-      TRY(dispatch(status));
-    }
-  }
+  for (pid_t t : waiting) TRY(wait_until_parked(t));
   TRY(flush_queued_signals());
   TRY(enter_logged_handlers());
   stopping_all_ = false;
