@@ -80,9 +80,14 @@ Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m
   return true;
 }
 
-KeptFiles::KeptFiles(std::string recording_dir) : dir_(std::move(recording_dir)) {
+KeptFiles::KeptFiles(std::string recording_dir) : dir_(std::move(recording_dir)) { rescan(); }
+
+void KeptFiles::rescan() {
   struct stat st;
-  any_ = ::stat((dir_ + "/" + kKeptFilesDir).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  const bool any = ::stat((dir_ + "/" + kKeptFilesDir).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  std::lock_guard lock(mu_);
+  any_ = any;
+  std::erase_if(fds_, [](const auto& kv) { return kv.second < 0; });
 }
 
 KeptFiles::~KeptFiles() {

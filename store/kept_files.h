@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -50,13 +51,16 @@ class KeptFiles {
   KeptFiles& operator=(const KeptFiles&) = delete;
   // Whether the recording keeps any file (recordings before format 6 do not).
   bool any() const { return any_; }
+  // A live recording keeps files as its program maps them: look again (the
+  // reader's refresh()), forgetting files found missing before.
+  void rescan();
   bool has(uint64_t dev, uint64_t inode) const;
   // One page of the kept file at `offset` (zero beyond its end). Ok(false): not kept.
   Result<bool> read_page(uint64_t dev, uint64_t inode, uint64_t offset, uint8_t* out) const;
 
  private:
   std::string dir_;
-  bool any_ = false;
+  std::atomic<bool> any_ = false;
   mutable std::mutex mu_;
   mutable std::map<std::pair<uint64_t, uint64_t>, int> fds_;  // -1: not kept
 };

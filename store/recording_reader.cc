@@ -124,6 +124,11 @@ Status Reader::refresh() {
     auto it = segments_.find(r.info.id.value);
     r.info.segment_events = it == segments_.end() ? 0 : it->second.events;
   }
+  kept_.rescan();
+  {
+    std::lock_guard lock(kept_mu_);
+    kept_maps_.clear();
+  }
   report_ = OpenReport{};
   report_.complete_checkpoints = rows_.size();
   report_.finished = *fin;
