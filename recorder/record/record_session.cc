@@ -1048,8 +1048,15 @@ Status RecordSession::on_exec() {
               img.build_id.empty() ? "none" : img.build_id.c_str());
   outcome_.execs.push_back(img.path + (img.build_id.empty() ? "" : " build-id " + img.build_id));
   clear_all_next_ = true;
-  pending_ = Reason::None;  // this checkpoint is the tick too
-  return checkpoint(Reason::Exec, false);
+  // This checkpoint is the tick too; a stop asked for before it (Ctrl-C, a
+  // member leaving the group while it execs) is asked again after it.
+  const Reason asked = std::exchange(pending_, Reason::None);
+  TRY(checkpoint(Reason::Exec, false));
+  if (asked == Reason::Exit && !done_) {
+    pending_ = Reason::Exit;
+    TRY(request_interrupt());
+  }
+  return ok_status();
 }
 
 // A syscall interrupted by `signo` (0: by our own interrupt) is settled the
@@ -1084,6 +1091,12 @@ Status RecordSession::on_tick() {
     // A daemon's setsid + double fork (member.h): ended like a stop.
     stop_signal_ = SIGKILL;
     refusal_ = escaped;
+    pending_ = Reason::Exit;
+    if (!multi()) return request_interrupt();
+  } else if (stop_signal_ != 0 && pending_ < Reason::Exit) {
+    // A stop asked for earlier whose final checkpoint another took the
+    // place of: asked again (a member asleep in the kernel would otherwise
+    // never be ticked again).
     pending_ = Reason::Exit;
     if (!multi()) return request_interrupt();
   } else if (g_stop_signal != 0 && stop_signal_ == 0) {
