@@ -28,10 +28,16 @@ def svarint(b, i):
 
 def events(path):
     b = open(path, "rb").read()
+    # A sealed log ends with its index (u64 offsets) and a trailer naming
+    # where the index starts: records end there. (Reading on into the index
+    # took its offsets for records.) An unsealed log is scanned to the end.
+    end = len(b)
+    if len(b) >= 32 + 40 and b[-40:-32] == b"SLSEVIDX":
+        end = int.from_bytes(b[-24:-16], "little")
     i = 32
-    while i + 8 <= len(b) and b[i:i + 8] != b"SLSEVIDX":
+    while i + 8 <= end:
         n = int.from_bytes(b[i:i + 4], "little")
-        if n == 0 or i + 8 + n > len(b):
+        if n == 0 or i + 8 + n > end:
             break
         yield b[i + 8:i + 8 + n]
         i += 8 + n
