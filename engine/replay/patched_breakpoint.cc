@@ -19,6 +19,7 @@ constexpr uint64_t kPage = kTrampPage;
 constexpr uint64_t kData = 2048;
 constexpr uint64_t kSavedRsp = kData;
 constexpr uint64_t kValues = kData + 8;  // 16 registers, by x86 register number
+constexpr uint64_t kMemValues = kValues + 8 * 16;  // MemCheck values
 constexpr uint64_t kStackTop = kPage;
 
 // x86 register numbers of user_regs_struct's general registers.
@@ -42,14 +43,16 @@ Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc) {
 }
 
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_regs_struct& target,
-                                    PatchCompare compare, uint64_t tramp) {
+                                    PatchCompare compare, uint64_t tramp, std::span<const MemCheck> memory) {
   Emitter scratch(tramp);  // checks that the code at pc can move, and how much of it
   const uint64_t length = TRY(emit_displaced(code, target.rip, scratch));
-  return build_trampoline(code, PatchSite::at(target.rip, length), target, compare, tramp);
+  return build_trampoline(code, PatchSite::at(target.rip, length), target, compare, tramp, memory);
 }
 
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSite& site,
-                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp) {
+                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp,
+                                    std::span<const MemCheck> memory) {
+  if (memory.size() > kMaxMemChecks) return Error::msg("internal: too many memory checks for the trampoline");
   Emitter e(tramp);
   TRY(emit_before_pc(code, site, e));
   Trampoline t;
@@ -68,6 +71,15 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   e.rip_op(0x3b, 0, tramp + kValues + 8 * 4);  // cmp rax, [value of rsp]
   e.byte(0x58);                               // pop rax (flags kept)
   to_fail.push_back(e.jne_forward());
+  for (size_t i = 0; i < memory.size(); i++) {
+    e.byte(0x50);  // push rax
+    e.byte(0x48);  // movabs rax, [addr]
+    e.byte(0xa1);
+    for (int b = 0; b < 8; b++) e.byte(static_cast<uint8_t>(memory[i].addr >> (8 * b)));
+    e.rip_op(0x3b, 0, tramp + kMemValues + 8 * i);  // cmp rax, [value]
+    e.byte(0x58);                                   // pop rax (flags kept)
+    to_fail.push_back(e.jne_forward());
+  }
   e.byte(0x9d);                          // popfq
   e.rip_op(0x8b, 4, tramp + kSavedRsp);  // mov rsp, [saved_rsp]
   e.byte(0xcc);                          // int3: a match
@@ -89,17 +101,19 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   for (const Reg& r : kRegs) values[r.number] = target.*(r.field);
   values[4] = target.rsp;
   std::memcpy(&e.out[kValues], values, sizeof values);
+  for (size_t i = 0; i < memory.size(); i++) std::memcpy(&e.out[kMemValues + 8 * i], &memory[i].value, 8);
   t.bytes = std::move(e.out);
   return t;
 }
 
 Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const PatchSite& site,
-                                                     const user_regs_struct& target, PatchCompare compare) {
+                                                     const user_regs_struct& target, PatchCompare compare,
+                                                     std::span<const MemCheck> memory) {
   if (site.pc != target.rip) return Error::msg("internal: the patch site is not at the checkpoint's pc");
   std::vector<uint8_t> code(std::max<uint64_t>(32, site.length));
   TRY_CTX(task.read_memory(RemoteAddr(site.anchor), code), "reading the code at the checkpoint's pc");
   const uint64_t page = TRY(free_page_near(task.tgid(), site.anchor));
-  Trampoline t = TRY(build_trampoline(code, site, target, compare, page));
+  Trampoline t = TRY(build_trampoline(code, site, target, compare, page, memory));
   user_regs_struct now = TRY(task.regs());
   const bool at_anchored_pc = site.anchored() && now.rip == site.pc;
   if (now.rip > site.anchor && now.rip < site.end() && !at_anchored_pc)

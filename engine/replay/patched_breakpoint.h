@@ -47,6 +47,16 @@ namespace slsdbg::replay {
 // Which registers the trampoline compares (as ConditionalBreakpoint::Compare).
 enum class PatchCompare { All, AllButRcxR11 };
 
+// A memory word the trampoline also compares, after the registers: where
+// a loop keeps its state in memory (an interpreter's variables), every
+// visit has the target's registers, and a word that differed at the last
+// such visit tells the others apart without a trap.
+struct MemCheck {
+  uint64_t addr = 0;   // 8-byte aligned, mapped while the patch is in
+  uint64_t value = 0;  // the word at addr at the target moment
+};
+inline constexpr size_t kMaxMemChecks = 4;
+
 // The trampoline's bytes for `code` (the bytes at target.rip, at least 32),
 // placed at `tramp`; an error when the instructions at pc cannot be moved
 // (call, loop/jrcxz, an unconditional jump or return before 5 bytes).
@@ -59,10 +69,11 @@ struct Trampoline {
 // How many bytes at pc the jump displaces (whole instructions, >= 5).
 Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc);
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_regs_struct& target,
-                                    PatchCompare compare, uint64_t tramp);
+                                    PatchCompare compare, uint64_t tramp, std::span<const MemCheck> memory = {});
 // The same for a planned site (`code` read at site.anchor; site.pc == target.rip).
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSite& site,
-                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp);
+                                    const user_regs_struct& target, PatchCompare compare, uint64_t tramp,
+                                    std::span<const MemCheck> memory = {});
 
 class PatchedBreakpoint {
  public:
@@ -71,7 +82,7 @@ class PatchedBreakpoint {
   // except at pc of an anchored site: it then moves to the trampoline's
   // comparison (this arrival is checked too).
   static Result<PatchedBreakpoint> install(process::Task& task, const PatchSite& site, const user_regs_struct& target,
-                                           PatchCompare compare);
+                                           PatchCompare compare, std::span<const MemCheck> memory = {});
   // Puts the code back and unmaps the trampoline.
   Status remove(process::Task& task);
 

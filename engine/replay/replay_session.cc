@@ -139,6 +139,8 @@ class ReplaySession::SegmentRun {
   Status use_rescue();
   void take_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
+  Status refit_patch(const user_regs_struct& r);
+  void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded);
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
   Result<Next> on_signal(int signo);
@@ -170,6 +172,10 @@ class ReplaySession::SegmentRun {
   std::optional<RepString> target_rep_;
   std::optional<AddressRange> dead_stack_;  // checkpoint k+1's dead stack (dead_stack.h)
   std::optional<uint64_t> last_differing_page_;
+  std::optional<MemCheck> last_differing_word_;  // of the last visit with the target's registers
+  std::vector<MemCheck> mem_checks_;             // the patch compares these words too
+  user_regs_struct patch_regs_{};                // what the patch compares (the target, or a "miss")
+  PatchCompare patch_compare_ = PatchCompare::All;
   bool bp_inserted_ = false;
   bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
   std::optional<ConditionalBreakpoint> conditional_;
@@ -395,7 +401,9 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   // SLSDBG_REPLAY_PATCH=refuse: every install fails (tests of the fallback breakpoint).
   Result<PatchedBreakpoint> patch = mode && std::string(mode) == "refuse"
                                         ? Result<PatchedBreakpoint>(Error::msg("refused by SLSDBG_REPLAY_PATCH=refuse"))
-                                        : PatchedBreakpoint::install(task_, site, compared, compare);
+                                        : PatchedBreakpoint::install(task_, site, compared, compare, mem_checks_);
+  patch_regs_ = compared;
+  patch_compare_ = compare;
   if (!patch.ok()) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint: %s", (unsigned long long)seg_.value + 1,
                  patch.error().message.c_str());
@@ -499,8 +507,39 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_ma
     TRY(remove_patch());
     return Next::Done;
   }
+  TRY(refit_patch(r));
   TRY(go());  // rip is past the int3: the displaced code runs on
   return Next::Resume;
+}
+
+// A visit with the target's registers whose memory differed: the trampoline
+// also compares the word that differed, so the next such visits run on
+// without a trap (an interpreter's loop: mawk's `for (...) s += i` trapped
+// at every iteration). The tracee is at the int3 with pc's state; the
+// patch goes in again from pc, keeping the CPU-time budget.
+Status ReplaySession::SegmentRun::refit_patch(const user_regs_struct& r) {
+  if (!patched_ || !patch_site_ || !last_differing_word_ || mem_checks_.size() >= kMaxMemChecks) return ok_status();
+  const MemCheck word = *std::exchange(last_differing_word_, std::nullopt);
+  for (const MemCheck& m : mem_checks_)
+    if (m.addr == word.addr) return ok_status();
+  user_regs_struct at = r;
+  at.rip = target_.rip;
+  TRY(patched_->remove(task_));
+  patched_.reset();
+  TRY(task_.set_regs(at));
+  mem_checks_.push_back(word);
+  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task_, *patch_site_, patch_regs_, patch_compare_, mem_checks_);
+  if (!patch.ok()) {
+    // The plain breakpoint then finds the checkpoint, a trap per visit.
+    SLSDBG_DEBUG("replay", "checkpoint %llu: the patch with %zu memory words did not go in: %s",
+                 (unsigned long long)seg_.value + 1, mem_checks_.size(), patch.error().message.c_str());
+    budget_.reset();
+    return arm_breakpoint();
+  }
+  SLSDBG_DEBUG("replay", "checkpoint %llu: the patch compares %zu memory word(s) too (last %s)",
+               (unsigned long long)seg_.value + 1, mem_checks_.size(), hex(word.addr).c_str());
+  patched_.emplace(std::move(*patch));
+  return ok_status();
 }
 
 Status ReplaySession::SegmentRun::remove_breakpoint() {
@@ -589,6 +628,21 @@ Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8
   return ok_status();
 }
 
+// The first word of a page that differs from its recorded contents, for the
+// patch to compare (refit_patch). Not one below the stack pointer, which may
+// differ by noise alone (dead_stack.h).
+void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
+                                                    std::span<const uint8_t> recorded) {
+  size_t first = 0;
+  while (first < kPageSize && live[first] == recorded[first]) first++;
+  if (first >= kPageSize) return;
+  const uint64_t word = (vaddr + first) & ~uint64_t(7);
+  if (dead_stack_ && dead_stack_->contains(word)) return;
+  MemCheck m{word, 0};
+  std::memcpy(&m.value, recorded.data() + (word - vaddr), 8);
+  last_differing_word_ = m;
+}
+
 // Registers equal (checked by the caller) and the log consumed: the pages
 // checkpoint k+1 lists as dirty decide. Differences that are only XINUSE noise
 // in XSAVE areas are overwritten with the recorded bytes once everything else
@@ -603,8 +657,10 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   Settle settle;
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
       read_live_page(*last_differing_page_, live).ok() &&
-      !equal_but_noise(*last_differing_page_, live, recorded, settle))
+      !equal_but_noise(*last_differing_page_, live, recorded, settle)) {
+    note_differing_word(*last_differing_page_, live, recorded);
     return false;
+  }
   settle = Settle{};
   bool same = true;
   uint64_t compared = 0;
@@ -617,6 +673,7 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
     last_differing_page_ = vaddr;
     size_t first = 0;
     while (first < kPageSize && live[first] == data[first]) first++;
+    note_differing_word(vaddr, live, data);
     SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
                  (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
     for (size_t i = first, shown = 0; i < kPageSize && shown < 8; i++)
