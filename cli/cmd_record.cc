@@ -50,7 +50,9 @@ constexpr const char* kUsage =
     "                  it the recording is synced once a second while it runs and\n"
     "                  the kernel writes the rest back; a killed recorder or program\n"
     "                  loses nothing either way. Costs ~10 ms.\n"
-    "  --syscall-buffer  EXPERIMENTAL, off by default: reads, writes, lseek,\n"
+    "  --no-syscall-buffer  every syscall stops the program (slower). By default\n"
+    "                  (the syscall buffer; SLSDBG_SYSCALL_BUFFER=off turns it off,\n"
+    "                  --syscall-buffer back on) reads, writes, lseek,\n"
     "                  fstat and close on regular files of a local filesystem,\n"
     "                  /dev/null and /dev/zero, getdents64 on directories, stat\n"
     "                  by path, non-blocking openat and zero-timeout poll run\n"
@@ -58,9 +60,8 @@ constexpr const char* kUsage =
     "                  sites are patched to a stub, all at the first one, for one\n"
     "                  checkpoint), logged at the next stop; replay serves them\n"
     "                  from the log. Everything else, blocking calls included,\n"
-    "                  stays traced. Off once the program starts a thread.\n"
-    "                  SLSDBG_SYSCALL_BUFFER=on|off sets the default; --no-syscall-buffer\n"
-    "                  turns it off.\n"
+    "                  stays traced. Off once the program starts a thread; each\n"
+    "                  forked child drains the buffer it inherited.\n"
     "  --threads       record a multithreaded program (EXPERIMENTAL): one thread\n"
     "                  runs at a time, switching where one blocks (futex, read,\n"
     "                  sleep ...) and at each tick; every checkpoint holds every\n"
@@ -98,8 +99,9 @@ constexpr const char* kUsage =
 // at most one such segment per step back.
 constexpr uint64_t kDefaultMaxIntervalMs = 250;
 
-// Off for now; the next step of #18 turns it on.
-constexpr bool kSyscallBufferDefault = false;
+// On: syscall-heavy programs record several times faster
+// (docs/performance.md `## real programs`).
+constexpr bool kSyscallBufferDefault = true;
 
 // "slsdbg: the program was killed by SIGSEGV (...) at 0x... in f at a.c:12".
 void print_crash(const std::string& dir) {

@@ -55,12 +55,15 @@ namespace slsdbg::recorder {
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.
-enum class Reason { None = 0, Tick, Signal, Forced, Exec, Exit, Crash };
+// Patch: the syscall buffer patched libc's sites (forced like Forced; named
+// apart so that tools and tests can tell it from an unmodelled call's).
+enum class Reason { None = 0, Tick, Signal, Patch, Forced, Exec, Exit, Crash };
 
 const char* reason_name(Reason r) {
   switch (r) {
     case Reason::Tick: return "tick";
     case Reason::Signal: return "signal";
+    case Reason::Patch: return "patch";
     case Reason::Forced: return "forced";
     case Reason::Exec: return "exec";
     case Reason::Exit: return "exit";
@@ -828,7 +831,7 @@ Status RecordSession::on_syscall_exit() {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
     TRY(log_forced_checkpoint(r.rip));
-    pending_ = std::max(pending_, Reason::Forced);
+    pending_ = std::max(pending_, Reason::Patch);
   }
 
   if (cur_nr_ == SYS_rt_sigaction && result == 0 && cur_args_[1] != 0) {

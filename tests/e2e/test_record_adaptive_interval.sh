@@ -31,7 +31,7 @@ else:
 PYEOF
   out=$(timeout 300 "$SLSDBG" replay "$WORK/$name" --check 2>&1); rc=$?
   local want
-  want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$WORK/$name" --max-restores 1) || die "$name: $want"
+  want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$WORK/$name" --max-forced 0) || die "$name: $want"
   [ "$rc" -eq 0 ] && [[ "$out" == OK:*"$want"* ]] || die "$name: replay --check exit $rc: $out (want $want)"
 }
 check bounded 80 1 -- --max-interval 80

@@ -27,7 +27,7 @@ cps=$(sed -n 's/^slsdbg: recorded \([0-9]*\) checkpoints.*/\1/p' <<<"$summary")
 
 out=$(timeout 300 "$SLSDBG" replay "$WORK/rec" --check 2>&1); rc=$?
 [ "$rc" -eq 0 ] || die "replay --check exit $rc: $out"
-want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$WORK/rec" --max-restores 1) || die "$want"
+want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$WORK/rec" --max-forced 0) || die "$want"
 [[ "$out" == "OK: $cps checkpoints, $want"* ]] || die "replay --check: $out (want $want)"
 echo "deferred: $deferred tick checkpoints deferred, $dropped dropped (torn); replay: $out"
 

@@ -16,7 +16,7 @@ check() {  # check REC: replays to its end, every boundary by execution
   out=$(timeout 300 "$SLSDBG" replay "$1" --check 2>&1 </dev/null); rc=$?
   [ "$rc" -eq 0 ] || fail "$1: --check exit $rc: $out"
   cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
-  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$1" --max-restores 1) || fail "$1: $want"
+  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$1" --max-forced 0) || fail "$1: $want"
   [[ -n "$cps" && "$out" == *"$want"* ]] || fail "$1: $out (want $want)"
   echo "$(basename "$1"): $out"
 }

@@ -14,7 +14,7 @@ check() {  # check NAME: the recording $tmp/NAME replays to its end
   out=$(timeout 300 "$SLSDBG" replay "$tmp/$1" --check 2>&1 </dev/null 3>&-); rc=$?
   [ "$rc" -eq 0 ] || fail "$1: --check exit $rc: $out"
   cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
-  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$tmp/$1" --max-restores 1) || fail "$1: $want"
+  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$tmp/$1" --max-forced 0) || fail "$1: $want"
   [[ -n "$cps" && "$out" == *"$want"* ]] || fail "$1: $out (want $want)"
   echo "$1: $out"
 }

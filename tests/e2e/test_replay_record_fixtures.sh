@@ -19,7 +19,7 @@ check() {  # check NAME STDIN -- PROGRAM ARGS...
   out=$(timeout 300 "$SLSDBG" replay "$work/$name" --check 2>&1); rc=$?
   [ "$rc" -eq 0 ] || { echo "$name: --check exit $rc: $out"; exit 1; }
   cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
-  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$work/$name" --max-restores 1) || { echo "$name: $want"; exit 1; }
+  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$work/$name" --max-forced 0) || { echo "$name: $want"; exit 1; }
   [[ -n "$cps" && "$out" == *"$want"* ]] ||
     { echo "$name: not every boundary by execution: $out"; exit 1; }
   echo "$name: $out"

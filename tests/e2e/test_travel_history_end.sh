@@ -19,7 +19,7 @@ check() {
   n=$(count_checkpoints "$rec")
   [ "${n:-0}" -ge 3 ] || die "$2: want >= 3 checkpoints, got '${n:-none}'"
   last=$((n - 1))
-  want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$rec" --max-restores 1) || die "$2: $want"
+  want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$rec" --max-forced 0) || die "$2: $want"
   for patch in on miss; do
     if [ $patch = miss ]; then export SLSDBG_REPLAY_PATCH=miss; fi
     out=$(timeout 60 "$SLSDBG" replay "$rec" --check 2>&1) || die "$2 ($patch): --check failed: $out"
