@@ -28,7 +28,7 @@ constexpr const char* kUsage =
     "Lists the recordings in DIR (default: $SLSDBG_DIR or ~/.local/share/slsdbg):\n"
     "name, program, checkpoints, recorded time and state (with the number of\n"
     "child processes the program started, recorded in the same recording, or\n"
-    "\"unrecorded\" for older recordings and --syscall-buffer). A directory\n"
+    "\"unrecorded\" for older recordings). A directory\n"
     "that is not a readable recording is listed with the reason.\n";
 
 // The signal that killed the program, from the exit event in the last

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: slsdbg record [-o DIR] [--interval MS] [--max-interval MS] [--verify]\n"
     "                     [--tracker auto|uffd|hash]\n"
-    "                     [--copy deferred|in-stop] [--durable] [--syscall-buffer]\n"
+    "                     [--copy deferred|in-stop] [--durable] [--[no-]syscall-buffer]\n"
     "                     [--threads] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM under the recorder: a checkpoint of the whole process every\n"
@@ -49,7 +50,9 @@ constexpr const char* kUsage =
     "                  it the recording is synced once a second while it runs and\n"
     "                  the kernel writes the rest back; a killed recorder or program\n"
     "                  loses nothing either way. Costs ~10 ms.\n"
-    "  --syscall-buffer  EXPERIMENTAL, off by default: reads, writes, lseek,\n"
+    "  --no-syscall-buffer  every syscall stops the program (slower). By default\n"
+    "                  (the syscall buffer; SLSDBG_SYSCALL_BUFFER=off turns it off,\n"
+    "                  --syscall-buffer back on) reads, writes, lseek,\n"
     "                  fstat and close on regular files of a local filesystem,\n"
     "                  /dev/null and /dev/zero, getdents64 on directories, stat\n"
     "                  by path, non-blocking openat and zero-timeout poll run\n"
@@ -57,7 +60,8 @@ constexpr const char* kUsage =
     "                  sites are patched to a stub, all at the first one, for one\n"
     "                  checkpoint), logged at the next stop; replay serves them\n"
     "                  from the log. Everything else, blocking calls included,\n"
-    "                  stays traced. Off once the program starts a thread.\n"
+    "                  stays traced. Off once the program starts a thread; each\n"
+    "                  forked child drains the buffer it inherited.\n"
     "  --threads       record a multithreaded program (EXPERIMENTAL): one thread\n"
     "                  runs at a time, switching where one blocks (futex, read,\n"
     "                  sleep ...) and at each tick; every checkpoint holds every\n"
@@ -80,8 +84,8 @@ constexpr const char* kUsage =
     "from its execve. `slsdbg info` shows the tree; replay, dump, restore and\n"
     "backtrace take -p PID. Each member replays on its own (what the others did\n"
     "reaches it as logged input: pipe reads, wait status, SIGCHLD); there is no\n"
-    "consistent cut of the whole tree yet. With --syscall-buffer children run\n"
-    "unrecorded. The recorder waits for every child to exit before it does,\n"
+    "consistent cut of the whole tree yet. A forked child takes over the syscall\n"
+    "buffer it inherited. The recorder waits for every child to exit before it does,\n"
     "except one that left the group (setsid, its parent gone: a daemon) after\n"
     "the program ended: its recording ends there and it is killed.\n"
     "\n"
@@ -95,6 +99,10 @@ constexpr const char* kUsage =
 // at most one such segment per step back.
 constexpr uint64_t kDefaultMaxIntervalMs = 250;
 
+// On: syscall-heavy programs record several times faster
+// (docs/performance.md `## real programs`).
+constexpr bool kSyscallBufferDefault = true;
+
 // "slsdbg: the program was killed by SIGSEGV (...) at 0x... in f at a.c:12".
 void print_crash(const std::string& dir) {
   auto reader = store::RecordingReader::open(dir);
@@ -102,6 +110,17 @@ void print_crash(const std::string& dir) {
   auto what = dump::describe_crash(**reader);
   if (!what.ok()) std::fprintf(stderr, "slsdbg: %s\n", what.error().message.c_str());
   else if (*what) std::fprintf(stderr, "slsdbg: the program was killed by %s\n", (*what)->c_str());
+}
+
+// The syscall buffer's default, which SLSDBG_SYSCALL_BUFFER=on|off sets
+// (the flags override it); nullopt: another value.
+std::optional<bool> syscall_buffer_env() {
+  const char* v = std::getenv("SLSDBG_SYSCALL_BUFFER");
+  if (!v || !*v) return kSyscallBufferDefault;
+  const std::string s(v);
+  if (s == "on") return true;
+  if (s == "off") return false;
+  return std::nullopt;
 }
 
 int exit_like(int signo) {
@@ -121,7 +140,7 @@ int run_record(const std::vector<std::string>& args) {
   recorder::RecordOptions opts;
   std::string out_dir, copy = "deferred", tracker = "auto";
   uint64_t interval_ms = 10, max_interval_ms = 0;
-  bool verify = false, durable = false, syscall_buffer = false, threads = false;
+  bool verify = false, durable = false, syscall_buffer = false, no_syscall_buffer = false, threads = false;
   Options options("record", Rest::Program);
   options.text("-o,--output", out_dir, "a directory");
   CLI::Option* interval = options.number("--interval", interval_ms, "milliseconds");
@@ -132,7 +151,12 @@ int run_record(const std::vector<std::string>& args) {
   options.text("--tracker", tracker, "auto, uffd or hash");
   options.text("--copy", copy, "deferred or in-stop");
   options.flag("--syscall-buffer", syscall_buffer);
+  options.flag("--no-syscall-buffer", no_syscall_buffer);
   if (auto done = options.parse(args)) return *done;
+  if (syscall_buffer && no_syscall_buffer)
+    return options.usage_error("--syscall-buffer and --no-syscall-buffer contradict each other");
+  const std::optional<bool> buffer_env = syscall_buffer_env();
+  if (!buffer_env) return options.usage_error("SLSDBG_SYSCALL_BUFFER must be 'on' or 'off'");
   if (interval->count()) {
     if (interval_ms < 1 || interval_ms > 60000)
       return options.usage_error("--interval needs a number of milliseconds between 1 and 60000");
@@ -149,7 +173,7 @@ int run_record(const std::vector<std::string>& args) {
   if (copy != "deferred" && copy != "in-stop") return options.usage_error("--copy needs 'deferred' or 'in-stop'");
   opts.defer_copy = copy == "deferred";
   opts.durable = durable;
-  opts.syscall_buffer = syscall_buffer;
+  opts.syscall_buffer = syscall_buffer || (!no_syscall_buffer && *buffer_env);
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
   opts.threads = threads;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;

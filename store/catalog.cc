@@ -25,7 +25,7 @@ CREATE TABLE checkpoints(
   id INTEGER PRIMARY KEY,        -- checkpoint k
   time_ns INTEGER NOT NULL,      -- since recording start
   stop_ns INTEGER NOT NULL,      -- tracee stop time for this checkpoint
-  reason TEXT NOT NULL,          -- start | tick | signal | forced | exit | crash (version 3)
+  reason TEXT NOT NULL,          -- start | tick | signal | patch | forced | exec | exit | crash (version 3)
   dirty_pages INTEGER NOT NULL,  -- pages in the dirty set (incl. zero pages)
   root_ref INTEGER NOT NULL,     -- tree root block (extent << 32 | slot), 0 = empty image
   root_sum INTEGER NOT NULL,     -- xxh3-64 of the root node (seeded, see tree.md)

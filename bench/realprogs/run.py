@@ -3,7 +3,9 @@
 
 usage: bench/realprogs/run.py BUILD_DIR [--runs 3] [--quick] [--only NAME,...] > result.json
 
-Each program runs natively and under `slsdbg record`, alternating (native,
+Each program runs natively and under `slsdbg record` (default mode: the
+syscall buffer on; --record-args "--no-syscall-buffer" for the stops per
+syscall), alternating (native,
 recorded, native, ...), RUNS times; the median of each and their ratio are
 printed as JSON, with the torn deferred ticks `record` reported. Inputs are
 generated here from a fixed seed, so every run sees the same bytes; they are

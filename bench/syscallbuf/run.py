@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""bench/syscallbuf: `record --syscall-buffer` (experimental) side by side with
-native and with the flag off.
+"""bench/syscallbuf: `record` with the syscall buffer (the default) side by
+side with native and with `--no-syscall-buffer`.
 
 usage: bench/syscallbuf/run.py BUILD_DIR [--runs 3] [--only NAME,...] > result.json
 
 Cases: one million one-byte writes to /dev/null (bench/record/small_writes.c),
 and Debian programs on a 4 MiB generated text (bench/realprogs's generator,
 fixed seed): base64, mawk, sort, and find over /usr/include. Each run is
-native, recorded without the flag, recorded with it, in turn; medians and
+native, recorded with --no-syscall-buffer, recorded with --syscall-buffer, in turn; medians and
 ratios are printed as JSON with the load average at start and end, and the
 `syscall buffer: N syscalls buffered, M glibc sites patched` line of the
 last run with the flag.
@@ -22,7 +22,7 @@ from run import alternate, make_text  # noqa: E402  (bench/realprogs/run.py)
 def bench(slsdbg, cmd, runs, work):
     times = {"native": [], "off": [], "on": []}
     buffered = None
-    for mode, dt, r in alternate(slsdbg, cmd, runs, work, {"native": None, "off": [], "on": ["--syscall-buffer"]}):
+    for mode, dt, r in alternate(slsdbg, cmd, runs, work, {"native": None, "off": ["--no-syscall-buffer"], "on": ["--syscall-buffer"]}):
         if r.returncode != 0:
             return {"error": f"{mode}: exit {r.returncode}: {r.stderr.strip()[-300:]}"}
         times[mode].append(dt)

@@ -170,6 +170,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
       } else if (st->cause == StopCause::Interrupted) {
         t.known.reset();
         t.path = Path{Base::after(t.segment, t.cursor), {}};
+        if (Status out = t.leave_sysbuf_stub(*st); !out.ok()) st = out.take_error();
       } else {
         t.known.reset();
         t.path.push(Leg{motion, 1, t.user});

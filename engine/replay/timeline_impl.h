@@ -216,6 +216,10 @@ class Timeline::Impl final : public RunObserver {
   void known_end();
   // An interrupted backward move: stays where the scan reached, cause Interrupted.
   Result<TimelineStop> interrupted_back();
+  // An interrupted move that stopped inside the syscall buffer's stub (no
+  // symbol, no unwind info for a debugger) steps on to its return into the
+  // program's code (timeline_stub_exit.cc); `st` then names that pc.
+  Status leave_sysbuf_stub(TimelineStop& st);
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
   bool trap_at(uint64_t pc) const;

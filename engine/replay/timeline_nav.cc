@@ -354,6 +354,7 @@ Result<TimelineStop> Timeline::Impl::interrupted_back() {
   TimelineStop st;
   st.cause = StopCause::Interrupted;
   st.pc = pc_now();
+  TRY(leave_sysbuf_stub(st));
   return st;
 }
 

@@ -6,6 +6,7 @@
 // before the writing instruction with the old value in memory, the edges of
 // history are reported, and bad input gives errors that leave a usable timeline.
 #include "engine/replay/timeline.h"
+#include "recorder/process/syscallbuf_stub.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -49,14 +50,15 @@ class TimelineTest : public ::testing::Test {
     const std::string b = build ? build : ".";
     // TIMELINE_TEST_KEEP=DIR: record into DIR once and reuse it (debugging).
     const char* keep = std::getenv("TIMELINE_TEST_KEEP");
-    // TIMELINE_TEST_RECORD_ARGS: more `record` options (timeline_test_sysbuf).
+    // TIMELINE_TEST_RECORD_ARGS: `record` options (timeline_test_sysbuf:
+    // --syscall-buffer); without it the unbuffered path (--no-syscall-buffer).
     const char* more = std::getenv("TIMELINE_TEST_RECORD_ARGS");
     g_rec->dir = keep ? fs::path(keep) : fs::temp_directory_path() / ("timeline_test_" + std::to_string(getpid()));
     if (!keep || !fs::exists(g_rec->dir / "rec")) {
       fs::remove_all(g_rec->dir);
       fs::create_directories(g_rec->dir);
       const std::string cmd = b + "/cli/slsdbg record -o " + (g_rec->dir / "rec").string() + " --interval 2 " +
-                              (more ? more : "") + " -- " + b + "/tests/programs/timeline_counter " + std::to_string(kIterations) + " 0 > " +
+                              (more ? more : "--no-syscall-buffer") + " -- " + b + "/tests/programs/timeline_counter " + std::to_string(kIterations) + " 0 > " +
                               (g_rec->dir / "native.out").string() + " 2>" + (g_rec->dir / "rec.err").string();
       ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     }
@@ -437,6 +439,32 @@ TEST_F(TimelineTest, InterruptStopsAtAnEventAndKeepsAMoment) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->pc, here);
   EXPECT_EQ(pc(), here);
+}
+
+// Interrupted at every event: with the syscall buffer (timeline_test_sysbuf)
+// the place right after a buffered write is inside the stub page, where a
+// debugger has no symbol; the user is stepped on to the program's code.
+TEST_F(TimelineTest, InterruptNeverLeavesTheUserInsideTheSyscallBufferStub) {
+  TimelineOptions o;
+  o.interrupted = [] { return true; };
+  auto t = Timeline::open(*g_rec->reader, o);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  tl = std::move(*t);
+  const process::SysbufStubLayout stub = process::sysbuf_stub_layout();
+  int stops = 0;
+  for (int i = 0; i < 200; i++) {
+    auto st = tl->resume(Direction::Forward, Motion::Continue);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    if (st->cause != StopCause::Interrupted) break;
+    stops++;
+    const uint64_t here = pc();
+    EXPECT_FALSE(here >= stub.code_begin && here < stub.code_end) << "stop " << stops << " at 0x" << std::hex << here;
+    EXPECT_EQ(st->pc, here);
+    auto m = tl->current_moment();
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_EQ(m->pc, here);
+  }
+  EXPECT_GT(stops, 5);
 }
 
 TEST_F(TimelineTest, WatchpointSeesASyscallsWrite) {

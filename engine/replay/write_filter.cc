@@ -115,7 +115,8 @@ bool WriteFilter::overlaps(uint64_t addr, uint64_t len) const {
 WriteFilter::Verdict WriteFilter::judge(uint64_t k) const {
   const Verdict replay{true, true};
   if (k + 1 >= checkpoints_.size()) return replay;
-  if (checkpoints_[k + 1].reason == "exec" || checkpoints_[k + 1].reason == "forced") return replay;
+  const std::string& next = checkpoints_[k + 1].reason;
+  if (next == "exec" || next == "forced" || next == "patch") return replay;  // crossed by restore
   Result<std::vector<uint64_t>> pages = reader_->dirty_pages(CheckpointId(k + 1));
   if (!pages.ok()) return replay;
   Verdict v{false, false};

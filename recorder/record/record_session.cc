@@ -55,12 +55,15 @@ namespace slsdbg::recorder {
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.
-enum class Reason { None = 0, Tick, Signal, Forced, Exec, Exit, Crash };
+// Patch: the syscall buffer patched libc's sites (forced like Forced; named
+// apart so that tools and tests can tell it from an unmodelled call's).
+enum class Reason { None = 0, Tick, Signal, Patch, Forced, Exec, Exit, Crash };
 
 const char* reason_name(Reason r) {
   switch (r) {
     case Reason::Tick: return "tick";
     case Reason::Signal: return "signal";
+    case Reason::Patch: return "patch";
     case Reason::Forced: return "forced";
     case Reason::Exec: return "exec";
     case Reason::Exit: return "exit";
@@ -456,6 +459,11 @@ Status RecordSession::start_member() {
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
   TRY(prepare_member_image(*task_, member_->origin));
+  // A forked child runs its parent's patched libc: it owns and drains the
+  // buffer it inherited; an exec'd one got a fresh stub above.
+  if (opts_.syscall_buffer)
+    syscall_buffer_.emplace(TRY(member_->origin == MemberOrigin::Fork ? SyscallBuf::adopt_forked(pid_)
+                                                                       : SyscallBuf::arm(pid_)));
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
   dispositions_ = member_->origin == MemberOrigin::Fork ? member_->dispositions : initial_dispositions(pid_);
@@ -823,7 +831,7 @@ Status RecordSession::on_syscall_exit() {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
     TRY(log_forced_checkpoint(r.rip));
-    pending_ = std::max(pending_, Reason::Forced);
+    pending_ = std::max(pending_, Reason::Patch);
   }
 
   if (cur_nr_ == SYS_rt_sigaction && result == 0 && cur_args_[1] != 0) {
@@ -1559,16 +1567,15 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   if (options.argv.empty()) return Error::msg("no program given");
   cpu_set_t all_cpus;
   if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0) return Error::from_errno("sched_getaffinity");
-  // The syscall buffer's patched sites and buffer are inherited by a fork,
-  // which a member's session does not take over yet: children stay unrecorded.
   MemberGroup group(options, all_cpus);
-  RecordSession session(options, options.syscall_buffer ? nullptr : &group);
+  RecordSession session(options, &group);
   Result<RecordOutcome> outcome = session.run();
   group.root_ended();
   group.join_all();
   if (outcome.ok())
     for (const MemberReport& m : group.reports()) {
       outcome->members.push_back(m.pid);
+      outcome->buffered_syscalls += m.outcome.buffered_syscalls;  // each member drains its own buffer
       if (!m.error.empty()) outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.error);
       else if (m.outcome.end == RecordOutcome::End::Refused || m.outcome.end == RecordOutcome::End::Stopped)
         outcome->member_errors.push_back("child process " + std::to_string(m.pid) + ": " + m.outcome.refusal);

@@ -73,7 +73,7 @@ struct RecordOutcome {
   // grandchildren too; and why any member's recording ended early.
   std::vector<int> members;
   std::vector<std::string> member_errors;      // ticks copied in the stop because deferrals tore (DeferPolicy)
-  uint64_t buffered_syscalls = 0;  // --syscall-buffer: syscalls logged from the buffer
+  uint64_t buffered_syscalls = 0;  // syscalls logged from the buffer (record_program: the members' too)
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
   uint64_t longest_interval_ns = 0;  // the longest tick interval IntervalPolicy armed
   uint64_t stretched_ticks = 0;      // ticks armed longer than --interval

@@ -93,6 +93,19 @@ Result<SyscallBuf> SyscallBuf::arm(pid_t pid) {
   return b;
 }
 
+Result<SyscallBuf> SyscallBuf::adopt_forked(pid_t pid) {
+  SyscallBuf b;
+  b.pid_ = pid;
+  b.pidfd_ = TRY_CTX(open_pidfd(pid), "syscall buffer");
+  const uint64_t zero[2] = {0, 0};  // cursor, busy
+  TRY_CTX(b.write_header(kSysbufCursorOffset, zero, sizeof zero), "taking over the syscall buffer");
+  b.table_dirty_ = true;
+  TRY_CTX(b.forget_fds(), "taking over the syscall buffer");
+  const uint64_t one = 1;
+  TRY_CTX(b.write_header(kSysbufEnabledOffset, &one, sizeof one), "enabling the syscall buffer");
+  return b;
+}
+
 Status SyscallBuf::write_header(uint64_t offset, const void* data, uint64_t len) {
   if (!vm_write(pid_, kSysbufHeaderAddr + offset, data, len)) return Error::from_errno("writing the syscall buffer header");
   return ok_status();

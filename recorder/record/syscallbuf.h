@@ -72,6 +72,11 @@ class SyscallBuf {
  public:
   // Enables the stub in `pid`'s freshly installed injection area.
   static Result<SyscallBuf> arm(pid_t pid);
+  // Takes over the buffer a forked child inherited with its parent's
+  // injection area and patched libc: its entries so far were the parent's
+  // (logged by the parent's session), its fd table a copy of the parent's
+  // at the fork; both are cleared, and the stub enabled for the child.
+  static Result<SyscallBuf> adopt_forked(pid_t pid);
 
   // At the seccomp stop of a traced syscall. Returns true when its site may
   // be patched at the exit stop (the caller must let it run traced).

@@ -6,13 +6,16 @@
 # buffers, the file written under `slsdbg record --verify` is byte-identical
 # to a native run's, stdout (a regular file too) and exit status are equal,
 # most calls took the fast path, `info --json` counts every event, and
-# `replay --check` crosses every checkpoint boundary by execution.
+# `replay --check` crosses every checkpoint boundary by execution. The
+# recorder's path is tested with --no-syscall-buffer; then the same checks
+# with the syscall buffer (the default), where most of these calls run in
+# the program without a stop: same bytes, and record counts them buffered.
 source "$(dirname "$0")/record_lib.sh"
 ROUNDS=3000
 mkdir -p "$WORK/native" "$WORK/recorded"
 
 "$PROGRAMS/rec_fastwrite" "$WORK/native" $ROUNDS >"$WORK/native.out" 2>"$WORK/native.err"; native_rc=$?
-SLSDBG_LOG=debug "$SLSDBG" record -o "$WORK/rec" --verify -- "$PROGRAMS/rec_fastwrite" "$WORK/recorded" $ROUNDS \
+SLSDBG_LOG=debug "$SLSDBG" record -o "$WORK/rec" --verify --no-syscall-buffer -- "$PROGRAMS/rec_fastwrite" "$WORK/recorded" $ROUNDS \
   >"$WORK/recorded.out" 2>"$WORK/recorded.err"; rec_rc=$?
 [ "$rec_rc" -eq "$native_rc" ] || { tail -5 "$WORK/recorded.err"; die "exit status $rec_rc recorded, $native_rc native"; }
 grep -q "mismatch" "$WORK/recorded.err" && { grep mismatch "$WORK/recorded.err" | head; die "--verify mismatch"; }
@@ -37,15 +40,27 @@ PYEOF
 echo "fast path: $performed calls"
 
 # Replay: the emulated writes get the logged results; every boundary is
-# crossed by execution.
-rm -rf "$WORK/recorded"/*
-"$SLSDBG" record -o "$WORK/rec2" -- "$PROGRAMS/rec_fastwrite" "$WORK/recorded" $ROUNDS >"$WORK/rec2.out" 2>"$WORK/rec2.err" ||
-  die "recording for replay failed: $(tail -3 "$WORK/rec2.err")"
-cmp "$WORK/native/rec_fastwrite.dat" "$WORK/recorded/rec_fastwrite.dat" || die "the written file differs from native (2nd recording)"
-out=$(timeout 300 "$SLSDBG" replay "$WORK/rec2" --check 2>&1); rc=$?
-[ "$rc" -eq 0 ] || die "replay --check exit $rc: $out"
-cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
-[[ -n "$cps" && "$out" == *"$((cps - 1)) boundaries crossed by execution, 0 by restore"* ]] ||
-  die "not every boundary by execution: $out"
-echo "replay: $out"
+# crossed by execution (with the buffer: but its patch, boundaries.py).
+for mode in --no-syscall-buffer --syscall-buffer; do
+  rm -rf "$WORK/recorded"/* "$WORK/rec2"
+  "$SLSDBG" record -o "$WORK/rec2" --verify $mode -- "$PROGRAMS/rec_fastwrite" "$WORK/recorded" $ROUNDS \
+    >"$WORK/rec2.out" 2>"$WORK/rec2.err"; rc=$?
+  [ "$rc" -eq "$native_rc" ] || die "$mode: recording for replay exit $rc: $(tail -3 "$WORK/rec2.err")"
+  grep -q "mismatch" "$WORK/rec2.err" && die "$mode: --verify mismatch"
+  cmp "$WORK/native.out" "$WORK/rec2.out" || die "$mode: stdout differs"
+  cmp "$WORK/native/rec_fastwrite.dat" "$WORK/recorded/rec_fastwrite.dat" || die "$mode: the written file differs from native"
+  buffered=$(sed -n 's/^slsdbg: syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$WORK/rec2.err")
+  if [ $mode = --syscall-buffer ]; then
+    [ "${buffered:-0}" -ge $((ROUNDS * 5)) ] || die "buffered ${buffered:-no} calls, expected >= $((ROUNDS * 5))"
+  else
+    [ -z "$buffered" ] || die "--no-syscall-buffer buffered $buffered calls"
+  fi
+  out=$(timeout 300 "$SLSDBG" replay "$WORK/rec2" --check 2>&1); rc=$?
+  [ "$rc" -eq 0 ] || die "$mode: replay --check exit $rc: $out"
+  cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
+  want=$("$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$WORK/rec2" --max-forced 0) ||
+    die "$mode: $want"
+  [[ -n "$cps" && "$out" == *"$want"* ]] || die "$mode: not every boundary by execution: $out (want $want)"
+  echo "replay ($mode, ${buffered:-0} buffered): $out"
+done
 echo "test_record_fast_writes: OK"

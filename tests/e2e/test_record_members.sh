@@ -98,6 +98,20 @@ cd - >/dev/null || die "cd back"
 [ "$(cat "$WORK/mk/a" "$WORK/mk/b")" = "$(printf 'a\nb')" ] || die "make: the recipes did not run"
 [ "$(wc -w <<<"$pids")" -ge 3 ] || die "make: want make and its two recipes' shells: $pids"
 
+# (c2) the syscall buffer in a forked child: a subshell that does not exec
+# runs its parent's patched libc; dash's `read` reads a regular file a byte
+# at a time, each read buffered by the child's own session (record counts
+# the members' buffered calls too). --no-syscall-buffer buffers none.
+seq 1 300 >"$WORK/lines.txt"
+SLSDBG_SYSCALL_BUFFER=on rec subshell /bin/sh -c "(n=0; while read l; do n=\$((n+1)); done <'$WORK/lines.txt'; echo \$n)"
+expect "$WORK/subshell.out" '^300$' "subshell: the child read every line"
+buffered=$(sed -n 's/^slsdbg: syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$WORK/subshell.err")
+[ "${buffered:-0}" -ge 1000 ] || die "subshell: ${buffered:-no} calls buffered, want >= 1000 (one per byte read)"
+"$SLSDBG" record --no-syscall-buffer -o "$WORK/subshell_off.rec" -- /bin/sh -c "(read l <'$WORK/lines.txt'; echo \$l)" \
+  >"$WORK/subshell_off.out" 2>"$WORK/subshell_off.err" </dev/null || die "subshell: --no-syscall-buffer failed"
+grep -q "syscall buffer:" "$WORK/subshell_off.err" && die "subshell: --no-syscall-buffer buffered calls: $(cat "$WORK/subshell_off.err")"
+expect "$WORK/subshell_off.out" '^1$' "subshell: --no-syscall-buffer output"
+
 # (d) a daemon: a child that calls setsid and outlives the program leaves
 # the group. record says so and ends at once (not 30 s later); what was
 # recorded of it replays.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks `record --syscall-buffer` (experimental; recorder/record/syscallbuf.h):
+# Checks the syscall buffer (`record --syscall-buffer`; recorder/record/syscallbuf.h):
 # rec_sysbuf's reads (short ones at the end of the file included), preads,
 # writes, pwrites, lseeks and fstats on a regular file, /dev/null and
 # /dev/zero go through patched glibc sites into the buffer while a 1 ms
@@ -9,8 +9,10 @@
 #     calls were buffered; `replay --check` says OK.
 #  2. The burst with a 1 s interval (no tick drains it): the buffer fills,
 #     the full stub falls back to the trapped call, which drains it; exact.
-#  3. Without the flag, the same program (no alarms: same calls) gives the
-#     same syscall events: numbers, results and bytes, in order.
+#  3. With --no-syscall-buffer, and with SLSDBG_SYSCALL_BUFFER=off, the same
+#     program (no alarms: same calls) gives the same syscall events:
+#     numbers, results and bytes, in order, and nothing buffered. Another
+#     value of the variable, or both flags, is a one-line usage error.
 #  4. find(1) over a generated tree: its openat(O_DIRECTORY), getdents64,
 #     fstat, newfstatat of paths and close are buffered (all libc sites
 #     patched at once: one forced checkpoint), output equals native, and
@@ -49,7 +51,7 @@ echo "buffer full: $full calls buffered; replay: $out"
 
 "$SLSDBG" record -o "$WORK/a.rec" --syscall-buffer -- "$PROGRAMS/rec_sysbuf" "$WORK/on" 50 100 noalarm >"$WORK/a.out" 2>"$WORK/a.err" ||
   die "record (on, no alarms) failed: $(tail -3 "$WORK/a.err")"
-"$SLSDBG" record -o "$WORK/b.rec" -- "$PROGRAMS/rec_sysbuf" "$WORK/off" 50 100 noalarm >"$WORK/b.out" 2>"$WORK/b.err" ||
+"$SLSDBG" record -o "$WORK/b.rec" --no-syscall-buffer -- "$PROGRAMS/rec_sysbuf" "$WORK/off" 50 100 noalarm >"$WORK/b.out" 2>"$WORK/b.err" ||
   die "record (off) failed: $(tail -3 "$WORK/b.err")"
 cmp "$WORK/a.out" "$WORK/b.out" || die "stdout differs between flag on and off"
 cmp "$WORK/on/rec_sysbuf.dat" "$WORK/off/rec_sysbuf.dat" || die "the written file differs between flag on and off"
@@ -58,6 +60,20 @@ cmp "$WORK/on/rec_sysbuf.dat" "$WORK/off/rec_sysbuf.dat" || die "the written fil
 [ "$(wc -l <"$WORK/a.sys")" -ge 600 ] || die "too few syscall events decoded: $(wc -l <"$WORK/a.sys")"
 diff "$WORK/a.sys" "$WORK/b.sys" >"$WORK/ab.diff" || { head -5 "$WORK/ab.diff"; die "syscall events differ between flag on and off"; }
 echo "flag on and off: $(wc -l <"$WORK/a.sys") identical syscall events"
+grep -q "syscall buffer:" "$WORK/b.err" && die "--no-syscall-buffer: $(cat "$WORK/b.err")"
+rm -rf "$WORK/off"/*
+SLSDBG_SYSCALL_BUFFER=off "$SLSDBG" record -o "$WORK/c.rec" -- "$PROGRAMS/rec_sysbuf" "$WORK/off" 50 100 noalarm \
+  >"$WORK/c.out" 2>"$WORK/c.err" || die "record (SLSDBG_SYSCALL_BUFFER=off) failed: $(tail -3 "$WORK/c.err")"
+grep -q "syscall buffer:" "$WORK/c.err" && die "SLSDBG_SYSCALL_BUFFER=off buffered: $(cat "$WORK/c.err")"
+"$PY" "$(dirname "$0")/syscalls_of.py" "$WORK/c.rec" >"$WORK/c.sys" || die "reading the third recording"
+cmp -s "$WORK/b.sys" "$WORK/c.sys" || die "SLSDBG_SYSCALL_BUFFER=off gives other syscall events than --no-syscall-buffer"
+for bad in "SLSDBG_SYSCALL_BUFFER=maybe" "SLSDBG_SYSCALL_BUFFER=off --syscall-buffer --no-syscall-buffer"; do
+  set -- $bad
+  out=$(env "$1" "$SLSDBG" record -o "$WORK/bad.rec" "${@:2}" -- true 2>&1); rc=$?
+  [ "$rc" -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q "syscall.buffer\|SYSCALL_BUFFER" <<<"$out" ||
+    die "$bad: exit $rc, want nonzero and one line: $out"
+  [ -e "$WORK/bad.rec" ] && die "$bad: a recording was made"
+done
 mkdir -p "$WORK/tree"
 for d in $(seq 1 30); do mkdir -p "$WORK/tree/d$d/e"; for f in $(seq 1 8); do echo "$d $f" >"$WORK/tree/d$d/e/f$f.txt"; done; done
 find "$WORK/tree" -name '*.txt' -size -1k >"$WORK/find.native"

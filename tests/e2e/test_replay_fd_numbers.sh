@@ -10,11 +10,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_fd_numbers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 check() {  # check NAME: the recording $tmp/NAME replays to its end
-  local out rc cps
+  local out rc cps want
   out=$(timeout 300 "$SLSDBG" replay "$tmp/$1" --check 2>&1 </dev/null 3>&-); rc=$?
   [ "$rc" -eq 0 ] || fail "$1: --check exit $rc: $out"
   cps=$(sed -n 's/^OK: \([0-9]*\) checkpoints.*/\1/p' <<<"$out")
-  [[ -n "$cps" && "$out" == *"$((cps - 1)) boundaries crossed by execution, 0 by restore"* ]] || fail "$1: $out"
+  want=$(python3 "$SLSDBG_SOURCE_DIR/tests/e2e/boundaries.py" "$tmp/$1" --max-forced 0) || fail "$1: $want"
+  [[ -n "$cps" && "$out" == *"$want"* ]] || fail "$1: $out (want $want)"
   echo "$1: $out"
 }
 

@@ -27,8 +27,14 @@ iters=150000000
 "$SLSDBG" record -o "$work/rec" --interval 150 -- "$PROGRAMS/restore_mapped_file" "$work/private.dat" "$work/shared.dat" \
   $iters > "$work/record.out" 2>&1 || { cat "$work/record.out"; fail "recording failed"; }
 
+# A checkpoint in the loop (with the syscall buffer, checkpoint 1 is the one
+# after its first patch, before the files are mapped).
+at=$("$SLSDBG" info "$work/rec" --json |
+  python3 -c 'import json,sys; print(next(c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["reason"] == "tick"))') ||
+  fail "no tick checkpoint"
+
 # 1. Files unchanged: no warning about mappings, same output.
-"$SLSDBG" restore "$work/rec" --at 1 > "$work/same.out" 2> "$work/same.err" || fail "restore (unchanged) failed: $(cat "$work/same.err")"
+"$SLSDBG" restore "$work/rec" --at $at > "$work/same.out" 2> "$work/same.err" || fail "restore (unchanged) failed: $(cat "$work/same.err")"
 cmp -s "$work/native.out" "$work/same.out" || fail "unchanged files: output differs: $(cat "$work/same.out")"
 ! grep -q 'mapping' "$work/same.err" || fail "unchanged files: unexpected warning: $(cat "$work/same.err")"
 
@@ -38,7 +44,7 @@ python3 -c "
 f = open('$work/private.dat', 'r+b'); f.seek(8192); f.write(b'Z' * 4096); f.close()
 f = open('$work/shared.dat', 'r+b'); f.write(b'CHANGED!'); f.close()"
 cp "$work/shared.dat" "$work/shared.before"
-"$SLSDBG" restore "$work/rec" --at 1 > "$work/inplace.out" 2> "$work/inplace.err" || fail "restore (in place) failed: $(cat "$work/inplace.err")"
+"$SLSDBG" restore "$work/rec" --at $at > "$work/inplace.out" 2> "$work/inplace.err" || fail "restore (in place) failed: $(cat "$work/inplace.err")"
 cmp -s "$work/native.out" "$work/inplace.out" || {
   echo "native:   $(cat "$work/native.out")"; echo "restored: $(cat "$work/inplace.out")"; fail "in-place change: output differs"; }
 grep -q "shared mapping .*shared.dat: file contents changed since recording; restored as a private copy" "$work/inplace.err" ||
@@ -50,7 +56,7 @@ cmp -s "$work/shared.dat" "$work/shared.before" || fail "restore modified the sh
 #    hand out its inode number again): restored from the recording as anonymous memory.
 mv "$work/private.dat" "$work/private.old"
 python3 -c "open('$work/private.dat','wb').write(b'X' * 3 * 4096)"
-"$SLSDBG" restore "$work/rec" --at 1 > "$work/replaced.out" 2> "$work/replaced.err" || fail "restore (replaced) failed: $(cat "$work/replaced.err")"
+"$SLSDBG" restore "$work/rec" --at $at > "$work/replaced.out" 2> "$work/replaced.err" || fail "restore (replaced) failed: $(cat "$work/replaced.err")"
 cmp -s "$work/native.out" "$work/replaced.out" || fail "replaced file: output differs: $(cat "$work/replaced.out")"
 grep -q "private.dat: file changed since recording; restored its recorded pages as anonymous memory" "$work/replaced.err" ||
   fail "no warning for the replaced private file: $(cat "$work/replaced.err")"
