@@ -940,6 +940,9 @@ std::string ThreadedTimeline::position_text() const {
   if (p.end) s += ", end of its segment";
   else if (p.resume_m) s += ", thread " + std::to_string(p.tid.value) + "'s resume " + std::to_string(p.resume_m);
   else if (p.n == 0) s += ", its start";
+  else if (p.watch)
+    s += ", thread " + std::to_string(p.tid.value) + "'s access " + std::to_string(p.n) + " to " + hex_of(p.watch->addr) +
+         " by the instruction before " + hex_of(p.pc);
   else s += ", thread " + std::to_string(p.tid.value) + "'s arrival " + std::to_string(p.n) + " at " + hex_of(p.pc);
   if (!p.steps.empty()) s += ", then " + std::to_string(p.steps.size()) + " single steps";
   return s;
