@@ -155,6 +155,24 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   uint64_t located_m = 0, located_j = 0, last_m = 0;
   bool measuring = false;
   uint64_t measured = 0, seen = 0;
+  // Where Measure's single steps end: at target's arrival, when the thread
+  // has the registers `measure_want` (a checkpoint's), or at its next
+  // counted resume (it stopped at a system call or rdtsc before it).
+  enum class MeasureEnd { Arrival, Registers, NextResume } measure_end = MeasureEnd::Arrival;
+  user_regs_struct measure_want{};
+  // rcx and r11 left out: a call served from the log does not set them as
+  // the kernel's `syscall` did.
+  static bool same_regs(const user_regs_struct& a, const user_regs_struct& b) {
+    return a.rip == b.rip && a.rsp == b.rsp && a.rbp == b.rbp && a.rax == b.rax && a.rbx == b.rbx &&
+           a.rdx == b.rdx && a.rsi == b.rsi && a.rdi == b.rdi && a.r8 == b.r8 && a.r9 == b.r9 && a.r10 == b.r10 &&
+           a.r12 == b.r12 && a.r13 == b.r13 && a.r14 == b.r14 && a.r15 == b.r15;
+  }
+  void end_measure() {
+    measuring = false;
+    step_tid.reset();
+    target_reached = true;
+    command = Command::Abort;  // unwind the run at its next hook
+  }
   bool stop_at_start = false;         // Live: pause at the checkpoint
   Position target;                    // Collect / Seek
   bool at_anchor = false;             // Seek: anchor reached, doing its steps
@@ -348,9 +366,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!after_trap.erase(thread.value)) {
       const uint64_t m = ++resumes[thread.value];
       if (thread == target.tid && command != Command::Abort) {
+        if (mode == Mode::Measure && measuring && measure_end == MeasureEnd::NextResume && m == target.resume_m + 1) {
+          end_measure();
+          return false;
+        }
         if (mode == Mode::Measure && m == target.resume_m) {
           measuring = true;
           step_tid = thread;
+          if (measure_end == MeasureEnd::Registers)
+            for (SegmentThread& t : live)
+              if (t.recorded == thread)
+                if (auto r = t.task->regs(); r.ok() && same_regs(*r, measure_want)) {
+                  end_measure();  // already there: no instruction since the resume
+                  return false;
+                }
         } else if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && target.resume_m == m) {
           cur = Position{k, false, thread, 0, 0, {}, m};
           pending_status = anchor_reached(plain_stop(thread));
@@ -500,7 +529,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (measuring && asked) {
       user_regs_struct regs = TRY(th.task->regs());
       measured++;
-      const bool there = regs.rip == target.pc && (!target.watch || (fired & slot_bit(*target.watch)));
+      if (measure_end == MeasureEnd::Registers && same_regs(regs, measure_want)) return finish_collect().take_error();
+      const bool there = measure_end == MeasureEnd::Arrival && regs.rip == target.pc &&
+                         (!target.watch || (fired & slot_bit(*target.watch)));
       if (there && ++seen == located_j) return finish_collect().take_error();
       if (measured > kMaxReverseStepDistance)
         return Error::msg("the instruction before this breakpoint arrival is more than " +
@@ -746,25 +777,37 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   }
 
   // One instruction back: drop the last single step of the position, or,
-  // at a breakpoint arrival, find the thread's instruction before it: which
-  // of its resumes precedes the arrival (one replay), how many instructions
-  // it runs from there to the arrival (a replay single-stepping it), then a
-  // replay to one instruction fewer.
+  // at a breakpoint arrival, a checkpoint's start or a thread's resume,
+  // find the thread's instruction before it (position_before*), then a
+  // replay to there. A search that fails leaves the replay where it was.
   Result<ThreadedStop> backward_step() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
-    Position back = cur;
-    if (!back.steps.empty()) {
-      back.steps.pop_back();
-    } else if (back.n > 0) {
-      back = TRY(position_before(cur));
-    } else {
-      return Error::unsupported(
-          "a reverse step from here (a checkpoint's start, or right after a thread's system call) is not supported "
-          "yet in recordings with threads (reverse-continue to a breakpoint is)");
+    const Position from = cur;
+    const uint64_t runs_before = runs;
+    Result<Position> found = before(from);
+    if (!found.ok()) {
+      // The searches ran other replays: back to where the step started.
+      if (runs == runs_before) return found.take_error();
+      if (from.is_start() && from.steps.empty()) TRY(goto_checkpoint(from.k));
+      else TRY(seek(from));
+      return found.take_error();
     }
-    TRY(seek(back));
+    TRY(seek(*found));
     stop.stop.cause = StopCause::Step;
     return stop;
+  }
+
+  // The position one instruction before `p` (backward_step).
+  Result<Position> before(Position back) {
+    if (!back.steps.empty()) {
+      back.steps.pop_back();
+      return back;
+    }
+    if (back.n > 0) return position_before(back);
+    if (back.is_start() && back.k > 0) return position_before_checkpoint(back.k);
+    if (back.resume_m > 0 && !back.end) return position_before_resume(back.k, back.tid, back.resume_m);
+    return Error::unsupported(
+        "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
   }
 
   // The position one instruction of arrival.tid before `arrival` (a
@@ -779,6 +822,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(check_outcome(true));
     if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
     target.resume_m = located_m;
+    measure_end = MeasureEnd::Arrival;
     SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
                  arrival.tid.value, (unsigned long long)located_m, (unsigned long long)located_j);
     TRY(start_run(arrival.k, Mode::Measure));
@@ -786,6 +830,61 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(check_outcome(true));
     if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
     return Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+  }
+
+  // The position one instruction before checkpoint k's start: the last
+  // instruction of the thread that ran into the checkpoint, in segment k-1.
+  // Which of its resumes is its last there (one replay of k-1 to its end),
+  // how many instructions it runs from that resume to the checkpoint's
+  // registers (a replay single-stepping it), then one fewer; with none,
+  // the system call (or rdtsc) it stopped at before that resume.
+  Result<Position> position_before_checkpoint(uint64_t k_now) {
+    const Tid t = running_thread_of(k_now);
+    const uint64_t seg = k_now - 1;
+    store::ProcessState next = TRY(reader.process_state(CheckpointId(k_now)));
+    const store::ThreadState* want = nullptr;
+    for (const store::ThreadState& th : next.threads)
+      if (th.tid == t) want = &th;
+    if (!want) return Error::msg("internal: checkpoint " + std::to_string(k_now) + " lacks its running thread");
+    target = Position{seg, true, t};
+    TRY(start_run(seg, Mode::Locate));
+    TRY(drive());
+    TRY(check_outcome(false));
+    const uint64_t last = resumes[t.value];
+    if (last == 0)
+      return Error::unsupported("thread " + std::to_string(t.value) + " did not run in segment " + std::to_string(seg) +
+                                ": a reverse step from checkpoint " + std::to_string(k_now) +
+                                "'s start is not supported yet there");
+    target = Position{seg, true, t, 0, 0, {}, last};
+    measure_end = MeasureEnd::Registers;
+    measure_want = want->regs;
+    TRY(start_run(seg, Mode::Measure));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached) return Error::msg("internal: single steps did not reach checkpoint " + std::to_string(k_now));
+    SLSDBG_DEBUG("replay", "reverse step from checkpoint %llu: thread %d's resume %llu, then %llu instructions",
+                 (unsigned long long)k_now, t.value, (unsigned long long)last, (unsigned long long)measured);
+    if (measured > 0) return Position{seg, false, t, 0, 0, std::vector<Tid>(measured - 1, t), last};
+    return position_before_resume(seg, t, last);
+  }
+
+  // The position one instruction before thread t's resume m of segment seg
+  // with no step since: the instruction it stopped at before (a system call
+  // or rdtsc), from its resume m-1 (a replay single-stepping it until it is
+  // resumed again).
+  Result<Position> position_before_resume(uint64_t seg, Tid t, uint64_t m) {
+    if (m < 2)
+      return Error::unsupported("thread " + std::to_string(t.value) + " has not run since checkpoint " +
+                                std::to_string(seg) + "'s start: a reverse step from here is not supported yet");
+    target = Position{seg, false, t, 0, 0, {}, m - 1};
+    measure_end = MeasureEnd::NextResume;
+    TRY(start_run(seg, Mode::Measure));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached || measured == 0)
+      return Error::msg("internal: thread " + std::to_string(t.value) + "'s resume " + std::to_string(m) +
+                        " was not found again");
+    return Position{seg, false, t, 0, 0, std::vector<Tid>(measured, t), m - 1};
   }
 
   // Goes to a hit found by a reverse continue. A watched access stops just

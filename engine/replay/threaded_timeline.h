@@ -23,8 +23,15 @@
 // thread, thread_watch.h). A reverse continue lands just before the access:
 // the thread's resume before it, then single steps (two more replays).
 //
-// Not supported yet (refused with a message): reverse steps
-// other than undoing single steps made forward, moments inside segments
+// A reverse step undoes a forward single step, or finds the thread's
+// instruction before a breakpoint arrival, a watched access, a checkpoint's
+// start (the running thread's last instruction in the segment before,
+// matched by its registers) or a resume (the system call or rdtsc it
+// stopped at): one replay to locate the resume, one single-stepping the
+// thread from it, one to land there.
+//
+// Not supported yet (refused with a message): a reverse step into a
+// segment where the thread did not run, moments inside segments
 // ("K:E:0xPC:N"), GDB's inferior calls.
 #pragma once
 
@@ -63,8 +70,8 @@ class ThreadedTimeline {
   Result<ThreadedStop> goto_checkpoint(CheckpointId k);
   // Forward: Continue runs every thread in log order to a breakpoint any of
   // them hits; Step runs until `thread` executed one instruction. Backward:
-  // Continue; Step only undoes a single step made forward (replays to the
-  // position before it), else an Error.
+  // Continue; Step goes to the instruction before (see above), else an
+  // Error, the position unchanged.
   Result<ThreadedStop> resume(Direction direction, Motion motion, Tid thread);
   ThreadedStop last_stop() const;
 

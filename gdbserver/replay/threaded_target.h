@@ -5,8 +5,8 @@
 // to the last earlier hit, `monitor goto K`; watchpoints (write, read,
 // access) forward and backward, stopping in the accessing thread.
 //
-// Refused with a message, for now: reverse steps from a checkpoint's start,
-// moments inside a segment, register and memory writes (no diversion yet), catch
+// Refused with a message, for now: reverse steps into a segment where the
+// thread did not run, moments inside a segment, register and memory writes (no diversion yet), catch
 // syscall. rr's vRun seek is absent.
 #pragma once
 
