@@ -15,6 +15,7 @@
 #include "engine/bisect/locate.h"
 #include "engine/bisect/plugin_invariant.h"
 #include "engine/bisect/refine.h"
+#include "engine/bisect/refine_threads.h"
 #include "engine/bisect/scratch_dir.h"
 #include "engine/dump/recording_memory.h"
 #include "store/recording.h"
@@ -106,6 +107,11 @@ DiscoverInput discover_input(const RefineInput& in, const ExeSymbols* symbols) {
   d.progress = in.progress;
   d.interrupted = in.interrupted;
   return d;
+}
+
+// A recording made with --threads is refined by the threaded replay.
+RefineOutcome refine_in_segment(const RefineInput& in) {
+  return in.reader->meta().threads ? refine_threaded_segment(in) : refine_segment(in);
 }
 
 }  // namespace
@@ -212,13 +218,13 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       if (out.state == RefineState::Failed) {
         // discovery could not ask the command
       } else if (o.mode == Mode::Cmd && !refinement_built()) {
-        out = refine_segment(in);  // says it is not built
+        out = refine_in_segment(in);  // says it is not built
       } else if (!in.watch.unknown_because.empty() || in.watch.ranges.empty()) {
         out.state = RefineState::Unavailable;
         out.note = in.watch.unknown_because.empty() ? "the invariant reads no memory that could be watched"
                                                     : in.watch.unknown_because;
       } else {
-        out = refine_segment(in);
+        out = refine_in_segment(in);
       }
       if (r.discovered && out.state == RefineState::Failed)
         out.note += " (the command's verdict also depends on something the words that changed between the checkpoints "
@@ -227,7 +233,10 @@ Result<BisectReport> run_bisect(const BisectOptions& o) {
       r.refine_note = out.note;
       if (out.state == RefineState::Done && out.refined) {
         r.refined = out.refined;
-        r.goto_command = "slsdbg replay " + o.recording + " --goto " + out.refined->moment;
+        r.goto_command = reader->meta().threads
+                             // no moments inside a segment with threads yet: its checkpoint
+                             ? "slsdbg replay " + o.recording + " --at " + std::to_string(r.last_good)
+                             : "slsdbg replay " + o.recording + " --goto " + out.refined->moment;
         if (!out.answer_core.empty()) answer_core = out.answer_core;
       }
     }

@@ -172,9 +172,9 @@ Status SegmentCheck::wait_pending(Thread& th) {
     process::WaitResult w = TRY(th.task.wait());
     if (observer_ && w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
       // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
-      // when the step ends at a system call's return).
+      // when the step ends at a system call's return), or a watched access (TRAP_HWBKPT).
       siginfo_t si = TRY(th.task.siginfo());
-      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT) {
+      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT) {
         auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
         if (!instead) {
           th.at = Thread::At::Stopped;

@@ -9,9 +9,13 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "common/log.h"
 #include "engine/replay/thread_check.h"
+#include "engine/replay/thread_watch.h"
+#include "recorder/process/inject.h"
+#include "recorder/process/proc_maps.h"
 
 namespace slsdbg::replay {
 
@@ -69,6 +73,8 @@ class Coroutine {
 
 // See threaded_timeline.h: a checkpoint's start (n == 0), its end, or the
 // n-th arrival of `tid` at `pc` since the checkpoint; then single steps.
+// With `watch`: the n-th time `tid` touched that range by an instruction
+// ending at `pc` (the thread is just after the access).
 struct Position {
   uint64_t k = 0;
   bool end = false;
@@ -80,10 +86,22 @@ struct Position {
   // (resumes right after a breakpoint or step trap not counted): where a
   // reverse step from an arrival lands, stepping forward from there.
   uint64_t resume_m = 0;
+  std::optional<WatchRange> watch;
   bool is_start() const { return !end && n == 0 && resume_m == 0; }
   bool same_anchor(const Position& o) const {
-    return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m;
+    return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m &&
+           watch == o.watch;
   }
+};
+
+// A stop a reverse continue may land on: a breakpoint arrival, or a watched
+// access. For an access `at` is the position after it, or, when
+// `before_known`, already the one before it (found while single-stepping).
+struct Hit {
+  Position at;
+  std::optional<WatchRange> watch;
+  bool before_known = false;
+  Tid thread{};  // the accessing thread
 };
 
 constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
@@ -106,6 +124,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::function<bool()> interrupted;
   bool interrupt_requested() const { return interrupted && interrupted(); }
   std::set<uint64_t> user_bps;  // the client's breakpoints
+  std::set<WatchRange> user_watches;  // the client's watched pieces
   uint64_t runs = 0;
 
   // --- the current segment replay
@@ -121,6 +140,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // maps it), inserted as soon as they can be: nothing ran there before.
   std::set<uint64_t> pending;
   bool executed = false;                          // a thread ran since the restore
+  std::vector<WatchRange> armed;                  // DR0.. of every thread in this run
+  std::map<std::tuple<int32_t, uint64_t, WatchRange>, uint64_t> wcounts;  // accesses per (thread, pc after, range)
   Position cur;                                   // where the replay is
 
   // --- what the run does
@@ -134,11 +155,29 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   uint64_t located_m = 0, located_j = 0, last_m = 0;
   bool measuring = false;
   uint64_t measured = 0, seen = 0;
+  // Where Measure's single steps end: at target's arrival, when the thread
+  // has the registers `measure_want` (a checkpoint's), or at its next
+  // counted resume (it stopped at a system call or rdtsc before it).
+  enum class MeasureEnd { Arrival, Registers, NextResume } measure_end = MeasureEnd::Arrival;
+  user_regs_struct measure_want{};
+  // rcx and r11 left out: a call served from the log does not set them as
+  // the kernel's `syscall` did.
+  static bool same_regs(const user_regs_struct& a, const user_regs_struct& b) {
+    return a.rip == b.rip && a.rsp == b.rsp && a.rbp == b.rbp && a.rax == b.rax && a.rbx == b.rbx &&
+           a.rdx == b.rdx && a.rsi == b.rsi && a.rdi == b.rdi && a.r8 == b.r8 && a.r9 == b.r9 && a.r10 == b.r10 &&
+           a.r12 == b.r12 && a.r13 == b.r13 && a.r14 == b.r14 && a.r15 == b.r15;
+  }
+  void end_measure() {
+    measuring = false;
+    step_tid.reset();
+    target_reached = true;
+    command = Command::Abort;  // unwind the run at its next hook
+  }
   bool stop_at_start = false;         // Live: pause at the checkpoint
   Position target;                    // Collect / Seek
   bool at_anchor = false;             // Seek: anchor reached, doing its steps
   size_t steps_done = 0;
-  std::vector<Position> hits;         // Collect: the client's breakpoints hit before target
+  std::vector<Hit> hits;              // Collect: the client's breakpoints and watches hit before target
   bool target_reached = false;
 
   // --- the pause
@@ -198,6 +237,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     hits.clear();
     target_reached = false;
     step_tid.reset();
+    wcounts.clear();
+    armed = watch_set();
     cur = Position{seg};
     runs++;
     co = std::make_unique<Coroutine>([this, seg] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this); });
@@ -213,8 +254,24 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::set<uint64_t> wanted() const {
     std::set<uint64_t> w = user_bps;
     if (mode == Mode::Measure) return {};  // it goes by single steps
-    if (mode != Mode::Live && target.n > 0) w.insert(target.pc);
+    if (mode != Mode::Live && target.n > 0 && !target.watch) w.insert(target.pc);
     return w;
+  }
+
+  // The ranges a run arms: the client's, and the one its target counts.
+  std::vector<WatchRange> watch_set() const {
+    std::vector<WatchRange> w(user_watches.begin(), user_watches.end());
+    if (mode != Mode::Live && target.watch && !user_watches.count(*target.watch)) w.push_back(*target.watch);
+    return w;
+  }
+  Status arm_watches_everywhere() {
+    for (SegmentThread& t : live) TRY(arm_thread_watches(t.task->raw_tid(), armed));
+    return ok_status();
+  }
+  unsigned slot_bit(const WatchRange& w) const {
+    for (size_t i = 0; i < armed.size(); i++)
+      if (armed[i] == w) return 1u << i;
+    return 0;
   }
 
   process::Task* any_task() {
@@ -289,11 +346,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     live = threads;
     if (told_threads) return ok_status();
     told_threads = true;
-    // The restore: breakpoints in, then maybe the checkpoint's stop.
+    // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
     for (uint64_t a : wanted()) {
       counted.insert(a);
       if (!insert_at(a).ok()) pending.insert(a);
     }
+    if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
       return ok_status();
@@ -308,9 +366,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!after_trap.erase(thread.value)) {
       const uint64_t m = ++resumes[thread.value];
       if (thread == target.tid && command != Command::Abort) {
+        if (mode == Mode::Measure && measuring && measure_end == MeasureEnd::NextResume && m == target.resume_m + 1) {
+          end_measure();
+          return false;
+        }
         if (mode == Mode::Measure && m == target.resume_m) {
           measuring = true;
           step_tid = thread;
+          if (measure_end == MeasureEnd::Registers)
+            for (SegmentThread& t : live)
+              if (t.recorded == thread)
+                if (auto r = t.task->regs(); r.ok() && same_regs(*r, measure_want)) {
+                  end_measure();  // already there: no instruction since the resume
+                  return false;
+                }
         } else if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && target.resume_m == m) {
           cur = Position{k, false, thread, 0, 0, {}, m};
           pending_status = anchor_reached(plain_stop(thread));
@@ -325,8 +394,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // Collect/Seek arrived at the target's anchor.
   Status anchor_reached(ThreadedStop s) {
     if (mode == Mode::Collect) {
-      if (!target.steps.empty() && target.n > 0 && user_bps.count(target.pc)) hits.push_back(cur);
-      return finish_collect();
+      if (!target.steps.empty() && target.n > 0 && !target.watch && user_bps.count(target.pc))
+        hits.push_back(Hit{cur, {}, false, cur.tid});
+      if (target.steps.empty()) return finish_collect();
+      // The steps too: a watched access among them is a hit before target.
+      at_anchor = true;
+      steps_done = 0;
+      step_tid = target.steps[0];
+      return ok_status();
     }
     if (target.steps.empty()) return pause(std::move(s));
     at_anchor = true;
@@ -356,7 +431,64 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.thread = th.recorded;
     if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
     if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
-    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(cur);
+    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid});
+    return ok_status();
+  }
+
+  static ThreadedStop watch_stop(Tid t, const WatchRange& w, uint64_t pc) {
+    ThreadedStop s;
+    s.stop.cause = StopCause::Watchpoint;
+    s.stop.pc = pc;
+    s.stop.watch_addr = w.addr;
+    s.stop.watch_kind = w.kind;
+    s.thread = t;
+    return s;
+  }
+
+  // A trap of `th` after an instruction touched the watched slots `fired`.
+  // Every range's count goes up (positions name the n-th access); `asked`:
+  // the trap ends a single step asked for, which stays the stop.
+  Status arrived_at_watch(const SegmentThread& th, unsigned fired, uint64_t pc, bool asked) {
+    if (asked && mode == Mode::Collect && at_anchor)  // cur is still before the access
+      for (size_t i = 0; i < armed.size(); i++)
+        if ((fired & (1u << i)) && user_watches.count(armed[i])) {
+          hits.push_back(Hit{cur, armed[i], true, th.recorded});
+          break;
+        }
+    std::optional<Position> user_hit;
+    for (size_t i = 0; i < armed.size(); i++) {
+      if (!(fired & (1u << i))) continue;
+      const WatchRange& w = armed[i];
+      const uint64_t n = ++wcounts[{th.recorded.value, pc, w}];
+      Position p{k, false, th.recorded, pc, n, {}, 0, w};
+      if (mode == Mode::Locate) {
+        if (target.watch == w && th.recorded == target.tid && pc == target.pc) {
+          const uint64_t m = resumes[th.recorded.value];
+          located_j = m == last_m ? located_j + 1 : 1;
+          last_m = m;
+          if (n == target.n) {
+            located_m = m;
+            return finish_collect();
+          }
+        }
+        continue;
+      }
+      if (asked) continue;
+      if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && p.same_anchor(target)) {
+        cur = p;
+        return anchor_reached(watch_stop(th.recorded, w, pc));
+      }
+      if (!user_hit && user_watches.count(w)) user_hit = p;
+    }
+    if (asked || !user_hit) return ok_status();
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d's access %llu to 0x%llx (pc 0x%llx)", (unsigned long long)k,
+                 th.recorded.value, (unsigned long long)user_hit->n, (unsigned long long)user_hit->watch->addr,
+                 (unsigned long long)pc);
+    if (mode == Mode::Live) {
+      cur = *user_hit;
+      return pause(watch_stop(th.recorded, *user_hit->watch, pc));
+    }
+    if (mode == Mode::Collect) hits.push_back(Hit{*user_hit, user_hit->watch, false, th.recorded});
     return ok_status();
   }
 
@@ -369,6 +501,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         at_anchor = false;
         return pause(s);
       }
+      step_tid = target.steps[steps_done];
+    }
+    if (mode == Mode::Collect && at_anchor) {
+      if (++steps_done == target.steps.size()) return finish_collect();
       step_tid = target.steps[steps_done];
     }
     return ok_status();
@@ -385,10 +521,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Result<std::optional<process::WaitResult>> trapped_here(const SegmentThread& th, const process::WaitResult& w) {
     if (command == Command::Abort) return Error::msg("replay aborted");
     siginfo_t si = TRY(th.task->siginfo());
-    if (measuring && si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded) {
+    const unsigned fired = !armed.empty() && si.si_code != SI_KERNEL ? TRY(take_fired_watches(th.task->raw_tid())) : 0u;
+    // A hardware trap that is not a watch of ours: DR3 reaching the next
+    // checkpoint (thread_reach.h). The segment's replay handles it.
+    if (si.si_code == TRAP_HWBKPT && !fired) return std::optional<process::WaitResult>(w);
+    const bool asked = si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded;
+    if (measuring && asked) {
       user_regs_struct regs = TRY(th.task->regs());
       measured++;
-      if (regs.rip == target.pc && ++seen == located_j) return finish_collect().take_error();
+      if (measure_end == MeasureEnd::Registers && same_regs(regs, measure_want)) return finish_collect().take_error();
+      const bool there = measure_end == MeasureEnd::Arrival && regs.rip == target.pc &&
+                         (!target.watch || (fired & slot_bit(*target.watch)));
+      if (there && ++seen == located_j) return finish_collect().take_error();
       if (measured > kMaxReverseStepDistance)
         return Error::msg("the instruction before this breakpoint arrival is more than " +
                           std::to_string(kMaxReverseStepDistance) + " instructions after the thread's last system call");
@@ -402,7 +546,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       TRY(th.task->set_regs(r));
       TRY(arrived_at_breakpoint(th, addr));
     } else {
-      if (!step_tid || *step_tid != th.recorded) return std::optional<process::WaitResult>(w);
+      if (fired) {
+        TRY(arrived_at_watch(th, fired, r.rip, asked));
+        if (!asked) return go_on(th);
+      }
+      if (!asked) return std::optional<process::WaitResult>(w);
       step_tid.reset();
       TRY(step_done(th));
     }
@@ -422,8 +570,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (inserted.count(addr)) TRY(th.task->write_memory(RemoteAddr(addr), {&kInt3, 1}));
       if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) return std::optional(w);
       siginfo_t si = TRY(th.task->siginfo());
-      if (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT) return std::optional(w);
-      if (!step_tid || *step_tid != th.recorded) return std::optional<process::WaitResult>();
+      if (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT && si.si_code != TRAP_HWBKPT) return std::optional(w);
+      const bool asked = step_tid && *step_tid == th.recorded;
+      if (!armed.empty())  // the instruction under the breakpoint may touch a watched range
+        if (const unsigned fired = TRY(take_fired_watches(th.task->raw_tid())); fired) {
+          TRY(arrived_at_watch(th, fired, TRY(th.task->regs()).rip, asked));
+          if (command == Command::Abort) return Error::msg("replay aborted");
+        }
+      if (!asked) return std::optional<process::WaitResult>();
       step_tid.reset();
       TRY(step_done(th));  // the step asked for was this one; then maybe another
       if (command == Command::Abort) return Error::msg("replay aborted");
@@ -518,8 +672,25 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return ok_status();
   }
 
+  // The same for watches: the debug registers of every thread take the
+  // client's ranges at the restore; one added after the replay ran has no
+  // exact access count, so the segment is replayed again with it armed.
+  Status sync_watches() {
+    bool missing = false;
+    for (const WatchRange& w : user_watches)
+      if (!slot_bit(w)) missing = true;
+    if (!missing) return ok_status();
+    if (!executed) {
+      armed.assign(user_watches.begin(), user_watches.end());
+      return arm_watches_everywhere();
+    }
+    SLSDBG_DEBUG("replay", "a watchpoint was added inside segment %llu: replaying it again to count accesses",
+                 (unsigned long long)k);
+    return seek(cur);
+  }
+
   // Runs segment `seg` collecting the client's breakpoint hits before `t`.
-  Result<std::vector<Position>> collect(uint64_t seg, const Position& t) {
+  Result<std::vector<Hit>> collect(uint64_t seg, const Position& t) {
     target = t;
     TRY(start_run(seg, Mode::Collect));
     TRY(drive());
@@ -569,6 +740,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Result<ThreadedStop> forward(Motion motion, Tid thread) {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     TRY(sync_breakpoints(motion == Motion::Step ? std::optional<Tid>(thread) : std::nullopt));
+    TRY(sync_watches());
     mode = Mode::Live;  // a seek ends where it paused; from there the client drives
     if (motion == Motion::Step) step_tid = thread;
     for (;;) {
@@ -605,38 +777,126 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   }
 
   // One instruction back: drop the last single step of the position, or,
-  // at a breakpoint arrival, find the thread's instruction before it: which
-  // of its resumes precedes the arrival (one replay), how many instructions
-  // it runs from there to the arrival (a replay single-stepping it), then a
-  // replay to one instruction fewer.
+  // at a breakpoint arrival, a checkpoint's start or a thread's resume,
+  // find the thread's instruction before it (position_before*), then a
+  // replay to there. A search that fails leaves the replay where it was.
   Result<ThreadedStop> backward_step() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
-    Position back = cur;
+    const Position from = cur;
+    const uint64_t runs_before = runs;
+    Result<Position> found = before(from);
+    if (!found.ok()) {
+      // The searches ran other replays: back to where the step started.
+      if (runs == runs_before) return found.take_error();
+      if (from.is_start() && from.steps.empty()) TRY(goto_checkpoint(from.k));
+      else TRY(seek(from));
+      return found.take_error();
+    }
+    TRY(seek(*found));
+    stop.stop.cause = StopCause::Step;
+    return stop;
+  }
+
+  // The position one instruction before `p` (backward_step).
+  Result<Position> before(Position back) {
     if (!back.steps.empty()) {
       back.steps.pop_back();
-    } else if (back.n > 0) {
-      const Position arrival = cur;
-      target = arrival;
-      located_m = located_j = 0;  // kept across the next run, which needs them
-      TRY(start_run(arrival.k, Mode::Locate));
-      TRY(drive());
-      TRY(check_outcome(true));
-      if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
-      target.resume_m = located_m;
-      SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
-                   arrival.tid.value, (unsigned long long)located_m, (unsigned long long)located_j);
-      TRY(start_run(arrival.k, Mode::Measure));
-      TRY(drive());
-      TRY(check_outcome(true));
-      if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
-      back = Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
-    } else {
-      return Error::unsupported(
-          "a reverse step from here (a checkpoint's start, or right after a thread's system call) is not supported "
-          "yet in recordings with threads (reverse-continue to a breakpoint is)");
+      return back;
     }
-    TRY(seek(back));
-    stop.stop.cause = StopCause::Step;
+    if (back.n > 0) return position_before(back);
+    if (back.is_start() && back.k > 0) return position_before_checkpoint(back.k);
+    if (back.resume_m > 0 && !back.end) return position_before_resume(back.k, back.tid, back.resume_m);
+    return Error::unsupported(
+        "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
+  }
+
+  // The position one instruction of arrival.tid before `arrival` (a
+  // breakpoint arrival or, after a watched access, the access itself): which
+  // of its resumes precedes the arrival (one replay), how many instructions
+  // it runs from there to the arrival (a replay single-stepping it).
+  Result<Position> position_before(const Position arrival) {  // a copy: runs reset cur
+    target = arrival;
+    located_m = located_j = 0;  // kept across the next run, which needs them
+    TRY(start_run(arrival.k, Mode::Locate));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
+    target.resume_m = located_m;
+    measure_end = MeasureEnd::Arrival;
+    SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
+                 arrival.tid.value, (unsigned long long)located_m, (unsigned long long)located_j);
+    TRY(start_run(arrival.k, Mode::Measure));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
+    return Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+  }
+
+  // The position one instruction before checkpoint k's start: the last
+  // instruction of the thread that ran into the checkpoint, in segment k-1.
+  // Which of its resumes is its last there (one replay of k-1 to its end),
+  // how many instructions it runs from that resume to the checkpoint's
+  // registers (a replay single-stepping it), then one fewer; with none,
+  // the system call (or rdtsc) it stopped at before that resume.
+  Result<Position> position_before_checkpoint(uint64_t k_now) {
+    const Tid t = running_thread_of(k_now);
+    const uint64_t seg = k_now - 1;
+    store::ProcessState next = TRY(reader.process_state(CheckpointId(k_now)));
+    const store::ThreadState* want = nullptr;
+    for (const store::ThreadState& th : next.threads)
+      if (th.tid == t) want = &th;
+    if (!want) return Error::msg("internal: checkpoint " + std::to_string(k_now) + " lacks its running thread");
+    target = Position{seg, true, t};
+    TRY(start_run(seg, Mode::Locate));
+    TRY(drive());
+    TRY(check_outcome(false));
+    const uint64_t last = resumes[t.value];
+    if (last == 0)
+      return Error::unsupported("thread " + std::to_string(t.value) + " did not run in segment " + std::to_string(seg) +
+                                ": a reverse step from checkpoint " + std::to_string(k_now) +
+                                "'s start is not supported yet there");
+    target = Position{seg, true, t, 0, 0, {}, last};
+    measure_end = MeasureEnd::Registers;
+    measure_want = want->regs;
+    TRY(start_run(seg, Mode::Measure));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached) return Error::msg("internal: single steps did not reach checkpoint " + std::to_string(k_now));
+    SLSDBG_DEBUG("replay", "reverse step from checkpoint %llu: thread %d's resume %llu, then %llu instructions",
+                 (unsigned long long)k_now, t.value, (unsigned long long)last, (unsigned long long)measured);
+    if (measured > 0) return Position{seg, false, t, 0, 0, std::vector<Tid>(measured - 1, t), last};
+    return position_before_resume(seg, t, last);
+  }
+
+  // The position one instruction before thread t's resume m of segment seg
+  // with no step since: the instruction it stopped at before (a system call
+  // or rdtsc), from its resume m-1 (a replay single-stepping it until it is
+  // resumed again).
+  Result<Position> position_before_resume(uint64_t seg, Tid t, uint64_t m) {
+    if (m < 2)
+      return Error::unsupported("thread " + std::to_string(t.value) + " has not run since checkpoint " +
+                                std::to_string(seg) + "'s start: a reverse step from here is not supported yet");
+    target = Position{seg, false, t, 0, 0, {}, m - 1};
+    measure_end = MeasureEnd::NextResume;
+    TRY(start_run(seg, Mode::Measure));
+    TRY(drive());
+    TRY(check_outcome(true));
+    if (!target_reached || measured == 0)
+      return Error::msg("internal: thread " + std::to_string(t.value) + "'s resume " + std::to_string(m) +
+                        " was not found again");
+    return Position{seg, false, t, 0, 0, std::vector<Tid>(measured, t), m - 1};
+  }
+
+  // Goes to a hit found by a reverse continue. A watched access stops just
+  // before the accessing instruction, GDB's convention for reverse.
+  Result<ThreadedStop> land_on(const Hit& h) {
+    if (!h.watch) {
+      TRY(seek(h.at));
+      return stop;
+    }
+    const Position before = h.before_known ? h.at : TRY(position_before(h.at));
+    TRY(seek(before));
+    stop = watch_stop(h.thread, *h.watch, stop.stop.pc);
     return stop;
   }
 
@@ -653,11 +913,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       }
       Position t = seg == from.k ? from : Position{seg, true};
       if (t.is_start() && t.steps.empty()) continue;
-      std::vector<Position> found = TRY(collect(seg, t));
-      if (!found.empty()) {
-        TRY(seek(found.back()));
-        return stop;
-      }
+      std::vector<Hit> found = TRY(collect(seg, t));
+      if (!found.empty()) return land_on(found.back());
     }
     ThreadedStop s = TRY(goto_checkpoint(0));
     s.stop.cause = StopCause::HistoryBegin;
@@ -695,6 +952,21 @@ Status ThreadedTimeline::add_breakpoint(uint64_t addr) {
 
 Status ThreadedTimeline::remove_breakpoint(uint64_t addr) {
   impl_->user_bps.erase(addr);
+  return ok_status();
+}
+
+Status ThreadedTimeline::add_watchpoint(WatchKind kind, uint64_t addr, uint64_t len) {
+  const WatchRange w{kind, addr, len};
+  if (impl_->user_watches.count(w)) return ok_status();
+  if (impl_->user_watches.size() >= kMaxThreadWatches)
+    return Error::msg("at most " + std::to_string(kMaxThreadWatches) +
+                      " watched pieces at once in a recording with threads (DR3 reaches checkpoints)");
+  impl_->user_watches.insert(w);
+  return ok_status();
+}
+
+Status ThreadedTimeline::remove_watchpoint(WatchKind kind, uint64_t addr, uint64_t len) {
+  impl_->user_watches.erase(WatchRange{kind, addr, len});
   return ok_status();
 }
 
@@ -746,6 +1018,17 @@ Result<size_t> ThreadedTimeline::read_memory(uint64_t addr, std::span<uint8_t> o
   return done;
 }
 
+Result<std::vector<store::Mapping>> ThreadedTimeline::live_mappings() {
+  if (!impl_->paused) return Error::msg("the replay is not stopped");
+  process::Task* t = impl_->any_task();
+  if (!t) return Error::msg("no live thread");
+  std::vector<store::Mapping> maps = TRY(process::read_maps(t->tgid()));
+  std::erase_if(maps, [](const store::Mapping& m) {  // replay's own code and scratch pages
+    return m.start >= process::kInjectPageAddr && m.end <= process::kInjectPageAddr + process::kInjectAreaSize;
+  });
+  return maps;
+}
+
 CheckpointId ThreadedTimeline::current_segment() const { return CheckpointId(impl_->k); }
 uint64_t ThreadedTimeline::checkpoint_count() const { return impl_->checkpoints; }
 uint64_t ThreadedTimeline::segment_runs() const { return impl_->runs; }
@@ -756,6 +1039,9 @@ std::string ThreadedTimeline::position_text() const {
   if (p.end) s += ", end of its segment";
   else if (p.resume_m) s += ", thread " + std::to_string(p.tid.value) + "'s resume " + std::to_string(p.resume_m);
   else if (p.n == 0) s += ", its start";
+  else if (p.watch)
+    s += ", thread " + std::to_string(p.tid.value) + "'s access " + std::to_string(p.n) + " to " + hex_of(p.watch->addr) +
+         " by the instruction before " + hex_of(p.pc);
   else s += ", thread " + std::to_string(p.tid.value) + "'s arrival " + std::to_string(p.n) + " at " + hex_of(p.pc);
   if (!p.steps.empty()) s += ", then " + std::to_string(p.steps.size()) + " single steps";
   return s;

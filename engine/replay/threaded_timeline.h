@@ -18,8 +18,20 @@
 // stays the tracer. Moves to elsewhere abort the paused replay, which kills
 // its process as it unwinds.
 //
-// Not supported yet (refused with a message): watchpoints, reverse steps
-// other than undoing single steps made forward, moments inside segments
+// A watched access is a position too: the n-th access of thread T to a
+// range by an instruction ending at pc (debug registers DR0-DR2 of every
+// thread, thread_watch.h). A reverse continue lands just before the access:
+// the thread's resume before it, then single steps (two more replays).
+//
+// A reverse step undoes a forward single step, or finds the thread's
+// instruction before a breakpoint arrival, a watched access, a checkpoint's
+// start (the running thread's last instruction in the segment before,
+// matched by its registers) or a resume (the system call or rdtsc it
+// stopped at): one replay to locate the resume, one single-stepping the
+// thread from it, one to land there.
+//
+// Not supported yet (refused with a message): a reverse step into a
+// segment where the thread did not run, moments inside segments
 // ("K:E:0xPC:N"), GDB's inferior calls.
 #pragma once
 
@@ -58,13 +70,18 @@ class ThreadedTimeline {
   Result<ThreadedStop> goto_checkpoint(CheckpointId k);
   // Forward: Continue runs every thread in log order to a breakpoint any of
   // them hits; Step runs until `thread` executed one instruction. Backward:
-  // Continue; Step only undoes a single step made forward (replays to the
-  // position before it), else an Error.
+  // Continue; Step goes to the instruction before (see above), else an
+  // Error, the position unchanged.
   Result<ThreadedStop> resume(Direction direction, Motion motion, Tid thread);
   ThreadedStop last_stop() const;
 
   Status add_breakpoint(uint64_t addr);
   Status remove_breakpoint(uint64_t addr);
+  // A debug-register watch on every thread (len 1, 2, 4 or 8, aligned; at
+  // most 3 at once). Forward, a thread's access stops just after it;
+  // backward, just before it (StopCause::Watchpoint names the thread).
+  Status add_watchpoint(WatchKind kind, uint64_t addr, uint64_t len);
+  Status remove_watchpoint(WatchKind kind, uint64_t addr, uint64_t len);
 
   // The live threads now, leader first.
   std::vector<Tid> threads() const;
@@ -72,6 +89,8 @@ class ThreadedTimeline {
   Result<std::vector<uint8_t>> xsave(Tid thread);
   // Breakpoint bytes read as the original.
   Result<size_t> read_memory(uint64_t addr, std::span<uint8_t> out);
+  // The replayed process's memory map now (monitor dump).
+  Result<std::vector<store::Mapping>> live_mappings();
 
   CheckpointId current_segment() const;
   uint64_t checkpoint_count() const;

@@ -72,4 +72,16 @@ replay::WatchKind watch_kind_for(WatchType type) {
   return replay::WatchKind::Write;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> aligned_pieces(uint64_t addr, uint64_t len) {
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;
+  while (len > 0) {
+    uint64_t size = 8;
+    while (size > 1 && (addr % size != 0 || size > len)) size /= 2;
+    pieces.emplace_back(addr, size);
+    addr += size;
+    len -= size;
+  }
+  return pieces;
+}
+
 }  // namespace slsdbg::gdbserver

@@ -5,7 +5,10 @@
 // session stays alive for reverse execution).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/ids.h"
 #include "engine/replay/timeline.h"
@@ -23,5 +26,9 @@ struct MappedStop {
 MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread);
 
 replay::WatchKind watch_kind_for(WatchType type);
+
+// Debug registers watch 1, 2, 4 or 8 bytes aligned to their size; a longer or
+// unaligned range becomes several pieces (address, length).
+std::vector<std::pair<uint64_t, uint64_t>> aligned_pieces(uint64_t addr, uint64_t len);
 
 }  // namespace slsdbg::gdbserver

@@ -6,6 +6,7 @@
 
 #include "gdbserver/protocol/x86_64_registers.h"
 #include "gdbserver/replay/stop_mapping.h"
+#include "gdbserver/replay/threaded_core.h"
 #include "gdbserver/replay/tls_address.h"
 
 namespace slsdbg::gdbserver {
@@ -29,8 +30,9 @@ constexpr std::string_view kHelp =
     "  when              the current position (checkpoint, thread, breakpoint arrival)\n"
     "  checkpoints       the recording's checkpoints (* marks the current segment)\n"
     "  goto K            go to checkpoint K's start (every thread as checkpointed)\n"
-    "Not yet with threads: moments and bookmarks, dump, last-write, watchpoints,\n"
-    "reverse steps.\n";
+    "  dump PATH         write an ELF core of the current position to PATH (mode 0600):\n"
+    "                    every live thread with its registers now\n"
+    "Not yet with threads: moments and bookmarks, last-write.\n";
 
 }  // namespace
 
@@ -166,11 +168,27 @@ Status ThreadedTarget::remove_breakpoint(BreakpointType, RemoteAddr addr, uint32
   return t->remove_breakpoint(addr.value);
 }
 
-Status ThreadedTarget::insert_watchpoint(WatchType, RemoteAddr, uint64_t) {
-  return Error::unsupported("watchpoints in recordings with threads are not supported yet");
+// A range becomes debug-register pieces; all go in or none.
+Status ThreadedTarget::insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) {
+  replay::ThreadedTimeline* t = TRY(live());
+  const replay::WatchKind kind = watch_kind_for(type);
+  const auto pieces = aligned_pieces(addr.value, length);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Status s = t->add_watchpoint(kind, pieces[i].first, pieces[i].second);
+    if (!s.ok()) {
+      for (size_t j = 0; j < i; ++j) (void)t->remove_watchpoint(kind, pieces[j].first, pieces[j].second);
+      return s;
+    }
+  }
+  return ok_status();
 }
 
-Status ThreadedTarget::remove_watchpoint(WatchType, RemoteAddr, uint64_t) { return ok_status(); }
+Status ThreadedTarget::remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) {
+  replay::ThreadedTimeline* t = TRY(live());
+  const replay::WatchKind kind = watch_kind_for(type);
+  for (auto [a, len] : aligned_pieces(addr.value, length)) TRY(t->remove_watchpoint(kind, a, len));
+  return ok_status();
+}
 
 Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) {
   replay::ThreadedTimeline* t = TRY(live());
@@ -230,6 +248,11 @@ Result<std::string> ThreadedTarget::run_monitor_command(std::string_view command
   }
   if (verb == "checkpoints") return monitor_checkpoints();
   if (verb == "goto") return monitor_goto(rest);
+  if (verb == "dump") {
+    replay::ThreadedTimeline* t = TRY(live());
+    if (rest.empty()) return Error::msg("dump needs a file path");
+    return write_threaded_core(*t, reader_, std::string(rest));
+  }
   return Error::msg("monitor " + std::string(verb) + " is not supported on recordings with threads yet (monitor help lists what is)");
 }
 

@@ -2,10 +2,11 @@
 // (engine/replay/threaded_timeline.h): every live thread with its own
 // registers, continue and stepi forward with the threads scheduled from the
 // log, breakpoints hit by any thread (the stop names it), reverse-continue
-// to the last earlier hit, `monitor goto K`.
+// to the last earlier hit, `monitor goto K`; watchpoints (write, read,
+// access) forward and backward, stopping in the accessing thread.
 //
-// Refused with a message, for now: watchpoints, reverse steps, moments
-// inside a segment, register and memory writes (no diversion yet), catch
+// Refused with a message, for now: reverse steps into a segment where the
+// thread did not run, moments inside a segment, register and memory writes (no diversion yet), catch
 // syscall. rr's vRun seek is absent.
 #pragma once
 
@@ -54,6 +55,11 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
 
   Status insert_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
   Status remove_breakpoint(BreakpointType type, RemoteAddr addr, uint32_t kind) override;
+  // x86 debug registers cannot watch reads alone: refusing read watchpoints
+  // makes GDB use an access one and drop the hits that changed the value
+  // (writes), as it does on a native x86 target.
+  using Breakpoints::supports;
+  bool supports(WatchType type) const override { return type != WatchType::Read; }
   Status insert_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
   Status remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
   Result<StopReason> reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) override;

@@ -15,20 +15,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Debug registers watch 1, 2, 4 or 8 bytes aligned to their size; a longer or
-// unaligned range becomes several pieces.
-std::vector<std::pair<uint64_t, uint64_t>> aligned_pieces(uint64_t addr, uint64_t len) {
-  std::vector<std::pair<uint64_t, uint64_t>> pieces;
-  while (len > 0) {
-    uint64_t size = 8;
-    while (size > 1 && (addr % size != 0 || size > len)) size /= 2;
-    pieces.emplace_back(addr, size);
-    addr += size;
-    len -= size;
-  }
-  return pieces;
-}
-
 constexpr size_t kMaxWatchPieces = 4;  // DR0-DR3; the timeline may allow fewer and says so
 
 }  // namespace

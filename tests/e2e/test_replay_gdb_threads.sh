@@ -134,8 +134,7 @@ expect "$out" '^\$4 = 2$' "reverse-continue: the second again"
 # stepi twice, then reverse-stepi undoes each step (a replay to the
 # position before it); one more goes back over the breakpoint arrival to the
 # instruction before it (found by single-stepping the thread from its last
-# resume); forward again, then continue. At a checkpoint's start a reverse
-# step is refused with a message.
+# resume); forward again, then continue.
 out=$WORK/steps.out
 timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
   -ex 'break take_turn' -ex 'continue' -ex 'print $pc' -ex 'stepi' -ex 'stepi' -ex 'print $pc' \
@@ -152,10 +151,41 @@ pc0=$(pc_of 1) pc2=$(pc_of 2) pc1=$(pc_of 3) back0=$(pc_of 4) before=$(pc_of 5) 
 expect "$out" '^\$6 = 1$' "still worker 1's thread before its arrival"
 [ "$again" = "$pc0" ] || { cat "$out"; die "stepi from there: $again, want $pc0"; }
 expect "$out" '^\$8 = 2$' "continue: worker 2's turn"
+# From a checkpoint's start, reverse-stepi goes to the last instruction the
+# thread that ran into the checkpoint executed in the segment before (its
+# last resume there, then single steps; with none, the system call it
+# stopped at before that resume), and stepi comes back to the checkpoint's
+# registers. Where that thread has not run since the checkpoint before (it
+# waits in a call), the step is refused and the position stays. Tried from
+# checkpoint $at on until one goes back. At checkpoint 0's start it is
+# refused, saying why.
+went_back=
+for k in $(seq "$at" $((at + 5))); do
+  out=$WORK/cpstep.$k.out
+  timeout 300 "$SLSDBG" replay "$rec" --at "$k" -- -nx -batch -ex 'print $pc' -ex 'print $_thread' -ex 'reverse-stepi' \
+    -ex 'print $pc' -ex 'print $_thread' -ex 'monitor when' -ex 'stepi' -ex 'print $pc' >"$out" 2>&1 </dev/null ||
+    { cat "$out"; die "replay --at $k with a reverse step"; }
+  pc_at=$(sed -n 's/^\$1 = .* \(0x[0-9a-f]*\).*/\1/p' "$out") pc_back=$(sed -n 's/^\$3 = .* \(0x[0-9a-f]*\).*/\1/p' "$out")
+  [ -n "$pc_at" ] && [ -n "$pc_back" ] || { cat "$out"; die "no pc around reverse-stepi at checkpoint $k"; }
+  if grep -q "is not supported yet" "$out"; then
+    [ "$pc_back" = "$pc_at" ] || { cat "$out"; die "a refused reverse step moved: $pc_back, want $pc_at"; }
+    expect "$out" "^Current position: checkpoint $k, its start" "a refused reverse step stays at checkpoint $k"
+    continue
+  fi
+  pc_fwd=$(sed -n 's/^\$5 = .* \(0x[0-9a-f]*\).*/\1/p' "$out")
+  [ "$pc_back" != "$pc_at" ] || { cat "$out"; die "reverse-stepi from checkpoint $k did not move"; }
+  [ "$pc_fwd" = "$pc_at" ] || { cat "$out"; die "stepi after it: $pc_fwd, want checkpoint $k's $pc_at"; }
+  [ "$(sed -n 's/^\$2 = //p' "$out")" = "$(sed -n 's/^\$4 = //p' "$out")" ] || { cat "$out"; die "the reverse step changed threads"; }
+  expect "$out" "^Current position: checkpoint $((k - 1)), thread [0-9]+'s resume [0-9]+" "the position is in the segment before"
+  went_back=$k
+  break
+done
+[ -n "$went_back" ] || die "reverse-stepi went back from none of checkpoints $at..$((at + 5))"
+echo "reverse-stepi from checkpoint $went_back's start went back"
 out=$WORK/refuse.out
-timeout 300 "$SLSDBG" replay "$rec" --at 1 -- -nx -batch -ex 'reverse-stepi' -ex 'print 7' >"$out" 2>&1 </dev/null ||
-  { cat "$out"; die "replay --at 1"; }
-expect "$out" "a reverse step from here \\(a checkpoint's start" "a reverse step at a checkpoint's start is refused, saying why"
+timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'reverse-stepi' -ex 'print 7' >"$out" 2>&1 </dev/null ||
+  { cat "$out"; die "replay at checkpoint 0"; }
+expect "$out" "a reverse step from here \\(checkpoint 0's start" "a reverse step at checkpoint 0's start is refused, saying why"
 expect "$out" '^\$1 = 7$' "GDB goes on after the refusal"
 
 # The single-thread target answers qGetTLSAddr too: libc's errno.

@@ -125,8 +125,10 @@ export class SlsdbgSession extends LoggingDebugSession {
   private connecting = false;
   private stops = 0;
 
-  private stopped(s: { reason: string; description: string; hitBreakpointIds?: number[] }): StoppedEvent {
-    const ev = new StoppedEvent(s.reason, 1) as DebugProtocol.StoppedEvent;
+  // threadId: GDB's number of the thread that stopped (a recording with
+  // threads stops in the thread that hit the breakpoint or wrote the data).
+  private stopped(s: { reason: string; description: string; hitBreakpointIds?: number[] }, threadId = 1): StoppedEvent {
+    const ev = new StoppedEvent(s.reason, threadId) as DebugProtocol.StoppedEvent;
     ev.body.description = s.description;
     ev.body.text = s.description;
     ev.body.allThreadsStopped = true;
@@ -148,10 +150,12 @@ export class SlsdbgSession extends LoggingDebugSession {
     const s = describeStop(r.results, this.textSinceRun, this.reverse, this.pauseRequested);
     this.pauseRequested = false;
     this.invalidateVariables();
+    const thread = Number(str(r.results['thread-id']));
+    const ev = this.stopped(s, Number.isInteger(thread) && thread > 0 ? thread : 1);
     // A short move can stop before its request is answered: the client must
     // see the response (running) before the stop, so hold the event until then.
-    if (this.heldStops) this.heldStops.push(this.stopped(s));
-    else this.sendEvent(this.stopped(s));
+    if (this.heldStops) this.heldStops.push(ev);
+    else this.sendEvent(ev);
   }
 
   private heldStops?: StoppedEvent[];
@@ -179,9 +183,11 @@ export class SlsdbgSession extends LoggingDebugSession {
     }
   }
 
-  private stepCommand(kind: 'next' | 'step', g?: DebugProtocol.SteppingGranularity): string {
-    if (g === 'instruction') return kind === 'next' ? '-exec-next-instruction' : '-exec-step-instruction';
-    return kind === 'next' ? '-exec-next' : '-exec-step';
+  /** A step of one thread: the request's (GDB's number), else GDB's current one. */
+  private stepCommand(kind: 'next' | 'step', g?: DebugProtocol.SteppingGranularity, threadId?: number): string {
+    const thread = threadId && threadId > 0 ? ` --thread ${threadId}` : '';
+    if (g === 'instruction') return (kind === 'next' ? '-exec-next-instruction' : '-exec-step-instruction') + thread;
+    return (kind === 'next' ? '-exec-next' : '-exec-step') + thread;
   }
 
   protected continueRequest(response: DebugProtocol.ContinueResponse): Promise<void> {
@@ -192,16 +198,16 @@ export class SlsdbgSession extends LoggingDebugSession {
     return this.exec(response, '-exec-continue', true);
   }
   protected nextRequest(response: DebugProtocol.NextResponse, a: DebugProtocol.NextArguments): Promise<void> {
-    return this.exec(response, this.stepCommand('next', a.granularity), false);
+    return this.exec(response, this.stepCommand('next', a.granularity, a.threadId), false);
   }
   protected stepBackRequest(response: DebugProtocol.StepBackResponse, a: DebugProtocol.StepBackArguments): Promise<void> {
-    return this.exec(response, this.stepCommand('next', a.granularity), true);
+    return this.exec(response, this.stepCommand('next', a.granularity, a.threadId), true);
   }
   protected stepInRequest(response: DebugProtocol.StepInResponse, a: DebugProtocol.StepInArguments): Promise<void> {
-    return this.exec(response, this.stepCommand('step', a.granularity), false);
+    return this.exec(response, this.stepCommand('step', a.granularity, a.threadId), false);
   }
-  protected stepOutRequest(response: DebugProtocol.StepOutResponse): Promise<void> {
-    return this.exec(response, '-exec-finish', false);
+  protected stepOutRequest(response: DebugProtocol.StepOutResponse, a: DebugProtocol.StepOutArguments): Promise<void> {
+    return this.exec(response, '-exec-finish' + (a?.threadId > 0 ? ` --thread ${a.threadId}` : ''), false);
   }
 
   protected async pauseRequest(response: DebugProtocol.PauseResponse): Promise<void> {
