@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "common/log.h"
 #include "recorder/record/tick.h"
@@ -20,7 +21,11 @@ uint64_t wait_ns(uint64_t interval_ns) {
 
 }  // namespace
 
-GroupCuts::GroupCuts(std::string rec, uint64_t interval_ns) : rec_(std::move(rec)), interval_ns_(interval_ns) {}
+GroupCuts::GroupCuts(std::string rec, uint64_t interval_ns) : rec_(std::move(rec)), interval_ns_(interval_ns) {
+  // For measuring what the cuts cost (docs/performance.md).
+  const char* env = getenv("SLSDBG_GROUP_CUTS");
+  off_ = env && std::string(env) == "off";
+}
 
 void GroupCuts::expect(pid_t pid) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -44,7 +49,7 @@ void GroupCuts::leave(pid_t pid) {
 void GroupCuts::on_tick(pid_t pid) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = monotonic_ns();
-  if (open_ || seats_.size() < 2 || now < next_due_ns_) return;
+  if (off_ || open_ || seats_.size() < 2 || now < next_due_ns_) return;
   open_ = true;
   generation_++;
   deadline_ns_ = now + wait_ns(interval_ns_);

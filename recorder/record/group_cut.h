@@ -73,6 +73,7 @@ class GroupCuts {
 
   const std::string rec_;
   const uint64_t interval_ns_;
+  bool off_ = false;  // SLSDBG_GROUP_CUTS=off
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<pid_t, Seat> seats_;  // live members

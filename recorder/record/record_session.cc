@@ -1560,6 +1560,11 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   Result<RecordOutcome> outcome = session.run();
   group.root_ended();
   group.join_all();
+  if (outcome.ok()) {
+    outcome->group_cuts = group.cuts().completed();
+    outcome->abandoned_cuts = group.cuts().abandoned();
+    if (!group.cuts().error().empty()) outcome->member_errors.push_back("group cuts: " + group.cuts().error());
+  }
   if (outcome.ok())
     for (const MemberReport& m : group.reports()) {
       outcome->members.push_back(m.pid);

@@ -14,6 +14,7 @@ rec="$WORK/g.rec"
 "$SLSDBG" record -o "$rec" --interval 5 -- "$prog" 4000 >"$WORK/g.out" 2>"$WORK/g.err" </dev/null ||
   { cat "$WORK/g.err"; die "recording group_pipe failed"; }
 expect "$WORK/g.out" "^sent 4000, child exit 0$" "group_pipe ran to its end under record"
+expect "$WORK/g.err" "^slsdbg: recorded 1 child process too .*, [1-9][0-9]* group cuts" "record counts the group cuts"
 "$SLSDBG" info "$rec" --json >"$WORK/g.json" || die "info --json failed"
 "$SLSDBG" info "$rec" >"$WORK/g.info" || die "info failed"
 expect "$WORK/g.info" "^group cuts [1-9][0-9]* consistent cuts of the tree \(the last, [0-9]+, PID:checkpoint: [0-9]+:[0-9]+ [0-9]+:[0-9]+\)" \
