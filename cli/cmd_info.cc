@@ -18,6 +18,7 @@
 #include "recorder/record/children.h"
 #include "recorder/record/interval_policy.h"
 #include "recorder/record/recording_dir.h"
+#include "store/group_cuts.h"
 #include "store/recording.h"
 #include "store/summary.h"
 
@@ -40,7 +41,9 @@ constexpr const char* kUsage =
     "           stop_us, reason, segment_events; events; events_by_kind;\n"
     "           children: pids of the child processes it started;\n"
     "           processes[]: pid, parent, program, origin, checkpoints, exit,\n"
-    "           path of every process of the tree; ...)\n";
+    "           path of every process of the tree; group_cuts[]: id and\n"
+    "           members[] (pid, checkpoint) of each consistent cut of the tree;\n"
+    "           ...)\n";
 
 const char* kind_name(store::EventKind k) {
   switch (k) {
@@ -75,6 +78,13 @@ int run_info(const std::vector<std::string>& args) {
   // The tree, as the root's recording holds it (a member has none of its own).
   std::vector<ProcessRow> tree;
   if (auto t = process_tree(*dir); t.ok() && t->size() > 1) tree = std::move(*t);
+  // The tree's consistent cuts (store/group_cuts.h), in the root's directory.
+  std::vector<store::GroupCut> cuts;
+  if (!tree.empty()) {
+    auto c = store::read_group_cuts(*dir);
+    if (!c.ok()) return fail("info: " + c.error().message);
+    cuts = std::move(*c);
+  }
   auto reader = store::RecordingReader::open(*dir);
   if (!reader.ok()) return fail("info: " + reader.error().message);
   const auto& r = **reader;
@@ -162,6 +172,13 @@ int run_info(const std::vector<std::string>& args) {
       j["origin"] = meta.origin;
     }
     j["processes"] = process_tree_json(tree);
+    nlohmann::json cut_arr = nlohmann::json::array();
+    for (const store::GroupCut& c : cuts) {
+      nlohmann::json ms = nlohmann::json::array();
+      for (const store::CutMember& m : c.members) ms.push_back({{"pid", m.pid}, {"checkpoint", m.checkpoint}});
+      cut_arr.push_back({{"id", c.id}, {"members", ms}});
+    }
+    j["group_cuts"] = cut_arr;
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : cps)
       arr.push_back({{"id", c.id.value},
@@ -226,6 +243,13 @@ int run_info(const std::vector<std::string>& args) {
                   p.origin.c_str(), p.checkpoints, p.exit ? p.exit->c_str() : "(no exit)", prog.c_str(),
                   p.error.empty() ? "" : ("  [" + p.error + "]").c_str());
     }
+    std::printf("group cuts %zu consistent cuts of the tree", cuts.size());
+    if (!cuts.empty()) {
+      std::string last;
+      for (const store::CutMember& m : cuts.back().members) last += " " + std::to_string(m.pid) + ":" + std::to_string(m.checkpoint);
+      std::printf(" (the last, %llu, PID:checkpoint:%s)", static_cast<unsigned long long>(cuts.back().id), last.c_str());
+    }
+    std::printf("\n");
   }
   if (open_segment_unreadable) std::printf("last segment open: its events were never committed\n");
   std::printf("\n%6s %12s %8s %10s  %-7s %s\n", "id", "time(ms)", "dirty", "stop(us)", "reason", "events");

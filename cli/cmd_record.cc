@@ -205,8 +205,10 @@ int run_record(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slsdbg: warning: two threads ran program code at once %llu times; replay may diverge\n",
                  static_cast<unsigned long long>(outcome->thread_overlaps));
   if (!outcome->members.empty())
-    std::fprintf(stderr, "slsdbg: recorded %zu child process%s too (slsdbg info shows the tree; replay -p PID)\n",
-                 outcome->members.size(), outcome->members.size() == 1 ? "" : "es");
+    std::fprintf(stderr, "slsdbg: recorded %zu child process%s too (slsdbg info shows the tree; replay -p PID), %llu group cuts%s\n",
+                 outcome->members.size(), outcome->members.size() == 1 ? "" : "es",
+                 static_cast<unsigned long long>(outcome->group_cuts),
+                 outcome->abandoned_cuts ? (" (" + std::to_string(outcome->abandoned_cuts) + " abandoned: a process did not stop in time)").c_str() : "");
   for (const std::string& e : outcome->member_errors) std::fprintf(stderr, "slsdbg: %s\n", e.c_str());
   if (outcome->members.empty() && !outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",

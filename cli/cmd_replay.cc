@@ -19,6 +19,7 @@
 #include "cli/binary_warnings.h"
 #include "cli/command.h"
 #include "cli/member_option.h"
+#include "cli/replay_inferiors.h"
 #include "cli/options.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
@@ -31,6 +32,7 @@ namespace {
 
 const char kUsage[] =
     "usage: slsdbg replay REC [-p PID] [--goto MOMENT | --at K] [-- GDB-ARGS...]\n"
+    "       slsdbg replay REC --inferiors [--cut N] [-- GDB-ARGS...]\n"
     "       slsdbg replay REC --server [HOST:]PORT|unix:PATH [--allow-remote] [--goto MOMENT | --at K]\n"
     "       slsdbg replay REC --check\n"
     "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
@@ -56,6 +58,12 @@ const char kUsage[] =
     "execution still works there. Registers and memory of a replay cannot be\n"
     "written.\n\n"
     "  -p PID           the recorded process PID (default: the one record started)\n"
+    "  --inferiors      every process of the tree as a GDB inferior (`info\n"
+    "            inferiors`, `inferior N`; inferior 1 is the root), each\n"
+    "            replayed from its own log by a server of its own.\n"
+    "  --cut N          with --inferiors: start each inferior at its checkpoint\n"
+    "            in group cut N (`slsdbg info` counts them; one moment of the\n"
+    "            whole tree); only the processes alive then.\n"
     "  --server ADDR    serve one debugger instead (gdb `target remote ADDR`,\n"
     "            lldb `gdb-remote ADDR`); PORT alone binds 127.0.0.1, port 0\n"
     "            picks a free one; prints the address to connect to.\n"
@@ -210,6 +218,8 @@ struct DebuggerOptions {
   std::vector<std::string> gdb_args;  // after "--"
   std::optional<std::string> server;
   bool allow_remote = false;
+  bool inferiors = false;        // --inferiors
+  std::optional<uint64_t> cut;  // --cut N
 };
 
 // What the options ask for besides --check and the scripted --goto output.
@@ -229,6 +239,9 @@ std::optional<int> parse_replay_args(const std::vector<std::string>& args, Repla
   opts.texts("--read", reads, "ADDR:LEN");
   opts.flag("--json", out.json);
   CLI::Option* server_opt = opts.text("--server", server, "an address");
+  std::string cut;
+  opts.flag("--inferiors", debugger.inferiors);
+  CLI::Option* cut_opt = opts.text("--cut", cut, "a group cut number");
   opts.flag("--allow-remote", debugger.allow_remote);
   if (auto done = opts.parse(args)) return done;
   debugger.gdb_args = opts.rest();
@@ -238,6 +251,14 @@ std::optional<int> parse_replay_args(const std::vector<std::string>& args, Repla
   }
   if (debugger.allow_remote && !debugger.server) return opts.usage_error("--allow-remote only applies to --server");
   if (goto_opt->count() && at_opt->count()) return opts.usage_error("--goto/--at given twice");
+  if (cut_opt->count()) {
+    debugger.cut = parse_u64(cut);
+    if (!debugger.cut || *debugger.cut == 0) return opts.usage_error("--cut '" + cut + "': not a group cut number (1, 2, ...)");
+    if (!debugger.inferiors) return opts.usage_error("--cut goes with --inferiors");
+  }
+  if (debugger.inferiors && (out.check || debugger.server || goto_opt->count() || at_opt->count() ||
+                             out.member.given() || !reads.empty() || out.print_regs || out.json))
+    return opts.usage_error("--inferiors starts GDB on every process; it does not go with -p, --check, --server, --goto/--at or --print-regs/--read/--json");
   if (at_opt->count() && !parse_u64(at)) return opts.usage_error("--at '" + at + "': not a checkpoint number");
   if (goto_opt->count() || at_opt->count()) out.goto_moment = goto_opt->count() ? moment : at;
   for (const std::string& v : reads) {
@@ -273,6 +294,14 @@ int run_debugger(const std::string& rec, const std::optional<std::string>& start
   gdbserver::ReplayFrontendOptions options;
   options.start_at = start_at;
   options.recording_dir = rec;
+  std::optional<InferiorServers> inferiors;  // ended after GDB (its detach ends them)
+  if (opts.inferiors) {
+    auto started = InferiorServers::start(rec, opts.cut, options.start_at);
+    if (!started.ok())
+      return fail("replay: " + started.error().message, started.error().is(ErrorKind::BadInput) ? kExitUsage : kExitFailure);
+    inferiors.emplace(std::move(*started));
+    options.extra_gdb_setup = inferiors->gdb_setup();
+  }
   Result<int> code = 0;
   if (spec) {
     auto access = opts.allow_remote ? gdbserver::RemoteAccess::AllowRemote : gdbserver::RemoteAccess::LoopbackOnly;

@@ -17,6 +17,7 @@ class MemberOption {
   void add(Options& opts);
   // REC (a path, `latest` or a name) resolved, then PID's recording in it.
   Result<std::string> resolve(const std::string& rec) const;
+  bool given() const { return given_; }
 
  private:
   std::string pid_;

@@ -167,6 +167,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     }
     out << "target remote " << sock << "\n";
     out << kGotoCommand;
+    out << options.extra_gdb_setup;
     if (!out) return Error::msg("cannot write " + setup);
   }
 

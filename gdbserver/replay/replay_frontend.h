@@ -17,6 +17,7 @@ namespace slsdbg::gdbserver {
 struct ReplayFrontendOptions {
   std::optional<std::string> start_at;  // goto before the debugger connects: "K", a moment or a bookmark
   std::string recording_dir;            // for the build-id check and REC/pack ("": neither)
+  std::string extra_gdb_setup;          // GDB commands after the connection (cli/replay_inferiors.h)
 };
 
 // Listens on `spec`, prints "listening on ADDRESS" and how to connect to

@@ -60,7 +60,8 @@ std::string proc_link(pid_t pid, const char* file) {
 
 }  // namespace
 
-MemberGroup::MemberGroup(const RecordOptions& root, const cpu_set_t& writer_cpus) : root_(root), writer_cpus_(writer_cpus) {}
+MemberGroup::MemberGroup(const RecordOptions& root, const cpu_set_t& writer_cpus)
+    : root_(root), writer_cpus_(writer_cpus), cuts_(root.out_dir, root.interval_ns) {}
 
 MemberGroup::~MemberGroup() { join_all(); }
 
@@ -82,6 +83,7 @@ Status MemberGroup::hand_over(pid_t pid, pid_t parent, MemberOrigin origin, cons
   }
   SLSDBG_DEBUG("record", "child %d (of %d) handed over to a member recording (%s)", pid, parent,
                origin == MemberOrigin::Fork ? "fork" : "exec");
+  cuts_.expect(pid);
   std::lock_guard<std::mutex> lock(mu_);
   threads_.emplace_back([this, s]() { record(s); });
   return ok_status();
@@ -97,6 +99,7 @@ void MemberGroup::record(MemberStart start) {
   report.pid = start.pid;
   Status dir = store::make_dir(store::members_dir(root_.out_dir));
   Result<RecordOutcome> r = dir.ok() ? record_member(o, start, this) : Result<RecordOutcome>(dir.take_error());
+  cuts_.leave(start.pid);
   if (r.ok()) {
     report.outcome = std::move(*r);
   } else {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "recorder/record/group_cut.h"
 #include "recorder/process/task.h"
 #include "recorder/record/record_session.h"
 #include "recorder/record/signal_policy.h"
@@ -76,6 +77,8 @@ class MemberGroup {
   // its recording then ends there with a final checkpoint, and it is killed
   // (traced, it cannot run on without the recorder).
   std::string escaped(pid_t pid, pid_t parent) const;
+  // The group's consistent cuts (group_cut.h).
+  GroupCuts& cuts() { return cuts_; }
 
  private:
   std::atomic<bool> root_ended_{false};
@@ -85,6 +88,7 @@ class MemberGroup {
   std::mutex mu_;
   std::vector<std::thread> threads_;
   std::vector<MemberReport> reports_;
+  GroupCuts cuts_;
 };
 
 // On the member's thread: seizes the parked child, stops it, and puts its

@@ -226,6 +226,7 @@ class RecordSession {
   IntervalPolicy interval_;  // stretches the tick for programs that rewrite their memory
   MemberGroup* group_;
   const MemberStart* member_;
+  pid_t cut_pid_ = -1;  // its seat in the group's cuts
   pid_t pid_ = -1;   // the thread being handled
   pid_t tgid_ = -1;  // the recorded process
   std::unique_ptr<process::Task> leader_task_;
@@ -498,6 +499,7 @@ Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& al
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
   tick_ = TRY(Tick::start(opts_.interval_ns));
   if (!member_) g_tick_owner = tick_->owner();
+  if (group_) group_->cuts().join(cut_pid_ = tgid_, tick_->owner());
   // A torn deferred copy: settle it and take the checkpoint again now rather
   // than a whole interval later.
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
@@ -591,6 +593,8 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
                static_cast<unsigned long long>(checkpoints_), captured.deferred ? "deferred" : "in stop",
                double(input.stop_ns) / 1e3, input.dirty.size(),
                static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
+  // In a group cut: the program waits here, stopped, for the other members.
+  if (group_ && !captured.deferred) group_->cuts().arrive(tgid_, checkpoints_);
   if (captured.deferred) {
     outcome_.deferred_checkpoints++;
     unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
@@ -637,7 +641,8 @@ CopyTiming RecordSession::copy_timing(Reason reason) {
   // checkpoint, which a torn deferred copy would drop (a switch with no
   // checkpoint: not replayable).
   const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() && !multi() &&
-                         opts_.verify == VerifyMode::Off && defer_.defer_next_tick();
+                         opts_.verify == VerifyMode::Off &&
+                         !(group_ && group_->cuts().pending(tgid_)) && defer_.defer_next_tick();
   outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
 }
@@ -1094,6 +1099,7 @@ Status RecordSession::settle_interrupted(int signo) {
 
 Status RecordSession::on_tick() {
   if (exit_checkpoint_taken_) return ok_status();
+  if (group_) group_->cuts().on_tick(tgid_);
   std::string escaped = member_ && stop_signal_ == 0 ? group_->escaped(tgid_, member_->parent) : "";
   if (!escaped.empty()) {
     // A daemon's setsid + double fork (member.h): ended like a stop.
@@ -1520,6 +1526,7 @@ Result<RecordOutcome> RecordSession::run() {
   }
   Status ran = loop();
   if (tick_) tick_->stop();
+  if (group_ && cut_pid_ > 0) group_->cuts().leave(cut_pid_);  // gone: no cut waits for it
   // Children still running are served until they exit (children.h).
   if (ran.ok() && children_) ran = children_->drain();
   if (children_) outcome_.children = children_->started();
@@ -1572,6 +1579,11 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   Result<RecordOutcome> outcome = session.run();
   group.root_ended();
   group.join_all();
+  if (outcome.ok()) {
+    outcome->group_cuts = group.cuts().completed();
+    outcome->abandoned_cuts = group.cuts().abandoned();
+    if (!group.cuts().error().empty()) outcome->member_errors.push_back("group cuts: " + group.cuts().error());
+  }
   if (outcome.ok())
     for (const MemberReport& m : group.reports()) {
       outcome->members.push_back(m.pid);

@@ -72,6 +72,7 @@ struct RecordOutcome {
   // Every child process of the tree recorded as a member (store/members.h),
   // grandchildren too; and why any member's recording ended early.
   std::vector<int> members;
+  uint64_t group_cuts = 0, abandoned_cuts = 0;  // the tree's consistent cuts (group_cut.h)
   std::vector<std::string> member_errors;      // ticks copied in the stop because deferrals tore (DeferPolicy)
   uint64_t buffered_syscalls = 0;  // syscalls logged from the buffer (record_program: the members' too)
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it
