@@ -150,6 +150,9 @@ class Timeline::Impl final : public RunObserver {
   template <class F>
   auto counted_retry(const char* what, F once) -> decltype(once());
 
+  // Arrivals at pc in event window e of segment k (timeline_arrivals.cc).
+  Result<uint64_t> count_window_once(uint64_t k, uint64_t e, uint64_t pc);
+
   // --- navigation (timeline_nav.cc) ---
   Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
   // A session forked from a moment snapshot: the run state of that moment.
@@ -275,6 +278,7 @@ class Timeline::Impl final : public RunObserver {
   std::optional<WriteFilter> skip_forward;
   uint64_t segments_replayed = 0;  // by scans and skipping forward moves (Stats)
   uint64_t segments_skipped = 0;
+  uint64_t probe_traps = 0;  // arrivals counted by a debug-register trap, not in the tracee (Stats)
 
   // Run state.
   uint64_t segment = 0;

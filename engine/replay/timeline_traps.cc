@@ -382,8 +382,12 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
         watch_hit = true;
         why_watch = slots[i].watch;
         break;
-      case SlotUse::CountProbe: count_value++; break;
+      case SlotUse::CountProbe:
+        count_value++;
+        probe_traps++;
+        break;
       case SlotUse::TargetProbe:
+        probe_traps++;
         target_count++;
         if (target && cursor == target->event && target_count == target->n) reached = true;
         break;
@@ -396,6 +400,13 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
     return Verdict::NotMine;
   }
   if (reached) return stop_here(PauseWhy::Target, false);
+  if (watch_hit && !counters.empty()) {
+    // The stub ran a moved instruction that accessed watched bytes: this
+    // stop has no pc of the program (timeline_counting.cc).
+    for (const auto& [pc, c] : counters)
+      if (c.in_stub(r.rip))
+        return Error::msg("a watchpoint fired in the counter stub of " + hex_addr(pc) + " (a watched access next to it)");
+  }
   if (watch_hit && stop_at_user) {
     if (step_done) end_step();
     return stop_here(PauseWhy::Watchpoint, true);
