@@ -185,6 +185,7 @@ Status Refiner::narrow() {
   n.segment = in_.last_good;
   n.say = [this](const std::string& s) { say(s); };
   n.bad_here = [this]() -> Result<bool> {
+    if (in_.interrupted && in_.interrupted()) return Error::msg("interrupted (SIGINT/SIGTERM)");
     const std::string name = "a narrowing probe of segment " + std::to_string(in_.last_good);
     Evaluation e;
     if (in_.mode == Mode::Plugin) {

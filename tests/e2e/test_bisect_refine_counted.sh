@@ -9,7 +9,7 @@
 #    (SLSDBG_REPLAY_PATCH=miss);
 #  - each stops at a handful of watched writes (the refined watch_hits),
 #    where watching the whole segment stopped at thousands.
-TRANSFERS=${TRANSFERS:-1500000}
+TRANSFERS=${TRANSFERS:-1000000}
 source "$(dirname "$0")/bisect_lib.sh"
 record_bank
 EXPR='bank.acct.checking + bank.acct.savings == total_expected'
