@@ -24,8 +24,11 @@ t0=$(date +%s)
 "$SLSDBG" bisect "$REC" --expr "$EXPR" --show current_transfer --json >"$WORK/expr.json" 2>"$WORK/expr.err" ||
   { cat "$WORK/expr.err"; fail "bisect --expr exit $?"; }
 echo "bisect --expr: $(( $(date +%s) - t0 )) s"
-check_found "$WORK/expr.json"
-[ "$REFINED" = done ] || fail "refinement $REFINED"
+# check_found's checks of the checkpoints are in e2e_bisect_expr; here the refined answer.
+[ "$(json "$WORK/expr.json" 'j["refinement"]["state"]')" = done ] || fail "refinement: $(json "$WORK/expr.json" 'j["refinement"]')"
+[ "$(json "$WORK/expr.json" 'j["refined"]["line"]')" = "$BUG_LINE" ] || fail "refined to line $(json "$WORK/expr.json" 'j["refined"]["line"]'), the bug is on $BUG_LINE"
+good=$(json "$WORK/expr.json" 'j["last_good"]["checkpoint"]')
+[[ "$(json "$WORK/expr.json" 'j["moment"]')" == "$good:"* ]] || fail "moment not in segment $good"
 [ "$(json "$WORK/expr.json" 'j["shown"]["current_transfer"]')" = "$BUG" ] || fail "--show current_transfer at the answer is not $BUG"
 few_stops "$WORK/expr.json" "--expr"
 moment=$(json "$WORK/expr.json" 'j["moment"]')
