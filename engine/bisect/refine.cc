@@ -5,6 +5,7 @@
 
 #include "engine/bisect/locate.h"
 #include "engine/bisect/overlay_memory.h"
+#include "engine/bisect/refine_narrow.h"
 #include "engine/dump/disassembler.h"
 #include "engine/dump/module_cache.h"
 #include "engine/dump/recording_memory.h"
@@ -23,6 +24,7 @@ constexpr uint64_t kWatchLen = 8;
 // --expr: one GDB evaluation (≈ 0.15 s) per this many watchpoint stops
 // (≈ 0.5 ms each) bounds how far pass 1 runs past the flip.
 constexpr size_t kBatch = 1024;
+constexpr size_t kNarrowedLookEach = 16;
 
 // The live replay's memory at the current moment.
 class TimelineMemory final : public dump::MemorySource {
@@ -74,9 +76,15 @@ class Refiner {
   enum class Xsave { No, Yes };
   store::ProcessState live_state(Xsave xsave);
   Result<Evaluation> evaluate_overlay(size_t hit);
+  Result<Evaluation> evaluate_bytes(const std::vector<uint8_t>& bytes, const std::string& name);
+  // Pass 0 (refine_narrow.h): a later start for pass 1, where the invariant still holds.
+  Status narrow();
+  // Where pass 1 starts: from_, else the last good checkpoint.
+  Status run_to_start();
   Result<Refined> describe_here(const Evaluation& e, std::string* core);
   std::string hit_name(uint64_t hit) const {
-    return "watchpoint stop " + std::to_string(hit) + " of segment " + std::to_string(in_.last_good);
+    return "watchpoint stop " + std::to_string(hit) + " of segment " + std::to_string(in_.last_good) +
+           (from_ ? " after moment " + from_->to_string() : std::string());
   }
   void say(const std::string& s) {
     if (in_.progress) in_.progress(s);
@@ -88,6 +96,7 @@ class Refiner {
   std::vector<MemoryRange> ranges_;
   std::vector<std::vector<uint8_t>> copies_;  // --expr: watched bytes at each hit
   uint64_t hits_ = 0, evaluations_ = 0;
+  std::optional<replay::Moment> from_;
 };
 
 Status Refiner::start() {
@@ -154,12 +163,47 @@ store::ProcessState Refiner::live_state(Xsave with_xsave) {
   return s;
 }
 
-Result<Evaluation> Refiner::evaluate_overlay(size_t hit) {
+Result<Evaluation> Refiner::evaluate_overlay(size_t hit) { return evaluate_bytes(copies_[hit], hit_name(hit + 1)); }
+
+Result<Evaluation> Refiner::evaluate_bytes(const std::vector<uint8_t>& bytes, const std::string& name) {
   dump::RecordingMemory base(*in_.reader, CheckpointId(in_.last_good));
-  OverlayMemory memory(base, ranges_, copies_[hit]);
+  OverlayMemory memory(base, ranges_, bytes);
   evaluations_++;
   return in_.invariant->evaluate(
-      StateView{in_.last_good_state, &memory, hit_name(hit + 1) + " (watched bytes over checkpoint " + std::to_string(in_.last_good) + ")"});
+      StateView{in_.last_good_state, &memory, name + " (watched bytes over checkpoint " + std::to_string(in_.last_good) + ")"});
+}
+
+Status Refiner::run_to_start() {
+  if (from_) TRY(tl_->goto_moment(*from_));
+  else TRY(tl_->goto_checkpoint(CheckpointId(in_.last_good)));
+  return ok_status();
+}
+
+Status Refiner::narrow() {
+  NarrowInput n;
+  n.timeline = tl_.get();
+  n.segment = in_.last_good;
+  n.say = [this](const std::string& s) { say(s); };
+  n.bad_here = [this]() -> Result<bool> {
+    if (in_.interrupted && in_.interrupted()) return Error::msg("interrupted (SIGINT/SIGTERM)");
+    const std::string name = "a narrowing probe of segment " + std::to_string(in_.last_good);
+    Evaluation e;
+    if (in_.mode == Mode::Plugin) {
+      store::ProcessState state = live_state(Xsave::No);
+      TimelineMemory memory(*tl_);
+      evaluations_++;
+      e = TRY(in_.invariant->evaluate(StateView{&state, &memory, name}));
+    } else {
+      e = TRY(evaluate_bytes(TRY(watched_bytes()), name));
+    }
+    return e.verdict == Verdict::Bad;
+  };
+  Narrowed got = TRY(narrow_by_arrivals(n));
+  from_ = got.from;
+  if (from_)
+    say("refining: the invariant holds at " + from_->to_string() + " (" + std::to_string(got.probes) + " probes over " +
+        std::to_string(got.arrivals) + " arrivals); watching from there");
+  return ok_status();
 }
 
 Result<Refined> Refiner::describe_here(const Evaluation& e, std::string* core) {
@@ -202,10 +246,6 @@ RefineOutcome Refiner::run() {
   }
   auto started = start();
   if (!started.ok()) return failed(started.error().message);
-  auto run_to_start = [&]() -> Status {
-    TRY(tl_->goto_checkpoint(CheckpointId(in_.last_good)));
-    return ok_status();
-  };
   if (auto s = run_to_start(); !s.ok()) return failed("going to checkpoint " + std::to_string(in_.last_good) + ": " + s.error().message);
   for (uint64_t w : words)
     if (auto s = tl_->add_watchpoint(replay::WatchKind::Write, w, kWatchLen); !s.ok()) {
@@ -217,6 +257,12 @@ RefineOutcome Refiner::run() {
                  s.error().message + ")";
       return out;
     }
+  // Pass 0: start pass 1 late in the segment where that is known to be good.
+  if (auto s = narrow(); !s.ok()) {
+    say("refining: narrowing failed (" + s.error().message + "); watching the whole segment");
+    from_.reset();
+  }
+  if (auto s = run_to_start(); !s.ok()) return failed("going to " + (from_ ? from_->to_string() : "checkpoint " + std::to_string(in_.last_good)) + ": " + s.error().message);
 
   // Pass 1: the watchpoint stops of the segment. --expr looks at every
   // kBatch-th copy on the way, so the pass ends within a batch of the flip.
@@ -244,7 +290,8 @@ RefineOutcome Refiner::run() {
       auto bytes = watched_bytes();
       if (!bytes.ok()) return failed(bytes.error().message);
       copies_.push_back(std::move(*bytes));
-      if (copies_.size() % kBatch == 0) {
+      // After narrowing the flip is a few stops away: look at each of the first ones.
+      if (copies_.size() % kBatch == 0 || (from_ && copies_.size() <= kNarrowedLookEach)) {
         long last = static_cast<long>(copies_.size()) - 1;
         auto e = evaluate_overlay(static_cast<size_t>(last));
         if (!e.ok()) return failed(e.error().message);

@@ -1,7 +1,8 @@
 // Refinement: inside the first bad segment, the exact instruction where the
 // invariant flips. With the Timeline (engine/replay/timeline.h): go to the
 // last good checkpoint, put hardware watchpoints (write) on the memory the
-// invariant reads, run forward; at each watchpoint stop in the segment
+// invariant reads, narrow the start by a binary search over counted
+// arrivals (refine_narrow.h), run forward from there; at each watchpoint stop
 //   --plugin: evaluate the plugin on the live replay state;
 //   --expr, --cmd: keep a copy of the watched bytes; afterwards a binary
 //             search over those copies (the invariant over the last good

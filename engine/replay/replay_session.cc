@@ -50,8 +50,6 @@ constexpr uint64_t kPageSize = 4096;
 // Patched runs of one segment before the hardware breakpoint alone: CPU
 // budgets up to 256x the first.
 constexpr int kPatchAttempts = 5;
-// DR7 bits of debug register 3 (L3, G3, RW3, LEN3).
-constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 #ifndef TRAP_PERF
 constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
 #endif
@@ -177,12 +175,13 @@ class ReplaySession::SegmentRun {
   user_regs_struct patch_regs_{};                // what the patch compares (the target, or a "miss")
   PatchCompare patch_compare_ = PatchCompare::All;
   bool bp_inserted_ = false;
+  int bp_slot_ = -1;  // its debug register (debug_registers.h)
   bool armed_ = false;  // the checkpoint's breakpoint (of whatever kind) went in
   std::optional<ConditionalBreakpoint> conditional_;
   std::optional<PatchedBreakpoint> patched_;
   std::optional<uint64_t> hint_;  // checkpoint k+1's cpu_since_event_ns: the patched run's CPU budget
   UniqueFd budget_;  // the patched run's CPU-time alarm
-  bool patch_deferred_ = false;  // waiting at DR3 for rip to leave the bytes the jump would replace
+  bool patch_deferred_ = false;  // waiting at a debug-register breakpoint for rip to leave the bytes the jump would replace
   bool patch_dropped_ = false;   // the observer trapped while patched: no patch again in this run
   bool patch_retry_ = false;     // the observer refused the patch for its next resumption only
   std::optional<PatchSite> patch_site_;  // where the patch would go (patch_site.h)
@@ -245,20 +244,20 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::resume_paused
   return Next::Resume;
 }
 
-// A hardware execution breakpoint (DR3; DR0-DR2 belong to the timeline's
-// probes and watchpoints): the program's code stays untouched, and the kernel
-// sets RF on the hit, so resuming does not hit it again.
+// A hardware execution breakpoint (a debug register claimed from the
+// session's owner, beside the observer's): the program's code stays
+// untouched, and the kernel sets RF on the hit, so resuming does not hit it
+// again.
 Status ReplaySession::SegmentRun::insert_breakpoint() {
   if (bp_inserted_ || !has_next_ || next_forced_) return ok_status();
-  const pid_t tid = task_.raw_tid();
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), target_.rip) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
-  errno = 0;
-  const unsigned long dr7 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
-  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR7)");
-  // L3, execute, 1 byte: RW3 = LEN3 = 0.
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), (dr7 & ~kDr7Slot3) | (1ul << 6)) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+  bp_slot_ = TRY_CTX(s_.dregs_.claim(DrUse::CheckpointBreakpoint, target_.rip, DrKind::Execute, 1),
+                     "the breakpoint of checkpoint " + std::to_string(seg_.value + 1));
+  Status st = s_.dregs_.apply(task_.raw_tid());
+  if (!st.ok()) {
+    s_.dregs_.release(bp_slot_);
+    bp_slot_ = -1;
+    return st;
+  }
   bp_inserted_ = true;
   return ok_status();
 }
@@ -365,7 +364,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   }
   // The tracee stands inside the bytes the jump would replace (back from a
   // signal handler into the loop): patch at its next arrival at pc, found
-  // by a plain DR3 breakpoint (one #DB).
+  // by a plain debug-register breakpoint (one #DB).
   user_regs_struct now = TRY(task_.regs());
   if (now.rip > site.anchor && now.rip < site.end() && !(site.anchored() && now.rip == site.pc)) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
@@ -437,6 +436,8 @@ void ReplaySession::SegmentRun::take_rescue() {
   patched_.reset();
   budget_.reset();
   conditional_.reset();
+  s_.dregs_.release(bp_slot_);  // not in the copy: it was made before the breakpoint
+  bp_slot_ = -1;
   bp_inserted_ = false;
   outcome_.reruns++;
 }
@@ -544,13 +545,11 @@ Status ReplaySession::SegmentRun::refit_patch(const user_regs_struct& r) {
 
 Status ReplaySession::SegmentRun::remove_breakpoint() {
   if (!bp_inserted_) return ok_status();
-  errno = 0;
-  const unsigned long dr7 = ptrace(PTRACE_PEEKUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), 0);
-  if (errno == 0 &&
-      ptrace(PTRACE_POKEUSER, task_.raw_tid(), offsetof(struct user, u_debugreg[7]), dr7 & ~kDr7Slot3) != 0 &&
-      errno != ESRCH)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+  s_.dregs_.release(bp_slot_);
+  bp_slot_ = -1;
   bp_inserted_ = false;
+  Status st = s_.dregs_.apply(task_.raw_tid());
+  if (!st.ok() && st.error().errno_value != ESRCH) return st;
   return ok_status();
 }
 
@@ -712,7 +711,8 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
 // At the start of the rep string instruction checkpoint k+1 interrupted, all
 // other registers equal: run iterations up to the recorded rcx. False: not
 // this execution of it. Single steps trap after each iteration but cost a
-// stop each, so a long run first goes to a data watchpoint (DR1) on the
+// stop each, so a long run first goes to a data watchpoint (any debug
+// register, borrowed from the observer when none is free) on the
 // element a margin before the target, then steps the rest: a data breakpoint
 // in a fast-string run may be reported some iterations late.
 Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
@@ -724,29 +724,15 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
     const bool down = (r.eflags & 0x400) != 0;  // DF
     const uint64_t offset = (run - 1) * target_rep_->element_size;
     const uint64_t watch = down ? walked - offset : walked + offset;
-    errno = 0;
-    const long dr7 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
-    if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR7)");
-    // DR1 may hold one of the timeline's probes: borrow it and put it back.
-    errno = 0;
-    const long dr1 = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg[1]), 0);
-    if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR1)");
-    const unsigned long slot1 = (3ul << 2) | (0xful << 20);
-    const unsigned long with_watch = (static_cast<unsigned long>(dr7) & ~slot1) | (1ul << 2) | (3ul << 20);  // L1, RW1 = access, LEN1 = 1 byte
-    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), static_cast<unsigned long>(dr7) & ~slot1) != 0)
-      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
-    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[1]), watch) != 0)
-      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR1)");
-    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), with_watch) != 0)
-      return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
+    // A free debug register, else one of the observer's, borrowed and given back.
+    DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, watch, DrKind::Access, 1));
+    TRY(s_.dregs_.apply(tid));
     r.eflags |= 0x10000ull;  // RF: not the execution breakpoint on this instruction again
     TRY(task_.set_regs(r));
     TRY(task_.cont());
     process::WaitResult w = TRY(task_.wait());
-    if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), static_cast<unsigned long>(dr7) & ~slot1) != 0 ||
-        ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[1]), dr1) != 0 ||
-        ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), static_cast<unsigned long>(dr7)) != 0)
-      return Error::from_errno("ptrace(PTRACE_POKEUSER, restoring DR1/DR7)");
+    s_.dregs_.give_back(lent);
+    TRY(s_.dregs_.apply(tid));
     if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
       return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
                         ": unexpected stop (signal " + std::to_string(w.signo) + ")");

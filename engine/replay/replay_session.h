@@ -28,6 +28,7 @@
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "engine/replay/debug_registers.h"
 #include "recorder/process/task.h"
 #include "store/recording.h"
 
@@ -140,6 +141,9 @@ class ReplaySession {
 
   CheckpointId checkpoint() const { return k_; }
   process::Task& task() { return task_; }
+  // The process's debug registers: the session's checkpoint breakpoint and
+  // the observer's watchpoints and probes claim their slots here.
+  DebugRegisters& debug_registers() { return dregs_; }
   // Optional; must outlive the runs. Paused runs keep their state.
   void set_observer(RunObserver* observer) { observer_ = observer; }
   // Events of the current segment consumed so far (0 before a run).
@@ -158,6 +162,7 @@ class ReplaySession {
   // boundary by execution the session sends them itself.
   bool signals_queued_by_restore_ = true;
   RunObserver* observer_ = nullptr;
+  DebugRegisters dregs_;
   std::unique_ptr<SegmentRun> run_;
   // Patched runs of the current segment that failed (their CPU budget grows
   // 4x each time; after kPatchAttempts, or any other failure, no patch).

@@ -266,6 +266,7 @@ Timeline::Stats Timeline::stats() const {
   }
   s.segments_replayed = impl_->segments_replayed;
   s.segments_skipped = impl_->segments_skipped;
+  s.probe_traps = impl_->probe_traps;
   if (impl_->moments) {
     s.moment_snapshots_taken = impl_->moments->taken();
     s.moment_snapshots_used = impl_->moments->used();

@@ -135,6 +135,12 @@ class Timeline {
   Result<std::optional<LastWrite>> last_write(uint64_t addr, uint64_t len,
                                               const std::function<Status(const LastWrite&)>& at_write = {});
 
+  // How many times pc runs in segment k after its event e and before the
+  // next event (or the segment's end): Moment{k, e, pc, n} is in history for
+  // n in [1, count]. One forward run, counted in the tracee where it can;
+  // the timeline then goes back where it was (timeline_arrivals.cc).
+  Result<uint64_t> arrivals(uint64_t k, uint64_t e, uint64_t pc);
+
   // How moves were made (tests, benchmarks): processes restored from the
   // store, sessions forked from snapshots, snapshots held; segments that
   // Continue scans with only write watchpoints replayed and skipped (since
@@ -147,6 +153,7 @@ class Timeline {
     uint64_t segments_skipped = 0;
     uint64_t moment_snapshots_taken = 0;  // forks kept at moments inside segments
     uint64_t moment_snapshots_used = 0;   // moves that started from one
+    uint64_t probe_traps = 0;  // arrivals of navigation probes counted by a debug-register trap
   };
   Stats stats() const;
 

@@ -10,10 +10,14 @@
 // tracee's counters, which fold_counter() adds in (and zeroes) wherever the
 // Timeline reads them. A reverse continue's scan counts the user's
 // breakpoints the same way (scan_counted) and goes to the last one's moment. The patch is placed before each resumption when a probe wants
-// it, and taken away for anything that would see it: single steps,
-// watchpoints (a debug register would see the stub's copies of the moved
-// accesses), a user's int3 or the session's patch in the bytes it moves, a
-// moment snapshot. Where it cannot be placed the probe keeps its debug
+// it, and taken away for anything that would see it: single steps, a
+// user's int3 or the session's patch in the bytes it moves, a moment
+// snapshot. It stays in while watchpoints are armed (a write watched in a
+// hot loop, then the moment of that stop resolved): a watchpoint stop
+// outside the stub is exact (the Timeline reads the counter there); one
+// inside the stub (a watched access among the moved instructions, whose rip
+// is the stub's copy) fails the run, which is replayed again with debug
+// registers (counted_retry). Where it cannot be placed the probe keeps its debug
 // register, and the log says why. A recorded path that fails to replay with
 // it is replayed again without (counted_retry).
 // SLSDBG_REPLAY_COUNT=trap: debug registers only.
@@ -42,7 +46,7 @@ bool counting_by_trap() {
 bool Timeline::Impl::counting_allowed() const { return !counting_off && !counting_by_trap(); }
 
 std::set<uint64_t> Timeline::Impl::counters_wanted() const {
-  if (!counting_allowed() || !active.watches.empty() || motion == Motion::Step) return {};
+  if (!counting_allowed() || motion == Motion::Step) return {};
   std::set<uint64_t> want = counted_bps;
   if (target) want.insert(target->pc);
   if (count_pc) want.insert(*count_pc);

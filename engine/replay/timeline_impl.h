@@ -15,10 +15,11 @@
 // and resuming from any pause first single-steps the current instruction with
 // the traps at its address lifted, so no arrival is counted twice.
 //
-// Debug registers: DR0-DR2 here (watchpoints, the counting probe, the target
-// probe of a goto; the probes count in the tracee instead where they can,
-// timeline_counting.cc); DR3 is the session's fallback checkpoint breakpoint, and
-// its perf/BPF conditional breakpoint takes one hardware slot too.
+// Debug registers: claimed from the session's owner (debug_registers.h) for
+// watchpoints, the counting probe and the target probe of a goto (the
+// probes count in the tracee instead where they can, timeline_counting.cc);
+// at most kTimelineSlots of the four, the last being the session's
+// checkpoint breakpoint (or the kernel's perf breakpoint in its place).
 #pragma once
 
 #include <array>
@@ -150,6 +151,9 @@ class Timeline::Impl final : public RunObserver {
   template <class F>
   auto counted_retry(const char* what, F once) -> decltype(once());
 
+  // Arrivals at pc in event window e of segment k (timeline_arrivals.cc).
+  Result<uint64_t> count_window_once(uint64_t k, uint64_t e, uint64_t pc);
+
   // --- navigation (timeline_nav.cc) ---
   Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
   // A session forked from a moment snapshot: the run state of that moment.
@@ -244,13 +248,10 @@ class Timeline::Impl final : public RunObserver {
   std::map<uint64_t, uint8_t> inserted;         // int3 address -> original byte
   std::map<uint64_t, uint64_t> bp_count;        // arrivals since the latest event
   std::set<uint64_t> bp_valid;                  // breakpoints counting since the latest event
-  enum class SlotUse { Free, Watch, CountProbe, TargetProbe };
-  struct Slot {
-    SlotUse use = SlotUse::Free;
-    Watch watch;
-    uint64_t addr = 0;
-  };
-  std::array<Slot, 3> slots{};
+  // The debug registers of the current process (the session owns them).
+  DebugRegisters& dregs() { return session->debug_registers(); }
+  static bool ours(DrUse u) { return u == DrUse::Watch || u == DrUse::CountProbe || u == DrUse::TargetProbe; }
+  static constexpr size_t kTimelineSlots = 3;
   std::optional<uint64_t> count_pc;
   uint64_t count_value = 0;
   uint64_t count_at_event = 0;  // count_value when the latest event reset it
@@ -279,6 +280,7 @@ class Timeline::Impl final : public RunObserver {
   std::optional<WriteFilter> skip_forward;
   uint64_t segments_replayed = 0;  // by scans and skipping forward moves (Stats)
   uint64_t segments_skipped = 0;
+  uint64_t probe_traps = 0;  // arrivals counted by a debug-register trap, not in the tracee (Stats)
 
   // Run state.
   uint64_t segment = 0;

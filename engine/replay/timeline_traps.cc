@@ -1,6 +1,7 @@
 // The Timeline's traps inside a replay run: software breakpoints (int3,
-// hidden from reads and checkpoint comparisons), debug registers DR0-DR2
-// (watchpoints and counting probes), single steps, and the pauses they cause.
+// hidden from reads and checkpoint comparisons), debug registers claimed
+// from the session's owner (watchpoints and counting probes,
+// debug_registers.h), single steps, and the pauses they cause.
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -20,32 +21,9 @@ namespace {
 #ifndef TRAP_HWBKPT
 constexpr int TRAP_HWBKPT = 4;
 #endif
-constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);
 constexpr unsigned long kDr6Step = 0x4000;
 
-Result<unsigned long> peek_dr(pid_t tid, int i) {
-  errno = 0;
-  const long v = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), 0);
-  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR" + std::to_string(i) + ")");
-  return static_cast<unsigned long>(v);
-}
-
-Status poke_dr(pid_t tid, int i, unsigned long v) {
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), v) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR" + std::to_string(i) + ")");
-  return ok_status();
-}
-
-// DR7 RW and LEN fields.
-unsigned long rw_bits(WatchKind kind) { return kind == WatchKind::Write ? 1ul : 3ul; }  // x86 has no read-only
-unsigned long len_bits(uint64_t len) {
-  switch (len) {
-    case 1: return 0;
-    case 2: return 1;
-    case 8: return 2;
-    default: return 3;  // 4
-  }
-}
+DrKind dr_kind(WatchKind kind) { return kind == WatchKind::Write ? DrKind::Write : DrKind::Access; }  // x86 has no read-only
 
 }  // namespace
 
@@ -68,37 +46,31 @@ void Timeline::Impl::reset_counts() {
 }
 
 Status Timeline::Impl::apply_debug_registers() {
-  const pid_t tid = session->task().raw_tid();
-  const unsigned long old = TRY(peek_dr(tid, 7));
-  unsigned long dr7 = old & kDr7Slot3;
-  TRY(poke_dr(tid, 7, dr7));
-  for (int i = 0; i < 3; i++) {
-    const Slot& s = slots[i];
-    if (s.use == SlotUse::Free) continue;
-    TRY(poke_dr(tid, i, s.addr));
-    dr7 |= 1ul << (2 * i);
-    if (s.use == SlotUse::Watch)
-      dr7 |= (rw_bits(s.watch.kind) | (len_bits(s.watch.len) << 2)) << (16 + 4 * i);
-  }
-  Status st = poke_dr(tid, 7, dr7);
-  if (!st.ok() && st.error().errno_value == ENOSPC)
-    return Error::msg("no free debug register (watchpoints, navigation probes and the checkpoint breakpoint share four)");
-  return st;
+  DebugRegisters& d = dregs();
+  for (int i = 0; i < DebugRegisters::kSlots; i++)
+    if (ours(d.slot(i).use)) d.set_enabled(i, true);
+  return d.apply(session->task().raw_tid());
 }
 
-// Assigns DR0-DR2 from the active watchpoints and the probes.
+// Claims debug registers for the active watchpoints and the probes the
+// tracee does not count, at most kTimelineSlots of them.
 Status Timeline::Impl::assign_slots() {
-  std::vector<Slot> want;
-  for (const Watch& w : active.watches) want.push_back({SlotUse::Watch, w, w.addr});
+  DebugRegisters& d = dregs();
+  for (DrUse u : {DrUse::Watch, DrUse::CountProbe, DrUse::TargetProbe}) d.release_all(u);
   // A probe whose pc the tracee counts needs no debug register.
   const auto counted = [&](uint64_t pc) { return counters.count(pc) > 0; };
-  if (count_pc && !counted(*count_pc)) want.push_back({SlotUse::CountProbe, {}, *count_pc});
-  if (target && !counted(target->pc)) want.push_back({SlotUse::TargetProbe, {}, target->pc});
-  if (want.size() > slots.size())
-    return Error::msg("too many hardware traps at once (" + std::to_string(active.watches.size()) +
-                      " watchpoints plus navigation probes; at most 3 debug registers are free)");
-  slots = {};
-  for (size_t i = 0; i < want.size(); i++) slots[i] = want[i];
+  const bool count_probe = count_pc && !counted(*count_pc);
+  const bool target_probe = target && !counted(target->pc);
+  const size_t want = active.watches.size() + count_probe + target_probe;
+  if (want > kTimelineSlots)
+    return Error::msg("too many hardware traps at once: " + std::to_string(active.watches.size()) + " watchpoints" +
+                      (count_probe ? " + the counting probe" : "") + (target_probe ? " + the target probe" : "") +
+                      " need " + std::to_string(want) + " debug registers; navigation has " +
+                      std::to_string(kTimelineSlots) + " (the fourth is the checkpoint's breakpoint)");
+  for (const Watch& w : active.watches)
+    (void)TRY_CTX(d.claim(DrUse::Watch, w.addr, dr_kind(w.kind), w.len), "a watchpoint");
+  if (count_probe) (void)TRY_CTX(d.claim(DrUse::CountProbe, *count_pc, DrKind::Execute, 1), "the counting probe");
+  if (target_probe) (void)TRY_CTX(d.claim(DrUse::TargetProbe, target->pc, DrKind::Execute, 1), "the target probe");
   return ok_status();
 }
 
@@ -246,8 +218,8 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
     return false;
   // No debug register: a watchpoint would see the trampoline's copies of the
   // displaced accesses, and the session's rescue copy (a fork) has none.
-  for (const Slot& s : slots)
-    if (s.use != SlotUse::Free) return false;
+  for (int i = 0; i < DebugRegisters::kSlots; i++)
+    if (ours(dregs().slot(i).use)) return false;
   for (const auto& [pc, c] : counters)
     if (begin < c.anchor() + c.length() && c.anchor() < end) return false;
   if (inserted.lower_bound(begin) != inserted.lower_bound(end)) return false;
@@ -277,9 +249,8 @@ bool Timeline::Impl::trap_at(uint64_t pc) const {
 
 // An execution probe (count or target) in a debug register at pc.
 bool Timeline::Impl::probe_at(uint64_t pc) const {
-  for (const Slot& s : slots)
-    if (s.use != SlotUse::Free && s.use != SlotUse::Watch && s.addr == pc) return true;
-  return false;
+  DebugRegisters& d = session->debug_registers();
+  return d.find(DrUse::CountProbe, pc) >= 0 || d.find(DrUse::TargetProbe, pc) >= 0;
 }
 
 // After a pause, the instruction at pc is stepped over only when a trap of
@@ -323,12 +294,12 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
       lifted_bp = pc;
     }
     if (probe_at(pc)) {
-      const pid_t tid = task.raw_tid();
-      unsigned long dr7 = TRY(peek_dr(tid, 7));
-      for (int i = 0; i < 3; i++)
-        if (slots[i].use != SlotUse::Free && slots[i].use != SlotUse::Watch && slots[i].addr == pc)
-          dr7 &= ~(3ul << (2 * i));
-      TRY(poke_dr(tid, 7, dr7));
+      // The probe at pc is lifted for this step; end_step() puts it back.
+      DebugRegisters& d = dregs();
+      for (int i = 0; i < DebugRegisters::kSlots; i++)
+        if ((d.slot(i).use == DrUse::CountProbe || d.slot(i).use == DrUse::TargetProbe) && d.slot(i).addr == pc)
+          d.set_enabled(i, false);
+      TRY(d.apply(task.raw_tid()));
     }
     // A `syscall` stepped with TF set saves TF in r11 (rflags); fixed when
     // the step completes, or the state would differ from the recording.
@@ -371,23 +342,29 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   bool reached = false;
   // DR6 tells which debug registers fired; a single step in the same #DB
   // makes the si_code TRAP_TRACE, so look at it for every trap.
-  const unsigned long dr6 = TRY(peek_dr(tid, 6));
-  if (dr6 & (0xful | kDr6Step)) TRY(poke_dr(tid, 6, 0));
+  const unsigned long dr6 = TRY(DebugRegisters::take_dr6(tid));
   bool mine = false;
-  for (int i = 0; i < 3; i++) {
-    if (!(dr6 & (1ul << i)) || slots[i].use == SlotUse::Free) continue;
+  const DebugRegisters& d = dregs();
+  for (int i = 0; i < DebugRegisters::kSlots; i++) {
+    const DrSlot& slot = d.slot(i);
+    if (!(dr6 & (1ul << i)) || !ours(slot.use)) continue;
     mine = true;
-    switch (slots[i].use) {
-      case SlotUse::Watch:
+    switch (slot.use) {
+      case DrUse::Watch:
         watch_hit = true;
-        why_watch = slots[i].watch;
+        for (const Watch& w : active.watches)
+          if (w.addr == slot.addr && w.len == slot.len && dr_kind(w.kind) == slot.kind) why_watch = w;
         break;
-      case SlotUse::CountProbe: count_value++; break;
-      case SlotUse::TargetProbe:
+      case DrUse::CountProbe:
+        count_value++;
+        probe_traps++;
+        break;
+      case DrUse::TargetProbe:
+        probe_traps++;
         target_count++;
         if (target && cursor == target->event && target_count == target->n) reached = true;
         break;
-      case SlotUse::Free: break;
+      default: break;
     }
   }
   if (stepping && (si.si_code != TRAP_HWBKPT || (dr6 & kDr6Step))) step_done = true;
@@ -396,6 +373,13 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
     return Verdict::NotMine;
   }
   if (reached) return stop_here(PauseWhy::Target, false);
+  if (watch_hit && !counters.empty()) {
+    // The stub ran a moved instruction that accessed watched bytes: this
+    // stop has no pc of the program (timeline_counting.cc).
+    for (const auto& [pc, c] : counters)
+      if (c.in_stub(r.rip))
+        return Error::msg("a watchpoint fired in the counter stub of " + hex_addr(pc) + " (a watched access next to it)");
+  }
   if (watch_hit && stop_at_user) {
     if (step_done) end_step();
     return stop_here(PauseWhy::Watchpoint, true);

@@ -181,7 +181,8 @@ Result<std::string> TimelineTarget::monitor_stats() {
   const replay::Timeline::Stats s = t->stats();
   return "restores " + std::to_string(s.restores) + ", snapshot forks " + std::to_string(s.snapshot_forks) +
          ", snapshots " + std::to_string(s.snapshots) + "\nwatchpoint scans: segments replayed " +
-         std::to_string(s.segments_replayed) + ", skipped " + std::to_string(s.segments_skipped) + "\n";
+         std::to_string(s.segments_replayed) + ", skipped " + std::to_string(s.segments_skipped) +
+         "\nprobe traps: " + std::to_string(s.probe_traps) + "\n";
 }
 
 Result<std::string> TimelineTarget::monitor_dump(std::string_view path) {
