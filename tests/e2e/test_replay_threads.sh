@@ -41,14 +41,7 @@ for i in 1 2; do
   rm -rf "$tmp/thr_tgkill_tls"
 done
 
-# Real threaded programs: python3 and node in e2e_replay_threads_real.
-# FIXME: xz and zstd are not checked yet. On a 0.9 MB text input,
-# `xz -T2 -3 --block-size=256KiB` (two workers) records with output
-# identical to native every time, but replay --check says OK in about 3
-# runs of 4: a worker woken from pthread_cond_wait by the main thread's
-# futex wake finds no work in replay and waits again (a futex wait on the
-# cond's other __g_signals word) where the recorded one ran on into a new
-# block (memset in liblzma); see engine/replay/README.md.
+# Real threaded programs (python3, node, xz, zstd): e2e_replay_threads_real.
 
 # CPU-bound workers: each tick falls inside a worker's loop, reached by the
 # patched breakpoint (the perf breakpoint alone is throttled in such a loop
