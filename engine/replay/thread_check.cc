@@ -132,6 +132,7 @@ class SegmentCheck {
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
   const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
+  bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
   std::optional<ThreadTarget::Via> armed_;
   SegmentOutcome out_;
 };
@@ -326,10 +327,11 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     TRY(th.task.set_siginfo(logged));
     // Held and re-sent by the recorder, which zeroed the frame's FPU area
     // first (process/signal_frame.h).
-    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous)
-    {
+    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous) {
       TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
-      TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
+      // Its trapno too once the segment has threads, as the recorder's
+      // threads_in_segment() decides.
+      if (state_.threads.size() > 1 || switched_) TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
     }
   }
   th.deliver = w.signo;
@@ -672,6 +674,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
       out_.events_replayed++;
       return out_;
     }
+    if (ev.kind == store::EventKind::ThreadSwitch) switched_ = true;
     if (ev.kind == store::EventKind::ThreadSwitch && cur_ && cur_->recorded == ev.tid) {
       // Back to the thread that ran before a stretch where none did (its call returned first).
       out_.events_replayed++;

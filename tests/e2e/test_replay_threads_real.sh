@@ -6,7 +6,7 @@
 #   stop is not at the second's (thread_check.cc, done_at_checkpoint: the
 #   second call was taken as done and replay diverged at the next event).
 # - node with a worker thread (8 threads: libuv's pool, V8's platform
-#   workers, the worker), at a 50 ms interval to keep the test short.
+#   workers, the worker), at a 100 ms interval to keep the test short.
 # - thr_memset: a tick usually cuts a `rep stosb` (memset) between two
 #   iterations, where no breakpoint stops: replay stops the thread at the
 #   instruction and makes the iterations itself (rep_store.h). xz -T2 and
@@ -43,13 +43,13 @@ def worker():
             total[0] += n * n
 ts = [threading.Thread(target=worker) for _ in range(4)]
 for t in ts: t.start()
-for i in range(600): q.put(i)
+for i in range(300): q.put(i)
 for t in ts: q.put(None)
 for t in ts: t.join()
 print("total", total[0])
 PY
-check python3 "total 71820100" -- /usr/bin/python3 "$tmp/pyq.py"
-check node 42 --interval 50 -- node -e 'const {Worker} = require("worker_threads");
+check python3 "total 8955050" -- /usr/bin/python3 "$tmp/pyq.py"
+check node 42 --interval 100 -- node -e 'const {Worker} = require("worker_threads");
   const w = new Worker("require(\"worker_threads\").parentPort.postMessage(6 * 7)", {eval: true});
   w.on("message", (m) => { console.log(m); w.terminate(); });'
 
@@ -71,7 +71,7 @@ real_prog() {  # real_prog NAME CMD...: output identical to a native run, --chec
   grep -q "^OK: " <<<"$out" || fail "$name: replay --check: $out"
   echo "$name: $(head -1 <<<"$out")"
 }
-head -c 600000 "$SLSDBG" >"$tmp/data"
+head -c 300000 "$SLSDBG" >"$tmp/data"
 real_prog xz xz -T2 -3 --block-size=256KiB -c "$tmp/data"
 real_prog zstd zstd -q -T2 -3 -c "$tmp/data"
 echo "replay_threads_real: OK"
