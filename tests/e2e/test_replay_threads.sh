@@ -41,7 +41,9 @@ for i in 1 2; do
   rm -rf "$tmp/thr_tgkill_tls"
 done
 
-# Real threaded programs (python3, node, xz, zstd): e2e_replay_threads_real.
+# Real threaded programs: python3 in e2e_replay_threads_real, node in
+# e2e_replay_threads_node; thr_memset,
+# xz and zstd (ticks inside rep stosb) in e2e_replay_threads_rep.
 
 # CPU-bound workers: each tick falls inside a worker's loop, reached by the
 # patched breakpoint (the perf breakpoint alone is throttled in such a loop

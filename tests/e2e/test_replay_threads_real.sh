@@ -5,12 +5,8 @@
 #   in a row with equal arguments; a checkpoint at the first call's exit
 #   stop is not at the second's (thread_check.cc, done_at_checkpoint: the
 #   second call was taken as done and replay diverged at the next event).
-# - node with a worker thread (8 threads: libuv's pool, V8's platform
-#   workers, the worker), at a 100 ms interval to keep the test short.
-# - thr_memset: a tick usually cuts a `rep stosb` (memset) between two
-#   iterations, where no breakpoint stops: replay stops the thread at the
-#   instruction and makes the iterations itself (rep_store.h). xz -T2 and
-#   zstd -T2 diverged in about 1 run of 4 at such a tick.
+# node: e2e_replay_threads_node.
+# thr_memset, xz -T2 and zstd -T2: e2e_replay_threads_rep.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay_threads_real.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -49,29 +45,4 @@ for t in ts: t.join()
 print("total", total[0])
 PY
 check python3 "total 8955050" -- /usr/bin/python3 "$tmp/pyq.py"
-check node 42 --interval 100 -- node -e 'const {Worker} = require("worker_threads");
-  const w = new Worker("require(\"worker_threads\").parentPort.postMessage(6 * 7)", {eval: true});
-  w.on("message", (m) => { console.log(m); w.terminate(); });'
-
-check thr_memset "memset 16 240" --interval 5 -- "$PROGRAMS/thr_memset"
-n=$(SLSDBG_LOG=debug timeout 300 "$SLSDBG" replay "$tmp/thr_memset" --check 2>&1 </dev/null |
-    grep -c "iterations of the rep string instruction at .* run by replay")
-[ "$n" -ge 1 ] || fail "thr_memset: no checkpoint inside a rep string instruction was reached"
-echo "thr_memset: $n checkpoints inside rep stosb reached"
-
-real_prog() {  # real_prog NAME CMD...: output identical to a native run, --check OK
-  local name=$1 out
-  shift
-  "$@" >"$tmp/$name.native" 2>&1 </dev/null || fail "$name: native run failed"
-  timeout 120 "$SLSDBG" record --threads -o "$tmp/$name" -- "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null ||
-    fail "$name: record: $(cat "$tmp/$name.err")"
-  cmp -s "$tmp/$name.out" "$tmp/$name.native" || fail "$name: output differs from a native run"
-  grep -qE "the program ran ([2-9]|[1-9][0-9]+) threads" "$tmp/$name.err" || fail "$name: ran no thread: $(cat "$tmp/$name.err")"
-  out=$(timeout 300 "$SLSDBG" replay "$tmp/$name" --check 2>&1 </dev/null) || fail "$name: replay --check: $out"
-  grep -q "^OK: " <<<"$out" || fail "$name: replay --check: $out"
-  echo "$name: $(head -1 <<<"$out")"
-}
-head -c 300000 "$SLSDBG" >"$tmp/data"
-real_prog xz xz -T2 -3 --block-size=256KiB -c "$tmp/data"
-real_prog zstd zstd -q -T2 -3 -c "$tmp/data"
 echo "replay_threads_real: OK"
