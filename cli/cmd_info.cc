@@ -225,7 +225,7 @@ int run_info(const std::vector<std::string>& args) {
     }
   }
   if (meta.threads)
-    std::printf("threads    %zu (recorded with --threads: replay --check, restore, GDB, bisect)\n", tids.size());
+    std::printf("threads    %zu (replay --check, restore, GDB with watchpoints, bisect take them)\n", tids.size());
   if (sysbuf_stub)
     std::printf("syscalls   buffered (stub version %llu)\n", static_cast<unsigned long long>(*sysbuf_stub));
   if (meta.pid > 0 && meta.origin != "spawn")

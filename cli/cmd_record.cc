@@ -62,13 +62,7 @@ constexpr const char* kUsage =
     "                  from the log. Everything else, blocking calls included,\n"
     "                  stays traced. Off once the program starts a thread; each\n"
     "                  forked child drains the buffer it inherited.\n"
-    "  --threads       record a multithreaded program (EXPERIMENTAL): one thread\n"
-    "                  runs at a time, switching where one blocks (futex, read,\n"
-    "                  sleep ...) and at each tick; every checkpoint holds every\n"
-    "                  thread, so `slsdbg dump` cores and `backtrace` show them\n"
-    "                  all. replay --check, restore and GDB/LLDB (breakpoints in\n"
-    "                  any thread, watchpoints, reverse-continue), bisect and\n"
-    "                  the VS Code adapter take it.\n"
+    "  --threads       accepted for older scripts: threads are recorded anyway.\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP end the recording with a final checkpoint (exit\n"
     "128+signo); a second one kills the recorder.\n"
@@ -90,7 +84,14 @@ constexpr const char* kUsage =
     "except one that left the group (setsid, its parent gone: a daemon) after\n"
     "the program ended: its recording ends there and it is killed.\n"
     "\n"
-    "Not supported yet: threads without --threads, and fork with writable MAP_SHARED memory\n"
+    "Threads (pthreads, node, zstd ...) are recorded: one thread runs at a time,\n"
+    "switching where one blocks (futex, read, sleep ...) and at each tick; every\n"
+    "checkpoint holds every thread, so `slsdbg dump` cores and `backtrace` show\n"
+    "them all. replay --check, restore and GDB/LLDB (breakpoints in any thread,\n"
+    "reverse-continue; no watchpoints yet) take such a recording.\n"
+    "\n"
+    "Not supported yet: execve while a second thread lives, the main thread\n"
+    "ending before the others, fork with writable MAP_SHARED memory\n"
     "(recording stops with an error; what was recorded stays readable),\n"
     "attaching to a running process.\n";
 
@@ -176,7 +177,8 @@ int run_record(const std::vector<std::string>& args) {
   opts.durable = durable;
   opts.syscall_buffer = syscall_buffer || (!no_syscall_buffer && *buffer_env);
   if (verify) opts.verify = recorder::VerifyMode::EveryCheckpoint;
-  opts.threads = threads;
+  opts.threads = true;  // by default: --threads changes nothing now
+  (void)threads;
   if (tracker == "auto") opts.tracker = recorder::TrackerChoice::Auto;
   else if (tracker == "uffd") opts.tracker = recorder::TrackerChoice::UffdWp;
   else if (tracker == "hash") opts.tracker = recorder::TrackerChoice::PageHash;

@@ -271,6 +271,8 @@ Status Catalog::put_summary(const std::string& key, uint64_t value) {
   return put_meta_int(db_, std::string(kSummaryPrefix) + key, static_cast<int64_t>(value));
 }
 
+Status Catalog::put_meta_threads() { return put_meta_int(db_, "threads", 1); }
+
 Result<std::map<std::string, uint64_t>> Catalog::summary() {
   std::map<std::string, uint64_t> out;
   auto st = TRY(db_.prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?"));

@@ -60,6 +60,8 @@ class Catalog {
   Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed);
   // store/summary.h
   Status put_summary(const std::string& key, uint64_t value);
+  // meta `threads` = 1 (RecordingMeta::threads), once the recording holds threads.
+  Status put_meta_threads();
   Result<std::map<std::string, uint64_t>> summary();
   // For the commits that follow (outside a transaction).
   Status set_durability(Durability durability);

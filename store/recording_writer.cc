@@ -121,6 +121,8 @@ class Writer final : public RecordingWriter {
   std::set<std::pair<uint64_t, uint64_t>> kept_files_;
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
+  bool threaded_ = false;  // catalog meta `threads` written
+  Status mark_threaded();
   uint64_t retention_gen_ = 0;
   std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
   enum class State { Open, Broken, Finished } state_ = State::Open;
@@ -147,6 +149,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
   catalog_ = TRY(Catalog::create(dir, meta, deferred() ? Durability::Normal : Durability::Full));
+  threaded_ = meta.threads;
   extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io, /*sync_new_files=*/!deferred()));
   last_sync_ms_ = now_ms();
   if (deferred()) return ok_status();  // the first sync covers the directories
@@ -191,6 +194,7 @@ Status Writer::commit(bool durable, Fn&& fn) {
 Status Writer::append_event(const Event& event) {
   if (state_ != State::Open) return Error::msg("append_event: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "finished"));
   if (next_id_ == 0) return Error::msg("append_event: no checkpoint yet (events belong to the segment after a checkpoint)");
+  if (event.kind == EventKind::ThreadSwitch && !threaded_) TRY(mark_threaded());
   if (!log_) log_ = std::make_unique<EventLogWriter>(event_log_path(dir_, next_id_ - 1), next_id_ - 1);
   Status st = log_->append(event);
   if (!st.ok()) state_ = State::Broken;
@@ -263,6 +267,7 @@ Status Writer::validate(const CheckpointInput& input) const {
 Result<CheckpointId> Writer::add_checkpoint(const CheckpointInput& input, const std::string& reason) {
   if (state_ != State::Open) return Error::msg("add_checkpoint: the recording writer is " + std::string(state_ == State::Broken ? "broken by an earlier error" : "finished"));
   TRY(validate(input));
+  if (input.state.threads.size() > 1 && !threaded_) TRY(mark_threaded());
   // Everything below mutates the in-memory tree: any failure leaves the writer
   // unusable rather than half-updated (the on-disk recording stays consistent).
   state_ = State::Broken;
@@ -351,6 +356,15 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
 Status Writer::put_summary(const std::string& key, uint64_t value) {
   if (state_ != State::Open) return Error::msg("put_summary: the recording writer is not open");
   return catalog_->put_summary(key, value);
+}
+
+// A recording holds threads from its first thread switch (or checkpoint
+// with two threads) on: replay takes it with the threaded replay
+// (thread_check.h). Durable with the next commit, as put_summary.
+Status Writer::mark_threaded() {
+  TRY(catalog_->put_meta_threads());
+  threaded_ = true;
+  return ok_status();
 }
 
 Status Writer::finish() {

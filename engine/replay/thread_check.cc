@@ -55,9 +55,11 @@ std::string describe(const store::Event& ev) {
 }
 
 // What a divergence report says of an unexpected stop.
-std::string stop_name(const process::WaitResult& w) {
+std::string stop_name(const process::WaitResult& w, const user_regs_struct& r) {
   if (!w.stopped()) return "it ended";
-  if (w.kind == process::StopKind::PtraceEvent) return w.event == PTRACE_EVENT_SECCOMP ? "a syscall" : "a ptrace event";
+  if (w.kind == process::StopKind::PtraceEvent)
+    return w.event == PTRACE_EVENT_SECCOMP ? "syscall " + describe_syscall(static_cast<int64_t>(r.orig_rax), args_of(r))
+                                           : "a ptrace event";
   if (w.kind == process::StopKind::SignalDelivery) return "signal " + std::to_string(w.signo);
   return "a ptrace stop";
 }
@@ -130,6 +132,7 @@ class SegmentCheck {
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
   const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
+  bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
   std::optional<ThreadTarget::Via> armed_;
   SegmentOutcome out_;
 };
@@ -324,10 +327,11 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     TRY(th.task.set_siginfo(logged));
     // Held and re-sent by the recorder, which zeroed the frame's FPU area
     // first (process/signal_frame.h).
-    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous)
-    {
+    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous) {
       TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
-      TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
+      // Its trapno too once the segment has threads, as the recorder's
+      // threads_in_segment() decides.
+      if (state_.threads.size() > 1 || switched_) TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");
     }
   }
   th.deliver = w.signo;
@@ -364,6 +368,22 @@ Result<bool> SegmentCheck::done_at_checkpoint(Thread& th, const store::Event& ev
   if (!t || t->restarted_syscall || t->regs.rip != ev.pc || static_cast<int64_t>(t->regs.orig_rax) != ev.syscall_no ||
       static_cast<int64_t>(t->regs.rax) != ev.result || args_of(t->regs) != ev.args)
     return false;
+  // The same call may also be the thread's last event of segment k-1: the
+  // checkpoint stopped it at the exit of a call logged before it, and the
+  // event here is its next call with equal arguments and result (python3
+  // reads a clock twice in a row). That call is still to run.
+  if (k_.value > 0) {
+    const std::vector<store::Event> before =
+        TRY_CTX(reader_.segment_events(SegmentId(k_.value - 1)), "reading segment " + std::to_string(k_.value - 1));
+    for (size_t i = before.size(); i-- > 0;) {
+      const store::Event& e = before[i];
+      if (e.tid != th.recorded || e.kind == store::EventKind::ThreadSwitch) continue;
+      if (e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no && e.args == ev.args &&
+          e.result == ev.result)
+        return false;
+      break;
+    }
+  }
   for (const store::MemoryWrite& w : ev.writes)
     TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + describe(ev));
   SLSDBG_DEBUG("replay", "segment %llu: thread %d's %s happened before the checkpoint", (unsigned long long)k_.value,
@@ -449,7 +469,7 @@ Result<bool> SegmentCheck::reach_next() {
     TRY(wait_pending(*th));
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::PtraceEvent) {
       user_regs_struct r = TRY(th->task.regs());
-      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
+      return diverge(r.rip, where + " (before a call)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop, r) + ")");
     }
     th->at = Thread::At::InCall;
     return compare_next(next);
@@ -475,7 +495,7 @@ Result<bool> SegmentCheck::reach_next() {
     TRY(wait_pending(*th));
     user_regs_struct r = TRY(th->task.regs());
     if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP)
-      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop) + ")");
+      return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop, r) + ")");
     siginfo_t si = TRY(th->task.siginfo());
     if (process::is_cpu_time_alarm(si))
       return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
@@ -654,6 +674,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
       out_.events_replayed++;
       return out_;
     }
+    if (ev.kind == store::EventKind::ThreadSwitch) switched_ = true;
     if (ev.kind == store::EventKind::ThreadSwitch && cur_ && cur_->recorded == ev.tid) {
       // Back to the thread that ran before a stretch where none did (its call returned first).
       out_.events_replayed++;

@@ -39,6 +39,24 @@ Result<PatchSite> site_at(process::Task& task, uint64_t pc) {
 
 Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first) {
   ThreadTarget t(target, task.raw_tid());
+  {
+    uint8_t code[16] = {};
+    if (task.read_memory(RemoteAddr(target.rip), code).ok()) t.rep_ = decode_rep_store(code);
+  }
+  if (t.rep_) {
+    // Neither the patch nor the perf breakpoint stops part way through
+    // the instruction: DR3 at its start, the rest in on_sigtrap.
+    TRY(set_dr3(task.raw_tid(), target.rip, true));
+    t.dr3_ = true;
+    // Standing in that instruction already (the checkpoint cut it), with
+    // the RF a cut rep string leaves set: cleared, DR3 fires at once.
+    user_regs_struct now = TRY(task.regs());
+    if (now.rip == target.rip && (now.eflags & kRF)) {
+      now.eflags &= ~kRF;
+      TRY(task.set_regs(now));
+    }
+    return t;
+  }
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");
   const bool no_patch = mode && (std::string(mode) == "off" || std::string(mode) == "refuse");
   if (!no_patch && first == Via::Patch) {
@@ -84,6 +102,13 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   const bool patched_hit = patch_ && si.si_code == SI_KERNEL && r.rip == patch_->resume_addr();
   if (!patched_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
   if (patched_hit) r.rip = target_.rip;  // the trampoline compared all but fs/gs base and flags
+  if (rep_ && r.rip == target_.rip && !same_general_registers(r, target_, nullptr, RegsAt::Anywhere))
+    if (std::optional<uint64_t> n = iterations_between(*rep_, r, target_)) {
+      SLSDBG_DEBUG("replay", "thread %d: %llu iterations of the rep string instruction at %s run by replay", tid_,
+                   static_cast<unsigned long long>(*n), hex(r.rip).c_str());
+      TRY(run_iterations(task, *rep_, r, *n));
+      r = TRY(task.regs());
+    }
   // A miss leaves rip where it is: past the int3, the displaced code runs on.
   if (r.rip != target_.rip || !same_general_registers(r, target_, nullptr, RegsAt::Anywhere)) {
     if (patch_deferred_ && si.si_code == TRAP_HWBKPT && r.rip == target_.rip) {

@@ -10,7 +10,9 @@
 // trampoline serves the whole address space. A run that fails with one way
 // is replayed again from its checkpoint with the next (thread_check.cc): a
 // branch into the bytes the patch moved runs garbage, a throttled perf
-// breakpoint runs past the match.
+// breakpoint runs past the match. A target inside a rep string instruction
+// (rep_store.h) is reached through DR3 at the instruction's start, and the
+// iterations up to the target are performed by replay.
 #pragma once
 
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include "common/result.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/patched_breakpoint.h"
+#include "engine/replay/rep_store.h"
 #include "recorder/process/task.h"
 
 namespace slsdbg::replay {
@@ -59,6 +62,7 @@ class ThreadTarget {
   std::optional<ConditionalBreakpoint> conditional_;
   bool dr3_ = false;
   bool patch_deferred_ = false;  // DR3 first: the thread stood inside the displaced bytes
+  std::optional<RepStore> rep_;  // the target's pc is a rep string instruction
 };
 
 }  // namespace slsdbg::replay

@@ -198,6 +198,13 @@ class RecordSession {
   Status dispatch(int status);
   // record --threads (thread_set.h).
   bool multi() const { return threads_ && threads_->size() > 1; }
+  // Whether the segment has threads as its log shows them (the last
+  // checkpoint held several, or a ThreadSwitch was logged since): a
+  // re-sent signal's frame gets its trapno set then, as the threaded
+  // replay sets it (thread_check.cc).
+  bool threads_in_segment() const { return threads_at_checkpoint_ > 1 || switched_in_segment_; }
+  size_t threads_at_checkpoint_ = 1;
+  bool switched_in_segment_ = false;
   void enter(pid_t tid);  // makes `tid` the thread being handled
   Status become_running(pid_t tid);
   Status schedule_next(pid_t after);
@@ -477,7 +484,9 @@ Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& al
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-  meta.threads = opts_.threads;
+  // Marked by the store once a thread runs (its first ThreadSwitch): a
+  // program that starts none stays a single-thread recording.
+  meta.threads = false;
   // The rest of the store's setup (catalog, files, fsyncs) runs on the
   // writer's thread while the program starts.
   // Synced to disk once a second and at the end, not at every checkpoint:
@@ -524,6 +533,9 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
     input.state.threads[i].clear_child_tid = threads_->clear_child_tid(tids[i]);
   // Replay resumes this one first; -1 (all in a syscall) is stored as 0.
   if (opts_.threads) input.state.running_tid = std::max(threads_->running(), pid_t(0));
+  // The next segment starts here: its tick switch is logged after this.
+  threads_at_checkpoint_ = tids.size();
+  switched_in_segment_ = false;
   if (std::exchange(clear_all_next_, false)) input.cleared = {{0, 1ull << 47}};
   input.time_ns = stop_time_ - t0_;
   input.cpu_since_event_ns = cpu_since_event;
@@ -894,7 +906,7 @@ Status RecordSession::on_signal(int signo) {
       // With threads, the frame's trapno (the thread's last trap, which
       // clones inherit and injected code sets) is made an int3's here and
       // in replay (process/signal_frame.h).
-      if (opts_.threads) TRY(process::set_frame_trapno(*task_));
+      if (threads_in_segment()) TRY(process::set_frame_trapno(*task_));
       store::Event ev;
       ev.kind = store::EventKind::Signal;
       ev.tid = Tid(pid_);
@@ -1274,6 +1286,7 @@ Status RecordSession::become_running(pid_t tid) {
   threads_->at(tid).cut_syscall = false;  // it goes on from its stop as a single thread would
   if (!changed) return ok_status();
   last_switch_ = tid;
+  switched_in_segment_ = true;
   store::Event ev;
   ev.kind = store::EventKind::ThreadSwitch;
   ev.tid = Tid(tid);

@@ -84,13 +84,16 @@ grep -q "not finished" "$WORK/orphan.txt" || die "info does not say the recordin
   || { cat "$WORK/rec_fork.err"; die "rec_fork: not recorded"; }
 grep -q "rec_fork done" "$WORK/rec_fork.out" || die "rec_fork: output after the fork lost"
 
-# A thread: refused with a clear error, nonzero exit, readable recording.
-for prog in rec_thread; do
+# A thread records without a flag; execve while it lives is refused with a
+# clear error naming the call, nonzero exit, readable recording.
+"$SLSDBG" record -o "$WORK/rec_thread.rec" -- "$PROGRAMS/rec_thread" >"$WORK/rec_thread.out" 2>"$WORK/rec_thread.err" \
+  || { cat "$WORK/rec_thread.err"; die "rec_thread: not recorded"; }
+grep -q "rec_thread joined" "$WORK/rec_thread.out" || die "rec_thread: output after the join lost"
+for prog in thr_exec; do
   "$SLSDBG" record -o "$WORK/$prog.rec" -- "$PROGRAMS/$prog" >"$WORK/$prog.out" 2>"$WORK/$prog.err"; rc=$?
   [ "$rc" -ne 0 ] || die "$prog: exit 0"
-  grep -q "multithreaded / multi-process recording is not supported yet" "$WORK/$prog.err" \
+  grep -q "execve in a multithreaded program is not supported yet (the program called execve)" "$WORK/$prog.err" \
     || { cat "$WORK/$prog.err"; die "$prog: no clear error"; }
-  grep -q "starting\|forking" "$WORK/$prog.out" || die "$prog: output before the refusal lost"
   n=$(checkpoints_of "$WORK/$prog.rec")
   [ "$n" -ge 2 ] || die "$prog: recording has $n checkpoints"
 done

@@ -24,7 +24,7 @@ rec() {  # rec NAME EXPECTED_OUTPUT
   grep -q "the program ran [2-9] threads; replay --check, restore and GDB take them" "$tmp/$name.err" ||
     fail "$name: record does not report the threads: $(cat "$tmp/$name.err")"
   "$SLSDBG" info "$tmp/$name" >"$tmp/$name.info" 2>&1 || fail "$name: info: $(cat "$tmp/$name.info")"
-  grep -qE "^threads +[2-9] \(recorded with --threads" "$tmp/$name.info" || fail "$name: info shows no threads: $(head -8 "$tmp/$name.info")"
+  grep -qE "^threads +[2-9] \(replay --check" "$tmp/$name.info" || fail "$name: info shows no threads: $(head -8 "$tmp/$name.info")"
   grep -q "^children" "$tmp/$name.info" && fail "$name: info lists threads as children: $(grep children "$tmp/$name.info")"
   # replay --check and GDB run threads (e2e_replay_threads, e2e_replay_gdb_threads);
   # a moment inside a segment is refused with a message saying so.
@@ -36,6 +36,16 @@ rec() {  # rec NAME EXPECTED_OUTPUT
 }
 
 rec thr_condvar "sum 2001000"
+# Without --threads: the same (threads are recorded by default).
+out=$(timeout 120 "$SLSDBG" record -o "$tmp/noflag" -- "$PROGRAMS/thr_condvar" 2>"$tmp/noflag.err" </dev/null) ||
+  fail "thr_condvar without --threads: $(cat "$tmp/noflag.err")"
+[ "$out" = "sum 2001000" ] || fail "thr_condvar without --threads printed '$out'"
+grep -qE "^threads +[2-9] " <<<"$("$SLSDBG" info "$tmp/noflag")" || fail "thr_condvar without --threads: info shows no threads"
+out=$(timeout 300 "$SLSDBG" replay "$tmp/noflag" --check 2>&1 </dev/null) || fail "thr_condvar without --threads: --check: $out"
+echo "thr_condvar without --threads: $(head -1 <<<"$out")"
+# A program that starts no thread stays a single-thread recording.
+"$SLSDBG" record -o "$tmp/single" -- /bin/true 2>/dev/null </dev/null || fail "/bin/true: not recorded"
+! grep -q "^threads" <<<"$("$SLSDBG" info "$tmp/single")" || fail "/bin/true: info shows threads"
 rec thr_spin "spin 6 done"
 rec thr_pool "pool 45150"
 rec thr_tgkill_tls "tls 11 22 33"

@@ -41,11 +41,9 @@ for i in 1 2; do
   rm -rf "$tmp/thr_tgkill_tls"
 done
 
-# FIXME: real threaded programs are not checked here yet. On a 0.9 MB text
-# input, `xz -T2 -3 --block-size=256KiB` (two workers) and `zstd -q -T2 -3`
-# record with output identical to native every time, but replay --check
-# says OK in about 4 runs of 5: a worker makes a call before reaching its
-# tick checkpoint's registers.
+# Real threaded programs: python3 in e2e_replay_threads_real, node in
+# e2e_replay_threads_node; thr_memset,
+# xz and zstd (ticks inside rep stosb) in e2e_replay_threads_rep.
 
 # CPU-bound workers: each tick falls inside a worker's loop, reached by the
 # patched breakpoint (the perf breakpoint alone is throttled in such a loop
