@@ -201,7 +201,7 @@ int run_record(const std::vector<std::string>& args) {
                static_cast<unsigned long long>(outcome->checkpoints),
                static_cast<unsigned long long>(outcome->events), outcome->tracker.c_str(), out_dir.c_str());
   if (outcome->threads > 1)
-    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check, restore and GDB take them (watchpoints not yet)\n",
+    std::fprintf(stderr, "slsdbg: the program ran %llu threads; replay --check, restore, GDB (watchpoints too) and bisect take them\n",
                  static_cast<unsigned long long>(outcome->threads));
   if (outcome->thread_overlaps > 0)
     std::fprintf(stderr, "slsdbg: warning: two threads ran program code at once %llu times; replay may diverge\n",

@@ -1176,7 +1176,7 @@ namespace {
 
 // The single-thread replay; threaded recordings go through threaded_timeline.h.
 Result<process::Task> restore_single(const store::RecordingReader& reader, CheckpointId k) {
-  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); the single-thread replay does not take them");
+  if (reader.meta().threads) return Error::unsupported("this recording holds threads; the single-thread replay does not take them");
   return restore_for_replay(reader, k);
 }
 

@@ -1,3 +1,4 @@
+#include "recorder/process/syscallbuf_stub.h"
 #include "engine/replay/thread_check.h"
 
 #include <linux/futex.h>
@@ -457,10 +458,13 @@ Result<bool> SegmentCheck::reach_next() {
     }
   }
   uint8_t code[2] = {0, 0};
+  // The syscall buffer stub's trapped `syscall` is not in the recorded image
+  // (the injection area is not captured) but sits at a fixed address.
+  const bool stub_syscall = want->regs.rip == process::sysbuf_stub_layout().slow;
   const bool rewound = want->restarted_syscall ||
                        (want->regs.rcx == want->regs.rip + 2 &&
-                        reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
-                        code[0] == 0x0f && code[1] == 0x05);
+                        (stub_syscall || (reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
+                                          code[0] == 0x0f && code[1] == 0x05)));
   if (rewound) {
     // The recorder rewound it at the seccomp stop of its next call, or a
     // signal cut the call it waited in (then it is at that call's seccomp

@@ -71,7 +71,7 @@ Result<std::unique_ptr<Timeline>> Timeline::open(const store::RecordingReader& r
   auto impl = std::make_unique<Impl>(reader, std::move(options));
   impl->checkpoints = reader.checkpoints().size();
   if (impl->checkpoints == 0) return Error::msg("the recording has no checkpoint");
-  if (reader.meta().threads) return Error::unsupported("this recording holds threads (recorded with --threads); this command does not take them yet (slsdbg replay with GDB, --at K, continue and reverse-continue to breakpoints, and replay --check do)");
+  if (reader.meta().threads) return Error::unsupported("this recording holds threads; this command does not take them yet (slsdbg replay with GDB: breakpoints, watchpoints, reverse-continue; --at K; bisect; and replay --check do)");
   store::ProcessState first = TRY(reader.process_state(CheckpointId(0)));
   if (first.threads.size() != 1) return Error::msg("timelines of multithreaded recordings are not supported yet");
   impl->recorded_tid = first.threads[0].tid;

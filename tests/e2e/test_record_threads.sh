@@ -21,7 +21,7 @@ rec() {  # rec NAME EXPECTED_OUTPUT
   out=$(timeout 120 "$SLSDBG" record --threads -o "$tmp/$name" -- "$PROGRAMS/$name" 2>"$tmp/$name.err" </dev/null); rc=$?
   [ "$rc" -eq 0 ] || fail "$name: record exit $rc: $(cat "$tmp/$name.err")"
   [ "$out" = "$want" ] || fail "$name: recorded run printed '$out', native '$want'"
-  grep -q "the program ran [2-9] threads; replay --check, restore and GDB take them" "$tmp/$name.err" ||
+  grep -q "the program ran [2-9] threads; replay --check, restore, GDB" "$tmp/$name.err" ||
     fail "$name: record does not report the threads: $(cat "$tmp/$name.err")"
   "$SLSDBG" info "$tmp/$name" >"$tmp/$name.info" 2>&1 || fail "$name: info: $(cat "$tmp/$name.info")"
   grep -qE "^threads +[2-9] \(replay --check" "$tmp/$name.info" || fail "$name: info shows no threads: $(head -8 "$tmp/$name.info")"
