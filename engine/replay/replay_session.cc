@@ -139,7 +139,6 @@ class ReplaySession::SegmentRun {
   Result<Next> on_patched_match(user_regs_struct& r);
   Status refit_patch(const user_regs_struct& r);
   void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded);
-  bool differs_at_known_word();
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<Next> on_seccomp();
   Result<Next> on_signal(int signo);
@@ -643,22 +642,6 @@ void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<co
   last_differing_word_ = m;
 }
 
-// A word that told an earlier visit apart (the patch's words, the last one
-// noted) holds another value than at the target moment now.
-bool ReplaySession::SegmentRun::differs_at_known_word() {
-  auto differs = [&](const MemCheck& m) {
-    uint8_t bytes[8];
-    if (!task_.read_memory(RemoteAddr(m.addr), bytes).ok()) return false;
-    if (s_.observer_) s_.observer_->hide_traps(m.addr, bytes);
-    if (patched_) patched_->hide(m.addr, bytes);
-    return std::memcmp(bytes, &m.value, 8) != 0;
-  };
-  if (last_differing_word_ && differs(*last_differing_word_)) return true;
-  for (const MemCheck& m : mem_checks_)
-    if (differs(m)) return true;
-  return false;
-}
-
 // Registers equal (checked by the caller) and the log consumed: the pages
 // checkpoint k+1 lists as dirty decide. Differences that are only XINUSE noise
 // in XSAVE areas are overwritten with the recorded bytes once everything else
@@ -670,9 +653,6 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   // Registers alone do not tell loop iterations apart when the loop's state
   // lives in memory (-O0 counters on the stack): the page that differed last
   // time usually differs again, so check it before all the others.
-  // Cheapest first: a word that differed at an earlier such visit, one
-  // read (a pc the patch cannot take traps at every visit: mawk's loop).
-  if (differs_at_known_word()) return false;
   Settle settle;
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
       read_live_page(*last_differing_page_, live).ok() &&
