@@ -10,4 +10,9 @@ namespace slsdbg::bisect {
 
 Location locate(const store::ProcessState& state, dump::MemorySource& memory);
 
+// The instruction that wrote, for a state stopped right after it (a
+// watchpoint stop: pc-1 lies inside it): f's write_function, write_file,
+// write_line and write_pc.
+void describe_write(const store::ProcessState& state, dump::MemorySource& memory, Refined& f);
+
 }  // namespace slsdbg::bisect

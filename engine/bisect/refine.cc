@@ -6,8 +6,6 @@
 #include "engine/bisect/locate.h"
 #include "engine/bisect/overlay_memory.h"
 #include "engine/bisect/refine_narrow.h"
-#include "engine/dump/disassembler.h"
-#include "engine/dump/module_cache.h"
 #include "engine/dump/recording_memory.h"
 #include "engine/replay/timeline.h"
 
@@ -218,17 +216,7 @@ Result<Refined> Refiner::describe_here(const Evaluation& e, std::string* core) {
   f.evaluations = evaluations_;
   for (const auto& r : ranges_)
     f.watched.push_back((r.name.empty() ? hex(r.addr) : r.name + " (" + hex(r.addr) + ")") + ", " + std::to_string(r.len) + " bytes");
-  // The writing instruction ends where execution stands; pc-1 lies inside it.
-  uint64_t pc = state.threads[0].regs.rip;
-  dump::ModuleCache modules(state, memory);
-  dump::Symbolized w = modules.symbolize(pc - 1);
-  f.write_function = w.function;
-  f.write_file = w.file;
-  f.write_line = w.line;
-  auto window = dump::disassemble_around(memory, pc, w.function_start);
-  if (window.ok())
-    for (size_t i = 0; i + 1 < window->size(); i++)
-      if ((*window)[i + 1].address == pc) f.write_pc = (*window)[i].address;
+  describe_write(state, memory, f);  // execution stands right after the write
   StateView here{&state, &memory, f.moment};
   *core = TRY(write_core_of(here, *in_.scratch, "answer.core"));
   return f;

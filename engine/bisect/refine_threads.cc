@@ -4,8 +4,6 @@
 #include <set>
 
 #include "engine/bisect/locate.h"
-#include "engine/dump/disassembler.h"
-#include "engine/dump/module_cache.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/threaded_state.h"
 
@@ -28,20 +26,6 @@ RefineOutcome with(RefineState state, std::string note) {
   out.state = state;
   out.note = std::move(note);
   return out;
-}
-
-// The writing instruction ends where the thread stands; pc-1 lies inside it.
-void describe_write(const store::ProcessState& state, dump::MemorySource& memory, Refined& f) {
-  const uint64_t pc = state.threads[0].regs.rip;
-  dump::ModuleCache modules(state, memory);
-  dump::Symbolized w = modules.symbolize(pc - 1);
-  f.write_function = w.function;
-  f.write_file = w.file;
-  f.write_line = w.line;
-  auto window = dump::disassemble_around(memory, pc, w.function_start);
-  if (window.ok())
-    for (size_t i = 0; i + 1 < window->size(); i++)
-      if ((*window)[i + 1].address == pc) f.write_pc = (*window)[i].address;
 }
 
 Result<RefineOutcome> refine(const RefineInput& in) {
