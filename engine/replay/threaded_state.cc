@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "engine/replay/unreadable_mappings.h"
+
 namespace slsdbg::replay {
 
 Status ThreadedMemory::read(uint64_t addr, std::span<uint8_t> out) {
@@ -39,14 +41,7 @@ Result<store::ProcessState> threaded_live_state(ThreadedTimeline& timeline, cons
   state.threads = std::move(threads);
   if (auto live = timeline.live_mappings(); live.ok() && !live->empty()) state.mappings = std::move(*live);
   state.fatal_siginfo.clear();
-  // Pages a mapping lost meanwhile cannot be read: such a mapping goes in
-  // without contents rather than failing a whole core.
-  for (store::Mapping& m : state.mappings) {
-    if (!(m.prot & PROT_READ)) continue;
-    uint8_t probe = 0;
-    auto r = timeline.read_memory(m.start, std::span(&probe, 1));
-    if (!r.ok() || *r == 0) m.prot &= ~PROT_READ;
-  }
+  mark_unreadable_mappings(state.mappings, timeline);
   return state;
 }
 

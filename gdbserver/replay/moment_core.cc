@@ -6,6 +6,7 @@
 
 #include "engine/dump/core_writer.h"
 #include "engine/dump/memory_source.h"
+#include "engine/replay/unreadable_mappings.h"
 
 namespace slsdbg::gdbserver {
 
@@ -43,14 +44,7 @@ Result<std::string> write_moment_core(replay::Timeline& timeline, const std::str
   } else {
     state.fatal_siginfo.clear();
   }
-  // Pages of a mapping the segment unmapped meanwhile cannot be read; leave
-  // unreadable mappings without contents rather than fail the whole core.
-  for (store::Mapping& m : state.mappings) {
-    if (!(m.prot & PROT_READ)) continue;
-    uint8_t probe = 0;
-    auto r = timeline.read_memory(m.start, std::span(&probe, 1));
-    if (!r.ok() || *r == 0) m.prot &= ~PROT_READ;
-  }
+  replay::mark_unreadable_mappings(state.mappings, timeline);
   TimelineMemory memory(timeline);
   dump::CoreOptions options;
   options.signal = SIGTRAP;
