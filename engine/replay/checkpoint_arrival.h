@@ -4,7 +4,7 @@
 //
 //   NothingArmed ─log consumed─┬─► Patched ─match─► NothingArmed (reached)
 //                              │     ├─observer's trap, failed run─► (rescue copy) breakpoint
-//                              │     └─refit refused, observer's target first─► breakpoint
+//                              │     └─refit refused, observer's trap proven first─► breakpoint (patch again at its next continue)
 //                              ├─► DebugRegister{then_patch} (rip inside the moved bytes) ─next visit─► Patched
 //                              ├─no patch (no site, observer refuses)─► breakpoint
 //                              └─observer stops first─► Held ─its stop, or CPU budget─► (as above)
@@ -86,6 +86,7 @@ class RescueCopy {
 struct PatchedArrival {
   PatchedBreakpoint patch;
   UniqueFd budget;
+  uint64_t budget_ns = 0;
   RescueCopy rescue;
 };
 
@@ -101,6 +102,11 @@ enum class PatchState {
   Failed,          // the patched run diverged: replayed again (rescue copy or checkpoint k)
   FailedByBudget,  // the patched run overran its CPU budget: again with a larger one
 };
+
+// Whether the patched run was seen to reach the checkpoint from an
+// observer's trap (checkpoint_arrival_proof.cc): Refused, the trap goes
+// back to the rescue copy.
+enum class TrampolineProof { Unknown, Proven, Refused };
 
 // Whether the run may still hold the checkpoint for the observer.
 enum class HoldState { Available, Expired };

@@ -107,7 +107,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     return patch->remove(task_);
   }
   TRY(remove_breakpoint());
-  arrival_.emplace<PatchedArrival>(PatchedArrival{std::move(*patch), std::move(*alarm), std::move(rescue)});
+  arrival_.emplace<PatchedArrival>(PatchedArrival{std::move(*patch), std::move(*alarm), budget, std::move(rescue)});
   return ok_status();
 }
 
@@ -154,6 +154,7 @@ Status ReplaySession::SegmentRun::use_rescue() {
   SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
                (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
   take_rescue();
+  if (proof_ == TrampolineProof::Proven) proof_ = TrampolineProof::Refused;  // the observer changed the run
   patch_ = retry ? PatchState::Allowed : PatchState::Dropped;
   outcome_.end = SegmentEnd::Diverged;
   outcome_.divergence.reset();

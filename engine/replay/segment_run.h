@@ -6,6 +6,7 @@
 //   checkpoint_arrival_hold.cc        nothing armed while the observer stops first
 //   checkpoint_arrival_breakpoint.cc  the perf breakpoint, else a debug register
 //   checkpoint_arrival_patched.cc     the patch trampoline, its budget and rescue copy
+//   checkpoint_arrival_proof.cc       whether an observer's trap while patched comes first
 //   checkpoint_arrival_rep_string.cc  the iterations of a rep string up to the target
 //   checkpoint_match.cc               at the pc: registers, then dirty pages
 // Internal to the session: only replay_session.cc and these files include it.
@@ -96,6 +97,9 @@ class ReplaySession::SegmentRun {
   void take_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
   Status refit_patch(const user_regs_struct& r);
+  // checkpoint_arrival_proof.cc
+  Result<bool> trap_before_checkpoint(const siginfo_t& si, const user_regs_struct& r);
+  Result<bool> prove_trampoline(const siginfo_t& si, const user_regs_struct& r);
   // checkpoint_arrival_rep_string.cc
   Result<bool> step_rep_iterations(user_regs_struct& r);
   // checkpoint_match.cc
@@ -130,6 +134,7 @@ class ReplaySession::SegmentRun {
   bool log_end_armed_ = false;  // the arrival was chosen once the log was consumed (at_log_end)
   PatchState patch_ = PatchState::Allowed;
   HoldState hold_ = HoldState::Available;
+  TrampolineProof proof_ = TrampolineProof::Unknown;
   std::optional<PatchSite> patch_site_;  // where the patch goes (patch_site.h), once planned
   // The patch's comparison, kept for refit_patch.
   std::optional<uint64_t> last_differing_page_;

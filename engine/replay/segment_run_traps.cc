@@ -67,10 +67,10 @@ Result<std::optional<ReplaySession::SegmentRun::Next>> ReplaySession::SegmentRun
       if (si.si_code == SI_KERNEL && r.rip > patched->patch.anchor() + 1 &&
           r.rip <= patched->patch.anchor() + patched->patch.length())
         return claimed(diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved"));
-      if (s_.observer_->stop_before_segment_end(task_, si)) {
+      if (s_.observer_->stop_before_segment_end(task_, si) || TRY(trap_before_checkpoint(si, r))) {
         // Before the checkpoint, so the run has not passed it unmatched: no
         // rescue needed. A breakpoint keeps it until the patch may go in again.
-        SLSDBG_DEBUG("replay", "segment %llu: the observer's target, before the checkpoint; patch taken away",
+        SLSDBG_DEBUG("replay", "segment %llu: the observer's trap, before the checkpoint; patch taken away",
                      (unsigned long long)seg_.value);
         TRY(remove_patch());
         patch_ = PatchState::AskAgain;
