@@ -53,6 +53,7 @@ const char* DebugRegisters::name(DrUse use) {
     case DrUse::TargetProbe: return "target probe";
     case DrUse::CheckpointBreakpoint: return "checkpoint breakpoint";
     case DrUse::RepStringWatch: return "rep string watch";
+    case DrUse::ThreadTarget: return "thread's checkpoint breakpoint";
   }
   return "?";
 }
@@ -148,6 +149,9 @@ Status DebugRegisters::apply(pid_t tid) {
                       describe() + ")");
   return st;
 }
+
+Result<unsigned long> DebugRegisters::read_dr6(pid_t tid) { return peek(tid, 6); }
+Status DebugRegisters::clear_dr6(pid_t tid) { return poke(tid, 6, 0); }
 
 Result<unsigned long> DebugRegisters::take_dr6(pid_t tid) {
   const unsigned long dr6 = TRY(peek(tid, 6));

@@ -21,7 +21,9 @@
 
 namespace slsdbg::replay {
 
-enum class DrUse { Free, Watch, CountProbe, TargetProbe, CheckpointBreakpoint, RepStringWatch };
+// ThreadTarget: a threaded replay's breakpoint that brings one thread to its
+// next checkpoint (thread_reach.h).
+enum class DrUse { Free, Watch, CountProbe, TargetProbe, CheckpointBreakpoint, RepStringWatch, ThreadTarget };
 enum class DrKind { Execute, Write, Access };  // x86 has no read-only data breakpoint
 
 struct DrSlot {
@@ -59,6 +61,9 @@ class DebugRegisters {
   Status apply(pid_t tid);
   // DR6, cleared when any trap bit is set (B0-B3, BS).
   static Result<unsigned long> take_dr6(pid_t tid);
+  // DR6 as it is, and cleared (for a reader that takes only its own bits).
+  static Result<unsigned long> read_dr6(pid_t tid);
+  static Status clear_dr6(pid_t tid);
 
   static const char* name(DrUse use);
   // "DR0: watchpoint 0x404028 (8 bytes, write), DR1: free, ..."

@@ -478,7 +478,7 @@ Result<bool> SegmentCheck::reach_next() {
     th->at = Thread::At::InCall;
     return compare_next(next);
   }
-  // The patched breakpoint, else the conditional one, else DR3 (thread_reach.h).
+  // The patched breakpoint, else the conditional one, else a debug register (thread_reach.h).
   const pid_t tid = th->task.raw_tid();
   if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
@@ -776,7 +776,7 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
   if (total == 0) return Error::msg("the recording has no checkpoint");
   for (uint64_t k = 0; k < total; k++) {
     // A run that failed after arming its last stretch is replayed again
-    // with the next way (thread_reach.h): patch, perf breakpoint, DR3.
+    // with the next way (thread_reach.h): patch, perf breakpoint, debug register.
     ThreadTarget::Via first = ThreadTarget::Via::Patch;
     uint64_t reruns = 0;
     Result<SegmentOutcome> run = Error::msg("not run");

@@ -1,14 +1,14 @@
 #include "engine/replay/thread_reach.h"
 
-#include <sys/ptrace.h>
-
-#include <cstddef>
+#include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "common/log.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
+#include "engine/replay/thread_debug_registers.h"
 
 namespace slsdbg::replay {
 
@@ -19,12 +19,23 @@ constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.
 #endif
 constexpr uint64_t kRF = 0x10000;
 
-Status set_dr3(pid_t tid, uint64_t addr, bool on) {
-  if (on && ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), addr) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), on ? 1ul << 6 : 0ul) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
-  return ok_status();
+// The execution breakpoint at addr, in a slot of the thread's owner
+// (thread_debug_registers.h), beside its watchpoints; off: released. A
+// claim left by an earlier target of the same tid (a run abandoned on an
+// error) is released first.
+Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
+  DebugRegisters& d = thread_debug_registers(tid);
+  d.release_all(DrUse::ThreadTarget);
+  if (on) {
+    const int slot = TRY_CTX(d.claim(DrUse::ThreadTarget, addr, DrKind::Execute, 1),
+                             "the checkpoint breakpoint of thread " + std::to_string(tid));
+    Status st = d.apply(tid);
+    if (!st.ok()) d.release(slot);
+    return st;
+  }
+  Status st = d.apply(tid);
+  if (!st.ok() && st.error().errno_value == ESRCH) return ok_status();  // the thread is gone
+  return st;
 }
 
 // The jump at pc itself (not from an anchor before it: patch_site.h), as
@@ -37,6 +48,20 @@ Result<PatchSite> site_at(process::Task& task, uint64_t pc) {
 
 }  // namespace
 
+ThreadTarget::ThreadTarget(ThreadTarget&& o) noexcept
+    : target_(o.target_),
+      tid_(o.tid_),
+      via_(o.via_),
+      patch_(std::move(o.patch_)),
+      conditional_(std::move(o.conditional_)),
+      dr_(std::exchange(o.dr_, false)),
+      patch_deferred_(o.patch_deferred_),
+      rep_(std::move(o.rep_)) {}
+
+ThreadTarget::~ThreadTarget() {
+  if (dr_) thread_debug_registers(tid_).release_all(DrUse::ThreadTarget);
+}
+
 Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first) {
   ThreadTarget t(target, task.raw_tid());
   {
@@ -45,11 +70,11 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   }
   if (t.rep_) {
     // Neither the patch nor the perf breakpoint stops part way through
-    // the instruction: DR3 at its start, the rest in on_sigtrap.
-    TRY(set_dr3(task.raw_tid(), target.rip, true));
-    t.dr3_ = true;
+    // the instruction: a debug register at its start, the rest in on_sigtrap.
+    TRY(set_debug_register(task.raw_tid(), target.rip, true));
+    t.dr_ = true;
     // Standing in that instruction already (the checkpoint cut it), with
-    // the RF a cut rep string leaves set: cleared, DR3 fires at once.
+    // the RF a cut rep string leaves set: cleared, the breakpoint fires at once.
     user_regs_struct now = TRY(task.regs());
     if (now.rip == target.rip && (now.eflags & kRF)) {
       now.eflags &= ~kRF;
@@ -61,15 +86,15 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   const bool no_patch = mode && (std::string(mode) == "off" || std::string(mode) == "refuse");
   if (!no_patch && first == Via::Patch) {
     // Standing inside the bytes the jump would replace (a tick inside a
-    // loop): patch at the next arrival at pc, found by DR3 (one #DB).
+    // loop): patch at the next arrival at pc, found by a debug register (one #DB).
     uint8_t code[32] = {};
     const user_regs_struct now = TRY(task.regs());
     Result<uint64_t> length = task.read_memory(RemoteAddr(target.rip), code).ok()
                                   ? patch_length(code, target.rip)
                                   : Result<uint64_t>(Error::msg("unreadable code"));
     if (length.ok() && now.rip > target.rip && now.rip < target.rip + *length) {
-      TRY(set_dr3(task.raw_tid(), target.rip, true));
-      t.dr3_ = t.patch_deferred_ = true;
+      TRY(set_debug_register(task.raw_tid(), target.rip, true));
+      t.dr_ = t.patch_deferred_ = true;
       t.via_ = Via::Patch;
       return t;
     }
@@ -92,8 +117,8 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
     t.via_ = Via::Conditional;
     return t;
   }
-  TRY(set_dr3(task.raw_tid(), target.rip, true));
-  t.dr3_ = true;
+  TRY(set_debug_register(task.raw_tid(), target.rip, true));
+  t.dr_ = true;
   return t;
 }
 
@@ -113,8 +138,8 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   if (r.rip != target_.rip || !same_general_registers(r, target_, nullptr, RegsAt::Anywhere)) {
     if (patch_deferred_ && si.si_code == TRAP_HWBKPT && r.rip == target_.rip) {
       // At pc now, outside the displaced bytes: the patch goes in.
-      TRY(set_dr3(tid_, 0, false));
-      dr3_ = patch_deferred_ = false;
+      TRY(set_debug_register(tid_, 0, false));
+      dr_ = patch_deferred_ = false;
       patch_.emplace(TRY(PatchedBreakpoint::install(task, TRY(site_at(task, target_.rip)), target_, PatchCompare::All)));
     }
     return Trap::Miss;
@@ -136,8 +161,8 @@ Status ThreadTarget::go_on(process::Task& task) {
 
 Status ThreadTarget::disarm(process::Task& task) {
   conditional_.reset();
-  if (dr3_) TRY(set_dr3(task.raw_tid(), 0, false));
-  dr3_ = false;
+  if (dr_) TRY(set_debug_register(task.raw_tid(), 0, false));
+  dr_ = false;
   if (!patch_) return ok_status();
   user_regs_struct r = TRY(task.regs());
   if (r.rip == patch_->resume_addr()) {  // left at the int3 (an error path): back to the pc

@@ -5,13 +5,14 @@
 // registers are compared in the tracee, a visit costs nanoseconds), else the
 // conditional breakpoint (a perf breakpoint whose BPF program compares; the
 // kernel throttles it in a hot loop, past perf_event_max_sample_rate hits a
-// second, and then misses the one that matches), else DR3 at every visit.
+// second, and then misses the one that matches), else a debug register
+// (claimed from the thread's owner, thread_debug_registers.h) at every visit.
 // Only this thread runs while it is armed (the others stay stopped), so one
 // trampoline serves the whole address space. A run that fails with one way
 // is replayed again from its checkpoint with the next (thread_check.cc): a
 // branch into the bytes the patch moved runs garbage, a throttled perf
 // breakpoint runs past the match. A target inside a rep string instruction
-// (rep_store.h) is reached through DR3 at the instruction's start, and the
+// (rep_store.h) is reached through a debug register at the instruction's start, and the
 // iterations up to the target are performed by replay.
 #pragma once
 
@@ -36,7 +37,11 @@ class ThreadTarget {
   // `task` is stopped, not inside a call. `first`: the cheapest way to try.
   // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
   static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first);
-  ThreadTarget(ThreadTarget&&) = default;
+  ThreadTarget(ThreadTarget&& o) noexcept;
+  // Gives back a debug register still claimed (a run that ended in a
+  // divergence): a later restore re-creates the same tid, and its owner's
+  // table must not hand the old breakpoint to the new thread.
+  ~ThreadTarget();
 
   // A SIGTRAP of the thread: Match leaves it at target.rip with the
   // target's registers (a candidate: memory is checked by the caller).
@@ -60,8 +65,8 @@ class ThreadTarget {
   Via via_ = Via::DebugRegister;
   std::optional<PatchedBreakpoint> patch_;
   std::optional<ConditionalBreakpoint> conditional_;
-  bool dr3_ = false;
-  bool patch_deferred_ = false;  // DR3 first: the thread stood inside the displaced bytes
+  bool dr_ = false;              // its debug register is claimed
+  bool patch_deferred_ = false;  // the debug register first: the thread stood inside the displaced bytes
   std::optional<RepStore> rep_;  // the target's pc is a rep string instruction
 };
 

@@ -1,67 +1,47 @@
 #include "engine/replay/thread_watch.h"
 
-#include <sys/ptrace.h>
-#include <sys/user.h>
-
-#include <cerrno>
-#include <cstddef>
 #include <string>
+
+#include "engine/replay/thread_debug_registers.h"
 
 namespace slsdbg::replay {
 
 namespace {
 
-constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);  // L3, G3, RW3, LEN3: thread_reach's
-
-size_t dr_offset(int i) { return offsetof(struct user, u_debugreg) + static_cast<size_t>(i) * sizeof(unsigned long); }
-
-Result<unsigned long> peek_dr(pid_t tid, int i) {
-  errno = 0;
-  const long v = ptrace(PTRACE_PEEKUSER, tid, dr_offset(i), 0);
-  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR" + std::to_string(i) + ") of thread " + std::to_string(tid));
-  return static_cast<unsigned long>(v);
-}
-
-Status poke_dr(pid_t tid, int i, unsigned long v) {
-  if (ptrace(PTRACE_POKEUSER, tid, dr_offset(i), v) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR" + std::to_string(i) + ") of thread " + std::to_string(tid));
-  return ok_status();
-}
-
-unsigned long rw_bits(WatchKind kind) { return kind == WatchKind::Write ? 1ul : 3ul; }  // x86 has no read-only
-unsigned long len_bits(uint64_t len) {
-  switch (len) {
-    case 1: return 0;
-    case 2: return 1;
-    case 8: return 2;
-    default: return 3;  // 4
-  }
-}
+DrKind dr_kind(WatchKind kind) { return kind == WatchKind::Write ? DrKind::Write : DrKind::Access; }  // x86 has no read-only
 
 }  // namespace
 
 Status arm_thread_watches(pid_t tid, const std::vector<WatchRange>& ranges) {
   if (ranges.size() > kMaxThreadWatches)
     return Error::msg("at most " + std::to_string(kMaxThreadWatches) + " watched pieces at once in a recording with threads");
-  const unsigned long old = TRY(peek_dr(tid, 7));
-  unsigned long dr7 = old & kDr7Slot3;
-  TRY(poke_dr(tid, 7, dr7));  // off while the addresses change
-  for (size_t i = 0; i < ranges.size(); i++) {
-    TRY(poke_dr(tid, static_cast<int>(i), ranges[i].addr));
-    dr7 |= 1ul << (2 * i);
-    dr7 |= (rw_bits(ranges[i].kind) | (len_bits(ranges[i].len) << 2)) << (16 + 4 * i);
+  DebugRegisters& d = thread_debug_registers(tid);
+  d.release_all(DrUse::Watch);
+  for (const WatchRange& r : ranges) {
+    Result<int> slot = d.claim(DrUse::Watch, r.addr, dr_kind(r.kind), r.len);
+    if (!slot.ok()) {
+      d.release_all(DrUse::Watch);
+      (void)d.apply(tid);
+      return slot.error().context("thread " + std::to_string(tid));
+    }
   }
-  Status st = poke_dr(tid, 7, dr7);
-  if (!st.ok() && st.error().errno_value == ENOSPC)
-    return Error::msg("no free debug register for a watchpoint (the checkpoint breakpoint uses one of four)");
-  TRY(st);
-  return poke_dr(tid, 6, 0);
+  TRY_CTX(d.apply(tid), "arming watchpoints in thread " + std::to_string(tid));
+  return DebugRegisters::clear_dr6(tid);
 }
 
+// Slots are claimed lowest first in the ranges' order, so the n-th watch
+// slot holds ranges[n].
 Result<unsigned> take_fired_watches(pid_t tid) {
-  const unsigned long dr6 = TRY(peek_dr(tid, 6));
-  const unsigned fired = static_cast<unsigned>(dr6 & 0x7);
-  if (fired) TRY(poke_dr(tid, 6, 0));
+  const DebugRegisters& d = thread_debug_registers(tid);
+  const unsigned long dr6 = TRY(DebugRegisters::read_dr6(tid));
+  unsigned fired = 0;
+  unsigned index = 0;
+  for (int i = 0; i < DebugRegisters::kSlots; i++) {
+    if (d.slot(i).use != DrUse::Watch) continue;
+    if (dr6 & (1ul << i)) fired |= 1u << index;
+    index++;
+  }
+  if (fired) TRY(DebugRegisters::clear_dr6(tid));
   return fired;
 }
 

@@ -1,6 +1,8 @@
 // Watchpoints of a threaded replay (threaded_timeline.h): the watched
-// ranges go into DR0-DR2 of every thread (DR3 stays thread_reach's), and a
-// thread's SIGTRAP is read back as the set of ranges it touched.
+// ranges take up to three debug registers of every thread, claimed from the
+// thread's owner (thread_debug_registers.h) beside thread_reach's
+// breakpoint, and a thread's SIGTRAP is read back as the set of ranges it
+// touched.
 //
 // A debug register is per thread and the kernel does not copy it to a
 // thread created later, so every thread of a restore gets the same ranges;
@@ -25,14 +27,15 @@ struct WatchRange {
   auto operator<=>(const WatchRange&) const = default;
 };
 
-constexpr size_t kMaxThreadWatches = 3;  // DR0-DR2
+constexpr size_t kMaxThreadWatches = 3;  // the fourth register is thread_reach's
 
-// Slot i = ranges[i]; slots past ranges.size() off. Clears DR6.
+// Claims a slot per range (the thread's earlier watches released first) and
+// writes the thread's debug registers. Clears DR6.
 Status arm_thread_watches(pid_t tid, const std::vector<WatchRange>& ranges);
 
-// DR6's B0-B2 bits (which slots fired since the last call), then clears DR6
-// so the next trap reads only its own. A trap of DR3 alone (thread_reach's)
-// is left as it is and reads as 0.
+// Which ranges fired since the last call (bit i: ranges[i]), then clears
+// DR6 so the next trap reads only its own. A trap of thread_reach's
+// breakpoint alone is left as it is and reads as 0.
 Result<unsigned> take_fired_watches(pid_t tid);
 
 }  // namespace slsdbg::replay

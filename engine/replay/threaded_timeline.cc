@@ -522,8 +522,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (command == Command::Abort) return Error::msg("replay aborted");
     siginfo_t si = TRY(th.task->siginfo());
     const unsigned fired = !armed.empty() && si.si_code != SI_KERNEL ? TRY(take_fired_watches(th.task->raw_tid())) : 0u;
-    // A hardware trap that is not a watch of ours: DR3 reaching the next
-    // checkpoint (thread_reach.h). The segment's replay handles it.
+    // A hardware trap that is not a watch of ours: the breakpoint reaching
+    // the next checkpoint (thread_reach.h). The segment's replay handles it.
     if (si.si_code == TRAP_HWBKPT && !fired) return std::optional<process::WaitResult>(w);
     const bool asked = si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded;
     if (measuring && asked) {
@@ -960,7 +960,7 @@ Status ThreadedTimeline::add_watchpoint(WatchKind kind, uint64_t addr, uint64_t 
   if (impl_->user_watches.count(w)) return ok_status();
   if (impl_->user_watches.size() >= kMaxThreadWatches)
     return Error::msg("at most " + std::to_string(kMaxThreadWatches) +
-                      " watched pieces at once in a recording with threads (DR3 reaches checkpoints)");
+                      " watched pieces at once in a recording with threads (a fourth debug register reaches checkpoints)");
   impl_->user_watches.insert(w);
   return ok_status();
 }

@@ -1,0 +1,181 @@
+// At checkpoint k+1's pc: is this the arrival? The general registers first
+// (cheap, by the caller or the trampoline), then the pages k+1 lists as
+// dirty, with the differences no program input decides set aside.
+#include <cstring>
+
+#include "common/log.h"
+#include "engine/replay/segment_run.h"
+
+namespace slsdbg::replay {
+
+namespace {
+constexpr uint64_t kPageSize = 4096;
+}  // namespace
+
+// The XSAVE areas (xsave_noise.h) that explain every difference between a
+// live page and its recorded contents; nullopt if some difference is real.
+std::optional<std::vector<XsaveArea>> ReplaySession::SegmentRun::noise_areas(uint64_t vaddr,
+                                                                              std::span<const uint8_t> live,
+                                                                              std::span<const uint8_t> recorded) {
+  const CheckpointId next(seg_.value + 1);
+  // Reads inside the page at hand come from the copies already made: the
+  // search probes many candidate headers.
+  const auto from_page = [vaddr](std::span<const uint8_t> page, uint64_t a, std::span<uint8_t> out) {
+    if (a < vaddr || a + out.size() > vaddr + kPageSize) return false;
+    std::memcpy(out.data(), page.data() + (a - vaddr), out.size());
+    return true;
+  };
+  const ImageReader live_image = [this, &from_page, live](uint64_t a, std::span<uint8_t> out) {
+    if (from_page(live, a, out)) return ok_status();
+    return read_live_page(a, out);
+  };
+  const ImageReader recorded_image = [this, &from_page, recorded, next](uint64_t a, std::span<uint8_t> out) {
+    if (from_page(recorded, a, out)) return ok_status();
+    return s_.reader_.read_memory(next, a, out);
+  };
+  std::vector<XsaveArea> areas;
+  for (size_t i = 0; i < kPageSize; i++) {
+    if (live[i] == recorded[i]) continue;
+    const uint64_t addr = vaddr + i;
+    bool covered = false;
+    for (const XsaveArea& a : areas) covered = covered || a.contains(addr);
+    if (covered) continue;
+    std::optional<XsaveArea> area = xsave_area_explaining(addr, live_image, recorded_image);
+    if (!area) return std::nullopt;
+    areas.push_back(*area);
+  }
+  return areas;
+}
+
+// A live page equals its recorded contents once the differences that no
+// program input decides are set aside: bytes in dead stack (dead_stack.h),
+// then XINUSE noise in XSAVE areas (xsave_noise.h). What must be written to
+// make them equal is added to `settle`.
+bool ReplaySession::SegmentRun::equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live,
+                                                std::span<const uint8_t> recorded, Settle& settle) {
+  if (std::memcmp(live.data(), recorded.data(), kPageSize) == 0) return true;
+  if (std::optional<std::vector<ByteRun>> dead = dead_only_differences(vaddr, live, recorded, dead_stack_)) {
+    settle.dead_runs.insert(settle.dead_runs.end(), dead->begin(), dead->end());
+    return true;
+  }
+  if (std::optional<std::vector<XsaveArea>> areas = noise_areas(vaddr, live, recorded)) {
+    settle.xsave_areas.insert(settle.xsave_areas.end(), areas->begin(), areas->end());
+    return true;
+  }
+  return false;
+}
+
+// Live bytes (a page, or any run) as the program sees them: the timeline's int3
+// breakpoints read as the original code.
+Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8_t> out) {
+  TRY(task_.read_memory(RemoteAddr(vaddr), out));
+  if (s_.observer_) s_.observer_->hide_traps(vaddr, out);
+  if (const PatchedArrival* p = armed<PatchedArrival>()) p->patch.hide(vaddr, out);
+  return ok_status();
+}
+
+// The first word of a page that differs from its recorded contents, for the
+// patch to compare (refit_patch). Not one below the stack pointer, which may
+// differ by noise alone (dead_stack.h).
+void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
+                                                    std::span<const uint8_t> recorded) {
+  size_t first = 0;
+  while (first < kPageSize && live[first] == recorded[first]) first++;
+  if (first >= kPageSize) return;
+  const uint64_t word = (vaddr + first) & ~uint64_t(7);
+  if (dead_stack_ && dead_stack_->contains(word)) return;
+  MemCheck m{word, 0};
+  std::memcpy(&m.value, recorded.data() + (word - vaddr), 8);
+  last_differing_word_ = m;
+}
+
+// Registers equal (checked by the caller) and the log consumed: the pages
+// checkpoint k+1 lists as dirty decide. Differences that are only XINUSE noise
+// in XSAVE areas are overwritten with the recorded bytes once everything else
+// is equal.
+Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
+  const CheckpointId next(seg_.value + 1);
+  std::vector<uint8_t> live(kPageSize);
+  std::vector<uint8_t> recorded(kPageSize);
+  // Registers alone do not tell loop iterations apart when the loop's state
+  // lives in memory (-O0 counters on the stack): the page that differed last
+  // time usually differs again, so check it before all the others.
+  Settle settle;
+  if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
+      read_live_page(*last_differing_page_, live).ok() &&
+      !equal_but_noise(*last_differing_page_, live, recorded, settle)) {
+    note_differing_word(*last_differing_page_, live, recorded);
+    return false;
+  }
+  settle = Settle{};
+  bool same = true;
+  uint64_t compared = 0;
+  TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
+    if (!same) return ok_status();
+    TRY_CTX(read_live_page(vaddr, live), "reading page " + hex(vaddr));
+    compared++;
+    if (equal_but_noise(vaddr, live, data, settle)) return ok_status();
+    same = false;
+    last_differing_page_ = vaddr;
+    size_t first = 0;
+    while (first < kPageSize && live[first] == data[first]) first++;
+    note_differing_word(vaddr, live, data);
+    SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
+                 (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
+    for (size_t i = first, shown = 0; i < kPageSize && shown < 8; i++)
+      if (live[i] != data[i]) {
+        SLSDBG_DEBUG("replay", "  byte %s: live %02x recorded %02x", hex(vaddr + i).c_str(), live[i], data[i]);
+        shown++;
+      }
+    for (size_t i = 0; i < events_.size(); i++)
+      for (const store::MemoryWrite& w : events_[i].writes)
+        if (w.addr < vaddr + kPageSize && w.addr + w.bytes.size() > vaddr)
+          SLSDBG_DEBUG("replay", "  event %zu (%s) wrote %s+%zu", i, describe_event(events_[i]).c_str(),
+                       hex(w.addr).c_str(), w.bytes.size());
+    return ok_status();
+  }));
+  outcome_.pages_compared = compared;
+  if (!same) return false;
+  for (const ByteRun& run : settle.dead_runs) {
+    std::vector<uint8_t> bytes(run.len);
+    TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
+    TRY_CTX(task_.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu dead stack bytes at %s set to the recorded ones",
+                 (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
+    outcome_.dead_stack_bytes_settled += run.len;
+  }
+  for (const XsaveArea& a : settle.xsave_areas) {
+    std::vector<uint8_t> area(a.size);
+    TRY_CTX(s_.reader_.read_memory(next, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));
+    TRY_CTX(task_.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: XSAVE area at %s (%llu bytes) differed only in bytes no program input decides; set to the recorded bytes",
+                 (unsigned long long)next.value, hex(a.start).c_str(), (unsigned long long)a.size);
+  }
+  outcome_.xsave_areas_settled += settle.xsave_areas.size();
+  return true;
+}
+
+// At the pc with the log consumed: the registers, then the memory.
+Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint(user_regs_struct& r) {
+  std::string diff;
+  SLSDBG_DEBUG("replay", "at checkpoint %llu's pc %s", (unsigned long long)seg_.value + 1, hex(r.rip).c_str());
+  if (cursor_ != events_.size() || !same_general_registers(r, target_, &diff, target_at_)) {
+    SLSDBG_DEBUG("replay", "breakpoint at %s: not there (%s)", hex(target_.rip).c_str(),
+                 cursor_ != events_.size() ? "events left" : diff.c_str());
+    return Next::Resume;
+  }
+  if (target_at_ == RegsAt::InsideRepString && !TRY(step_rep_iterations(r))) return Next::Resume;
+  if (TRY(at_next_checkpoint())) {
+    // The breakpoint hit set RF; the recorded state has it clear, and it
+    // would show in a signal frame.
+    r.eflags &= ~0x10000ull;
+    r.rcx = target_.rcx;  // equal unless rewound over a syscall
+    r.r11 = target_.r11;
+    TRY(task_.set_regs(r));
+    outcome_.end = SegmentEnd::ReachedByExecution;
+    return Next::Done;
+  }
+  return Next::Resume;  // same registers, other memory: an earlier visit of this pc
+}
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,153 @@
+// One run of segment k (replay_session.h): the segment's events, consumed
+// one stop at a time, then the arrival at checkpoint k+1. The files:
+//   segment_run.cc                    the loop: start, stops, logged events, the end
+//   segment_run_traps.cc              SIGTRAPs, by owner (trap_router.h)
+//   checkpoint_arrival.h              the ways of arriving, one state at a time
+//   checkpoint_arrival_hold.cc        nothing armed while the observer stops first
+//   checkpoint_arrival_breakpoint.cc  the perf breakpoint, else a debug register
+//   checkpoint_arrival_patched.cc     the patch trampoline, its budget and rescue copy
+//   checkpoint_arrival_proof.cc       whether an observer's trap while patched comes first
+//   checkpoint_arrival_rep_string.cc  the iterations of a rep string up to the target
+//   checkpoint_match.cc               at the pc: registers, then dirty pages
+// Internal to the session: only replay_session.cc and these files include it.
+#pragma once
+
+#include <signal.h>
+#include <sys/user.h>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/fd.h"
+#include "engine/replay/checkpoint_arrival.h"
+#include "engine/replay/dead_stack.h"
+#include "engine/replay/patch_site.h"
+#include "engine/replay/patched_breakpoint.h"
+#include "engine/replay/rep_string.h"
+#include "engine/replay/replay_helpers.h"
+#include "engine/replay/replay_session.h"
+#include "engine/replay/trap_router.h"
+#include "engine/replay/xsave_noise.h"
+
+namespace slsdbg::replay {
+
+// Patched runs of one segment before the hardware breakpoint alone: CPU
+// budgets up to 256x the first.
+inline constexpr int kPatchAttempts = 5;
+
+class ReplaySession::SegmentRun {
+ public:
+  explicit SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
+  ~SegmentRun() { drop_rescue(); }  // a run abandoned after an error
+  // Starts the run, or resumes it where an observer paused it.
+  Result<SegmentOutcome> run();
+  uint64_t cursor() const { return cursor_; }
+  uint64_t event_count() const { return events_.size(); }
+  // The patched run went wrong (diverged, overran its CPU budget): replay the
+  // segment again from checkpoint k.
+  bool patch_failed() const { return patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget; }
+  bool patch_failed_by_budget() const { return patch_ == PatchState::FailedByBudget; }
+
+ private:
+  // What one stop handler decided.
+  enum class Next { Resume, Done, Pause };
+
+  // segment_run.cc
+  Result<Next> begin();
+  Result<SegmentOutcome> loop();
+  Status go(int signo = 0);
+  Result<Next> after_event(const store::Event& ev);
+  Result<Next> resume_paused();
+  Result<SegmentOutcome> finish_run();
+  Result<Next> on_seccomp();
+  Result<Next> on_signal(int signo);
+  Result<Next> on_logged_signal(int signo, user_regs_struct& r, const siginfo_t& si);
+  Result<Next> on_exit(const process::WaitResult& w);
+  Next diverge(uint64_t pc, std::string expected, std::string actual);
+  Status at_log_end(int deliver = 0);
+  Status maybe_patch(int deliver = 0);
+  const store::Event* next_event() const { return cursor_ < events_.size() ? &events_[cursor_] : nullptr; }
+  std::string expected_here() const {
+    return next_event() ? describe_event(*next_event())
+                        : "the end of the segment's log (" + std::to_string(events_.size()) + " events)";
+  }
+  bool awaits_checkpoint() const { return has_next_ && !next_forced_ && cursor_ == events_.size(); }
+
+  // segment_run_traps.cc; nullopt: not claimed, match it against the log.
+  Result<std::optional<Next>> on_sigtrap(const siginfo_t& si, user_regs_struct& r);
+  ArrivalWay way() const;
+  template <class T>
+  T* armed() { return std::get_if<T>(&arrival_); }
+
+  // checkpoint_arrival_hold.cc
+  Status hold_checkpoint();
+  Status release_hold(int deliver);
+  // checkpoint_arrival_breakpoint.cc
+  Status arm_breakpoint();
+  Status insert_breakpoint(bool then_patch = false);
+  Status remove_breakpoint();
+  // checkpoint_arrival_patched.cc
+  Status try_patch(int deliver);
+  Status remove_patch();
+  Result<bool> drop_patch();
+  void drop_rescue();
+  Status use_rescue();
+  void take_rescue();
+  Result<Next> on_patched_match(user_regs_struct& r);
+  Status refit_patch(const user_regs_struct& r);
+  // checkpoint_arrival_proof.cc
+  Result<bool> trap_before_checkpoint(const siginfo_t& si, const user_regs_struct& r);
+  Result<bool> prove_trampoline(const siginfo_t& si, const user_regs_struct& r);
+  // checkpoint_arrival_rep_string.cc
+  Result<bool> step_rep_iterations(user_regs_struct& r);
+  // checkpoint_match.cc
+  Result<Next> on_breakpoint(user_regs_struct& r);
+  Result<bool> at_next_checkpoint();
+  void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded);
+  Status read_live_page(uint64_t vaddr, std::span<uint8_t> out);
+  std::optional<std::vector<XsaveArea>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
+                                                    std::span<const uint8_t> recorded);
+  struct Settle {
+    std::vector<XsaveArea> xsave_areas;
+    std::vector<ByteRun> dead_runs;
+  };
+  bool equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
+                       Settle& settle);
+
+  ReplaySession& s_;
+  process::Task& task_;
+  SegmentId seg_;
+  std::vector<store::Event> events_;
+  size_t cursor_ = 0;
+  bool has_next_ = false;
+  bool next_forced_ = false;
+  // Checkpoint k+1.
+  user_regs_struct target_{};
+  RegsAt target_at_ = RegsAt::Anywhere;
+  std::optional<RepString> target_rep_;
+  std::optional<AddressRange> dead_stack_;  // its dead stack (dead_stack.h)
+  std::optional<uint64_t> hint_;            // its cpu_since_event_ns: the patched run's CPU budget
+  // How the arrival is watched (checkpoint_arrival.h).
+  CheckpointArrival arrival_;
+  bool log_end_armed_ = false;  // the arrival was chosen once the log was consumed (at_log_end)
+  PatchState patch_ = PatchState::Allowed;
+  HoldState hold_ = HoldState::Available;
+  TrampolineProof proof_ = TrampolineProof::Unknown;
+  std::optional<PatchSite> patch_site_;  // where the patch goes (patch_site.h), once planned
+  // The patch's comparison, kept for refit_patch.
+  std::optional<uint64_t> last_differing_page_;
+  std::optional<MemCheck> last_differing_word_;  // of the last visit with the target's registers
+  std::vector<MemCheck> mem_checks_;             // the patch compares these words too
+  user_regs_struct patch_regs_{};                // what the patch compares (the target, or a "miss")
+  PatchCompare patch_compare_ = PatchCompare::All;
+  SegmentOutcome outcome_;
+  // Observer state across a pause.
+  bool started_ = false;
+  bool signal_announced_ = false;  // before_signal was asked for the pending signal stop
+  int reenter_signal_ = 0;         // paused before a logged signal: handle it again on resume
+  int deliver_on_resume_ = 0;      // paused after consuming a signal: deliver it on resume
+};
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,47 @@
+#include "engine/replay/trap_router.h"
+
+#include <signal.h>
+
+namespace slsdbg::replay {
+
+namespace {
+#ifndef TRAP_PERF
+constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
+#endif
+}  // namespace
+
+TrapOwner route_trap(const TrapFacts& f) {
+  const bool patched = f.way == ArrivalWay::Patched;
+  if (patched && f.rip == f.patch_resume && f.si_code == SI_KERNEL) return TrapOwner::Trampoline;
+  if (f.cpu_alarm) {
+    if (f.way == ArrivalWay::Held) return TrapOwner::HoldAlarm;
+    return patched ? TrapOwner::PatchBudgetAlarm : TrapOwner::StaleAlarm;
+  }
+  // The session's debug register wins over an observer's at the same pc.
+  if (f.way == ArrivalWay::DebugRegister && f.rip == f.checkpoint_pc && f.si_code == TRAP_HWBKPT)
+    return TrapOwner::CheckpointDebugRegister;
+  if (f.way == ArrivalWay::Conditional && f.si_code == TRAP_PERF) return TrapOwner::ConditionalBreakpoint;
+  if (patched && f.observer) return TrapOwner::ObserverWhilePatched;
+  if (f.observer) return TrapOwner::Observer;
+  return unclaimed_trap(f.si_code);
+}
+
+TrapOwner unclaimed_trap(int si_code) { return si_code == TRAP_TRACE ? TrapOwner::SingleStep : TrapOwner::Program; }
+
+const char* trap_owner_name(TrapOwner owner) {
+  switch (owner) {
+    case TrapOwner::Trampoline: return "trampoline";
+    case TrapOwner::HoldAlarm: return "hold alarm";
+    case TrapOwner::PatchBudgetAlarm: return "patch budget alarm";
+    case TrapOwner::StaleAlarm: return "stale alarm";
+    case TrapOwner::CheckpointDebugRegister: return "checkpoint debug register";
+    case TrapOwner::ConditionalBreakpoint: return "conditional breakpoint";
+    case TrapOwner::ObserverWhilePatched: return "observer (while patched)";
+    case TrapOwner::Observer: return "observer";
+    case TrapOwner::SingleStep: return "single step";
+    case TrapOwner::Program: return "program";
+  }
+  return "?";
+}
+
+}  // namespace slsdbg::replay
