@@ -623,7 +623,9 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
-  const CheckpointCost cost{input.stop_ns, capture_->last_stats().pages, capture_->last_stats().rewritten_pages};
+  const uint64_t turn_wait = pass_turn ? shared_->last_wait_ns() : 0;
+  const CheckpointCost cost{input.stop_ns - std::min(turn_wait, input.stop_ns), capture_->last_stats().pages,
+                            capture_->last_stats().rewritten_pages};
   // Handed to the writer before the switch below logs its ThreadSwitch,
   // which belongs to the next segment.
   SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
@@ -1104,7 +1106,7 @@ Status RecordSession::on_exec() {
   fast_write_ = FastWrite::for_process(pid_);
   if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   dispositions_ = initial_dispositions(pid_);
-  if (shared_) TRY(shared_->start());  // the new image shares nothing it did not map itself
+  if (shared_) TRY(shared_->on_exec());
   const ExecImage img = exec_image(pid_);
   SLSDBG_INFO("record", "execve: now %s (build-id %s)", img.path.c_str(),
               img.build_id.empty() ? "none" : img.build_id.c_str());

@@ -1,12 +1,14 @@
 #include "recorder/record/shared_turn.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include <utility>
 
 #include "common/log.h"
 #include "recorder/record/thread_set.h"
+#include "recorder/record/tracee_stop.h"
 
 namespace slsdbg::recorder {
 
@@ -16,6 +18,18 @@ namespace {
 bool waits_for_others(long nr, const std::array<uint64_t, 6>& args) {
   if (nr == SYS_fcntl) return args[1] == F_SETLKW || args[1] == F_OFD_SETLKW;
   return may_block(nr, args);
+}
+
+// Whether an address-space call may have added or removed memory another
+// member may write. Most (brk, private mmaps of malloc and ld.so) cannot:
+// they cost no read of the memory map.
+bool may_change_sharing(long nr, const std::array<uint64_t, 6>& args, bool active) {
+  switch (nr) {
+    case SYS_mmap: return active || (args[3] & MAP_TYPE) != MAP_PRIVATE;
+    case SYS_shmat: return true;
+    case SYS_munmap: case SYS_mremap: case SYS_mprotect: case SYS_shmdt: return active;
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -38,6 +52,8 @@ Status SharedTurn::take_part(bool new_read_as_zero) {
 }
 
 Status SharedTurn::start() { return take_part(false); }
+
+Status SharedTurn::on_exec() { return active_ ? take_part(false) : ok_status(); }
 
 Status SharedTurn::give_up() {
   if (!held_) return ok_status();
@@ -66,7 +82,7 @@ Status SharedTurn::at_syscall_exit(store::Event& ev, bool address_space) {
     std::vector<store::MemoryWrite> writes = TRY(take());
     for (store::MemoryWrite& w : writes) ev.writes.push_back(std::move(w));
   }
-  if (!address_space) return ok_status();
+  if (!address_space || ev.result < 0 || !may_change_sharing(ev.syscall_no, ev.args, active_)) return ok_status();
   TRY(take_part(true));
   if (!active_) return ok_status();
   // A new shared mapping: what it holds beyond a fresh mapping's zeros
@@ -80,7 +96,9 @@ Status SharedTurn::pass_at_checkpoint() { return active_ ? give_up() : ok_status
 
 Result<bool> SharedTurn::take_back() {
   if (!active_) return false;
+  const uint64_t t = monotonic_ns();
   std::vector<store::MemoryWrite> writes = TRY(take());
+  last_wait_ns_ = monotonic_ns() - t;
   return !writes.empty();
 }
 

@@ -46,6 +46,8 @@ class SharedTurn {
   // Before the member's first checkpoint (or the one after an exec): takes
   // part if it has shared memory, and waits for its turn.
   Status start();
+  // After an exec: the new image shares nothing it did not map itself.
+  Status on_exec();
   // Takes part (holds a turn) now.
   bool active() const { return active_; }
   // Its program must not run: it takes part and waits for its turn.
@@ -67,6 +69,9 @@ class SharedTurn {
   // ... and takes it back. true: the others wrote its shared memory
   // meanwhile (then a ForcedCheckpoint and a second checkpoint follow).
   Result<bool> take_back();
+  // How long the last take_back() waited for the turn (not the recorder's
+  // work: the interval policy leaves it out of a checkpoint's cost).
+  uint64_t last_wait_ns() const { return last_wait_ns_; }
 
  private:
   Status take_part(bool new_read_as_zero);
@@ -77,6 +82,7 @@ class SharedTurn {
   SharedView view_;
   bool active_ = false;
   bool held_ = false;
+  uint64_t last_wait_ns_ = 0;
 };
 
 }  // namespace slsdbg::recorder
