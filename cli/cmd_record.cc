@@ -217,6 +217,9 @@ int run_record(const std::vector<std::string>& args) {
                  static_cast<unsigned long long>(outcome->group_cuts),
                  outcome->abandoned_cuts ? (" (" + std::to_string(outcome->abandoned_cuts) + " abandoned: a process did not stop in time)").c_str() : "");
   for (const std::string& e : outcome->member_errors) std::fprintf(stderr, "slsdbg: %s\n", e.c_str());
+  if (outcome->shared_turns > 0)
+    std::fprintf(stderr, "slsdbg: processes that share memory ran one at a time: %llu turns passed between them\n",
+                 static_cast<unsigned long long>(outcome->shared_turns));
   if (outcome->members.empty() && !outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",

@@ -1635,6 +1635,7 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   if (outcome.ok()) {
     outcome->group_cuts = group.cuts().completed();
     outcome->abandoned_cuts = group.cuts().abandoned();
+    outcome->shared_turns = group.baton().handovers();
     if (!group.cuts().error().empty()) outcome->member_errors.push_back("group cuts: " + group.cuts().error());
   }
   if (outcome.ok())

@@ -16,6 +16,7 @@ timeout 300 "$SLSDBG" record -o "$rec" -- "$prog" 6 3000 >"$WORK/s.out" 2>"$WORK
 cmp -s "$WORK/native.out" "$WORK/s.out" || die "output differs: $(cat "$WORK/s.out") vs native $(cat "$WORK/native.out")"
 expect "$WORK/s.out" "^parent: value [0-9]+, counter 6000, child exit 0$" "both members added under the mutex"
 expect "$WORK/s.err" "recorded 1 child process" "record reports the child"
+expect "$WORK/s.err" "processes that share memory ran one at a time: [1-9][0-9]* turns passed" "record reports the members' turns"
 grep -q "child process [0-9]*:" "$WORK/s.err" && die "the child's recording failed: $(cat "$WORK/s.err")"
 
 "$SLSDBG" info "$rec" --json >"$WORK/s.json" || die "info --json failed"
