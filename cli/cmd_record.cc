@@ -90,10 +90,15 @@ constexpr const char* kUsage =
     "them all. replay --check, restore and GDB/LLDB (breakpoints in any thread,\n"
     "reverse-continue; no watchpoints yet) take such a recording.\n"
     "\n"
+    "Processes that share MAP_SHARED memory (a fork of a process that has some,\n"
+    "Python's multiprocessing) run one at a time: each gives its turn up where it\n"
+    "waits (futex, read, wait, sleep ...) and after each checkpoint, and its log\n"
+    "gets what the others wrote meanwhile. Not covered: a shared file mapping\n"
+    "that a process outside the recording writes.\n"
+    "\n"
     "Not supported yet: execve while a second thread lives, the main thread\n"
-    "ending before the others, fork with writable MAP_SHARED memory\n"
-    "(recording stops with an error; what was recorded stays readable),\n"
-    "attaching to a running process.\n";
+    "ending before the others (recording stops with an error; what was recorded\n"
+    "stays readable), attaching to a running process.\n";
 
 // The bound of the adaptive interval when neither --interval nor
 // --max-interval is given: xz records at <= 1.3x native with it
@@ -212,6 +217,9 @@ int run_record(const std::vector<std::string>& args) {
                  static_cast<unsigned long long>(outcome->group_cuts),
                  outcome->abandoned_cuts ? (" (" + std::to_string(outcome->abandoned_cuts) + " abandoned: a process did not stop in time)").c_str() : "");
   for (const std::string& e : outcome->member_errors) std::fprintf(stderr, "slsdbg: %s\n", e.c_str());
+  if (outcome->shared_turns > 0)
+    std::fprintf(stderr, "slsdbg: processes that share memory ran one at a time: %llu turns passed between them\n",
+                 static_cast<unsigned long long>(outcome->shared_turns));
   if (outcome->members.empty() && !outcome->children.empty())
     std::fprintf(stderr, "slsdbg: the program started %zu child process%s; %s not recorded\n",
                  outcome->children.size(), outcome->children.size() == 1 ? "" : "es",

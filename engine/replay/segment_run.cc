@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/signal_name.h"
 #include "engine/replay/fd_placeholders.h"
+#include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/sysbuf_version.h"
 #include "engine/replay/syscall_policy.h"
@@ -139,7 +140,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
     // The kernel chooses where a mapping goes from this process's randomized
     // mmap base, which the restored process does not share: ask for the
     // recorded place. The argument registers are put back afterwards.
-    const bool pinned = pin_placement(nr, *ev, r);
+    const bool pinned = pin_placement(nr, *ev, r) | map_placeholder_anonymous(task_.raw_tid(), nr, *ev, r);
     if (pinned) TRY(task_.set_regs(r));
     TRY(task_.syscall());
     process::WaitResult w = TRY(task_.wait());
@@ -310,6 +311,14 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
   if (!has_next_ && (!logs_exit || (events_.size() == 1 && events_[0].signo == SIGKILL))) {
     outcome_.end = SegmentEnd::EndOfHistory;
     outcome_.cut_short = true;
+    return Next::Done;
+  }
+  // A segment that opens with a forced checkpoint runs nothing: a member
+  // sharing memory went on from a second checkpoint holding what the
+  // others wrote while it waited (recorder/record/shared_turn.h).
+  if (has_next_ && !events_.empty() && events_[0].kind == store::EventKind::ForcedCheckpoint) {
+    cursor_ = 1;
+    outcome_.end = SegmentEnd::ReachedByRestore;
     return Next::Done;
   }
   // A copy adopted after event start_event_ - 1 (a moment snapshot): that

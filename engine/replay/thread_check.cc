@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/fd_placeholders.h"
+#include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
 #include "engine/replay/syscall_policy.h"
@@ -242,7 +243,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
     TRY(th.task.set_regs(r));
     TRY_CTX(install_placeholders(th.task, created_fds(ev)), "replaying " + actual);
   } else {
-    const bool pinned = pin_placement(nr, ev, r);
+    const bool pinned = pin_placement(nr, ev, r) | map_placeholder_anonymous(th.task.raw_tid(), nr, ev, r);
     if (pinned) TRY(th.task.set_regs(r));
     TRY(th.task.syscall());
     process::WaitResult w = TRY(th.task.wait());

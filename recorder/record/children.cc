@@ -3,7 +3,6 @@
 #include <linux/kcmp.h>
 #include <linux/sched.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -15,7 +14,6 @@
 
 #include "common/log.h"
 #include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
@@ -38,19 +36,6 @@ Result<uint64_t> clone_flags(long nr, const std::array<uint64_t, 6>& args, pid_t
       return flags;
     }
   }
-}
-
-// The recorder's own shared mapping (capture's staging area) is written only
-// by code the recorder injects into the recorded process.
-bool writable_shared_memory(pid_t pid) {
-  Result<std::vector<store::Mapping>> maps = process::read_maps(pid);
-  if (!maps.ok()) return true;  // cannot tell: refuse
-  for (const store::Mapping& m : *maps) {
-    if (!(m.flags & flag(store::MappingFlags::Shared)) || !(m.prot & PROT_WRITE)) continue;
-    if (m.start >= process::kStagingAddr && m.end <= process::kStagingAddr + process::kStagingSize) continue;
-    return true;
-  }
-  return false;
 }
 
 std::string refused(const std::string& what, long nr) {
@@ -117,12 +102,8 @@ std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid
                        ") is not supported yet",
                    nr);
   }
-  // A forked child's writes to MAP_SHARED memory would change the recorded
-  // process behind the log. (A vfork child writes the parent's memory only
-  // until it execs; a checkpoint after the vfork returns holds them.)
-  if (!(flags & CLONE_VM) && writable_shared_memory(pid))
-    return refused("fork with writable MAP_SHARED memory is not supported yet: the child could write it unrecorded",
-                   nr);
+  // A forked child is recorded as a member; one that shares writable
+  // memory with its parent runs only in its turn (shared_turn.h).
   return "";
 }
 

@@ -30,6 +30,7 @@
 #include "recorder/record/group_cut.h"
 #include "recorder/process/task.h"
 #include "recorder/record/record_session.h"
+#include "recorder/record/shared_baton.h"
 #include "recorder/record/signal_policy.h"
 #include "store/recording.h"
 
@@ -79,6 +80,8 @@ class MemberGroup {
   std::string escaped(pid_t pid, pid_t parent) const;
   // The group's consistent cuts (group_cut.h).
   GroupCuts& cuts() { return cuts_; }
+  // Members that share memory run one at a time (shared_baton.h).
+  SharedBaton& baton() { return baton_; }
 
  private:
   std::atomic<bool> root_ended_{false};
@@ -89,6 +92,7 @@ class MemberGroup {
   std::vector<std::thread> threads_;
   std::vector<MemberReport> reports_;
   GroupCuts cuts_;
+  SharedBaton baton_;
 };
 
 // On the member's thread: seizes the parked child, stops it, and puts its

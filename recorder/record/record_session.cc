@@ -37,6 +37,7 @@
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/remote_memory.h"
 #include "recorder/record/seccomp_filter.h"
+#include "recorder/record/shared_turn.h"
 #include "recorder/record/signal_policy.h"
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
@@ -259,6 +260,8 @@ class RecordSession {
   FastWrite fast_write_;
   std::optional<SyscallBuf> syscall_buffer_;  // record --syscall-buffer
   std::optional<Children> children_;  // run unrecorded (children.h)
+  std::unique_ptr<SharedTurn> shared_;  // memory shared with other members (shared_turn.h)
+  bool keep_turn_ = false;  // the next checkpoint follows one the turn passed at
 
   enum class State { Running, InSyscall } state_ = State::Running;
   long cur_nr_ = -1;
@@ -313,6 +316,9 @@ Status RecordSession::cont(int signo, __ptrace_request request) {
 }
 
 Status RecordSession::resume_now(int signo, __ptrace_request request, bool ask_interrupt, bool program) {
+  // Waiting for its turn (shared_turn.h), the program may run only from a
+  // checkpoint taken first, at which it takes the turn back.
+  if (shared_ && shared_->needs_turn() && request != PTRACE_SYSCALL) pending_ = std::max(pending_, Reason::Tick);
   // Any ptrace stop clears a pending PTRACE_INTERRUPT (JOBCTL_TRAP_STOP), so
   // while a checkpoint is wanted every resumption asks again.
   if (pending_ != Reason::None && ask_interrupt) TRY(request_interrupt());
@@ -422,6 +428,7 @@ Status RecordSession::start() {
   threads_.emplace(tgid_);
   last_switch_ = tgid_;
   children_.emplace(pid_, group_, &dispositions_);
+  if (group_) shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
   clock_ = process::TaskClock::open(pid_);
   // Ctrl-\ reaches the program through the terminal; the recorder stays to
   // record what the program does with it. Ctrl-C (which the program gets
@@ -467,6 +474,10 @@ Status RecordSession::start_member() {
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
   TRY(prepare_member_image(*task_, member_->origin));
+  // A forked child of a process with shared memory has it too: it waits
+  // for its turn before its checkpoint 0.
+  shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
+  TRY(shared_->start());
   // A forked child runs its parent's patched libc: it owns and drains the
   // buffer it inherited; an exec'd one got a fresh stub above.
   if (opts_.syscall_buffer)
@@ -523,6 +534,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   const std::vector<pid_t> tids = threads_->tids();
   CapturedCheckpoint captured =
       TRY_CTX(capture_->capture_checkpoint(tids, timing), "capturing checkpoint " + std::to_string(checkpoints_));
+  if (shared_) TRY_CTX(shared_->amend(captured), "adding shared memory to checkpoint " + std::to_string(checkpoints_));
   store::CheckpointInput& input = captured.input;
   // A signal arriving during the capture comes back to us as a stop, and is logged then.
   drop_deliverable_pending(input.state);
@@ -549,14 +561,27 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   }
   if (fatal) input.state.fatal_siginfo = siginfo_bytes(*fatal);
 
+  // A member with shared memory gives its turn up here (shared_turn.h),
+  // and waits in a group cut without it. When others wrote meanwhile the
+  // held signals wait for the second checkpoint taken below.
+  const bool pass_turn = shared_ && shared_->active() && reason != Reason::None && reason < Reason::Exec &&
+                         !std::exchange(keep_turn_, false);
+  bool others_wrote = false;
+  if (pass_turn) {
+    TRY(shared_->pass_at_checkpoint());
+    if (group_ && !captured.deferred) group_->cuts().arrive(tgid_, checkpoints_);
+    others_wrote = TRY(shared_->take_back());
+  }
   // Held signals go back in the queue now; they are handed over with their
   // original siginfo at the delivery stop right after the tracee resumes.
-  for (size_t i = 0; i < held_.size(); i++) {
+  for (size_t i = 0; i < held_.size() && !others_wrote; i++) {
     syscall(SYS_tgkill, tgid_, i < held_tids_.size() ? held_tids_[i] : tgid_, held_[i].si_signo);
     resending_.push_back(held_[i]);
   }
-  held_.clear();
-  held_tids_.clear();
+  if (!others_wrote) {
+    held_.clear();
+    held_tids_.clear();
+  }
 
   CheckpointId k;
   if (opts_.verify == VerifyMode::EveryCheckpoint) {
@@ -598,7 +623,9 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
-  const CheckpointCost cost{input.stop_ns, capture_->last_stats().pages, capture_->last_stats().rewritten_pages};
+  const uint64_t turn_wait = pass_turn ? shared_->last_wait_ns() : 0;
+  const CheckpointCost cost{input.stop_ns - std::min(turn_wait, input.stop_ns), capture_->last_stats().pages,
+                            capture_->last_stats().rewritten_pages};
   // Handed to the writer before the switch below logs its ThreadSwitch,
   // which belongs to the next segment.
   SLSDBG_DEBUG("record", "checkpoint %llu: %s, stop %.0f us, %zu pages now, %llu deferred",
@@ -606,7 +633,7 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
                double(input.stop_ns) / 1e3, input.dirty.size(),
                static_cast<unsigned long long>(capture_->last_stats().deferred_pages));
   // In a group cut: the program waits here, stopped, for the other members.
-  if (group_ && !captured.deferred) group_->cuts().arrive(tgid_, checkpoints_);
+  if (group_ && !captured.deferred && !pass_turn) group_->cuts().arrive(tgid_, checkpoints_);
   if (captured.deferred) {
     outcome_.deferred_checkpoints++;
     unsettled_ = Unsettled{std::move(captured), why, cpu_at_progress_before};
@@ -614,6 +641,14 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
     // Stored while the program runs; an error surfaces at a later event or checkpoint.
     TRY_CTX(writer_->add_in_background(std::move(input), why, std::move(captured.pages)),
             "storing checkpoint " + std::to_string(checkpoints_));
+  }
+  if (others_wrote) {
+    // The program goes on from a second checkpoint holding their writes;
+    // replay crosses the one-event segment between by restore.
+    checkpoints_++;
+    TRY(log_forced_checkpoint(TRY(regs()).rip));
+    keep_turn_ = true;
+    return checkpoint(std::max(reason, Reason::Forced), restarted_syscall);
   }
   if (reason != Reason::None) {
     TRY(take_resent_signals());
@@ -654,7 +689,8 @@ CopyTiming RecordSession::copy_timing(Reason reason) {
   // checkpoint: not replayable).
   const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() && !multi() &&
                          opts_.verify == VerifyMode::Off &&
-                         !(group_ && group_->cuts().pending(tgid_)) && defer_.defer_next_tick();
+                         !(group_ && group_->cuts().pending(tgid_)) && !(shared_ && shared_->active()) &&
+                         defer_.defer_next_tick();
   outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
 }
@@ -778,6 +814,7 @@ Status RecordSession::on_seccomp() {
       cur_pc_ = r.rip;
       state_ = State::InSyscall;
       if (multi() && (pid_ != threads_->running() || may_block(nr, args))) return go_into_kernel();
+      if (shared_ && !multi()) TRY(shared_->before_kernel(nr, args));
       return cont(0, PTRACE_SYSCALL);
     }
   }
@@ -841,6 +878,7 @@ Status RecordSession::on_syscall_exit() {
     // An output the kernel could not have written (bad pointer) is skipped.
     if (mem.read(reg.addr, w.bytes.data(), reg.len).ok()) ev.writes.push_back(std::move(w));
   }
+  if (shared_) TRY_CTX(shared_->at_syscall_exit(ev, cls == SyscallClass::AddressSpace), "taking the turn back");
   TRY(log_event(ev));
   if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
     threads_->set_clear_child_tid(set->first, set->second);
@@ -1068,6 +1106,7 @@ Status RecordSession::on_exec() {
   fast_write_ = FastWrite::for_process(pid_);
   if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   dispositions_ = initial_dispositions(pid_);
+  if (shared_) TRY(shared_->on_exec());
   const ExecImage img = exec_image(pid_);
   SLSDBG_INFO("record", "execve: now %s (build-id %s)", img.path.c_str(),
               img.build_id.empty() ? "none" : img.build_id.c_str());
@@ -1538,6 +1577,7 @@ Result<RecordOutcome> RecordSession::run() {
     return started.take_error();
   }
   Status ran = loop();
+  shared_.reset();  // its turn goes to the others
   if (tick_) tick_->stop();
   if (group_ && cut_pid_ > 0) group_->cuts().leave(cut_pid_);  // gone: no cut waits for it
   // Children still running are served until they exit (children.h).
@@ -1595,6 +1635,7 @@ Result<RecordOutcome> record_program(const RecordOptions& options) {
   if (outcome.ok()) {
     outcome->group_cuts = group.cuts().completed();
     outcome->abandoned_cuts = group.cuts().abandoned();
+    outcome->shared_turns = group.baton().handovers();
     if (!group.cuts().error().empty()) outcome->member_errors.push_back("group cuts: " + group.cuts().error());
   }
   if (outcome.ok())

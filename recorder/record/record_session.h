@@ -73,6 +73,7 @@ struct RecordOutcome {
   // grandchildren too; and why any member's recording ended early.
   std::vector<int> members;
   uint64_t group_cuts = 0, abandoned_cuts = 0;  // the tree's consistent cuts (group_cut.h)
+  uint64_t shared_turns = 0;  // turns that passed between members sharing memory (shared_baton.h)
   std::vector<std::string> member_errors;      // ticks copied in the stop because deferrals tore (DeferPolicy)
   uint64_t buffered_syscalls = 0;  // syscalls logged from the buffer (record_program: the members' too)
   uint64_t patched_sites = 0;      // ... and the glibc sites patched to reach it

@@ -1,5 +1,6 @@
-// Fixture (recorder): writable MAP_SHARED memory, then a fork. The child
-// could write that memory behind the log, so recording refuses the fork.
+// Fixture (recorder): writable MAP_SHARED memory, then a fork; the child
+// writes it and the parent prints what it reads after waiting for the child
+// (members with shared memory run in turns: recorder/record/shared_turn.h).
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
