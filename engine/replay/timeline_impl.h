@@ -175,6 +175,12 @@ class Timeline::Impl final : public RunObserver {
   Status reach_once(const Path& path, std::optional<uint64_t> count_pc);
   Result<TimelineStop> forward(Motion motion);
   Result<Moment> resolve();
+  // The current moment when the path is Continue legs stopped by the current
+  // pc's breakpoint inside one event window: one counted run, checked
+  // against the current registers and stack; nullopt: replay the path
+  // (timeline_resolve_counted.cc).
+  Result<std::optional<Moment>> resolve_counted(const Path& p, uint64_t pc);
+  Result<std::optional<Moment>> resolve_counted_once(const Path& p, uint64_t pc);
   Result<TimelineStop> reverse_continue();
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
