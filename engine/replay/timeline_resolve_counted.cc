@@ -20,26 +20,14 @@
 #include <vector>
 
 #include "common/log.h"
+#include "engine/replay/position_print.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
 
 namespace {
-// What must match between the position before and after: the registers
-// (RF aside) and this much of the stack above rsp.
-constexpr size_t kStackCompared = 512;
-
 // The answer "replay the path instead".
 const std::optional<Moment> kReplayPath;
-
-struct Fingerprint {
-  user_regs_struct regs{};
-  std::vector<uint8_t> stack;
-};
-
-bool same(const Fingerprint& a, const Fingerprint& b) {
-  return std::memcmp(&a.regs, &b.regs, sizeof a.regs) == 0 && a.stack == b.stack;
-}
 }  // namespace
 
 Result<std::optional<Moment>> Timeline::Impl::resolve_counted(const Path& p, uint64_t pc) {
@@ -50,14 +38,8 @@ Result<std::optional<Moment>> Timeline::Impl::resolve_counted(const Path& p, uin
 }
 
 Result<std::optional<Moment>> Timeline::Impl::resolve_counted_once(const Path& p, uint64_t pc) {
-  auto fingerprint = [this]() -> Result<Fingerprint> {
-    Fingerprint f;
-    f.regs = TRY(session->task().regs());
-    f.regs.eflags &= ~0x10000ull;
-    f.stack.resize(kStackCompared);
-    if (!session->task().read_memory(RemoteAddr(f.regs.rsp), f.stack).ok()) f.stack.clear();
-    else hide_traps(f.regs.rsp, f.stack);
-    return f;
+  auto fingerprint = [this]() {
+    return PositionPrint::take(session->task(), [this](uint64_t a, std::span<uint8_t> b) { hide_traps(a, b); });
   };
   if (p.legs.empty() || !counting_allowed() || at_exit || at_end) return kReplayPath;
   // A tail of single steps after the last Continue (stepi after the stop).
@@ -92,7 +74,7 @@ Result<std::optional<Moment>> Timeline::Impl::resolve_counted_once(const Path& p
     if (!candidates.count(pc)) return kReplayPath;
     candidates = {pc};
   }
-  const Fingerprint before = TRY(fingerprint());
+  const PositionPrint before = TRY(fingerprint());
   const Path head{p.base, std::vector<Leg>(p.legs.begin(), p.legs.begin() + first)};
   // Which breakpoint stopped the legs (GDB's own in ld.so rarely runs): each
   // candidate X is tried; the position must then look the same.
@@ -119,8 +101,8 @@ Result<std::optional<Moment>> Timeline::Impl::resolve_counted_once(const Path& p
     TRY(fold_counter());
     const Moment m{segment, cursor, pc, std::max<uint64_t>(count_value, 1)};
     TRY(set_count_probe(std::nullopt));
-    const Fingerprint after = TRY(fingerprint());
-    if (pc_now() != pc || segment != k || cursor != e || !same(before, after)) {
+    const PositionPrint after = TRY(fingerprint());
+    if (pc_now() != pc || segment != k || cursor != e || !(before == after)) {
       SLSDBG_DEBUG("timeline", "resolve: %s + %zu legs by counting is not the position; trying on",
                    stop.to_string().c_str(), p.legs.size() - tail);
       continue;
