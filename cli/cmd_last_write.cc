@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -73,7 +74,9 @@ int run_last_write(const std::vector<std::string>& args) {
     if (!m.ok()) return fail("last-write: --at " + at + ": " + m.error().message, 2);
     moment = *m;
   }
-  auto timeline = replay::Timeline::open(**reader);
+  replay::TimelineOptions topts;
+  topts.one_shot = true;  // the process exits after the answer
+  auto timeline = replay::Timeline::open(**reader, std::move(topts));
   if (!timeline.ok()) return fail("last-write: " + timeline.error().message);
   replay::Timeline& t = **timeline;
   Result<replay::TimelineStop> there = Error::msg("");

@@ -32,13 +32,14 @@ void annotate_branch_targets(std::vector<Instruction>& insns, ModuleCache& modul
 }  // namespace
 
 std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state, MemorySource& memory,
-                                               Disasm disasm, const std::string& recording_dir) {
+                                               Disasm disasm, const std::string& recording_dir,
+                                               const UnwindOptions& unwind) {
   ModuleCache modules(state, memory, recording_dir);
   std::vector<ThreadBacktrace> out;
   for (const auto& t : state.threads) {
     ThreadBacktrace bt;
     bt.tid = t.tid;
-    auto frames = unwind_thread(t, memory, modules);
+    auto frames = unwind_thread(t, memory, modules, unwind);
     if (frames.ok()) {
       bt.frames = std::move(*frames);
     } else {

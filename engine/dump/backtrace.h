@@ -23,8 +23,9 @@ struct ThreadBacktrace {
 };
 
 // recording_dir: symbols come from its pack when it has one ("" = none).
+// unwind.max_frames = 1: frame 0 alone (no other module's debug info read).
 std::vector<ThreadBacktrace> backtrace_threads(const store::ProcessState& state, MemorySource& memory, Disasm disasm,
-                                               const std::string& recording_dir = "");
+                                               const std::string& recording_dir = "", const UnwindOptions& unwind = {});
 
 // "#3  0x000055d0c0de12a9 in dump_gamma+0x2b at /src/dump_chain.c:35 (/bin/dump_chain)"
 std::string format_frame(size_t index, const Frame& frame);

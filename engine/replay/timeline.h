@@ -72,6 +72,9 @@ struct TimelineOptions {
   size_t max_snapshots = 16;      // bounded cache of session snapshots
   // Forks kept at exact moments inside segments (moment_snapshots.h); 0 = none.
   size_t max_moment_snapshots = 48;
+  // A one-shot command (slsdbg last-write) exits after its query: the query
+  // need not replay its way back to where it started.
+  bool one_shot = false;
 };
 
 class Timeline {
@@ -127,7 +130,8 @@ class Timeline {
   // dirty pages or log can hold such a write (write_filter.h). When found,
   // `at_write` runs while the timeline stands right before the writing
   // instruction (a syscall's writes: at its `syscall`), to inspect it; then
-  // the timeline goes back where it was. nullopt: no write in history.
+  // the timeline goes back where it was (unless options.one_shot: then it
+  // stays at the write). nullopt: no write in history.
   struct LastWrite {
     Moment moment;          // right before the writing instruction
     uint64_t pc = 0;

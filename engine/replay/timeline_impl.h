@@ -175,6 +175,12 @@ class Timeline::Impl final : public RunObserver {
   Status reach_once(const Path& path, std::optional<uint64_t> count_pc);
   Result<TimelineStop> forward(Motion motion);
   Result<Moment> resolve();
+  // The current moment when the path is Continue legs stopped by the current
+  // pc's breakpoint inside one event window: one counted run, checked
+  // against the current registers and stack; nullopt: replay the path
+  // (timeline_resolve_counted.cc).
+  Result<std::optional<Moment>> resolve_counted(const Path& p, uint64_t pc);
+  Result<std::optional<Moment>> resolve_counted_once(const Path& p, uint64_t pc);
   Result<TimelineStop> reverse_continue();
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
@@ -185,6 +191,9 @@ class Timeline::Impl final : public RunObserver {
   // callee's single `ret`), checked by one step; nullopt: trace instead.
   Result<std::optional<Moment>> previous_by_code(const Moment& c);
   Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
+  // prev falls through to c's pc, its only way in: prev's arrival c.n or
+  // c.n - 1, checked by one step and the position's print (position_print.h).
+  Result<std::optional<Moment>> fall_through_before(const Moment& c, uint64_t prev);
   // `from`: the trace starts at that exact moment (copies are kept on the way).
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);

@@ -51,8 +51,16 @@ Result<std::optional<Timeline::LastWrite>> Timeline::last_write(uint64_t addr, u
     }
   }
   t.user = user;
-  // Back where the query started (checkpoint 0 if that fails, as after any failed move).
-  t.recover();
+  // Back where the query started (checkpoint 0 if that fails, as after any
+  // failed move); a one-shot command exits instead, so it stays (the return
+  // is a replay of the path to the start: up to a whole segment).
+  if (t.options.one_shot && st.ok()) {
+    t.saved.reset();
+    Status traps = t.set_traps(t.user);
+    if (!traps.ok()) t.recover();
+  } else {
+    t.recover();
+  }
   if (!st.ok()) return st.take_error();
   if (st->cause == StopCause::Interrupted) return Error::msg("last-write: interrupted");
   if (st->cause == StopCause::Diverged)

@@ -310,6 +310,11 @@ Result<Moment> Timeline::Impl::resolve() {
   const bool exit_here = at_exit;
   {
     const CountingOff guard(*this, at_faulting_stop());
+    if (std::optional<Moment> counted = TRY(resolve_counted(p, pc))) {
+      known = *counted;
+      path = Path{Base::at(*counted), {}};
+      return *counted;
+    }
     TRY(reach(p, pc));
   }
   TRY(fold_counter());

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "engine/replay/position_print.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -60,6 +61,20 @@ Result<std::optional<Moment>> Timeline::Impl::verified_before(const Moment& c, u
   return std::optional<Moment>(m);
 }
 
+Result<std::optional<Moment>> Timeline::Impl::fall_through_before(const Moment& c, uint64_t prev) {
+  auto print = [this]() {
+    return PositionPrint::take(session->task(), [this](uint64_t a, std::span<uint8_t> b) { hide_traps(a, b); });
+  };
+  TRY(reach_base(Base::at(c), std::nullopt));
+  const PositionPrint at_c = TRY(print());
+  for (uint64_t n = c.n; n + 1 >= c.n && n >= 1; n--) {
+    const Moment m{c.checkpoint, c.event, prev, n};
+    if (!reach(Path{Base::at(m), {Leg{Motion::Step, 1, user}}}, std::nullopt).ok()) continue;
+    if (pc_now() == c.pc && cursor == c.event && TRY(print()) == at_c) return std::optional<Moment>(m);
+  }
+  return std::optional<Moment>();
+}
+
 Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) {
   if (!counting_allowed()) return std::optional<Moment>();
   Result<DecodedFunction> d = decode_function(c.pc, code_reader());
@@ -71,7 +86,14 @@ Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) 
   if (it == d->insns.begin()) return std::optional<Moment>();
   const DecodedFunction::Insn prev = *std::prev(it);
   if (prev.at + prev.size != c.pc) return std::optional<Moment>();
-  if (prev.plain) return verified_before(c, prev.at);
+  if (prev.plain) {
+    // c's pc is reached only from prev, so prev's last arrival is c's own
+    // count (one less if the window began at c's pc). Tried by one step
+    // from each and the position's print: counting prev while the target's
+    // stub sits on c's pc traps at every visit (their patch sites overlap).
+    if (std::optional<Moment> m = TRY(fall_through_before(c, prev.at))) return m;
+    return verified_before(c, prev.at);
+  }
   if (!prev.call_target) return std::optional<Moment>();
   // A return address: the callee's only `ret` ran last.
   Result<DecodedFunction> callee = decode_function(*prev.call_target, code_reader());

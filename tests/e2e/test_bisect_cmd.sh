@@ -12,8 +12,9 @@ source "$(dirname "$0")/bisect_lib.sh"
 record_bank
 cat >"$WORK/judge.sh" <<'SH'
 #!/bin/sh
-# Exit 0 when the money adds up in the core $SLSDBG_CORE, 1 when it does not.
-out=$(gdb -batch -nx -ex 'set debuginfod enabled off' "$SLSDBG_EXE" "$SLSDBG_CORE" \
+# Exit 0 when the money adds up in the core $SLSDBG_CORE, 1 when it does not
+# (globals only: libc's symbols are not loaded).
+out=$(gdb -batch -nx -iex 'set auto-solib-add off' -ex 'set debuginfod enabled off' "$SLSDBG_EXE" "$SLSDBG_CORE" \
       -ex 'print bank.acct.checking + bank.acct.savings == total_expected' -ex 'print current_transfer' 2>/dev/null)
 ok=$(printf '%s\n' "$out" | sed -n 's/^\$1 = //p')
 transfer=$(printf '%s\n' "$out" | sed -n 's/^\$2 = //p')
@@ -80,7 +81,7 @@ if [ "$REFINED" = unavailable ]; then
   before=$(gdb_at "$good" current_transfer)
   cat >"$WORK/judge3.sh" <<SH
 #!/bin/sh
-out=\$(gdb -batch -nx -ex 'set debuginfod enabled off' "\$SLSDBG_EXE" "\$SLSDBG_CORE" \\
+out=\$(gdb -batch -nx -iex 'set auto-solib-add off' -ex 'set debuginfod enabled off' "\$SLSDBG_EXE" "\$SLSDBG_CORE" \\
   -ex 'print bank.acct.checking + bank.acct.savings != total_expected && current_transfer > $before && rng_state == $rng' 2>/dev/null | sed -n 's/^\\\$1 = //p')
 echo "all three: \$out"
 [ "\$out" = 0 ]
