@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/fd.h"
+#include "store/kept_file_cache.h"
 #include "store/format.h"
 
 namespace slsdbg::store {
@@ -23,11 +24,15 @@ bool same_file(const Mapping& m, const struct stat& st) {
   return same_dev && m.inode == st.st_ino;
 }
 
+}  // namespace
+
 Status copy_whole_file(int from, int to, uint64_t size) {
   if (::ioctl(to, FICLONE, from) == 0) return ok_status();
+  // Explicit offsets: `from` may have been read by an earlier attempt.
+  loff_t in = 0, out = 0;
   uint64_t done = 0;
   while (done < size) {
-    ssize_t n = ::copy_file_range(from, nullptr, to, nullptr, size - done, 0);
+    ssize_t n = ::copy_file_range(from, &in, to, &out, size - done, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Error::from_errno("copy_file_range");
     if (n == 0) break;  // the file shrank: the rest reads as zero, as the mapping would fault
@@ -35,8 +40,6 @@ Status copy_whole_file(int from, int to, uint64_t size) {
   }
   return ok_status();
 }
-
-}  // namespace
 
 std::string kept_file_path(const std::string& recording_dir, uint64_t dev, uint64_t inode) {
   return recording_dir + "/" + kKeptFilesDir + "/" + std::to_string(dev) + "-" + std::to_string(inode);
@@ -47,12 +50,13 @@ bool keepable(const Mapping& m) {
          m.path[0] == '/' && m.inode != 0;
 }
 
-Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir) {
+Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir,
+                              const std::string& cache_dir) {
   if (!keepable(m)) return false;
   const std::string target = kept_file_path(recording_dir, m.dev, m.inode);
   if (::access(target.c_str(), F_OK) == 0) return true;
   if (!pool_dir.empty() && pool_dir != recording_dir) {
-    if (!TRY(keep_mapped_file(pool_dir, m))) return false;
+    if (!TRY(keep_mapped_file(pool_dir, m, "", cache_dir))) return false;
     const std::string dir = recording_dir + "/" + kKeptFilesDir;
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return Error::from_errno("mkdir " + dir);
     if (::link(kept_file_path(pool_dir, m.dev, m.inode).c_str(), target.c_str()) == 0 || errno == EEXIST) return true;
@@ -66,6 +70,7 @@ Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m
     return false;
   const std::string dir = recording_dir + "/" + kKeptFilesDir;
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return Error::from_errno("mkdir " + dir);
+  if (!cache_dir.empty() && link_from_cache(cache_dir, src.get(), st, target)) return true;
   // Written under a temporary name, so a crash never leaves a short file
   // that readers would take for the mapped one.
   const std::string tmp = target + ".part";

@@ -39,8 +39,15 @@ bool keepable(const Mapping& m);
 // the mapping's pages as before. Idempotent. With `pool_dir` (the recording
 // that holds several processes' recordings), the copy is made once there and
 // hard-linked into `recording_dir`, so every process that maps libc shares one.
+// With `cache_dir` (kept_file_cache.h), the copy is a hard link to the
+// per-user cache's copy of this version of the file where that can be.
 inline constexpr uint64_t kMaxKeptFileBytes = 1ull << 30;
-Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir = "");
+Result<bool> keep_mapped_file(const std::string& recording_dir, const Mapping& m, const std::string& pool_dir = "",
+                              const std::string& cache_dir = "");
+
+// Copies `size` bytes of `from` into `to` from offset 0 (FICLONE where the
+// filesystem shares blocks, else copy_file_range).
+Status copy_whole_file(int from, int to, uint64_t size);
 
 // Reader side: the kept files of one recording, opened on first use.
 class KeptFiles {

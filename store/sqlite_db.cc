@@ -28,19 +28,52 @@ std::vector<uint8_t> SqliteStmt::blob(int col) const {
   return p ? std::vector<uint8_t>(p, p + sqlite3_column_bytes(st_, col)) : std::vector<uint8_t>();
 }
 
+void StmtCache::give_back(std::string sql, sqlite3_stmt* st) {
+  sqlite3_reset(st);  // also ends the read transaction a SELECT holds
+  sqlite3_clear_bindings(st);
+  std::lock_guard lock(mu);
+  if (closed) {
+    sqlite3_finalize(st);
+    return;
+  }
+  idle.emplace(std::move(sql), st);
+}
+
+sqlite3_stmt* StmtCache::take(const std::string& sql) {
+  std::lock_guard lock(mu);
+  auto it = idle.find(sql);
+  if (it == idle.end()) return nullptr;
+  sqlite3_stmt* st = it->second;
+  idle.erase(it);
+  return st;
+}
+
+void StmtCache::close() {
+  std::lock_guard lock(mu);
+  for (auto& [sql, st] : idle) sqlite3_finalize(st);
+  idle.clear();
+  closed = true;
+}
+
+void SqliteDb::close() {
+  if (!db_) return;
+  if (cache_) cache_->close();
+  sqlite3_close_v2(db_);  // a statement still held keeps it open until finalized
+  db_ = nullptr;
+}
+
 SqliteDb& SqliteDb::operator=(SqliteDb&& o) noexcept {
   if (this != &o) {
-    if (db_) sqlite3_close_v2(db_);
+    close();
     db_ = o.db_;
     path_ = std::move(o.path_);
+    cache_ = std::move(o.cache_);
     o.db_ = nullptr;
   }
   return *this;
 }
 
-SqliteDb::~SqliteDb() {
-  if (db_) sqlite3_close_v2(db_);
-}
+SqliteDb::~SqliteDb() { close(); }
 
 namespace {
 
@@ -89,10 +122,11 @@ Status SqliteDb::exec(const std::string& sql) {
 }
 
 Result<SqliteStmt> SqliteDb::prepare(const std::string& sql) {
+  if (sqlite3_stmt* cached = cache_->take(sql)) return SqliteStmt(db_, cached, sql, cache_);
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), int(sql.size()), &st, nullptr) != SQLITE_OK)
     return Error::msg("sqlite: " + std::string(sqlite3_errmsg(db_)) + " (preparing: " + sql.substr(0, 60) + ")");
-  return SqliteStmt(db_, st, sql);
+  return SqliteStmt(db_, st, sql, cache_);
 }
 
 Error SqliteDb::error(const std::string& what) const { return Error::msg(what + ": " + sqlite3_errmsg(db_)); }

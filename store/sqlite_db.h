@@ -5,6 +5,9 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,12 +15,31 @@
 
 namespace slsdbg::store {
 
+// A connection's prepared statements not in use, by SQL text: preparing
+// (parsing) was ~6% of a short recording's CPU, the same dozen statements
+// at every checkpoint and meta row (docs/performance.md `### Fixed cost`).
+struct StmtCache {
+  std::mutex mu;
+  bool closed = false;  // the connection is gone: finalize what comes back
+  std::multimap<std::string, sqlite3_stmt*> idle;
+  // Resets `st` and keeps it for the next prepare of `sql`.
+  void give_back(std::string sql, sqlite3_stmt* st);
+  sqlite3_stmt* take(const std::string& sql);
+  void close();  // finalizes every idle statement
+};
+
 class SqliteStmt {
  public:
-  SqliteStmt(sqlite3* db, sqlite3_stmt* st, std::string sql) : db_(db), st_(st), sql_(std::move(sql)) {}
-  SqliteStmt(SqliteStmt&& o) noexcept : db_(o.db_), st_(o.st_), sql_(std::move(o.sql_)) { o.st_ = nullptr; }
+  SqliteStmt(sqlite3* db, sqlite3_stmt* st, std::string sql, std::shared_ptr<StmtCache> cache = nullptr)
+      : db_(db), st_(st), sql_(std::move(sql)), cache_(std::move(cache)) {}
+  SqliteStmt(SqliteStmt&& o) noexcept : db_(o.db_), st_(o.st_), sql_(std::move(o.sql_)), cache_(std::move(o.cache_)) {
+    o.st_ = nullptr;
+  }
   SqliteStmt(const SqliteStmt&) = delete;
-  ~SqliteStmt() { sqlite3_finalize(st_); }
+  ~SqliteStmt() {
+    if (cache_ && st_) cache_->give_back(std::move(sql_), st_);
+    else sqlite3_finalize(st_);
+  }
 
   SqliteStmt& bind(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); return *this; }
   SqliteStmt& bind(int i, uint64_t v) { sqlite3_bind_int64(st_, i, int64_t(v)); return *this; }
@@ -39,6 +61,7 @@ class SqliteStmt {
   sqlite3* db_;
   sqlite3_stmt* st_;
   std::string sql_;
+  std::shared_ptr<StmtCache> cache_;
 };
 
 // ReadOnly: a recording the user cannot write whose WAL file exists (a
@@ -49,20 +72,25 @@ enum class OpenMode { CreateNew, Existing, ReadOnly, Immutable };
 class SqliteDb {
  public:
   SqliteDb() = default;
-  SqliteDb(SqliteDb&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+  SqliteDb(SqliteDb&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), cache_(std::move(o.cache_)) { o.db_ = nullptr; }
   SqliteDb& operator=(SqliteDb&& o) noexcept;
   SqliteDb(const SqliteDb&) = delete;
   ~SqliteDb();
 
   static Result<SqliteDb> open(const std::string& path, OpenMode mode);
   Status exec(const std::string& sql);
+  // A statement of the same SQL prepared before and no longer in use is
+  // reused (reset, bindings cleared).
   Result<SqliteStmt> prepare(const std::string& sql);
   Error error(const std::string& what) const;
   sqlite3* handle() const { return db_; }
 
  private:
+  void close();
+
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::shared_ptr<StmtCache> cache_ = std::make_shared<StmtCache>();
 };
 
 }  // namespace slsdbg::store

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "store/kept_file_cache.h"
 #include "store/kept_files.h"
 
 namespace slsdbg::recorder {
@@ -16,11 +17,12 @@ std::function<bool(const store::Mapping&)> file_keeper(const std::string& record
   if (env && std::strcmp(env, "off") == 0) return {};
   // One answer per file: a library mapped in four segments is opened once.
   auto known = std::make_shared<std::map<std::pair<uint64_t, uint64_t>, bool>>();
-  return [recording_dir, pool_dir, known](const store::Mapping& m) {
+  // Linked from the per-user cache where it can be (store/kept_file_cache.h).
+  return [recording_dir, pool_dir, known, cache = store::kept_file_cache_dir()](const store::Mapping& m) {
     if (!store::keepable(m)) return false;
     auto [it, fresh] = known->try_emplace({m.dev, m.inode}, false);
     if (!fresh) return it->second;
-    auto kept = store::keep_mapped_file(recording_dir, m, pool_dir);
+    auto kept = store::keep_mapped_file(recording_dir, m, pool_dir, cache);
     if (!kept.ok()) {
       SLSDBG_DEBUG("record", "%s: copying its pages instead (%s)", m.path.c_str(), kept.error().message.c_str());
       return false;

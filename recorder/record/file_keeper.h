@@ -1,7 +1,9 @@
 // The capture's keep_file callback for one recording: keeps each privately
 // mapped file once in REC/files (store/kept_files.h). SLSDBG_KEEP_FILES=off
 // turns it off, so every page of a new file mapping is copied as before
-// (for comparisons and doubters).
+// (for comparisons and doubters). Each kept file is a hard link to the
+// per-user cache's copy where it can be (store/kept_file_cache.h;
+// SLSDBG_CACHE_DIR=off: a copy of its own per recording).
 #pragma once
 
 #include <functional>

@@ -1,0 +1,99 @@
+#include "store/kept_file_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "common/fd.h"
+#include "store/kept_files.h"
+
+namespace slsdbg::store {
+
+namespace {
+
+std::string version_name(const struct stat& st) {
+  return std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + "-" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec) + "-" + std::to_string(st.st_size);
+}
+
+bool same_version(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+// mkdir -p with 0700 for what it creates; the last component is made 0700.
+bool make_private_dirs(const std::string& dir) {
+  for (size_t at = 1; at <= dir.size(); at++) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    const std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & 077) == 0;
+}
+
+// Other versions of the file whose entries start with `prefix` (dev-inode-).
+void drop_older_versions(const std::string& cache_dir, const std::string& prefix, const std::string& keep) {
+  DIR* d = ::opendir(cache_dir.c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d))
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0 && keep != e->d_name)
+      ::unlinkat(::dirfd(d), e->d_name, 0);
+  ::closedir(d);
+}
+
+// Copies `src` into the cache as `entry`; false if it changed meanwhile.
+bool add_to_cache(const std::string& cache_dir, int src, const struct stat& st, const std::string& entry) {
+  const std::string tmp = cache_dir + "/.part-" + std::to_string(::getpid()) + "-" + entry;
+  UniqueFd dst(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!dst.valid()) return false;
+  struct stat after;
+  const bool copied = copy_whole_file(src, dst.get(), uint64_t(st.st_size)).ok() && ::fstat(src, &after) == 0 &&
+                      same_version(st, after);
+  // link, not rename: a copy another recorder published first stays.
+  const bool published = copied && (::link(tmp.c_str(), (cache_dir + "/" + entry).c_str()) == 0 || errno == EEXIST);
+  ::unlink(tmp.c_str());
+  if (published) {
+    const std::string name = version_name(st);
+    drop_older_versions(cache_dir, name.substr(0, name.find('-', name.find('-') + 1) + 1), entry);
+  }
+  return published;
+}
+
+}  // namespace
+
+std::string kept_file_cache_dir() {
+  if (const char* d = std::getenv("SLSDBG_CACHE_DIR"); d && *d) {
+    if (std::strcmp(d, "off") == 0) return "";
+    return std::string(d) + "/files";
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/slsdbg/files";
+  const char* home = std::getenv("HOME");
+  if (!home || *home != '/') return "";
+  return std::string(home) + "/.cache/slsdbg/files";
+}
+
+bool link_from_cache(const std::string& cache_dir, int src, const struct stat& st, const std::string& target) {
+  if (!make_private_dirs(cache_dir)) return false;
+  // Another filesystem: a link cannot be made, and copying into the cache
+  // as well would double the work.
+  struct stat cache_st, target_dir_st;
+  const std::string target_dir = target.substr(0, target.rfind('/'));
+  if (::stat(cache_dir.c_str(), &cache_st) != 0 || ::stat(target_dir.c_str(), &target_dir_st) != 0 ||
+      cache_st.st_dev != target_dir_st.st_dev)
+    return false;
+  const std::string entry = version_name(st);
+  const std::string cached = cache_dir + "/" + entry;
+  if (::link(cached.c_str(), target.c_str()) == 0 || errno == EEXIST) return true;
+  if (errno != ENOENT) return false;
+  if (!add_to_cache(cache_dir, src, st, entry)) return false;
+  return ::link(cached.c_str(), target.c_str()) == 0 || errno == EEXIST;
+}
+
+}  // namespace slsdbg::store

@@ -1,0 +1,36 @@
+// A per-user cache of kept files (store/kept_files.h): one private copy of
+// each version of a mapped file (libc, ld.so, the program), made at the
+// first recording that maps it and hard-linked into every later recording's
+// REC/files. A recording of a program that exits at once otherwise copies
+// ~2 MiB and creates 3-4 inodes in its stop before the program's first
+// instruction (docs/performance.md `### Fixed cost`).
+//
+// A version is named by what changes when the file's bytes may have:
+// <dev>-<inode>-<ctime>-<size>. ctime is set by the kernel on every write,
+// truncate or chmod and cannot be set back by a user, so an entry never
+// stands for other bytes than the file had when it was copied (a copy that
+// raced with a write is not published). The copies are the recorder's own,
+// in a 0700 directory nobody else writes; a recording holds a link, so
+// removing the cache or one of its entries never touches a recording.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <string>
+
+
+namespace slsdbg::store {
+
+// $SLSDBG_CACHE_DIR, else $XDG_CACHE_HOME/slsdbg, else ~/.cache/slsdbg, with
+// "/files" appended; "" when SLSDBG_CACHE_DIR=off or there is no home.
+std::string kept_file_cache_dir();
+
+// Makes `target` a hard link to the cached copy of the file open as `src`
+// (whose fstat is `st`), copying it into `cache_dir` first when this version
+// is not cached. false: the cache cannot serve (not creatable, another
+// filesystem than `target`, the file changed while copied, any error: it
+// is only a shortcut); the caller copies as before. An older version of
+// the same dev-inode is removed from the cache when a newer one is added.
+bool link_from_cache(const std::string& cache_dir, int src, const struct stat& st, const std::string& target);
+
+}  // namespace slsdbg::store
