@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -15,6 +16,10 @@
 namespace slsdbg::store {
 
 namespace {
+
+// A link made (or an entry published) within this many seconds counts as
+// in use: its recorder may not have linked it yet.
+constexpr int kOrphanAgeS = 60;
 
 std::string version_name(const struct stat& st) {
   return std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + "-" + std::to_string(st.st_ctim.tv_sec) + "." +
@@ -62,11 +67,28 @@ bool add_to_cache(const std::string& cache_dir, int src, const struct stat& st, 
   if (published) {
     const std::string name = version_name(st);
     drop_older_versions(cache_dir, name.substr(0, name.find('-', name.find('-') + 1) + 1), entry);
+    prune_kept_file_cache(cache_dir, kOrphanAgeS);
   }
   return published;
 }
 
 }  // namespace
+
+int prune_kept_file_cache(const std::string& cache_dir, int min_age_s) {
+  DIR* d = ::opendir(cache_dir.c_str());
+  if (!d) return 0;
+  const time_t now = ::time(nullptr);
+  int removed = 0;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;  // ".", "..", and another recorder's ".part-" copy in progress
+    struct stat st;
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (st.st_nlink != 1 || now - st.st_ctim.tv_sec < min_age_s) continue;
+    if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) removed++;
+  }
+  ::closedir(d);
+  return removed;
+}
 
 std::string kept_file_cache_dir() {
   if (const char* d = std::getenv("SLSDBG_CACHE_DIR"); d && *d) {

@@ -30,7 +30,16 @@ std::string kept_file_cache_dir();
 // is not cached. false: the cache cannot serve (not creatable, another
 // filesystem than `target`, the file changed while copied, any error: it
 // is only a shortcut); the caller copies as before. An older version of
-// the same dev-inode is removed from the cache when a newer one is added.
+// the same dev-inode is removed from the cache when a newer one is added,
+// and so is every copy no recording links any more (prune_kept_file_cache).
 bool link_from_cache(const std::string& cache_dir, int src, const struct stat& st, const std::string& target);
+
+// Removes the cache entries only the cache still links (st_nlink 1: every
+// recording that held one was deleted) that were last linked at least
+// `min_age_s` seconds ago, so a copy another recorder has just published
+// and not linked yet stays. Kept files may hold a program's data files, so
+// a deleted recording's copies must not outlive it for long: this runs
+// whenever a recording adds a file to the cache. Returns how many went.
+int prune_kept_file_cache(const std::string& cache_dir, int min_age_s);
 
 }  // namespace slsdbg::store

@@ -82,6 +82,25 @@ TEST(KeptFileCache, LaterRecordingsLinkTheCachedCopyUntilTheFileChanges) {
   EXPECT_EQ(entries(cache), 1) << "the older version left the cache";
 }
 
+TEST(KeptFileCache, CopiesNoRecordingLinksArePruned) {
+  TempDir tmp;
+  const std::string cache = tmp.path() + "/cache/files", a = tmp.path() + "/a.so", b = tmp.path() + "/b.so";
+  write(a, "aaaa");
+  write(b, "bbbb");
+  for (const char* r : {"/r1", "/r2"}) ASSERT_EQ(::mkdir((tmp.path() + r).c_str(), 0700), 0);
+  const Mapping ma = mapping_of(a), mb = mapping_of(b);
+  ASSERT_TRUE(*keep_mapped_file(tmp.path() + "/r1", ma, "", cache));
+  ASSERT_TRUE(*keep_mapped_file(tmp.path() + "/r2", mb, "", cache));
+  ASSERT_EQ(entries(cache), 2);
+  EXPECT_EQ(prune_kept_file_cache(cache, 0), 0) << "both copies are linked by a recording";
+  // The recording holding a.so's copy is deleted: only the cache links it.
+  ASSERT_EQ(::unlink(kept_file_path(tmp.path() + "/r1", ma.dev, ma.inode).c_str()), 0);
+  EXPECT_EQ(prune_kept_file_cache(cache, 3600), 0) << "linked a moment ago: maybe a recorder about to link it";
+  EXPECT_EQ(prune_kept_file_cache(cache, 0), 1);
+  EXPECT_EQ(entries(cache), 1);
+  EXPECT_EQ(read(kept_file_path(tmp.path() + "/r2", mb.dev, mb.inode)), "bbbb") << "the linked copy stays";
+}
+
 TEST(KeptFileCache, ACacheOthersMayWriteIsNotUsed) {
   TempDir tmp;
   const std::string cache = tmp.path() + "/cache", lib = tmp.path() + "/lib.so";
