@@ -42,8 +42,9 @@ struct DecodedFunction {
   };
   CodeFunction range;
   std::vector<Insn> insns;
-  std::set<uint64_t> targets;  // direct branch and call targets
-  bool indirect_jump = false;  // a jump table (or a tail call) could go anywhere
+  std::set<uint64_t> targets;  // direct branch and call targets, and jump tables' entries (jump_table.h)
+  bool indirect_jump = false;  // an indirect jump that is no recognised table (a tail call) could go anywhere
+  int jump_tables = 0;         // indirect jumps resolved as tables
   // The instruction starting at pc, or nullptr.
   const Insn* at(uint64_t pc) const;
 };

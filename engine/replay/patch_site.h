@@ -7,9 +7,10 @@
 //     anchor and pc are real instruction starts;
 //   - the instructions from the anchor up to pc neither branch, call, return
 //     nor make a syscall;
-//   - no direct branch of the function targets the bytes the jump replaces
-//     after the anchor (a branch to pc itself would miss the check), and the
-//     function has no indirect jump (a jump table could);
+//   - no direct branch of the function, and no entry of its switches' jump
+//     tables (jump_table.h), targets the bytes the jump replaces after the
+//     anchor (a branch to pc itself would miss the check); any other
+//     indirect jump (a tail call through a pointer) refuses the anchor;
 //   - a `ret` or `jmp` is only the last instruction moved.
 // The trampoline then runs the moved instructions up to pc, checks or
 // counts, and runs the rest, `ret` included (it is position-independent).
