@@ -146,6 +146,7 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
     i.plain = !jump && !call && !ret && !special;
     i.ends_flow = insn->id == X86_INS_JMP || ret;
     i.is_ret = ret;
+    i.padding = insn->id == X86_INS_NOP || insn->id == X86_INS_INT3;
     const cs_x86& x = insn->detail->x86;
     const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
     OpsInsn ops{at, i.size, insn->id, 0, x};

@@ -38,6 +38,7 @@ struct DecodedFunction {
     bool plain = false;      // only falls through: no branch, call, return, syscall or trap
     bool ends_flow = false;  // ret or jmp: what follows is reached by a branch only
     bool is_ret = false;
+    bool padding = false;    // nop or int3 (alignment between blocks)
     std::optional<uint64_t> call_target;  // a direct call's callee
   };
   CodeFunction range;

@@ -102,9 +102,7 @@ std::optional<JumpTable> jump_table_targets(std::span<const OpsInsn> window, std
   bool base_found = base == 0;
   std::optional<cs_x86_op> zx_mem;  // the index was loaded from this word after the bound
   uint64_t unguarded_from = 0;
-  bool bounded = false;
-  unsigned bound_size = 8;
-  while (k > 0 && !bounded) {
+  while (k > 0) {
     const OpsInsn& i = window[--k];
     if (!base_found && i.id == X86_INS_LEA && reg_of(i.x.operands[0], base) && i.x.operands[1].type == X86_OP_MEM &&
         i.x.operands[1].mem.base == X86_REG_RIP && i.x.operands[1].mem.index == X86_REG_INVALID) {
@@ -121,22 +119,10 @@ std::optional<JumpTable> jump_table_targets(std::span<const OpsInsn> window, std
       if (cmp.x.op_count != 2 || rhs.type != X86_OP_IMM || rhs.imm < 0 || (!on_reg && !on_mem)) return std::nullopt;
       const uint64_t n = static_cast<uint64_t>(rhs.imm) + (i.id == X86_INS_JA ? 1 : 0);
       unguarded_from = i.at + i.size;
-      bound_size = lhs.size;
-      bounded = true;
-      k--;  // at the cmp
-      // A compare of a part of the index bounds it only if the rest is zero:
-      // a movzx from no more than that part wrote it last.
-      if (on_reg && bound_size < 4) {
-        bool zero_extended = false;
-        while (k > 0 && !zero_extended) {
-          const OpsInsn& w = window[--k];
-          if (!(w.writes & index)) continue;
-          if (w.id != X86_INS_MOVZX || !reg_of(w.x.operands[0], index) || w.x.operands[1].size > bound_size)
-            return std::nullopt;
-          zero_extended = true;
-        }
-        if (!zero_extended) return std::nullopt;
-      }
+      // A compare of a part of the index (`cmp al, 7` after a movzx on
+      // another path) bounds it too: the compiler emits it only where the
+      // rest is known zero, and any index the bound lets through reads the
+      // table, so the table has n entries.
       if (base_found) {
         std::optional<std::vector<uint64_t>> targets = read_entries(table, n, entry_size, read);
         if (!targets) return std::nullopt;

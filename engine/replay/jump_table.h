@@ -12,7 +12,7 @@
 //     movsxd t, dword [base + idx*4]
 //     add t, base
 //     jmp t
-// with the bound also as `movzx idx32, word ...; cmp idx16, N` or
+// with the bound also on a part of the index (`cmp al, N`) or as
 // `cmp word [m], N; ja; movzx idx32, word [m]`, and absolute entries
 // (`jmp qword [idx*8 + table]`). Any other indirect jump (a tail call
 // through a pointer, a computed goto) is not resolved, and the function
