@@ -25,6 +25,7 @@
 #include "recorder/process/signal_frame.h"
 #include "engine/replay/patch_site.h"
 #include "engine/replay/relay_site.h"
+#include "engine/replay/differing_word.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_string.h"
 #include "engine/replay/replay_helpers.h"
@@ -630,19 +631,18 @@ Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8
   return ok_status();
 }
 
-// The first word of a page that differs from its recorded contents, for the
-// patch to compare (refit_patch). Not one below the stack pointer, which may
-// differ by noise alone (dead_stack.h).
+// The first word of a page that differs from its recorded contents for
+// real, for the patch to compare (refit_patch; differing_word.h): not in
+// dead stack nor in XSAVE noise, which may differ at the true visit too.
 void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
                                                     std::span<const uint8_t> recorded) {
-  size_t first = 0;
-  while (first < kPageSize && live[first] == recorded[first]) first++;
-  if (first >= kPageSize) return;
-  const uint64_t word = (vaddr + first) & ~uint64_t(7);
-  if (dead_stack_ && dead_stack_->contains(word)) return;
-  MemCheck m{word, 0};
-  std::memcpy(&m.value, recorded.data() + (word - vaddr), 8);
-  last_differing_word_ = m;
+  const CheckpointId next(seg_.value + 1);
+  const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
+  const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
+    return s_.reader_.read_memory(next, a, out);
+  };
+  if (std::optional<MemCheck> m = real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image))
+    last_differing_word_ = *m;
 }
 
 // Registers equal (checked by the caller) and the log consumed: the pages
