@@ -53,4 +53,10 @@ std::optional<MemCheck> real_differing_word(uint64_t vaddr, std::span<const uint
   return std::nullopt;
 }
 
+bool word_differs(const MemCheck& m, const ImageReader& live_image) {
+  uint8_t bytes[8];
+  if (!live_image(m.addr, bytes).ok()) return false;
+  return std::memcmp(bytes, &m.value, 8) != 0;
+}
+
 }  // namespace slsdbg::replay

@@ -27,4 +27,12 @@ std::optional<MemCheck> real_differing_word(uint64_t vaddr, std::span<const uint
                                             const ImageReader& recorded_image,
                                             const ComponentTable& components = this_cpu_components());
 
+// Whether the word at m.addr now holds another value than m.value: a visit
+// with the target's registers that such a word tells apart is rejected
+// with one read instead of page comparisons (a pc that traps at every
+// visit: the fallback breakpoint, SLSDBG_REPLAY_PATCH=off). Sound because
+// the word is never noise: at the target moment it holds m.value. False
+// when unreadable (the pages then decide).
+bool word_differs(const MemCheck& m, const ImageReader& live_image);
+
 }  // namespace slsdbg::replay

@@ -75,5 +75,18 @@ TEST(DifferingWord, ARealDifferenceInsideTheAreaCountsIfTheWordHoldsNoNoise) {
   EXPECT_EQ(kArea + 200, m->addr);
 }
 
+TEST(DifferingWord, AWordDiffersOnlyWhenReadableAndOther) {
+  Page live = frame();
+  live.put64(kBase + 3000, 7);
+  const ImageReader reader = [&live](uint64_t a, std::span<uint8_t> out) -> Status {
+    if (a < kBase || a + out.size() > kBase + 4096) return Error::msg("outside the page");
+    std::memcpy(out.data(), &live.bytes[a - kBase], out.size());
+    return ok_status();
+  };
+  EXPECT_FALSE(word_differs(MemCheck{kBase + 3000, 7}, reader));
+  EXPECT_TRUE(word_differs(MemCheck{kBase + 3000, 8}, reader));
+  EXPECT_FALSE(word_differs(MemCheck{kBase + 8192, 8}, reader));  // unreadable: the pages decide
+}
+
 }  // namespace
 }  // namespace slsdbg::replay

@@ -655,7 +655,12 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   std::vector<uint8_t> recorded(kPageSize);
   // Registers alone do not tell loop iterations apart when the loop's state
   // lives in memory (-O0 counters on the stack): the page that differed last
-  // time usually differs again, so check it before all the others.
+  // time usually differs again, so check it before all the others. Before
+  // that, one read: a word that told an earlier visit apart (differing_word.h).
+  const ImageReader live_word = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
+  if (last_differing_word_ && word_differs(*last_differing_word_, live_word)) return false;
+  for (const MemCheck& m : mem_checks_)
+    if (word_differs(m, live_word)) return false;
   Settle settle;
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
       read_live_page(*last_differing_page_, live).ok() &&
