@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "engine/replay/relay_site.h"
 #include "engine/replay/replay_restore.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
@@ -32,7 +33,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
       if (s_.observer_) s_.observer_->hide_traps(addr, out);
       return true;
     };
-    Result<PatchSite> site = plan_patch_site(target_.rip, read);
+    Result<PatchSite> site = plan_checkpoint_site(target_.rip, read);
     if (!site.ok()) {
       SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint at %s: %s", (unsigned long long)seg_.value + 1,
                    hex(target_.rip).c_str(), site.error().message.c_str());
@@ -97,7 +98,9 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   }
   SLSDBG_DEBUG("replay", "checkpoint %llu: patched breakpoint at %s%s, CPU budget %llu us (hint %s)%s",
                (unsigned long long)seg_.value + 1, hex(target_.rip).c_str(),
-               site.anchored() ? (" (jump at " + hex(site.anchor) + ")").c_str() : "",
+               site.anchored() ? (" (jump at " + hex(site.anchor) + ")").c_str()
+               : site.relay    ? (" (relayed through " + hex(site.relay) + ")").c_str()
+                               : "",
                (unsigned long long)budget / 1000, hint ? std::to_string(*hint / 1000).c_str() : "none",
                rescue ? ", rescue copy kept" : "");
   // Armed last: the injected fork and mmap above run on the tracee's clock.

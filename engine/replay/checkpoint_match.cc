@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "engine/replay/differing_word.h"
 #include "engine/replay/segment_run.h"
 
 namespace slsdbg::replay {
@@ -74,19 +75,18 @@ Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8
   return ok_status();
 }
 
-// The first word of a page that differs from its recorded contents, for the
-// patch to compare (refit_patch). Not one below the stack pointer, which may
-// differ by noise alone (dead_stack.h).
+// The first word of a page that differs from its recorded contents for
+// real, for the patch to compare (refit_patch; differing_word.h): not in
+// dead stack nor in XSAVE noise, which may differ at the true visit too.
 void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
                                                     std::span<const uint8_t> recorded) {
-  size_t first = 0;
-  while (first < kPageSize && live[first] == recorded[first]) first++;
-  if (first >= kPageSize) return;
-  const uint64_t word = (vaddr + first) & ~uint64_t(7);
-  if (dead_stack_ && dead_stack_->contains(word)) return;
-  MemCheck m{word, 0};
-  std::memcpy(&m.value, recorded.data() + (word - vaddr), 8);
-  last_differing_word_ = m;
+  const CheckpointId next(seg_.value + 1);
+  const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
+  const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
+    return s_.reader_.read_memory(next, a, out);
+  };
+  if (std::optional<MemCheck> m = real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image))
+    last_differing_word_ = *m;
 }
 
 // Registers equal (checked by the caller) and the log consumed: the pages
@@ -99,7 +99,12 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   std::vector<uint8_t> recorded(kPageSize);
   // Registers alone do not tell loop iterations apart when the loop's state
   // lives in memory (-O0 counters on the stack): the page that differed last
-  // time usually differs again, so check it before all the others.
+  // time usually differs again, so check it before all the others. Before
+  // that, one read: a word that told an earlier visit apart (differing_word.h).
+  const ImageReader live_word = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
+  if (last_differing_word_ && word_differs(*last_differing_word_, live_word)) return false;
+  for (const MemCheck& m : mem_checks_)
+    if (word_differs(m, live_word)) return false;
   Settle settle;
   if (last_differing_page_ && s_.reader_.read_memory(next, *last_differing_page_, recorded).ok() &&
       read_live_page(*last_differing_page_, live).ok() &&

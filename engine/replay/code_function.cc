@@ -4,8 +4,10 @@
 #include <elf.h>
 
 #include <algorithm>
-
 #include <cstring>
+#include <deque>
+
+#include "engine/replay/jump_table.h"
 
 #include "engine/replay/trampoline_code.h"
 
@@ -124,6 +126,9 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
   size_t left = code.size();
   uint64_t addr = d.range.start;
   bool failed = false;
+  std::deque<OpsInsn> recent;                 // the last instructions, for a dispatch's pattern
+  std::vector<std::vector<OpsInsn>> dispatches;  // each ends with an indirect jump
+  std::vector<RipLea> leas;
   while (left > 0) {
     const uint64_t at = addr;
     if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
@@ -141,11 +146,25 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
     i.plain = !jump && !call && !ret && !special;
     i.ends_flow = insn->id == X86_INS_JMP || ret;
     i.is_ret = ret;
+    i.padding = insn->id == X86_INS_NOP || insn->id == X86_INS_INT3;
     const cs_x86& x = insn->detail->x86;
     const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
+    OpsInsn ops{at, i.size, insn->id, 0, x};
+    cs_regs regs_read, regs_write;
+    uint8_t n_read = 0, n_write = 0;
+    if (cs_regs_access(h, insn, regs_read, &n_read, regs_write, &n_write) == CS_ERR_OK) {
+      for (uint8_t r = 0; r < n_write; r++) ops.writes |= gpr_bit(regs_write[r]);
+    } else {
+      ops.writes = ~0u;  // unknown: may write anything
+    }
+    if (insn->id == X86_INS_LEA && x.op_count == 2 && x.operands[1].type == X86_OP_MEM &&
+        x.operands[1].mem.base == X86_REG_RIP && x.operands[1].mem.index == X86_REG_INVALID)
+      leas.push_back(RipLea{at, gpr_bit(x.operands[0].reg), at + insn->size + static_cast<uint64_t>(x.operands[1].mem.disp)});
+    recent.push_back(ops);
+    if (recent.size() > kDispatchWindow) recent.pop_front();
     if (jump || call) {
       if (direct) d.targets.insert(static_cast<uint64_t>(x.operands[0].imm));
-      else if (insn->id == X86_INS_JMP) d.indirect_jump = true;
+      else if (insn->id == X86_INS_JMP) dispatches.emplace_back(recent.begin(), recent.end());
     }
     if (call && direct) i.call_target = static_cast<uint64_t>(x.operands[0].imm);
     d.insns.push_back(i);
@@ -153,6 +172,21 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
   cs_free(insn, 1);
   cs_close(&h);
   if (failed) return Error::msg("cannot decode the function at " + hex_addr(d.range.start));
+  // A switch's table adds its entries as targets; any other indirect jump
+  // could go anywhere. A direct branch into the dispatch after its bound
+  // could bring an unbounded index.
+  std::set<uint64_t> table_targets;
+  for (const std::vector<OpsInsn>& w : dispatches) {
+    std::optional<JumpTable> t = jump_table_targets(w, leas, read);
+    const uint64_t jmp = w.back().at;
+    if (!t || d.targets.lower_bound(t->unguarded_from) != d.targets.upper_bound(jmp)) {
+      d.indirect_jump = true;
+      continue;
+    }
+    table_targets.insert(t->targets.begin(), t->targets.end());
+    d.jump_tables++;
+  }
+  d.targets.insert(table_targets.begin(), table_targets.end());
   return d;
 }
 

@@ -38,12 +38,14 @@ struct DecodedFunction {
     bool plain = false;      // only falls through: no branch, call, return, syscall or trap
     bool ends_flow = false;  // ret or jmp: what follows is reached by a branch only
     bool is_ret = false;
+    bool padding = false;    // nop or int3 (alignment between blocks)
     std::optional<uint64_t> call_target;  // a direct call's callee
   };
   CodeFunction range;
   std::vector<Insn> insns;
-  std::set<uint64_t> targets;  // direct branch and call targets
-  bool indirect_jump = false;  // a jump table (or a tail call) could go anywhere
+  std::set<uint64_t> targets;  // direct branch and call targets, and jump tables' entries (jump_table.h)
+  bool indirect_jump = false;  // an indirect jump that is no recognised table (a tail call) could go anywhere
+  int jump_tables = 0;         // indirect jumps resolved as tables
   // The instruction starting at pc, or nullptr.
   const Insn* at(uint64_t pc) const;
 };

@@ -9,15 +9,37 @@ namespace {
 constexpr uint64_t kMaxAnchorDistance = 24;  // bytes before pc
 }  // namespace
 
+namespace {
+
+Result<PatchSite> plan_anchored(uint64_t pc, const DecodedFunction& d, const CodeReader& read, const Error& own);
+
+}  // namespace
+
 Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read) {
   uint8_t here[32] = {};
   if (!read(pc, here)) return Error::msg("the code at " + hex_addr(pc) + " is not mapped");
   Emitter scratch(pc + kTrampPage);
   Result<uint64_t> own = emit_displaced(here, pc, scratch);
-  if (own.ok()) return PatchSite::at(pc, *own);
-
+  if (own.ok()) {
+    // A branch into the bytes after pc would run the jump's int3 tail (the
+    // patched run fails; a -O0 loop's `addl $1, i` before the condition
+    // the loop's entry jumps to): an anchor before pc that ends at pc's
+    // own instruction is then sound, where there is one.
+    const PatchSite at = PatchSite::at(pc, *own);
+    Result<DecodedFunction> d = decode_function(pc, read);
+    if (!d.ok() || d->targets.lower_bound(pc + 1) == d->targets.lower_bound(at.end())) return at;
+    Result<PatchSite> anchored = plan_anchored(pc, *d, read, Error::msg("a branch targets the bytes after " + hex_addr(pc)));
+    return anchored.ok() ? *anchored : at;
+  }
   // Anchored: decode the function from its start.
   const DecodedFunction d = TRY_CTX(decode_function(pc, read), own.error().message);
+  return plan_anchored(pc, d, read, own.error());
+}
+
+namespace {
+
+Result<PatchSite> plan_anchored(uint64_t pc, const DecodedFunction& d, const CodeReader& read, const Error& own_error) {
+  const Result<uint64_t> own = Result<uint64_t>(own_error);
   const CodeFunction f = d.range;
   if (d.indirect_jump) return Error::msg(own.error().message + "; its function has an indirect jump");
   auto at_pc = std::find_if(d.insns.begin(), d.insns.end(), [&](const auto& s) { return s.at == pc; });
@@ -63,5 +85,7 @@ Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read) {
   }
   return Error::msg(own.error().message + "; " + why);
 }
+
+}  // namespace
 
 }  // namespace slsdbg::replay

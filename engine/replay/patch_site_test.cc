@@ -4,7 +4,8 @@
 // `pop rbp; ret` as the anchor; a counter stub at that anchor, run in this
 // process, counts every arrival at `pop rbp` and keeps the results; a `ret`
 // that begins its function, and a pc a branch can reach inside the moved
-// bytes, are refused.
+// bytes, are refused; a pc whose own 5 bytes a branch enters is watched from
+// an anchor that ends before that branch's target.
 #include "engine/replay/patch_site.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,32 @@
 extern "C" int slsdbg_anchored(int);  // push rbp; mov rbp, rsp; lea eax, [rdi + 1]; pop rbp; ret
 extern "C" int slsdbg_bare_ret(int);  // ret
 extern "C" int slsdbg_branch_in(int);  // a jl into the `pop rbp` before the ret
+extern "C" int slsdbg_o0_loop(int);    // -O0's loop: `addl $1, i` before the condition the entry jumps to
+extern "C" uint8_t slsdbg_o0_loop_inc[];
+asm(R"(
+  .text
+  .globl slsdbg_o0_loop, slsdbg_o0_loop_inc
+  .type slsdbg_o0_loop, @function
+slsdbg_o0_loop:
+  .cfi_startproc
+  push %rbp
+  .cfi_def_cfa_offset 16
+  mov %rsp, %rbp
+  movl $0, -4(%rbp)
+  jmp 2f
+1: mov -4(%rbp), %eax
+  mov %rax, -16(%rbp)
+slsdbg_o0_loop_inc:
+  addl $1, -4(%rbp)
+2: cmpl $9, -4(%rbp)
+  jle 1b
+  mov -4(%rbp), %eax
+  pop %rbp
+  .cfi_def_cfa 7, 8
+  ret
+  .cfi_endproc
+  .size slsdbg_o0_loop, .-slsdbg_o0_loop
+)");
 asm(R"(
   .text
   .globl slsdbg_anchored
@@ -103,6 +130,16 @@ TEST(PatchSite, RefusesWhatNoAnchorCanWatch) {
   ASSERT_EQ(0xc3, code[pop - f + 1]);
   auto site = plan_patch_site(pop, read_self);
   EXPECT_FALSE(site.ok());
+}
+
+TEST(PatchSite, ABranchIntoPcsFiveBytesMovesTheJumpToAnAnchor) {
+  ASSERT_EQ(10, slsdbg_o0_loop(0));
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_o0_loop_inc);
+  auto site = plan_patch_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  // Not at pc: its 5 bytes would cover the `cmpl` the loop's entry jumps to.
+  EXPECT_EQ(pc - 4, site->anchor);  // mov %rax, -16(%rbp)
+  EXPECT_EQ(pc + 4, site->end());   // up to that cmpl
 }
 
 TEST(PatchSite, AnchoredCounterCountsEveryArrival) {

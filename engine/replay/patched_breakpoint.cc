@@ -112,7 +112,9 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
   if (site.pc != target.rip) return Error::msg("internal: the patch site is not at the checkpoint's pc");
   std::vector<uint8_t> code(std::max<uint64_t>(32, site.length));
   TRY_CTX(task.read_memory(RemoteAddr(site.anchor), code), "reading the code at the checkpoint's pc");
-  const uint64_t page = TRY(free_page_near(task.tgid(), site.anchor));
+  const uint64_t page = TRY(free_page_near(task.tgid(), site.relay ? site.relay : site.anchor));
+  std::vector<uint8_t> relay_code(site.relay ? kJmpLen : 0);
+  if (site.relay) TRY_CTX(task.read_memory(RemoteAddr(site.relay), relay_code), "reading the padding of the relay");
   Trampoline t = TRY(build_trampoline(code, site, target, compare, page, memory));
   user_regs_struct now = TRY(task.regs());
   const bool at_anchored_pc = site.anchored() && now.rip == site.pc;
@@ -130,11 +132,24 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
   b.page_ = page;
   b.resume_ = t.resume;
   b.original_.assign(code.begin(), code.begin() + static_cast<long>(t.displaced));
+  b.relay_ = site.relay;
+  b.relay_original_ = relay_code;
   Status written = task.write_memory(RemoteAddr(page), t.bytes);
   std::vector<uint8_t> jump(t.displaced, 0xcc);  // int3 after the jump: a branch there stops
-  jump[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (site.anchor + kJmpLen)));
-  std::memcpy(&jump[1], &rel, 4);
+  const uint64_t jump_at = site.relay ? site.relay : site.anchor;
+  std::vector<uint8_t> far(kJmpLen);
+  far[0] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (jump_at + kJmpLen)));
+  std::memcpy(&far[1], &rel, 4);
+  if (site.relay) {
+    // The far jump in the padding first, then the short jump to it.
+    if (written.ok()) written = task.write_memory(RemoteAddr(site.relay), far);
+    jump[0] = 0xeb;
+    jump[1] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int64_t>(site.relay) -
+                                                        static_cast<int64_t>(site.anchor + 2)));
+  } else {
+    std::copy(far.begin(), far.end(), jump.begin());
+  }
   if (written.ok()) written = task.write_memory(RemoteAddr(site.anchor), jump);
   if (written.ok() && at_anchored_pc) {
     now.rip = t.check;  // pc's bytes are gone: go on from the trampoline's comparison
@@ -142,6 +157,7 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
     if (!written.ok()) (void)task.write_memory(RemoteAddr(site.anchor), b.original_);
   }
   if (!written.ok()) {
+    if (site.relay) (void)task.write_memory(RemoteAddr(site.relay), relay_code);
     (void)process::inject_syscall(task, SYS_munmap, {page, kPage, 0, 0, 0, 0});
     return written.take_error();
   }
@@ -150,6 +166,8 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
 
 Status PatchedBreakpoint::remove(process::Task& task) {
   TRY_CTX(task.write_memory(RemoteAddr(anchor_), original_), "putting back the code at " + hex_addr(anchor_));
+  if (relay_)
+    TRY_CTX(task.write_memory(RemoteAddr(relay_), relay_original_), "putting back the padding at " + hex_addr(relay_));
   const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the trampoline failed (" + std::to_string(r) + ")");
   return ok_status();
@@ -159,6 +177,10 @@ void PatchedBreakpoint::hide(uint64_t addr, std::span<uint8_t> bytes) const {
   for (size_t i = 0; i < original_.size(); i++) {
     const uint64_t a = anchor_ + i;
     if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = original_[i];
+  }
+  for (size_t i = 0; i < relay_original_.size(); i++) {
+    const uint64_t a = relay_ + i;
+    if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = relay_original_[i];
   }
 }
 

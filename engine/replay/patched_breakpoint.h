@@ -17,7 +17,9 @@
 //
 // Where pc's own bytes cannot move, the jump goes at an anchor before it
 // (patch_site.h): the trampoline first runs the moved instructions from the
-// anchor up to pc, then compares.
+// anchor up to pc, then compares. Where a branch targets the bytes a 5-byte
+// jump at pc would cover, a 2-byte jump at pc leads to the 5-byte one in
+// nearby padding (relay_site.h).
 //
 // Not transparent: the trampoline is a mapping of its own, the code bytes at
 // pc change and a single step or a watchpoint walks the trampoline. So the
@@ -102,6 +104,8 @@ class PatchedBreakpoint {
   uint64_t page_ = 0;
   uint64_t resume_ = 0;
   std::vector<uint8_t> original_;  // the bytes the jump replaced
+  uint64_t relay_ = 0;                   // a relayed site's padding (relay_site.h)
+  std::vector<uint8_t> relay_original_;  // its bytes before the far jump
 };
 
 }  // namespace slsdbg::replay

@@ -53,7 +53,10 @@ Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emit
 struct PatchSite {
   uint64_t anchor = 0;  // where the jump goes
   uint64_t pc = 0;      // the pc watched, in [anchor, anchor + length)
-  uint64_t length = 0;  // bytes displaced from anchor (whole instructions, >= 5)
+  uint64_t length = 0;  // bytes displaced from anchor (whole instructions, >= 5; >= 2 relayed)
+  // Relayed (relay_site.h): a 2-byte `jmp short` at anchor leads to these 5
+  // bytes of padding, which hold the jump; 0 when the jump is at anchor.
+  uint64_t relay = 0;
   uint64_t end() const { return anchor + length; }
   bool anchored() const { return anchor != pc; }
   static PatchSite at(uint64_t pc, uint64_t length) { return PatchSite{pc, pc, length}; }

@@ -1,0 +1,60 @@
+#include "engine/replay/relay_site.h"
+
+#include "engine/replay/patch_site.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+bool targets_inside(const DecodedFunction& d, uint64_t from, uint64_t to) {  // any in (from, to)
+  return d.targets.lower_bound(from + 1) != d.targets.lower_bound(to);
+}
+
+}  // namespace
+
+Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d) {
+  auto at = std::lower_bound(d.insns.begin(), d.insns.end(), pc,
+                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
+  if (at == d.insns.end() || at->at != pc) return Error::msg(hex_addr(pc) + " is not an instruction start");
+  // Whole instructions from pc covering the short jump; a return or jump
+  // only as the last (what follows it is reached by a branch only).
+  uint64_t end = pc;
+  for (auto s = at; end < pc + kShortJmpLen; ++s) {
+    if (s == d.insns.end()) return Error::msg("the function ends within 2 bytes of " + hex_addr(pc));
+    if (s != at && std::prev(s)->ends_flow) return Error::msg("a return or jump within 2 bytes of " + hex_addr(pc));
+    end = s->at + s->size;
+  }
+  if (targets_inside(d, pc, end)) return Error::msg("a branch targets the 2 bytes after " + hex_addr(pc));
+  // Padding: nops/int3s right after a return or jump, no branch target
+  // among them, 5 bytes within a short jump's reach.
+  for (auto s = d.insns.begin(); s != d.insns.end(); ++s) {
+    if (!s->ends_flow) continue;
+    auto run = std::next(s);
+    uint64_t from = run == d.insns.end() ? d.range.end : run->at, to = from;
+    while (run != d.insns.end() && run->padding && !d.targets.count(run->at)) {
+      to = run->at + run->size;
+      ++run;
+    }
+    if (to - from < kJmpLen) continue;
+    const int64_t rel = static_cast<int64_t>(from) - static_cast<int64_t>(pc + kShortJmpLen);
+    if (rel < -128 || rel > 127) continue;
+    if (from < end && from + kJmpLen > pc) continue;  // overlaps the moved bytes
+    PatchSite site{pc, pc, end - pc};
+    site.relay = from;
+    return site;
+  }
+  return Error::msg("no padding within a short jump of " + hex_addr(pc));
+}
+
+Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read) {
+  Result<PatchSite> site = plan_patch_site(pc, read);
+  Result<DecodedFunction> d = decode_function(pc, read);
+  if (!d.ok()) return site;
+  if (site.ok() && !targets_inside(*d, site->anchor, site->end())) return site;
+  Result<PatchSite> relay = plan_relay_site(pc, *d);
+  if (relay.ok()) return relay;
+  if (site.ok()) return site;
+  return Error::msg(site.error().message + "; no relay: " + relay.error().message);
+}
+
+}  // namespace slsdbg::replay

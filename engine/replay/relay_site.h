@@ -1,0 +1,33 @@
+// A patch site for the session's checkpoint breakpoint where a 5-byte jump
+// at pc would cover a branch target: `add rcx, 1; movzx eax, [rcx]` with a
+// loop's `jmp` into the movzx. The jump's tail would then be run as code by
+// that branch (int3 padding: the patched run fails, and the segment falls
+// back to a trap per visit). Instead a 2-byte `jmp short` at pc, covering
+// only whole instructions with no branch target inside, leads to padding
+// within 127 bytes (the nops or int3s a compiler puts after an
+// unconditional jump to align the next block, never run and never a
+// target), which holds the 5-byte jump to the trampoline.
+//
+// Only the session's PatchedBreakpoint takes relayed sites; the Timeline's
+// counter stubs keep plan_patch_site (patch_site.h).
+#pragma once
+
+#include <cstdint>
+
+#include "common/result.h"
+#include "engine/replay/code_function.h"
+#include "engine/replay/trampoline_code.h"
+
+namespace slsdbg::replay {
+
+inline constexpr uint64_t kShortJmpLen = 2;
+
+// plan_patch_site's site unless a branch of pc's function targets the bytes
+// its jump replaces; then a relayed site if padding is near, else the same
+// site (its run may fail, then the segment traps per visit), or its error.
+Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read);
+
+// The relayed site at pc, or why there is none.
+Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d);
+
+}  // namespace slsdbg::replay

@@ -1,0 +1,69 @@
+// Checks the relayed patch site (relay_site.h) on real functions of this
+// test binary, read as from a tracee: a pc whose 5-byte jump would cover a
+// loop's branch target gets a 2-byte jump to the 5 bytes of padding after
+// the function's `ret`; without padding in reach it keeps the plain site.
+#include "engine/replay/relay_site.h"
+
+#include <gtest/gtest.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "engine/replay/patch_site.h"
+
+extern "C" int slsdbg_relay(long);      // a loop whose inner branch targets pc + 4
+extern "C" uint8_t slsdbg_relay_pc[], slsdbg_relay_pad[];
+asm(R"(
+  .text
+  .globl slsdbg_relay, slsdbg_relay_pc, slsdbg_relay_pad
+  .type slsdbg_relay, @function
+slsdbg_relay:
+  .cfi_startproc
+  xor %eax, %eax
+  mov %rdi, %rcx
+slsdbg_relay_pc:
+1: add $1, %rcx
+2: add $1, %eax
+  cmp $10, %eax
+  jl 1b
+  cmp $20, %eax
+  jl 2b
+  ret
+slsdbg_relay_pad:
+  .byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x90, 0x90, 0x90
+  ret
+  .cfi_endproc
+  .size slsdbg_relay, .-slsdbg_relay
+)");
+
+namespace slsdbg::replay {
+namespace {
+
+bool read_self(uint64_t addr, std::span<uint8_t> out) {
+  iovec local{out.data(), out.size()};
+  iovec remote{reinterpret_cast<void*>(addr), out.size()};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(out.size());
+}
+
+TEST(RelaySite, ABranchIntoThe5BytesGivesAShortJumpToPadding) {
+  ASSERT_EQ(20, slsdbg_relay(0));
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_relay_pc);
+  auto plain = plan_patch_site(pc, read_self);  // patch_site.h: covers `add rcx` and `add eax`
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(0u, plain->relay);
+  auto site = plan_checkpoint_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(pc, site->anchor);
+  EXPECT_EQ(4u, site->length);  // add $1, %rcx only: the branch target after it stays
+  EXPECT_EQ(reinterpret_cast<uint64_t>(slsdbg_relay_pad), site->relay);
+}
+
+TEST(RelaySite, NoBranchIntoTheBytesKeepsThePlainSite) {
+  const uint64_t after = reinterpret_cast<uint64_t>(slsdbg_relay_pc) + 7;  // cmp $10, %eax; jl
+  auto site = plan_checkpoint_site(after, read_self);
+  // cmp (3 bytes) + jl (2): a jump within 5 bytes but as the last one moved.
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(0u, site->relay);
+}
+
+}  // namespace
+}  // namespace slsdbg::replay
