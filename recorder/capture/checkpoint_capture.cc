@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "recorder/capture/address_space_diff.h"
 #include "recorder/capture/deferred_copy.h"
+#include "recorder/capture/write_history.h"
 #include "recorder/capture/page_buffer_pool.h"
 #include "recorder/capture/pending_access.h"
 #include "recorder/capture/dirty_tracker.h"
@@ -164,7 +165,7 @@ class ProcessCapture final : public CheckpointCapture {
     stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy,
                           input.dirty.size() + deferred_pages_.size(), out.deferred ? deferred_pages_.size() : 0};
     stats_.state_reused = reused;
-    stats_.rewritten_pages = rewritten_;
+    stats_.rewritten_pages = repeating_.size();
     out.pages = std::move(buffer);
     last_tids_ = tids;
     return out;
@@ -186,9 +187,8 @@ class ProcessCapture final : public CheckpointCapture {
                      r.torn.size(), cold.size(), static_cast<unsigned long long>(r.torn[0]));
       // Taken again next time: the next checkpoint starts from the one before this.
       for (const store::DirtyPage& d : c.input.dirty) carried_.push_back(d.vaddr);
-      // Hot as they were before it: its pages are not hot for being carried.
-      written_ = std::move(hot_);
-      hot_ = std::move(hot_before_);
+      // Its writes stay in the history: those written again since (the torn
+      // ones) show as rewritten at the retake, so the interval stretches.
       carried_.insert(carried_.end(), cold.begin(), cold.end());
       c.input.cleared.insert(c.input.cleared.end(), cleared_.begin(), cleared_.end());
       cleared_ = std::move(c.input.cleared);
@@ -267,10 +267,9 @@ class ProcessCapture final : public CheckpointCapture {
       }
       TRY_CTX(tracker_->track(r), "tracking memory again");
     }
-    hot_before_ = std::move(hot_);
-    hot_ = std::move(written_);
+    history_.push(std::move(written_));
     written_ = written;
-    rewritten_ = count_common(written_, hot_);
+    repeating_ = history_.also_written(written_);
     std::vector<uint64_t> pages = std::move(written);
     for (const auto& [range, file_backed] : unseen_) {
       if (file_backed) {
@@ -333,14 +332,16 @@ class ProcessCapture final : public CheckpointCapture {
 
   // Cold private anonymous memory the tracker watches: a write to it after
   // this stop shows in the deferred copy's check. Pages likely written again
-  // at once (near a register's address, or written in the previous interval
-  // too) would make the checkpoint torn: those are copied in the stop.
+  // at once (near a register's address, or written in one of the last few
+  // intervals too) would make the checkpoint torn: those are copied in the stop.
   bool may_defer(uint64_t page, const std::vector<PageRange>& near) const {
     for (const PageRange& r : near) {
       if (r.start > page) break;
       if (page < r.end) return false;
     }
-    if (std::binary_search(hot_.begin(), hot_.end(), page)) return false;
+    const std::vector<uint64_t>& hot = history_.newest();
+    if (std::binary_search(hot.begin(), hot.end(), page)) return false;
+    if (std::binary_search(repeating_.begin(), repeating_.end(), page)) return false;
     const store::Mapping* m = mapping_at(page);
     if (!m || !(m->flags & store::flag(store::MappingFlags::Anonymous)) ||
         (m->flags & (store::flag(store::MappingFlags::Shared) | store::flag(store::MappingFlags::Vdso))))
@@ -353,17 +354,6 @@ class ProcessCapture final : public CheckpointCapture {
     if (it == maps_.begin()) return nullptr;
     --it;
     return addr < it->end ? &*it : nullptr;
-  }
-
-  // How many of two ascending page lists have in common.
-  static uint64_t count_common(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
-    uint64_t n = 0;
-    for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-      if (a[i] < b[j]) i++;
-      else if (b[j] < a[i]) j++;
-      else n++, i++, j++;
-    }
-    return n;
   }
 
   static void sort_by_address(std::vector<store::DirtyPage>& dirty) {
@@ -480,9 +470,8 @@ class ProcessCapture final : public CheckpointCapture {
   size_t deferred_offset_ = 0;              // where their copies start in its buffer
   std::vector<uint64_t> carried_;           // a dropped capture's pages, taken by the next
   std::vector<uint64_t> written_;           // the tracker's pages at the last capture
-  std::vector<uint64_t> hot_;               // ... and at the one before
-  std::vector<uint64_t> hot_before_;        // hot_ before the last capture (restored if it is dropped)
-  uint64_t rewritten_ = 0;                  // pages in both written_ and hot_
+  WriteHistory history_;                    // ... and at the few before (newest(): the previous one)
+  std::vector<uint64_t> repeating_;         // of written_, those in history_ too
   PendingAccessDecoder decoder_;
   CopyPath copy_path_;
   StagingCopier staging_;

@@ -75,7 +75,8 @@ struct CaptureStats {
   uint64_t deferred_pages = 0;  // of `pages`, copied after the tracee resumed
   bool state_reused = false;    // handlers, brk, fds and cwd came from the previous capture
   // Of the pages the tracker reported written, how many it had reported at
-  // the capture before too (the program writes the same memory again).
+  // one of the few captures before too (the program writes the same memory
+  // again; write_history.h).
   uint64_t rewritten_pages = 0;
 };
 

@@ -4,7 +4,11 @@
 
 namespace slsdbg::recorder {
 
-bool DeferPolicy::defer_next_tick() {
+bool DeferPolicy::defer_next_tick(bool interval_stretched) {
+  if (interval_stretched) {
+    stretched_in_stop_++;
+    return false;
+  }
   if (remaining_ == 0) return true;
   remaining_--;
   backed_off_ticks_++;

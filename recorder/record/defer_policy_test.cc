@@ -51,5 +51,18 @@ TEST(DeferPolicy, RecoversWhenDeferralsHold) {
   EXPECT_EQ(in_stop_ticks(p), 1);
 }
 
+// A stretched interval copies in the stop, and does not use up the back-off:
+// the ticks after it still wait their turn in the stop.
+TEST(DeferPolicy, AStretchedIntervalCopiesInTheStop) {
+  DeferPolicy p;
+  for (int i = 0; i < 3; i++) EXPECT_FALSE(p.defer_next_tick(true));
+  EXPECT_EQ(p.stretched_in_stop_ticks(), 3u);
+  EXPECT_EQ(p.backed_off_ticks(), 0u);
+  EXPECT_TRUE(p.defer_next_tick(false));
+  p.on_torn();
+  EXPECT_FALSE(p.defer_next_tick(true));
+  EXPECT_EQ(in_stop_ticks(p), 1);
+}
+
 }  // namespace
 }  // namespace slsdbg::recorder

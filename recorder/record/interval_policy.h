@@ -7,8 +7,9 @@
 // doubles the interval, up to the bound the user sees (`record
 // --max-interval`, reported by `info`), while a checkpoint costs more than
 // kBudgetPercent of its interval and at least a quarter of its pages were
-// also written in the interval before (so a longer one would have caught
-// them once). It halves it again, down to `record --interval`, when
+// also written in one of the few intervals before (recorder/capture/
+// write_history.h: a longer one would have caught them once; sort's merge
+// passes rewrite their table only every few 10 ms intervals). It halves it again, down to `record --interval`, when
 // checkpoints get cheap or the writes stop repeating. A program writing
 // fresh memory (a heap being filled, random writes over a large one) gains
 // nothing from a longer interval and keeps the base one.

@@ -672,6 +672,8 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   checkpoints_++;
   if (reason == Reason::Tick && tick_) {
     tick_->set_interval(interval_.on_tick_checkpoint(cost));
+    SLSDBG_DEBUG("record", "next tick in %.0f ms (%llu of %llu pages written recently)", double(interval_.interval_ns()) / 1e6,
+                 static_cast<unsigned long long>(cost.rewritten), static_cast<unsigned long long>(cost.pages));
     outcome_.longest_interval_ns = interval_.longest_ns();
     outcome_.stretched_ticks = interval_.stretched_ticks();
   }
@@ -690,7 +692,7 @@ CopyTiming RecordSession::copy_timing(Reason reason) {
   const bool may_defer = opts_.defer_copy && reason == Reason::Tick && held_.empty() && !multi() &&
                          opts_.verify == VerifyMode::Off &&
                          !(group_ && group_->cuts().pending(tgid_)) && !(shared_ && shared_->active()) &&
-                         defer_.defer_next_tick();
+                         defer_.defer_next_tick(interval_.interval_ns() > interval_.base_ns());
   outcome_.backed_off_ticks = defer_.backed_off_ticks();
   return may_defer ? CopyTiming::Deferred : CopyTiming::InStop;
 }
