@@ -10,10 +10,10 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "common/signal_name.h"
 #include "recorder/record/children.h"
 #include "store/members.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 #include "store/summary.h"
 

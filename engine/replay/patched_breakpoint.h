@@ -40,7 +40,7 @@
 
 #include "common/result.h"
 #include "engine/replay/trampoline_code.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

@@ -17,20 +17,20 @@
 
 #include "common/fd.h"
 #include "common/log.h"
+#include "process/inject.h"
+#include "process/proc_fds.h"
+#include "process/proc_identity.h"
+#include "process/proc_maps.h"
+#include "process/proc_signals.h"
 #include "recorder/capture/address_space_diff.h"
 #include "recorder/capture/deferred_copy.h"
-#include "recorder/capture/page_buffer_pool.h"
-#include "recorder/capture/pending_access.h"
 #include "recorder/capture/dirty_tracker.h"
+#include "recorder/capture/page_buffer_pool.h"
 #include "recorder/capture/page_copier.h"
+#include "recorder/capture/pending_access.h"
 #include "recorder/capture/populated_pages.h"
 #include "recorder/capture/staging_copier.h"
 #include "recorder/capture/thread_capture.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_fds.h"
-#include "recorder/process/proc_identity.h"
-#include "recorder/process/proc_maps.h"
-#include "recorder/process/proc_signals.h"
 
 namespace slsdbg::recorder {
 

@@ -14,12 +14,12 @@
 #include <fstream>
 
 #include "common/log.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
+#include "process/remote_memory.h"
+#include "process/syscalls/model.h"
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
-#include "recorder/record/remote_memory.h"
-#include "recorder/record/syscalls/model.h"
 
 namespace slsdbg::recorder {
 

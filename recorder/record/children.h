@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "recorder/record/signal_policy.h"
+#include "process/signal_policy.h"
 #include "store/event.h"
 
 namespace slsdbg::recorder {
