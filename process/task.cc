@@ -152,35 +152,10 @@ Result<WaitResult> Task::wait() {
     r = waitpid(tid_.value, &status, __WALL);
   } while (r < 0 && errno == EINTR);
   if (r < 0) return Error::from_errno("waitpid(" + tid_str(tid_) + ")");
-  WaitResult w;
-  w.raw_status = status;
-  if (WIFEXITED(status)) {
-    w.kind = StopKind::Exited;
-    w.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    w.kind = StopKind::Killed;
-    w.signo = WTERMSIG(status);
-  } else {
-    int sig = WSTOPSIG(status);
-    int event = (status >> 16) & 0xff;
-    if (sig == (SIGTRAP | 0x80)) {
-      w.kind = StopKind::SyscallStop;
-      w.signo = SIGTRAP;
-    } else if (event == PTRACE_EVENT_STOP && (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)) {
-      w.kind = StopKind::GroupStop;
-      w.signo = sig;
-    } else if (event != 0) {
-      w.kind = StopKind::PtraceEvent;
-      w.event = event;
-      w.signo = sig;
-    } else {
-      w.kind = StopKind::SignalDelivery;
-      w.signo = sig;
-    }
-    if (w.kind == StopKind::PtraceEvent && w.event == PTRACE_EVENT_EXEC) {
-      mem_.reset();  // the old fd still names the pre-exec address space
-      injection_page_ = false;
-    }
+  WaitResult w = decode_wait_status(status);
+  if (w.is_event(PTRACE_EVENT_EXEC)) {
+    mem_.reset();  // the old fd still names the pre-exec address space
+    injection_page_ = false;
   }
   last_stop_ = w;
   return w;

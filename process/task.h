@@ -1,5 +1,5 @@
 // One thread under ptrace (PTRACE_SEIZE'd): registers, memory, resumption and
-// decoded wait statuses. Knows nothing of recording; recorder/ and engine/
+// decoded wait statuses (wait_status.h). Knows nothing of recording; recorder/ and engine/
 // build on it.
 #pragma once
 
@@ -15,26 +15,9 @@
 #include "common/fd.h"
 #include "common/ids.h"
 #include "common/result.h"
+#include "process/wait_status.h"
 
 namespace slsdbg::process {
-
-enum class StopKind {
-  Exited,          // exit_code valid; the task is gone (reaped)
-  Killed,          // signo valid; the task is gone (reaped)
-  SignalDelivery,  // signal-delivery-stop for signo; cont(signo) delivers it
-  GroupStop,       // PTRACE_EVENT_STOP caused by a stop signal (signo)
-  PtraceEvent,     // PTRACE_EVENT_* stop (event valid): seccomp, exec, clone, fork, vfork, stop (interrupt)
-  SyscallStop,     // syscall-enter or -exit stop (PTRACE_O_TRACESYSGOOD)
-};
-
-struct WaitResult {
-  StopKind kind = StopKind::SignalDelivery;
-  int raw_status = 0;
-  int exit_code = 0;  // Exited
-  int signo = 0;      // Killed, SignalDelivery, GroupStop
-  int event = 0;      // PtraceEvent: PTRACE_EVENT_*
-  bool stopped() const { return kind != StopKind::Exited && kind != StopKind::Killed; }
-};
 
 // How a resumption treats system calls.
 enum class Resume { Continue, Syscall, SingleStep };

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/signal_name.h"
 #include "process/cpu.h"
@@ -32,6 +33,7 @@
 #include "process/syscalls/model.h"
 #include "process/task_clock.h"
 #include "process/vdso_patch.h"
+#include "process/wait_status.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/children.h"
 #include "recorder/record/defer_policy.h"
@@ -44,7 +46,6 @@
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/thread_set.h"
 #include "recorder/record/tick.h"
-#include "recorder/record/tracee_stop.h"
 #include "store/recording.h"
 #include "store/summary.h"
 
@@ -1194,14 +1195,12 @@ Status RecordSession::loop() {
 
 Status RecordSession::dispatch(int status) {
   interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
-  const TraceeStop s = decode_wait_status(status);
-  if (threads_ && threads_->has(pid_))
-    threads_->at(pid_).at_entry = s.kind == StopKind::Seccomp ||
-                                  (s.kind == StopKind::OtherEvent && (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK ||
-                                                                      s.event == PTRACE_EVENT_CLONE));
+  using process::StopKind;
+  const process::WaitResult s = process::decode_wait_status(status);
+  if (threads_ && threads_->has(pid_)) threads_->at(pid_).at_entry = s.is_seccomp() || s.is_fork_event();
   // Buffered syscalls come before whatever this stop logs.
-  if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
-  if ((s.kind == StopKind::Exited || s.kind == StopKind::Killed) && pid_ != tgid_) return on_thread_gone(pid_);
+  if (syscall_buffer_ && s.stopped()) TRY(drain_syscall_buffer(false));
+  if (!s.stopped() && pid_ != tgid_) return on_thread_gone(pid_);
   switch (s.kind) {
     case StopKind::Exited:
     case StopKind::Killed: {
@@ -1219,16 +1218,22 @@ Status RecordSession::dispatch(int status) {
       done_ = true;
       break;
     }
-    case StopKind::Seccomp: TRY(on_seccomp()); break;
-    case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
-    case StopKind::Signal: TRY(on_signal(s.signo)); break;
-    case StopKind::Interrupt: TRY(on_interrupt()); break;
-    case StopKind::OtherEvent:
+    case StopKind::SyscallStop: TRY(on_syscall_exit()); break;  // only after a seccomp stop: an exit
+    case StopKind::SignalDelivery: TRY(on_signal(s.signo)); break;
+    case StopKind::PtraceEvent:
+      if (s.is_seccomp()) {
+        TRY(on_seccomp());
+        break;
+      }
+      if (s.is_interrupt()) {
+        TRY(on_interrupt());
+        break;
+      }
       if (s.event == PTRACE_EVENT_EXEC) {
         TRY(on_exec());
         break;
       }
-      if (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK || s.event == PTRACE_EVENT_CLONE) {
+      if (s.is_fork_event()) {
         unsigned long child = 0;
         if (ptrace(PTRACE_GETEVENTMSG, pid_, nullptr, &child) == 0) {
           const pid_t c = static_cast<pid_t>(child);
