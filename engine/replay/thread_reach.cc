@@ -1,7 +1,5 @@
 #include "engine/replay/thread_reach.h"
 
-#include <sys/ptrace.h>
-
 #include <cstddef>
 #include <cstdlib>
 #include <string>
@@ -9,6 +7,7 @@
 #include "common/log.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
+#include "process/debug_regs.h"
 
 namespace slsdbg::replay {
 
@@ -20,11 +19,8 @@ constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.
 constexpr uint64_t kRF = 0x10000;
 
 Status set_dr3(pid_t tid, uint64_t addr, bool on) {
-  if (on && ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[3]), addr) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR3)");
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), on ? 1ul << 6 : 0ul) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR7)");
-  return ok_status();
+  if (on) TRY(process::write_debug_register(tid, 3, addr));
+  return process::write_debug_register(tid, 7, on ? 1ul << 6 : 0ul);
 }
 
 // The jump at pc itself (not from an anchor before it: patch_site.h), as

@@ -1,11 +1,9 @@
 #include "engine/replay/thread_watch.h"
 
-#include <sys/ptrace.h>
-#include <sys/user.h>
-
 #include <cerrno>
-#include <cstddef>
 #include <string>
+
+#include "process/debug_regs.h"
 
 namespace slsdbg::replay {
 
@@ -13,20 +11,8 @@ namespace {
 
 constexpr unsigned long kDr7Slot3 = (3ul << 6) | (0xful << 28);  // L3, G3, RW3, LEN3: thread_reach's
 
-size_t dr_offset(int i) { return offsetof(struct user, u_debugreg) + static_cast<size_t>(i) * sizeof(unsigned long); }
-
-Result<unsigned long> peek_dr(pid_t tid, int i) {
-  errno = 0;
-  const long v = ptrace(PTRACE_PEEKUSER, tid, dr_offset(i), 0);
-  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR" + std::to_string(i) + ") of thread " + std::to_string(tid));
-  return static_cast<unsigned long>(v);
-}
-
-Status poke_dr(pid_t tid, int i, unsigned long v) {
-  if (ptrace(PTRACE_POKEUSER, tid, dr_offset(i), v) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR" + std::to_string(i) + ") of thread " + std::to_string(tid));
-  return ok_status();
-}
+Result<unsigned long> peek_dr(pid_t tid, int i) { return process::read_debug_register(tid, i); }
+Status poke_dr(pid_t tid, int i, unsigned long v) { return process::write_debug_register(tid, i, v); }
 
 unsigned long rw_bits(WatchKind kind) { return kind == WatchKind::Write ? 1ul : 3ul; }  // x86 has no read-only
 unsigned long len_bits(uint64_t len) {
