@@ -26,6 +26,7 @@ plant process/task.h recorder/capture/checkpoint_capture.h
 plant process/task.h engine/replay/timeline.h
 plant recorder/capture/checkpoint_capture.h recorder/record/record_session.h
 plant engine/replay/timeline.h bench/timeline/bench.h
+plant engine/replay/timeline.h recorder/record/record_session.h
 plant cli/command.h bench/dump/bench.h
 plant gdbserver/protocol/target.h engine/replay/timeline.h
 [ "$failed" = 0 ] && echo "layering_selftest: every planted violation caught"
