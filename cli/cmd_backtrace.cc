@@ -11,10 +11,10 @@
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "cli/member_option.h"
+#include "cli/recording_dir.h"
 #include "engine/dump/backtrace.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/recording_memory.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

@@ -13,8 +13,8 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "engine/bisect/bisect.h"
-#include "recorder/record/recording_dir.h"
 
 namespace slsdbg::cli {
 namespace {

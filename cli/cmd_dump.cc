@@ -12,10 +12,10 @@
 #include "cli/checkpoint_options.h"
 #include "cli/command.h"
 #include "cli/member_option.h"
+#include "cli/recording_dir.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/recording_memory.h"
-#include "recorder/record/recording_dir.h"
 #include "store/pack_layout.h"
 #include "store/recording.h"
 

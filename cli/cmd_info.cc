@@ -11,13 +11,12 @@
 
 #include "cli/command.h"
 #include "cli/member_option.h"
-#include "cli/process_tree.h"
 #include "cli/options.h"
+#include "cli/process_tree.h"
+#include "cli/recording_dir.h"
 #include "common/signal_name.h"
-#include "recorder/process/syscallbuf_stub.h"
-#include "recorder/record/children.h"
-#include "recorder/record/interval_policy.h"
-#include "recorder/record/recording_dir.h"
+#include "process/syscallbuf_stub.h"
+#include "process/syscalls/fork_calls.h"
 #include "store/group_cuts.h"
 #include "store/recording.h"
 #include "store/summary.h"
@@ -113,7 +112,7 @@ int run_info(const std::vector<std::string>& args) {
       by_kind[kind_name(e.kind)]++;
       total_events++;
       if (e.tid.value > 0) tids.insert(e.tid.value);
-      if (auto child = recorder::child_started_by(e)) children.push_back(*child);
+      if (auto child = process::child_started_by(e)) children.push_back(*child);
       if (e.kind == store::EventKind::Exit) {
         exit_info = e.signo ? nlohmann::json{{"signal", e.signo}} : nlohmann::json{{"status", e.exit_status}};
       }
@@ -134,11 +133,11 @@ int run_info(const std::vector<std::string>& args) {
     auto it = summary.find(key);
     return it == summary.end() ? std::nullopt : std::optional<uint64_t>(it->second);
   };
-  const std::optional<uint64_t> max_interval = summary_value(recorder::kMaxIntervalSummaryKey);
+  const std::optional<uint64_t> max_interval = summary_value(store::kMaxIntervalKey);
   const std::optional<uint64_t> sysbuf_stub = summary_value(process::kSysbufStubSummaryKey);  // the buffer was on
   const uint64_t bound_ns = std::max(meta.interval_ns, max_interval.value_or(0));
-  const uint64_t adaptive_ticks = summary_value(recorder::kStretchedTicksSummaryKey).value_or(0);
-  const uint64_t longest_ns = summary_value(recorder::kLongestIntervalSummaryKey).value_or(0);
+  const uint64_t adaptive_ticks = summary_value(store::kStretchedTicksKey).value_or(0);
+  const uint64_t longest_ns = summary_value(store::kLongestIntervalKey).value_or(0);
 
   // Gaps between consecutive checkpoints well beyond the bound mean the
   // recorder had to wait (store back-pressure or a stop that took long).

@@ -9,10 +9,10 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "engine/bisect/exe_symbols.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/last_write_report.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

@@ -10,10 +10,10 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "common/signal_name.h"
-#include "recorder/record/children.h"
+#include "process/syscalls/fork_calls.h"
 #include "store/members.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 #include "store/summary.h"
 
@@ -50,14 +50,14 @@ int fatal_signal(const store::RecordingReader& r) {
 // logged events of its own was a thread.
 size_t children_started(const store::RecordingReader& r) {
   if (auto summary = store::read_summary(r); summary.ok())
-    if (auto it = summary->find(recorder::kChildrenSummaryKey); it != summary->end()) return it->second;
+    if (auto it = summary->find(store::kChildrenStartedKey); it != summary->end()) return it->second;
   std::vector<pid_t> started;
   std::set<pid_t> tids;
   for (const auto& c : r.checkpoints()) {
     auto evs = r.segment_events(segment_after(c.id));
     if (!evs.ok()) continue;
     for (const auto& e : *evs) {
-      if (auto child = recorder::child_started_by(e)) started.push_back(*child);
+      if (auto child = process::child_started_by(e)) started.push_back(*child);
       tids.insert(e.tid.value);
     }
   }

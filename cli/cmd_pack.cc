@@ -5,8 +5,8 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "engine/replay/pack.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

@@ -10,9 +10,9 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "engine/dump/crash_report.h"
 #include "recorder/record/record_session.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

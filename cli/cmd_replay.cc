@@ -19,12 +19,12 @@
 #include "cli/binary_warnings.h"
 #include "cli/command.h"
 #include "cli/member_option.h"
-#include "cli/replay_inferiors.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
+#include "cli/replay_inferiors.h"
 #include "engine/replay/replay_check.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/replay_frontend.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

@@ -15,12 +15,12 @@
 #include "cli/command.h"
 #include "cli/member_option.h"
 #include "cli/options.h"
+#include "cli/recording_dir.h"
 #include "common/log.h"
 #include "common/signal_name.h"
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
-#include "recorder/record/recording_dir.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {

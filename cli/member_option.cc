@@ -1,6 +1,6 @@
 #include "cli/member_option.h"
 
-#include "recorder/record/recording_dir.h"
+#include "cli/recording_dir.h"
 #include "store/members.h"
 
 namespace slsdbg::cli {

@@ -12,6 +12,14 @@
 
 namespace slsdbg::store {
 
+// The keys the recorder writes (docs/formats/catalog.md), read by `info` and
+// `ls`: children the recorded process started, and the adaptive interval's
+// bound, longest interval and stretched ticks (recorder/record/interval_policy.h).
+inline constexpr const char* kChildrenStartedKey = "children_started";
+inline constexpr const char* kMaxIntervalKey = "max_interval_ns";
+inline constexpr const char* kLongestIntervalKey = "longest_interval_ns";
+inline constexpr const char* kStretchedTicksKey = "stretched_ticks";
+
 class RecordingReader;
 class RecordingWriter;
 

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "process/spawn.h"
 #include "recorder/capture/checkpoint_capture.h"
-#include "recorder/process/spawn.h"
 
 using namespace slsdbg;
 

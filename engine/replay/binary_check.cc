@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "recorder/process/build_id.h"
-#include "recorder/record/cpu.h"
+#include "process/build_id.h"
+#include "process/cpu.h"
 
 namespace slsdbg::replay {
 

@@ -21,7 +21,7 @@
 #include "common/fd.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/patched_breakpoint.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

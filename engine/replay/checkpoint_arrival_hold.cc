@@ -5,7 +5,7 @@
 // observer is slower than the recording.
 #include "common/log.h"
 #include "engine/replay/segment_run.h"
-#include "recorder/process/task_clock.h"
+#include "process/task_clock.h"
 
 namespace slsdbg::replay {
 

@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
-#include "recorder/process/task_clock.h"
+#include "process/task_clock.h"
 
 namespace slsdbg::replay {
 

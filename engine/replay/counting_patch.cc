@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "engine/replay/trampoline_code.h"
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::replay {
 

@@ -1,11 +1,9 @@
 #include "engine/replay/debug_registers.h"
 
-#include <sys/ptrace.h>
-#include <sys/user.h>
-
 #include <cerrno>
-#include <cstddef>
 #include <cstdio>
+
+#include "process/debug_regs.h"
 
 namespace slsdbg::replay {
 
@@ -13,18 +11,8 @@ namespace {
 
 constexpr unsigned long kDr6Traps = 0xful | 0x4000ul;  // B0-B3, BS
 
-Result<unsigned long> peek(pid_t tid, int i) {
-  errno = 0;
-  const long v = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), 0);
-  if (errno != 0) return Error::from_errno("ptrace(PTRACE_PEEKUSER, DR" + std::to_string(i) + ")");
-  return static_cast<unsigned long>(v);
-}
-
-Status poke(pid_t tid, int i, unsigned long v) {
-  if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg) + i * sizeof(unsigned long), v) != 0)
-    return Error::from_errno("ptrace(PTRACE_POKEUSER, DR" + std::to_string(i) + ")");
-  return ok_status();
-}
+Result<unsigned long> peek(pid_t tid, int i) { return process::read_debug_register(tid, i); }
+Status poke(pid_t tid, int i, unsigned long v) { return process::write_debug_register(tid, i, v); }
 
 // DR7's RW and LEN fields of one slot.
 unsigned long rw_bits(DrKind kind) { return kind == DrKind::Execute ? 0ul : kind == DrKind::Write ? 1ul : 3ul; }

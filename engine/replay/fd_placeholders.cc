@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::replay {
 

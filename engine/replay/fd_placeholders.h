@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/event.h"
 
 namespace slsdbg::replay {

@@ -24,7 +24,7 @@
 
 #include "common/result.h"
 #include "engine/replay/timeline.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

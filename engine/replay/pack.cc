@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "engine/replay/binary_check.h"
-#include "recorder/process/build_id.h"
+#include "process/build_id.h"
 
 namespace slsdbg::replay {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/replay/trampoline_code.h"
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::replay {
 

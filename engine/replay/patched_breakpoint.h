@@ -42,7 +42,7 @@
 
 #include "common/result.h"
 #include "engine/replay/trampoline_code.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

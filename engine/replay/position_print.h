@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

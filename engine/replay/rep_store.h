@@ -15,7 +15,7 @@
 #include <span>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

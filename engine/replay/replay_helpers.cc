@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "common/signal_name.h"
-#include "recorder/record/cpu.h"
-#include "recorder/record/syscalls/model.h"
+#include "process/cpu.h"
+#include "process/syscalls/model.h"
 
 namespace slsdbg::replay {
 

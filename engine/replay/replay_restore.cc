@@ -6,9 +6,9 @@
 #include "common/log.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/sysbuf_version.h"
-#include "recorder/record/cpu.h"
-#include "recorder/record/seccomp_filter.h"
-#include "recorder/record/vdso_patch.h"
+#include "process/cpu.h"
+#include "process/seccomp_filter.h"
+#include "process/vdso_patch.h"
 
 namespace slsdbg::replay {
 

@@ -7,7 +7,7 @@
 
 #include "common/result.h"
 #include "engine/restore/restore.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::replay {

@@ -29,7 +29,7 @@
 #include "common/ids.h"
 #include "common/result.h"
 #include "engine/replay/debug_registers.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::replay {

@@ -18,10 +18,10 @@
 #include "engine/replay/segment_run.h"
 #include "engine/replay/sysbuf_version.h"
 #include "engine/replay/syscall_policy.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/signal_frame.h"
-#include "recorder/process/syscallbuf_stub.h"
-#include "recorder/record/signal_policy.h"
+#include "process/inject.h"
+#include "process/signal_frame.h"
+#include "process/syscallbuf_stub.h"
+#include "process/signal_policy.h"
 
 namespace slsdbg::replay {
 

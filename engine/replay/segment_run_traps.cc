@@ -1,7 +1,7 @@
 // A segment run's SIGTRAPs, each handled by its owner (trap_router.h).
 #include "common/log.h"
 #include "engine/replay/segment_run.h"
-#include "recorder/process/task_clock.h"
+#include "process/task_clock.h"
 
 namespace slsdbg::replay {
 

@@ -7,7 +7,7 @@
 
 #include "common/log.h"
 #include "engine/replay/tracee_fork.h"
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::replay {
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "recorder/process/syscallbuf_stub.h"
+#include "process/syscallbuf_stub.h"
 #include "store/summary.h"
 
 namespace slsdbg::replay {

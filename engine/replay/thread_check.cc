@@ -1,5 +1,5 @@
-#include "recorder/process/syscallbuf_stub.h"
 #include "engine/replay/thread_check.h"
+#include "process/syscallbuf_stub.h"
 
 #include <linux/futex.h>
 #include <signal.h>
@@ -28,15 +28,15 @@
 #include "engine/replay/thread_noise.h"
 #include "engine/replay/thread_reach.h"
 #include "engine/restore/restore.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_signals.h"
-#include "recorder/process/signal_frame.h"
-#include "recorder/process/task_clock.h"
-#include "recorder/record/cpu.h"
-#include "recorder/record/seccomp_filter.h"
-#include "recorder/record/signal_policy.h"
-#include "recorder/record/syscalls/model.h"
-#include "recorder/record/vdso_patch.h"
+#include "process/cpu.h"
+#include "process/inject.h"
+#include "process/proc_signals.h"
+#include "process/seccomp_filter.h"
+#include "process/signal_frame.h"
+#include "process/signal_policy.h"
+#include "process/syscalls/model.h"
+#include "process/task_clock.h"
+#include "process/vdso_patch.h"
 
 namespace slsdbg::replay {
 

@@ -26,7 +26,7 @@
 
 #include "common/result.h"
 #include "engine/replay/replay_check.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::replay {

@@ -27,7 +27,7 @@
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_store.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

@@ -14,8 +14,8 @@
 #include "common/log.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_watch.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
 
 namespace slsdbg::replay {
 

@@ -7,8 +7,8 @@
 #include "engine/replay/timeline.h"
 #include "engine/replay/timeline_impl.h"
 #include "engine/replay/tracee_fork.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
 
 namespace slsdbg::replay {
 

@@ -6,7 +6,7 @@
 // program runs no syscall, so a few forward steps reach the program's code
 // at the patched site's return address, an exact moment like any stepi.
 #include "engine/replay/timeline_impl.h"
-#include "recorder/process/syscallbuf_stub.h"
+#include "process/syscallbuf_stub.h"
 
 namespace slsdbg::replay {
 

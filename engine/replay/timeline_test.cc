@@ -6,7 +6,7 @@
 // before the writing instruction with the old value in memory, the edges of
 // history are reported, and bad input gives errors that leave a usable timeline.
 #include "engine/replay/timeline.h"
-#include "recorder/process/syscallbuf_stub.h"
+#include "process/syscallbuf_stub.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

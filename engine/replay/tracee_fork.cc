@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::replay {
 

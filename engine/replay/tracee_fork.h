@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::replay {
 

@@ -11,7 +11,7 @@
 
 #include "engine/restore/memory_fill.h"
 #include "engine/restore/remote_calls.h"
-#include "recorder/process/remote_fd.h"
+#include "process/remote_fd.h"
 
 namespace slsdbg::restore {
 

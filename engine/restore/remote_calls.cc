@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::restore {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::restore {
 

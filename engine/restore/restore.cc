@@ -10,8 +10,8 @@
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore_plan.h"
 #include "engine/restore/restore_steps.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/spawn.h"
+#include "process/inject.h"
+#include "process/spawn.h"
 #include "store/pack_layout.h"
 
 #ifndef SLSDBG_RESTORER_BUILD_PATH

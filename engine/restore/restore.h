@@ -25,7 +25,7 @@
 
 #include "common/ids.h"
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::restore {

@@ -9,8 +9,8 @@
 
 #include "engine/restore/memory_fill.h"
 #include "engine/restore/restore_plan.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
 #include "store/pack_layout.h"
 
 namespace slsdbg::restore {

@@ -76,7 +76,7 @@ struct RestorePlan {
 
 inline constexpr uint64_t kScratchSize = 64 * 1024;
 
-// The injection pages (recorder/process/inject.h): present in the recorded
+// The injection pages (process/inject.h): present in the recorded
 // process and in the restorer alike.
 struct InjectArea {
   uint64_t start = 0;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/restore/restore_steps.h"
-#include "recorder/process/inject.h"
+#include "process/inject.h"
 
 namespace slsdbg::restore {
 

@@ -12,7 +12,7 @@
 
 #include "engine/restore/memory_fill.h"
 #include "engine/restore/restore_steps.h"
-#include "recorder/process/proc_maps.h"
+#include "process/proc_maps.h"
 
 namespace slsdbg::restore {
 

@@ -14,7 +14,7 @@
 #include "common/result.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/protocol/target.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::gdbserver {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
 
 namespace slsdbg::recorder {
 

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include "process/inject.h"
 #include "recorder/capture/address_space_diff.h"
-#include "recorder/process/inject.h"
 
 namespace slsdbg::recorder {
 namespace {

@@ -17,9 +17,9 @@
 #include <filesystem>
 #include <set>
 
+#include "process/inject.h"
+#include "process/test_tracee.h"
 #include "recorder/capture/checkpoint_capture.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/test_tracee.h"
 #include "store/recording.h"
 
 namespace slsdbg::recorder {

@@ -88,7 +88,7 @@ class CheckpointCapture {
   // dirty tracking (may inject syscalls into the tracee; installs the
   // injection page). Auto uses uffd-wp-async and falls back to page hashes
   // when the kernel lacks it. Every function here leaves the threads in the
-  // kind of ptrace stop it found them in (see recorder/process/inject.h).
+  // kind of ptrace stop it found them in (see process/inject.h).
   static Result<std::unique_ptr<CheckpointCapture>> create(pid_t pid, TrackerChoice choice,
                                                            const CaptureOptions& options = {});
 

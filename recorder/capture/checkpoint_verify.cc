@@ -6,9 +6,9 @@
 
 #include <cstring>
 
+#include "process/proc_maps.h"
+#include "process/task.h"
 #include "recorder/capture/address_space_diff.h"
-#include "recorder/process/proc_maps.h"
-#include "recorder/process/task.h"
 #include "store/recording.h"
 
 namespace slsdbg::recorder {

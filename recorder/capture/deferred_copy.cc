@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
+#include "process/task.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/pagemap_scan.h"
-#include "recorder/process/task.h"
 
 namespace slsdbg::recorder {
 

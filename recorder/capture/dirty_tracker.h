@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::recorder {
 

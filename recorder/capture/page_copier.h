@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/result.h"
+#include "process/task.h"
 #include "recorder/capture/helper_thread.h"
-#include "recorder/process/task.h"
 
 namespace slsdbg::recorder {
 

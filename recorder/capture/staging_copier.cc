@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "recorder/process/inject.h"
-#include "recorder/process/remote_fd.h"
+#include "process/inject.h"
+#include "process/remote_fd.h"
 
 namespace slsdbg::recorder {
 

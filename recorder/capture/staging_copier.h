@@ -10,7 +10,7 @@
 
 #include "common/fd.h"
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 
 namespace slsdbg::recorder {
 

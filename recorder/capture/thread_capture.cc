@@ -1,6 +1,6 @@
 #include "recorder/capture/thread_capture.h"
 
-#include "recorder/process/proc_signals.h"
+#include "process/proc_signals.h"
 
 namespace slsdbg::recorder {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/result.h"
-#include "recorder/process/task.h"
+#include "process/task.h"
 #include "store/process_state.h"
 
 namespace slsdbg::recorder {

@@ -13,12 +13,12 @@
 #include <map>
 
 #include "common/fd.h"
+#include "process/inject.h"
+#include "process/remote_fd.h"
 #include "recorder/capture/dirty_tracker.h"
 #include "recorder/capture/pagemap_scan.h"
 #include "recorder/capture/split_scan.h"
 #include "recorder/capture/uffd_compat.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/remote_fd.h"
 
 namespace slsdbg::recorder {
 

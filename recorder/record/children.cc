@@ -13,11 +13,12 @@
 #include <fstream>
 
 #include "common/log.h"
-#include "recorder/process/inject.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
+#include "process/remote_memory.h"
+#include "process/syscalls/model.h"
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
-#include "recorder/record/remote_memory.h"
-#include "recorder/record/syscalls/model.h"
 
 namespace slsdbg::recorder {
 
@@ -68,8 +69,6 @@ void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
 
 }  // namespace
 
-bool is_fork_call(long nr) { return nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3; }
-
 std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed) {
   Result<uint64_t> f = clone_flags(nr, args, pid);
   if (!f.ok()) return "";  // clone3 with a bad pointer: the kernel fails it with EFAULT (logged)
@@ -105,11 +104,6 @@ std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid
   // A forked child is recorded as a member; one that shares writable
   // memory with its parent runs only in its turn (shared_turn.h).
   return "";
-}
-
-std::optional<pid_t> child_started_by(const store::Event& e) {
-  if (e.kind != store::EventKind::Syscall || !is_fork_call(e.syscall_no) || e.result <= 0) return std::nullopt;
-  return static_cast<pid_t>(e.result);
 }
 
 void Children::adopt(pid_t child) {

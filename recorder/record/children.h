@@ -23,15 +23,17 @@
 #include <vector>
 
 #include "common/result.h"
-#include "recorder/record/signal_policy.h"
+#include "process/signal_policy.h"
+#include "process/syscalls/fork_calls.h"
 #include "store/event.h"
+#include "store/summary.h"
 
 namespace slsdbg::recorder {
 
 class MemberGroup;
 enum class MemberOrigin;  // member.h
 
-bool is_fork_call(long nr);
+using process::is_fork_call;  // process/syscalls/fork_calls.h
 
 // Why the recorded process's fork-family call `nr` cannot be recorded, or ""
 // when the child may run unrecorded. Read at its seccomp stop (clone3's
@@ -40,13 +42,9 @@ bool is_fork_call(long nr);
 // (CLONE_THREAD with the usual sharing) is allowed too.
 std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed = false);
 
-// The recording's summary key (store/summary.h) for the number
-// of children the recorded process started, so `ls` need not read the log.
-inline constexpr const char* kChildrenSummaryKey = "children_started";
-
-// The pid of the child a logged event started (a fork-family syscall that
-// returned one), for `info` and `ls`.
-std::optional<pid_t> child_started_by(const store::Event& e);
+// The recording's summary key for the number of children the recorded
+// process started, so `ls` need not read the log.
+inline constexpr const char* kChildrenSummaryKey = store::kChildrenStartedKey;
 
 // The traced processes that are not the recorded one.
 class Children {

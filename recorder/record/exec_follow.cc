@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/log.h"
-#include "recorder/process/inject.h"
-#include "recorder/record/vdso_patch.h"
+#include "process/inject.h"
+#include "process/vdso_patch.h"
 
 namespace slsdbg::recorder {
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "common/result.h"
+#include "process/task.h"
 #include "recorder/capture/checkpoint_capture.h"
-#include "recorder/process/task.h"
 
 namespace slsdbg::recorder {
 

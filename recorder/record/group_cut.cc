@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "recorder/record/tick.h"
-#include "recorder/record/tracee_stop.h"
 #include "store/group_cuts.h"
 
 namespace slsdbg::recorder {

@@ -15,6 +15,8 @@
 // nothing from a longer interval and keeps the base one.
 #include <cstdint>
 
+#include "store/summary.h"
+
 namespace slsdbg::recorder {
 
 struct CheckpointCost {
@@ -25,9 +27,9 @@ struct CheckpointCost {
 
 // Store summary keys (store/summary.h): the bound, the longest interval
 // used and how many ticks were armed longer than the base one.
-inline constexpr const char* kMaxIntervalSummaryKey = "max_interval_ns";
-inline constexpr const char* kLongestIntervalSummaryKey = "longest_interval_ns";
-inline constexpr const char* kStretchedTicksSummaryKey = "stretched_ticks";
+inline constexpr const char* kMaxIntervalSummaryKey = store::kMaxIntervalKey;
+inline constexpr const char* kLongestIntervalSummaryKey = store::kLongestIntervalKey;
+inline constexpr const char* kStretchedTicksSummaryKey = store::kStretchedTicksKey;
 
 class IntervalPolicy {
  public:

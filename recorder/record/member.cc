@@ -13,9 +13,9 @@
 #include <iterator>
 
 #include "common/log.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/spawn.h"
-#include "recorder/record/vdso_patch.h"
+#include "process/inject.h"
+#include "process/spawn.h"
+#include "process/vdso_patch.h"
 #include "store/fs_util.h"
 #include "store/members.h"
 

@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "common/result.h"
+#include "process/signal_policy.h"
+#include "process/task.h"
 #include "recorder/record/group_cut.h"
-#include "recorder/process/task.h"
 #include "recorder/record/record_session.h"
 #include "recorder/record/shared_baton.h"
-#include "recorder/record/signal_policy.h"
 #include "store/recording.h"
 
 namespace slsdbg::recorder {

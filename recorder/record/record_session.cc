@@ -18,36 +18,37 @@
 #include <memory>
 #include <optional>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/signal_name.h"
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_signals.h"
-#include "recorder/process/signal_frame.h"
-#include "recorder/process/spawn.h"
-#include "recorder/process/syscallbuf_stub.h"
-#include "recorder/process/task_clock.h"
+#include "process/cpu.h"
+#include "process/inject.h"
+#include "process/proc_signals.h"
+#include "process/remote_memory.h"
+#include "process/seccomp_filter.h"
+#include "process/signal_frame.h"
+#include "process/signal_policy.h"
+#include "process/spawn.h"
+#include "process/syscallbuf_stub.h"
+#include "process/syscalls/model.h"
+#include "process/task_clock.h"
+#include "process/vdso_patch.h"
+#include "process/wait_status.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/children.h"
-#include "recorder/record/cpu.h"
+#include "recorder/record/defer_policy.h"
 #include "recorder/record/exec_follow.h"
 #include "recorder/record/file_keeper.h"
-#include "recorder/record/defer_policy.h"
 #include "recorder/record/interval_policy.h"
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
-#include "recorder/record/remote_memory.h"
-#include "recorder/record/seccomp_filter.h"
 #include "recorder/record/shared_turn.h"
-#include "recorder/record/signal_policy.h"
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
-#include "recorder/record/syscalls/model.h"
 #include "recorder/record/thread_set.h"
-#include "store/summary.h"
 #include "recorder/record/tick.h"
-#include "recorder/record/tracee_stop.h"
-#include "recorder/record/vdso_patch.h"
 #include "store/recording.h"
+#include "store/summary.h"
 
 extern char** environ;
 
@@ -1235,14 +1236,12 @@ Status RecordSession::loop() {
 
 Status RecordSession::dispatch(int status) {
   interrupt_requested_ = false;  // whatever stop this is, it consumed the trap
-  const TraceeStop s = decode_wait_status(status);
-  if (threads_ && threads_->has(pid_))
-    threads_->at(pid_).at_entry = s.kind == StopKind::Seccomp ||
-                                  (s.kind == StopKind::OtherEvent && (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK ||
-                                                                      s.event == PTRACE_EVENT_CLONE));
+  using process::StopKind;
+  const process::WaitResult s = process::decode_wait_status(status);
+  if (threads_ && threads_->has(pid_)) threads_->at(pid_).at_entry = s.is_seccomp() || s.is_fork_event();
   // Buffered syscalls come before whatever this stop logs.
-  if (syscall_buffer_ && s.kind != StopKind::Exited && s.kind != StopKind::Killed) TRY(drain_syscall_buffer(false));
-  if ((s.kind == StopKind::Exited || s.kind == StopKind::Killed) && pid_ != tgid_) return on_thread_gone(pid_);
+  if (syscall_buffer_ && s.stopped()) TRY(drain_syscall_buffer(false));
+  if (!s.stopped() && pid_ != tgid_) return on_thread_gone(pid_);
   switch (s.kind) {
     case StopKind::Exited:
     case StopKind::Killed: {
@@ -1260,16 +1259,22 @@ Status RecordSession::dispatch(int status) {
       done_ = true;
       break;
     }
-    case StopKind::Seccomp: TRY(on_seccomp()); break;
-    case StopKind::SyscallExit: TRY(on_syscall_exit()); break;
-    case StopKind::Signal: TRY(on_signal(s.signo)); break;
-    case StopKind::Interrupt: TRY(on_interrupt()); break;
-    case StopKind::OtherEvent:
+    case StopKind::SyscallStop: TRY(on_syscall_exit()); break;  // only after a seccomp stop: an exit
+    case StopKind::SignalDelivery: TRY(on_signal(s.signo)); break;
+    case StopKind::PtraceEvent:
+      if (s.is_seccomp()) {
+        TRY(on_seccomp());
+        break;
+      }
+      if (s.is_interrupt()) {
+        TRY(on_interrupt());
+        break;
+      }
       if (s.event == PTRACE_EVENT_EXEC) {
         TRY(on_exec());
         break;
       }
-      if (s.event == PTRACE_EVENT_FORK || s.event == PTRACE_EVENT_VFORK || s.event == PTRACE_EVENT_CLONE) {
+      if (s.is_fork_event()) {
         unsigned long child = 0;
         if (ptrace(PTRACE_GETEVENTMSG, pid_, nullptr, &child) == 0) {
           const pid_t c = static_cast<pid_t>(child);

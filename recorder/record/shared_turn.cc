@@ -8,7 +8,7 @@
 
 #include "common/log.h"
 #include "recorder/record/thread_set.h"
-#include "recorder/record/tracee_stop.h"
+#include "common/clock.h"
 
 namespace slsdbg::recorder {
 

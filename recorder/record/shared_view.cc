@@ -7,9 +7,9 @@
 #include <memory>
 #include <utility>
 
-#include "recorder/process/inject.h"
-#include "recorder/process/proc_maps.h"
-#include "recorder/record/remote_memory.h"
+#include "process/inject.h"
+#include "process/proc_maps.h"
+#include "process/remote_memory.h"
 
 namespace slsdbg::recorder {
 

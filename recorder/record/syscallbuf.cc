@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "common/log.h"
-#include "recorder/process/proc_maps.h"
-#include "recorder/process/remote_fd.h"
-#include "recorder/process/syscallbuf_stub.h"
-#include "recorder/record/remote_memory.h"
+#include "process/proc_maps.h"
+#include "process/remote_fd.h"
+#include "process/remote_memory.h"
+#include "process/syscallbuf_stub.h"
 #include "recorder/record/syscallbuf_jumps.h"
 #include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"

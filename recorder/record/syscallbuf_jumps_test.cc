@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "recorder/process/proc_maps.h"
+#include "process/proc_maps.h"
 #include "recorder/record/syscallbuf_jumps.h"
 
 using namespace slsdbg;

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "recorder/record/syscalls/model.h"
+#include "process/syscalls/model.h"
 
 namespace slsdbg::recorder {
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that the syscall buffer's stub returns what the kernel returns for
-# bad pointers (recorder/process/syscallbuf_stub.cc): rec_sysbuf_fault
+# bad pointers (process/syscallbuf_stub.cc): rec_sysbuf_fault
 # passes unmapped, read-only and half-valid buffers and paths to read,
 # pread, write, stat, fstatat, statx, openat, getdents64 and poll through
 # glibc's patched sites. The recorded run prints the same results and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that a checkpoint captured while an asynchronous signal arrives
-# replays exactly (recorder/record/signal_policy.h drop_deliverable_pending):
+# replays exactly (process/signal_policy.h drop_deliverable_pending):
 # each round of rec_sysbuf_storm makes buffered calls (its SIGALRM handler
 # too), arms a 100 us one-shot alarm and calls an unmodelled capget, whose
 # forced checkpoint the alarm mostly reaches mid-capture. Such a signal used to be stored as

@@ -12,8 +12,8 @@
 #include <cerrno>
 #include <climits>
 
-#include "recorder/process/remote_fd.h"
-#include "recorder/record/syscalls/model.h"
+#include "process/remote_fd.h"
+#include "process/syscalls/model.h"
 
 namespace slsdbg::recorder {
 

@@ -1,0 +1,30 @@
+// Where the kernel puts a signal frame's FPU state, and making its unwritten
+// bytes the same in record and replay. The kernel XSAVEs that state straight
+// into the user stack with page faults disabled; if that faults (a page the
+// recorder's dirty tracking write-protected) it zeroes the whole area and
+// saves again, so the bytes XSAVE leaves alone (padding, components in their
+// initial state) are zeros after a fault and stale stack bytes otherwise.
+// Whether it faults depends on the recorder, not the program. So both the
+// recorder and replay zero that area (dead stack: below rsp and the red
+// zone) before they deliver a held asynchronous signal.
+#pragma once
+
+#include "common/result.h"
+#include "process/task.h"
+
+namespace slsdbg::process {
+
+// Zeroes [buf_fx, buf_fx + user xstate size) below `task`'s stack pointer,
+// where the kernel puts the next signal frame's FPU state (64-bit frame, no
+// alternate stack; with one this writes dead stack only, in both runs alike).
+// An unwritable area (a stack at its end) is left alone.
+Status clear_signal_fpu_area(Task& task);
+
+// The next signal frame's sigcontext.trapno is the thread's last trap
+// number, which no program input decides (a clone inherits its creator's;
+// injected code and rdtsc emulation set it). At a signal-delivery stop this
+// runs an injected getpid, whose int3 makes it 3 (X86_TRAP_BP); the stop
+// and its siginfo stay as they were.
+Status set_frame_trapno(Task& task);
+
+}  // namespace slsdbg::process

@@ -1,0 +1,68 @@
+#include "process/signal_policy.h"
+
+#include <cerrno>
+
+namespace slsdbg::recorder {
+
+namespace {
+
+// Kernel-internal restart codes (include/linux/errno.h), never seen by
+// applications but visible to a tracer in rax.
+constexpr int64_t kErestartSys = -512;
+constexpr int64_t kErestartNoIntr = -513;
+constexpr int64_t kErestartNoHand = -514;
+constexpr int64_t kErestartRestartBlock = -516;
+
+}  // namespace
+
+SignalTiming classify_signal(const siginfo_t& info) {
+  switch (info.si_signo) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP:
+    case SIGSYS:
+      // Faults carry a positive si_code (or SI_KERNEL for #GP); a kill()
+      // of the same signal carries SI_USER/SI_TKILL/SI_QUEUE (<= 0).
+      return info.si_code > 0 ? SignalTiming::Synchronous : SignalTiming::Asynchronous;
+    default:
+      return SignalTiming::Asynchronous;
+  }
+}
+
+RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, const Dispositions& dispositions) {
+  const int64_t orig = static_cast<int64_t>(regs.orig_rax);
+  const int64_t rax = static_cast<int64_t>(regs.rax);
+  if (orig < 0) return RestartOutcome::NotInSyscall;
+  if (rax != kErestartSys && rax != kErestartNoIntr && rax != kErestartNoHand && rax != kErestartRestartBlock)
+    return RestartOutcome::NotInSyscall;
+  const bool handler = signo != 0 && dispositions.runs_handler(signo);
+  bool restart = false;
+  if (handler) {
+    if (rax == kErestartNoIntr) restart = true;
+    else if (rax == kErestartSys) restart = (dispositions.get(signo).flags & SA_RESTART) != 0;
+  } else {
+    if (rax == kErestartRestartBlock) return RestartOutcome::KernelRestartBlock;
+    restart = true;
+  }
+  if (restart) {
+    regs.rax = regs.orig_rax;
+    regs.rip -= 2;
+  } else {
+    regs.rax = static_cast<uint64_t>(-EINTR);
+  }
+  regs.orig_rax = static_cast<uint64_t>(-1);
+  return restart ? RestartOutcome::Restart : RestartOutcome::ReturnEintr;
+}
+
+void drop_deliverable_pending(store::ProcessState& st) {
+  uint64_t blocked_by_all = ~uint64_t{0};
+  for (store::ThreadState& t : st.threads) {
+    t.sigpending &= t.sigmask;
+    blocked_by_all &= t.sigmask;
+  }
+  st.shared_sigpending &= st.threads.empty() ? 0 : blocked_by_all;
+}
+
+}  // namespace slsdbg::recorder

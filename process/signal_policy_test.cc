@@ -1,0 +1,93 @@
+// Checks the signal policy: faults are synchronous and kill()/timers are not,
+// and an interrupted syscall is settled the way the kernel settles it
+// (restart, EINTR, or left to the kernel's restart block).
+#include "process/signal_policy.h"
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+namespace slsdbg::recorder {
+namespace {
+
+siginfo_t info(int signo, int code) {
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  si.si_signo = signo;
+  si.si_code = code;
+  return si;
+}
+
+TEST(SignalPolicy, FaultsAreSynchronousEverythingElseIsNot) {
+  EXPECT_EQ(classify_signal(info(SIGSEGV, SEGV_MAPERR)), SignalTiming::Synchronous);
+  EXPECT_EQ(classify_signal(info(SIGFPE, FPE_INTDIV)), SignalTiming::Synchronous);
+  EXPECT_EQ(classify_signal(info(SIGSEGV, SI_USER)), SignalTiming::Asynchronous);
+  EXPECT_EQ(classify_signal(info(SIGALRM, SI_KERNEL)), SignalTiming::Asynchronous);
+  EXPECT_EQ(classify_signal(info(SIGUSR1, SI_TKILL)), SignalTiming::Asynchronous);
+}
+
+user_regs_struct interrupted(long nr, int64_t code) {
+  user_regs_struct r{};
+  r.orig_rax = nr;
+  r.rax = static_cast<uint64_t>(code);
+  r.rip = 0x401002;
+  return r;
+}
+
+TEST(SignalPolicy, NoSignalRestartsTheSyscall) {
+  Dispositions d;
+  user_regs_struct r = interrupted(SYS_read, -512);
+  EXPECT_EQ(settle_interrupted_syscall(r, 0, d), RestartOutcome::Restart);
+  EXPECT_EQ(r.rip, 0x401000u);
+  EXPECT_EQ(r.rax, static_cast<uint64_t>(SYS_read));
+  EXPECT_EQ(static_cast<int64_t>(r.orig_rax), -1);
+}
+
+TEST(SignalPolicy, HandlerWithoutSaRestartGetsEintr) {
+  Dispositions d;
+  d.set(SIGALRM, {0x401500, 0});
+  user_regs_struct r = interrupted(SYS_read, -512);
+  EXPECT_EQ(settle_interrupted_syscall(r, SIGALRM, d), RestartOutcome::ReturnEintr);
+  EXPECT_EQ(static_cast<int64_t>(r.rax), -EINTR);
+  EXPECT_EQ(r.rip, 0x401002u);
+  user_regs_struct p = interrupted(SYS_pause, -514);
+  EXPECT_EQ(settle_interrupted_syscall(p, SIGALRM, d), RestartOutcome::ReturnEintr);
+}
+
+TEST(SignalPolicy, HandlerWithSaRestartRestarts) {
+  Dispositions d;
+  d.set(SIGALRM, {0x401500, SA_RESTART});
+  user_regs_struct r = interrupted(SYS_read, -512);
+  EXPECT_EQ(settle_interrupted_syscall(r, SIGALRM, d), RestartOutcome::Restart);
+}
+
+TEST(SignalPolicy, RestartBlockWithoutHandlerIsLeftToTheKernel) {
+  Dispositions d;
+  user_regs_struct r = interrupted(SYS_nanosleep, -516);
+  EXPECT_EQ(settle_interrupted_syscall(r, 0, d), RestartOutcome::KernelRestartBlock);
+  EXPECT_EQ(static_cast<int64_t>(r.rax), -516);
+}
+
+TEST(SignalPolicy, OrdinaryRegistersAreUntouched) {
+  Dispositions d;
+  user_regs_struct r = interrupted(-1, 42);
+  EXPECT_EQ(settle_interrupted_syscall(r, SIGALRM, d), RestartOutcome::NotInSyscall);
+  user_regs_struct done = interrupted(SYS_read, 5);
+  EXPECT_EQ(settle_interrupted_syscall(done, 0, d), RestartOutcome::NotInSyscall);
+}
+
+TEST(SignalPolicy, ACheckpointKeepsOnlyBlockedPendingSignals) {
+  store::ProcessState st;
+  st.threads.resize(2);
+  st.threads[0].sigmask = (1ull << (SIGUSR1 - 1)) | (1ull << (SIGUSR2 - 1));
+  st.threads[0].sigpending = (1ull << (SIGUSR1 - 1)) | (1ull << (SIGALRM - 1));
+  st.threads[1].sigmask = 1ull << (SIGUSR2 - 1);
+  st.shared_sigpending = (1ull << (SIGUSR2 - 1)) | (1ull << (SIGUSR1 - 1)) | (1ull << (SIGTERM - 1));
+  drop_deliverable_pending(st);
+  EXPECT_EQ(st.threads[0].sigpending, 1ull << (SIGUSR1 - 1));  // blocked: stays; SIGALRM arrived during capture
+  EXPECT_EQ(st.shared_sigpending, 1ull << (SIGUSR2 - 1));      // SIGUSR1 is deliverable to thread 1
+}
+
+}  // namespace
+}  // namespace slsdbg::recorder

@@ -1,0 +1,39 @@
+// The stub's version follows its code: a recording stores the version, and
+// replay of another version is refused (engine/replay/sysbuf_version.h). A
+// change to the stub that forgets to bump kSysbufStubVersion fails here.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "process/syscallbuf_stub.h"
+
+using namespace slsdbg::process;
+
+namespace {
+
+uint64_t fnv1a(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace
+
+TEST(SysbufStub, VersionPinsTheCode) {
+  // One row per version: bump the version and replace the row together.
+  constexpr uint32_t kVersion = 2;
+  constexpr uint64_t kCodeHash = 0x8796a4b725b1e54dull;
+  EXPECT_EQ(kSysbufStubVersion, kVersion);
+  EXPECT_EQ(fnv1a(sysbuf_stub_code()), kCodeHash)
+      << "the syscall buffer stub changed: bump kSysbufStubVersion and put the new hash here";
+}
+
+TEST(SysbufStub, LayoutLiesInsideTheStubPage) {
+  const SysbufStubLayout l = sysbuf_stub_layout();
+  EXPECT_EQ(l.code_begin, kSysbufStubAddr + 16);
+  EXPECT_LE(l.code_end, kSysbufStubAddr + 4096);
+  for (uint64_t pc : {l.fast, l.slow, l.movs}) {
+    EXPECT_GE(pc, l.code_begin);
+    EXPECT_LT(pc, l.code_end);
+  }
+}
