@@ -40,7 +40,9 @@ struct RecordingMeta {
   std::string tracker;                 // "uffd-wp-async" | "page-hash" | ...
   uint64_t interval_ns = 10'000'000;
   int64_t created_unix_ns = 0;
-  // Recorded with --threads: events carry several tids, checkpoints several
+  // The program ran more than one thread (threads are recorded by default;
+  // the flag is written at the first thread switch, or at a checkpoint that
+  // holds two threads): events carry several tids, checkpoints several
   // threads. Stored only when true (older recordings read as false).
   bool threads = false;
   // The process this recording holds (members.h), stored when pid > 0
@@ -79,7 +81,7 @@ struct CheckpointInfo {
   uint64_t dirty_pages = 0;            // pages in `dirty` (including zero pages)
   uint64_t segment_events = 0;         // events in the segment that starts here
   std::optional<uint64_t> cpu_since_event_ns;  // CheckpointInput's; nullopt in format 1
-  std::string reason;                  // "start" | "tick" | "signal" | "forced" | "exec" | "exit" | "crash"
+  std::string reason;                  // "start" | "tick" | "signal" | "patch" (the syscall buffer patched code) | "forced" | "exec" | "exit" | "crash"
 };
 
 // What the writer did so far (for the recorder's summary and the tests).
