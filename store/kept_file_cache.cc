@@ -43,14 +43,26 @@ bool make_private_dirs(const std::string& dir) {
          (st.st_mode & 077) == 0;
 }
 
-// Other versions of the file whose entries start with `prefix` (dev-inode-).
-void drop_older_versions(const std::string& cache_dir, const std::string& prefix, const std::string& keep) {
+// Removes other versions of the file whose entries start with `prefix`
+// (dev-inode-), and copies no recording links (prune_kept_file_cache), in
+// one pass over the directory.
+int prune(const std::string& cache_dir, const std::string& prefix, const std::string& keep, int min_age_s) {
   DIR* d = ::opendir(cache_dir.c_str());
-  if (!d) return;
-  while (dirent* e = ::readdir(d))
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0 && keep != e->d_name)
-      ::unlinkat(::dirfd(d), e->d_name, 0);
+  if (!d) return 0;
+  const time_t now = ::time(nullptr);
+  int removed = 0;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;  // ".", "..", and another recorder's ".part-" copy in progress
+    bool drop = !prefix.empty() && std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0 && keep != e->d_name;
+    if (!drop) {
+      struct stat st;
+      drop = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+             st.st_nlink == 1 && now - st.st_ctim.tv_sec >= min_age_s;
+    }
+    if (drop && ::unlinkat(::dirfd(d), e->d_name, 0) == 0) removed++;
+  }
   ::closedir(d);
+  return removed;
 }
 
 // Copies `src` into the cache as `entry`; false if it changed meanwhile.
@@ -66,29 +78,14 @@ bool add_to_cache(const std::string& cache_dir, int src, const struct stat& st, 
   ::unlink(tmp.c_str());
   if (published) {
     const std::string name = version_name(st);
-    drop_older_versions(cache_dir, name.substr(0, name.find('-', name.find('-') + 1) + 1), entry);
-    prune_kept_file_cache(cache_dir, kOrphanAgeS);
+    prune(cache_dir, name.substr(0, name.find('-', name.find('-') + 1) + 1), entry, kOrphanAgeS);
   }
   return published;
 }
 
 }  // namespace
 
-int prune_kept_file_cache(const std::string& cache_dir, int min_age_s) {
-  DIR* d = ::opendir(cache_dir.c_str());
-  if (!d) return 0;
-  const time_t now = ::time(nullptr);
-  int removed = 0;
-  while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] == '.') continue;  // ".", "..", and another recorder's ".part-" copy in progress
-    struct stat st;
-    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (st.st_nlink != 1 || now - st.st_ctim.tv_sec < min_age_s) continue;
-    if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) removed++;
-  }
-  ::closedir(d);
-  return removed;
-}
+int prune_kept_file_cache(const std::string& cache_dir, int min_age_s) { return prune(cache_dir, "", "", min_age_s); }
 
 std::string kept_file_cache_dir() {
   if (const char* d = std::getenv("SLSDBG_CACHE_DIR"); d && *d) {
