@@ -10,8 +10,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "cli/recording_dir.h"
 #include "cli/replay_inferiors.h"
 #include "engine/replay/replay_check.h"
+#include "engine/replay/threaded_timeline.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/replay_frontend.h"
 #include "store/recording.h"
@@ -38,14 +41,15 @@ const char kUsage[] =
     "       slsdbg replay REC (--goto MOMENT | --at K) [--print-regs] [--read ADDR:LEN]... [--json]\n\n"
     "Replays recording REC deterministically from its event log: the process\n"
     "record started, or with -p PID any process of the recorded tree, each from\n"
-    "its own log (`slsdbg info REC` lists them). A recording made with\n"
-    "`record --threads` (EXPERIMENTAL) is replayed one thread at a time in log\n"
-    "order, each segment from its own restore: --check, and GDB/--server with\n"
-    "every thread (info threads, thread N, continue and stepi forward,\n"
-    "breakpoints hit by any thread, reverse-continue to breakpoints,\n"
-    "reverse-stepi, --at K and monitor goto K). Not yet for threads:\n"
-    "watchpoints, a reverse step from a checkpoint's start, moments\n"
-    "(--goto K:E:0xPC:N), bookmarks, --print-regs/--read.\n\n"
+    "its own log (`slsdbg info REC` lists them). A process with threads is\n"
+    "replayed one thread at a time in log order, each segment from its own\n"
+    "restore: --check, and GDB/--server with every thread (info threads,\n"
+    "thread N, continue and stepi forward, breakpoints and watchpoints hit by\n"
+    "any thread, reverse-continue to them, reverse-stepi, moments and\n"
+    "bookmarks, --goto/--at with --print-regs/--read). Its moments name a\n"
+    "thread: K:t=TID:pc=0xPC:n=N (monitor when prints them). Not yet for\n"
+    "threads: last-write, a reverse step into a segment where the thread did\n"
+    "not run, GDB's inferior calls.\n\n"
     "Without --check, --server, --print-regs, --read or --json: starts gdb\n"
     "connected to the recording at its start (or at --goto/--at), with the\n"
     "recorded program's symbols loaded, over a Unix socket in a private 0700\n"
@@ -85,23 +89,23 @@ const char kUsage[] =
     "  --goto MOMENT  go to a moment K:E:PC:N (segment K, after its E-th event,\n"
     "            the N-th execution of the instruction at PC since then; PC in hex\n"
     "            with or without 0x) or K alone (checkpoint K), then print it (below).\n"
+    "            With threads a moment is K:t=TID:pc=0xPC:n=N[:steps=S] as GDB's\n"
+    "            `monitor when` prints it; the registers are that thread's.\n"
     "  --at K    go to checkpoint K (same as --goto K).\n"
     "  --print-regs  print the general registers there.\n"
     "  --read ADDR:LEN  print LEN bytes (at most 1 MiB) of memory at ADDR (hex\n"
     "            with 0x, or decimal) in hex; repeatable. Fewer bytes when the\n"
     "            range ends in unmapped memory; an unreadable start is an error.\n"
-    "  --json    one JSON object: moment, checkpoint, regs, memory.\n\n"
+    "  --json    one JSON object: moment, checkpoint, thread (with threads), regs, memory.\n\n"
     "How: syscalls are checked against the log (number and all six argument\n"
     "registers) and emulated from it; address-space, signal-state, fs-base and\n"
     "read-only open/close syscalls run for real and are checked; rdtsc returns\n"
     "the logged value; the program's output is not repeated. A moment is\n"
     "reached by restoring checkpoint K (or forking a snapshot of it) and\n"
-    "replaying with a counting hardware breakpoint on PC.\n\n"
-    "A checkpoint taken inside a hot loop is reached exactly but slowly (each\n"
-    "visit of its pc costs a hardware-breakpoint exception).\n\n"
-    "Not yet: a backtrace in divergence reports, multithreaded recordings;\n"
-    "some recordings with signal handlers interrupting syscalls still report a\n"
-    "divergence.\n";
+    "replaying with PC's executions counted in the process (a patched jump to\n"
+    "a counter), or by a hardware breakpoint where PC cannot be patched.\n\n"
+    "Not yet: a backtrace in divergence reports; some recordings with signal\n"
+    "handlers interrupting syscalls still report a divergence.\n";
 
 struct ReplayArgs {
   std::string rec = "latest";
@@ -158,20 +162,10 @@ std::string hex64(uint64_t v) {
   return b;
 }
 
-// --goto / --at: go there, print the moment, registers and memory asked for.
-int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
-  auto moment = replay::Moment::parse(*a.goto_moment);
-  if (!moment.ok()) return fail("replay: " + moment.error().message);
-  auto tl = replay::Timeline::open(reader);
-  if (!tl.ok()) return fail("replay: " + tl.error().message);
-  auto st = (moment->pc == 0 && moment->event == 0) ? (*tl)->goto_checkpoint(CheckpointId(moment->checkpoint))
-                                                     : (*tl)->goto_moment(*moment);
-  if (!st.ok()) return fail("replay: " + st.error().message);
-  auto here = (*tl)->current_moment();
-  if (!here.ok()) return fail("replay: " + here.error().message);
-  auto regs = (*tl)->regs();
-  if (!regs.ok()) return fail("replay: reading registers: " + regs.error().message);
-  const user_regs_struct& r = *regs;
+// What --goto / --at prints once there: the moment, the registers and the
+// memory asked for (text, or one JSON object).
+int print_goto(const ReplayArgs& a, const std::string& moment, uint64_t checkpoint, std::optional<Tid> thread,
+               const user_regs_struct& r, const std::function<Result<size_t>(uint64_t, std::span<uint8_t>)>& read) {
   const std::pair<const char*, unsigned long long> named[] = {
       {"rip", r.rip}, {"rsp", r.rsp}, {"rbp", r.rbp}, {"rax", r.rax}, {"rbx", r.rbx}, {"rcx", r.rcx},
       {"rdx", r.rdx}, {"rsi", r.rsi}, {"rdi", r.rdi}, {"r8", r.r8},   {"r9", r.r9},   {"r10", r.r10},
@@ -180,7 +174,7 @@ int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
   std::vector<std::pair<uint64_t, std::string>> memory;  // addr, hex
   for (const auto& [addr, len] : a.reads) {
     std::vector<uint8_t> buf(len);
-    auto n = (*tl)->read_memory(addr, buf);
+    auto n = read(addr, buf);
     if (!n.ok()) return fail("replay: cannot read " + hex64(addr) + ": " + n.error().message);
     std::string h;
     char b[4];
@@ -191,8 +185,8 @@ int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
     memory.emplace_back(addr, h);
   }
   if (a.json) {
-    std::printf("{\"moment\":\"%s\",\"checkpoint\":%llu", here->to_string().c_str(),
-                (unsigned long long)here->checkpoint);
+    std::printf("{\"moment\":\"%s\",\"checkpoint\":%llu", moment.c_str(), (unsigned long long)checkpoint);
+    if (thread) std::printf(",\"thread\":%d", thread->value);
     if (a.print_regs) {
       std::printf(",\"regs\":{");
       for (size_t i = 0; i < std::size(named); i++)
@@ -206,11 +200,54 @@ int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
     std::printf("]}\n");
     return 0;
   }
-  std::printf("moment %s\n", here->to_string().c_str());
+  std::printf("moment %s\n", moment.c_str());
+  if (thread) std::printf("thread   %d\n", thread->value);
   if (a.print_regs)
     for (const auto& [name, v] : named) std::printf("%-8s %s\n", name, hex64(v).c_str());
   for (const auto& [addr, h] : memory) std::printf("%s: %s\n", hex64(addr).c_str(), h.c_str());
   return 0;
+}
+
+// --goto / --at on a recording with threads: a threaded position
+// (engine/replay/threaded_position.h); the registers are the thread the
+// position names (at a checkpoint's start, the first thread).
+int run_goto_threaded(const store::RecordingReader& reader, const ReplayArgs& a) {
+  auto where = replay::ThreadedPosition::parse(*a.goto_moment);
+  if (!where.ok()) return fail("replay: " + where.error().message, kExitUsage);
+  auto tl = replay::ThreadedTimeline::open(reader);
+  if (!tl.ok()) return fail("replay: " + tl.error().message);
+  auto st = (*tl)->goto_moment(*where);
+  if (!st.ok()) return fail("replay: " + st.error().message);
+  Tid thread = st->thread;
+  if (thread.value == 0) {
+    std::vector<Tid> live = (*tl)->threads();
+    if (live.empty()) return fail("replay: no thread is alive at " + *a.goto_moment);
+    thread = live.front();
+  }
+  auto regs = (*tl)->regs(thread);
+  if (!regs.ok()) return fail("replay: reading registers of thread " + std::to_string(thread.value) + ": " + regs.error().message);
+  replay::ThreadedTimeline* t = tl->get();
+  return print_goto(a, t->moment(), t->current_segment().value, thread, *regs,
+                    [t](uint64_t addr, std::span<uint8_t> out) { return t->read_memory(addr, out); });
+}
+
+// --goto / --at: go there, print the moment, registers and memory asked for.
+int run_goto(const store::RecordingReader& reader, const ReplayArgs& a) {
+  if (reader.meta().threads) return run_goto_threaded(reader, a);
+  auto moment = replay::Moment::parse(*a.goto_moment);
+  if (!moment.ok()) return fail("replay: " + moment.error().message);
+  auto tl = replay::Timeline::open(reader);
+  if (!tl.ok()) return fail("replay: " + tl.error().message);
+  auto st = (moment->pc == 0 && moment->event == 0) ? (*tl)->goto_checkpoint(CheckpointId(moment->checkpoint))
+                                                     : (*tl)->goto_moment(*moment);
+  if (!st.ok()) return fail("replay: " + st.error().message);
+  auto here = (*tl)->current_moment();
+  if (!here.ok()) return fail("replay: " + here.error().message);
+  auto regs = (*tl)->regs();
+  if (!regs.ok()) return fail("replay: reading registers: " + regs.error().message);
+  replay::Timeline* t = tl->get();
+  return print_goto(a, here->to_string(), here->checkpoint, std::nullopt, *regs,
+                    [t](uint64_t addr, std::span<uint8_t> out) { return t->read_memory(addr, out); });
 }
 
 // --- GDB / --server mode (issue #4).

@@ -71,28 +71,8 @@ class Coroutine {
   bool finished_ = false;
 };
 
-// See threaded_timeline.h: a checkpoint's start (n == 0), its end, or the
-// n-th arrival of `tid` at `pc` since the checkpoint; then single steps.
-// With `watch`: the n-th time `tid` touched that range by an instruction
-// ending at `pc` (the thread is just after the access).
-struct Position {
-  uint64_t k = 0;
-  bool end = false;
-  Tid tid{};
-  uint64_t pc = 0;
-  uint64_t n = 0;
-  std::vector<Tid> steps;
-  // Else the anchor is `tid`'s resume_m-th resume since the checkpoint
-  // (resumes right after a breakpoint or step trap not counted): where a
-  // reverse step from an arrival lands, stepping forward from there.
-  uint64_t resume_m = 0;
-  std::optional<WatchRange> watch;
-  bool is_start() const { return !end && n == 0 && resume_m == 0; }
-  bool same_anchor(const Position& o) const {
-    return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m &&
-           watch == o.watch;
-  }
-};
+// See threaded_position.h.
+using Position = ThreadedPosition;
 
 // A stop a reverse continue may land on: a breakpoint arrival, or a watched
 // access. For an access `at` is the position after it, or, when
@@ -737,6 +717,25 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return stop;
   }
 
+  // A named position (threaded_position.h). A failed seek goes back to
+  // where the client was, so a bad name never moves it.
+  Result<ThreadedStop> goto_position(const Position& p) {
+    if (p.k >= checkpoints)
+      return Error::msg("no checkpoint " + std::to_string(p.k) + " (the recording has " + std::to_string(checkpoints) + ")");
+    if (p.end) {
+      if (p.k + 1 >= checkpoints) return Error::msg("segment " + std::to_string(p.k) + " is the last: its end is the end of history");
+      return goto_checkpoint(p.k + 1);
+    }
+    if (p.is_start() && p.steps.empty()) return goto_checkpoint(p.k);
+    const Position from = cur;
+    Status st = seek(p);
+    if (st.ok()) return stop;
+    Error e = st.take_error().context("moment " + p.to_string());
+    const bool back = from.is_start() && from.steps.empty() ? goto_checkpoint(from.k).ok() : seek(from).ok();
+    if (!back) (void)goto_checkpoint(from.k);
+    return e;
+  }
+
   Result<ThreadedStop> forward(Motion motion, Tid thread) {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     TRY(sync_breakpoints(motion == Motion::Step ? std::optional<Tid>(thread) : std::nullopt));
@@ -944,6 +943,10 @@ Result<ThreadedStop> ThreadedTimeline::resume(Direction direction, Motion motion
 }
 
 ThreadedStop ThreadedTimeline::last_stop() const { return impl_->stop; }
+
+std::string ThreadedTimeline::moment() const { return impl_->cur.to_string(); }
+
+Result<ThreadedStop> ThreadedTimeline::goto_moment(const ThreadedPosition& p) { return impl_->goto_position(p); }
 
 Status ThreadedTimeline::add_breakpoint(uint64_t addr) {
   impl_->user_bps.insert(addr);

@@ -30,9 +30,11 @@
 // stopped at): one replay to locate the resume, one single-stepping the
 // thread from it, one to land there.
 //
+// Each position has a name (threaded_position.h): `monitor when` prints it,
+// bookmarks keep it, goto_moment comes back to it in any later session.
+//
 // Not supported yet (refused with a message): a reverse step into a
-// segment where the thread did not run, moments inside segments
-// ("K:E:0xPC:N"), GDB's inferior calls.
+// segment where the thread did not run, GDB's inferior calls.
 #pragma once
 
 #include <sys/user.h>
@@ -46,6 +48,7 @@
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "engine/replay/threaded_position.h"
 #include "engine/replay/timeline.h"
 #include "store/recording.h"
 
@@ -74,6 +77,10 @@ class ThreadedTimeline {
   // Error, the position unchanged.
   Result<ThreadedStop> resume(Direction direction, Motion motion, Tid thread);
   ThreadedStop last_stop() const;
+  // The current position's name, and a move to a named one (a failed move
+  // leaves the position as it was).
+  std::string moment() const;
+  Result<ThreadedStop> goto_moment(const ThreadedPosition& p);
 
   Status add_breakpoint(uint64_t addr);
   Status remove_breakpoint(uint64_t addr);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "gdbserver/replay/bookmark_name.h"
 #include "gdbserver/replay/last_write_report.h"
 #include "gdbserver/replay/moment_core.h"
 #include "gdbserver/replay/timeline_target.h"
@@ -37,13 +38,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -143,10 +137,7 @@ Result<std::string> TimelineTarget::monitor_goto(std::string_view where) {
 
 Result<std::string> TimelineTarget::monitor_bookmark(std::string_view name) {
   replay::Timeline* t = TRY(live());
-  if (name.empty()) return Error::msg("bookmark needs a name");
-  if (all_digits(name) || name.find(':') != std::string_view::npos || name.find(' ') != std::string_view::npos) {
-    return Error::msg("bookmark name '" + std::string(name) + "': use letters, no spaces, not only digits, no ':'");
-  }
+  TRY(check_bookmark_name(name));
   replay::Moment m = TRY(t->current_moment());
   TRY(reader_.set_bookmark(std::string(name), m.to_string()));
   return "bookmark " + std::string(name) + " = " + m.to_string() + "\n";

@@ -99,6 +99,32 @@ constexpr const char* kGotoCommand =
     "end\n"
     "set confirm on\n";
 
+// With Python in GDB, `goto` also switches to the thread a threaded moment
+// names (":t=TID:"): GDB picks its current thread only at a stop, and a
+// monitor command is not one. Last in the setup file: a GDB without Python
+// stops reading it here and keeps the plain `goto` above.
+constexpr const char* kGotoThreadSwitch =
+    "python\n"
+    "import re\n"
+    "class SlsdbgGoto(gdb.Command):\n"
+    "    \"\"\"goto K | MOMENT | BOOKMARK -- go to a checkpoint, a moment or a bookmark of the recording.\"\"\"\n"
+    "    def __init__(self):\n"
+    "        super().__init__('goto', gdb.COMMAND_RUNNING)\n"
+    "    def invoke(self, arg, from_tty):\n"
+    "        said = gdb.execute('monitor goto ' + arg, to_string=True)\n"
+    "        gdb.write(said)\n"
+    "        gdb.execute('maint flush register-cache')\n"
+    "        gdb.execute('maint flush dcache')\n"
+    "        named = re.search(r'now at [0-9]+:t=([0-9]+)', said)\n"
+    "        if named:\n"
+    "            gdb.execute('info threads', to_string=True)  # the thread list of the new place\n"
+    "            for t in gdb.selected_inferior().threads():\n"
+    "                if t.ptid[1] == int(named.group(1)):\n"
+    "                    t.switch()\n"
+    "        gdb.execute('frame')\n"
+    "SlsdbgGoto()\n"
+    "end\n";
+
 // Warns by name about binaries that changed or went missing since recording
 // and about another CPU; true when REC/pack holds every mapped file.
 bool check_recorded_binaries(store::RecordingReader& reader, const ReplayFrontendOptions& options) {
@@ -168,6 +194,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
     out << "target remote " << sock << "\n";
     out << kGotoCommand;
     out << options.extra_gdb_setup;
+    out << kGotoThreadSwitch;
     if (!out) return Error::msg("cannot write " + setup);
   }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gdbserver/protocol/x86_64_registers.h"
+#include "gdbserver/replay/bookmark_name.h"
 #include "gdbserver/replay/stop_mapping.h"
 #include "gdbserver/replay/threaded_core.h"
 #include "gdbserver/replay/tls_address.h"
@@ -30,9 +31,13 @@ constexpr std::string_view kHelp =
     "  when              the current position (checkpoint, thread, breakpoint arrival)\n"
     "  checkpoints       the recording's checkpoints (* marks the current segment)\n"
     "  goto K            go to checkpoint K's start (every thread as checkpointed)\n"
+    "  goto MOMENT       go to a moment `when` printed (K:t=TID:pc=0xPC:n=N...)\n"
+    "  goto NAME         go to the moment bookmarked as NAME\n"
+    "  bookmark NAME     remember the current moment as NAME (stored in the recording)\n"
+    "  bookmarks         list bookmarks\n"
     "  dump PATH         write an ELF core of the current position to PATH (mode 0600):\n"
     "                    every live thread with its registers now\n"
-    "Not yet with threads: moments and bookmarks, last-write.\n";
+    "Not yet with threads: last-write.\n";
 
 }  // namespace
 
@@ -211,17 +216,35 @@ Status ThreadedTarget::goto_text(std::string_view where) {
 Result<std::string> ThreadedTarget::monitor_goto(std::string_view where) {
   replay::ThreadedTimeline* t = TRY(live());
   where = trim(where);
-  uint64_t k = 0;
-  bool digits = !where.empty();
-  for (char c : where) {
-    if (c < '0' || c > '9') digits = false;
-    else k = k * 10 + static_cast<uint64_t>(c - '0');
+  if (where.empty()) return Error::msg("goto needs a checkpoint, a moment or a bookmark (monitor help)");
+  std::string text(where);
+  if (!all_digits(where) && where.find(':') == std::string_view::npos) {
+    auto marks = TRY(reader_.bookmarks());
+    std::optional<std::string> found;
+    for (auto& [name, moment] : marks)
+      if (name == where) found = moment;
+    if (!found) return Error::msg("no checkpoint, moment or bookmark named '" + text + "'");
+    text = *found;
   }
-  if (!digits || where.size() > 12)
-    return Error::msg("goto " + std::string(where) +
-                      ": a recording with threads goes to checkpoints only (goto K); moments and bookmarks are not supported yet");
-  TRY(report(t->goto_checkpoint(CheckpointId(k))));
-  return "at checkpoint " + std::to_string(k) + "\n";
+  replay::ThreadedPosition p = TRY(replay::ThreadedPosition::parse(text));
+  TRY(report(t->goto_moment(p)));
+  return "now at " + t->moment() + "\n";
+}
+
+Result<std::string> ThreadedTarget::monitor_bookmark(std::string_view name) {
+  replay::ThreadedTimeline* t = TRY(live());
+  TRY(check_bookmark_name(name));
+  const std::string m = t->moment();
+  TRY(reader_.set_bookmark(std::string(name), m));
+  return "bookmark " + std::string(name) + " = " + m + "\n";
+}
+
+Result<std::string> ThreadedTarget::monitor_bookmarks() {
+  auto marks = TRY(reader_.bookmarks());
+  if (marks.empty()) return std::string("no bookmarks\n");
+  std::string out;
+  for (auto& [name, moment] : marks) out += "  " + name + "  " + moment + "\n";
+  return out;
 }
 
 std::string ThreadedTarget::monitor_checkpoints() {
@@ -244,10 +267,12 @@ Result<std::string> ThreadedTarget::run_monitor_command(std::string_view command
   if (verb == "when") {
     replay::ThreadedTimeline* t = TRY(live());
     return "Current position: " + t->position_text() + " (checkpoint " + std::to_string(t->current_segment().value) +
-           " of " + std::to_string(t->checkpoint_count()) + ")\n";
+           " of " + std::to_string(t->checkpoint_count()) + ")\nMoment: " + t->moment() + "\n";
   }
   if (verb == "checkpoints") return monitor_checkpoints();
   if (verb == "goto") return monitor_goto(rest);
+  if (verb == "bookmark") return monitor_bookmark(rest);
+  if (verb == "bookmarks") return monitor_bookmarks();
   if (verb == "dump") {
     replay::ThreadedTimeline* t = TRY(live());
     if (rest.empty()) return Error::msg("dump needs a file path");

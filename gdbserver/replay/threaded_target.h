@@ -70,6 +70,8 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   Result<replay::ThreadedTimeline*> live();
   Result<StopReason> report(Result<replay::ThreadedStop> stop);
   Result<std::string> monitor_goto(std::string_view where);
+  Result<std::string> monitor_bookmark(std::string_view name);
+  Result<std::string> monitor_bookmarks();
   std::string monitor_checkpoints();
 
   store::RecordingReader& reader_;

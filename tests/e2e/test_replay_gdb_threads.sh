@@ -97,7 +97,7 @@ expect "$out" '^\$2 = 33$' "worker 3's tls_id there"
 expect "$out" '^\$3 = 2199$' "the turn before it"
 expect "$out" '^\$4 = 3199$' "forward again to the last turn"
 expect "$out" "^Current position: checkpoint $at, its start" "monitor goto"
-n=$(sed -n '/^at checkpoint/,$p' "$out" | grep -cE '^\*? +[0-9]+ +Thread ')
+n=$(sed -n "/^now at $at\$/,\$p" "$out" | grep -cE '^\*? +[0-9]+ +Thread ')
 [ "$n" -eq 4 ] || { cat "$out"; die "info threads after monitor goto $at lists $n threads, want 4"; }
 
 # LLDB through the same server: the thread list, a breakpoint hit by a worker.
