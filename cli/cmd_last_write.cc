@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/recording_dir.h"
 #include "engine/bisect/exe_symbols.h"
+#include "engine/replay/threaded_timeline.h"
 #include "engine/replay/timeline.h"
 #include "gdbserver/replay/last_write_report.h"
 #include "store/recording.h"
@@ -24,9 +25,13 @@ const char kUsage[] =
     "the end of history, or before --at's moment: the moment, the instruction and\n"
     "FILE:LINE. ADDR is a number (0x... hex) or a data symbol of the program\n"
     "(lw_target, lw_target+4). Replays only the segments whose dirty pages or\n"
-    "event log can hold such a write (at most 16 aligned bytes at once).\n\n"
+    "event log can hold such a write (at most 16 aligned bytes at once).\n"
+    "A recording with threads: any thread's write, named with the thread;\n"
+    "--at takes K or a threaded moment (K:t=TID:pc=0xPC:n=N, as GDB's monitor\n"
+    "when prints it); at most 3 aligned pieces of up to 8 bytes.\n\n"
     "  --at W     start from checkpoint K's start, or from a moment\n"
-    "  --json     one JSON object: found, moment, pc, instruction, function, file,\n"
+    "  --json     one JSON object: found, moment, thread (with threads), pc,\n"
+    "             instruction, function, file,\n"
     "             line, segments_replayed, segments_skipped\n";
 
 // A number, or SYMBOL[+OFFSET] from the program's symbols (LEN: the symbol's size).
@@ -52,6 +57,33 @@ Result<std::pair<uint64_t, uint64_t>> resolve_target(const store::RecordingReade
   return std::pair<uint64_t, uint64_t>{sym->addr + offset, len};
 }
 
+// A recording with threads: the threaded timeline, from --at (a checkpoint
+// or a threaded moment, engine/replay/threaded_position.h) or the end of history.
+int last_write_threads(const store::RecordingReader& reader, std::pair<uint64_t, uint64_t> range, const std::string& at,
+                       bool json) {
+  std::optional<replay::ThreadedPosition> where;
+  if (!at.empty()) {
+    auto p = replay::ThreadedPosition::parse(at);
+    if (!p.ok()) return fail("last-write: --at " + at + ": " + p.error().message, 2);
+    where = *p;
+  }
+  auto timeline = replay::ThreadedTimeline::open(reader);
+  if (!timeline.ok()) return fail("last-write: " + timeline.error().message);
+  replay::ThreadedTimeline& t = **timeline;
+  Result<replay::ThreadedStop> there = Error::msg("");
+  if (where) {
+    there = t.goto_moment(*where);
+  } else {  // the end of history: the last checkpoint, then forward to the exit or the end
+    there = t.goto_checkpoint(CheckpointId(t.checkpoint_count() - 1));
+    if (there.ok()) there = t.resume(replay::Direction::Forward, replay::Motion::Continue, t.last_stop().thread);
+  }
+  if (!there.ok()) return fail("last-write: " + there.error().message);
+  auto report = gdbserver::find_last_write(t, reader, range.first, range.second);
+  if (!report.ok()) return fail("last-write: " + report.error().message);
+  std::fputs((json ? gdbserver::format_json(*report) : gdbserver::format_text(*report)).c_str(), stdout);
+  return 0;
+}
+
 int run_last_write(const std::vector<std::string>& args) {
   std::string rec, target, at;
   bool json = false;
@@ -68,6 +100,7 @@ int run_last_write(const std::vector<std::string>& args) {
   if (!reader.ok()) return fail("last-write: " + reader.error().message);
   auto range = resolve_target(**reader, target);
   if (!range.ok()) return fail("last-write: " + range.error().message, 2);
+  if ((*reader)->meta().threads) return last_write_threads(**reader, *range, at, json);
   std::optional<replay::Moment> moment;
   if (!at.empty()) {
     auto m = replay::Moment::parse(at);

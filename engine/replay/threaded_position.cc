@@ -122,6 +122,9 @@ Result<ThreadedPosition> parse_fields(std::string_view text) {
       continue;
     }
     const size_t eq = field.find('=');
+    if (eq == std::string_view::npos && i == 1 && number(field, "").ok())
+      return Error::msg("K:E:0xPC:N names a moment of a recording without threads; with threads a moment is "
+                        "K:t=TID:pc=0xPC:n=N, as `monitor when` prints it");
     if (eq == std::string_view::npos) return Error::msg("'" + std::string(field) + "' is not end or NAME=VALUE");
     const std::string_view key = field.substr(0, eq), value = field.substr(eq + 1);
     if (key == "t") {

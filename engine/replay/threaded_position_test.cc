@@ -65,7 +65,10 @@ TEST(ThreadedPositionTest, BadNamesSayWhatIsWrong) {
   EXPECT_EQ(why("2:t=0:resume=1"), "position '2:t=0:resume=1': the thread id is out of range");
   EXPECT_EQ(why("3:end:t=5:resume=1"), "position '3:end:t=5:resume=1': end takes no thread, pc, n or resume");
   // A single-thread moment is not a threaded position.
-  EXPECT_EQ(why("12:3:0x401136:7"), "position '12:3:0x401136:7': '3' is not end or NAME=VALUE");
+  EXPECT_EQ(why("12:3:0x401136:7"),
+            "position '12:3:0x401136:7': K:E:0xPC:N names a moment of a recording without threads; with threads a "
+            "moment is K:t=TID:pc=0xPC:n=N, as `monitor when` prints it");
+  EXPECT_EQ(why("12:x"), "position '12:x': 'x' is not end or NAME=VALUE");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_watch.h"
+#include "engine/replay/write_filter.h"
 #include "process/inject.h"
 #include "process/proc_maps.h"
 
@@ -106,6 +107,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::set<uint64_t> user_bps;  // the client's breakpoints
   std::set<WatchRange> user_watches;  // the client's watched pieces
   uint64_t runs = 0;
+  uint64_t skipped = 0;  // segments a reverse search did not replay (write_filter.h)
 
   // --- the current segment replay
   std::unique_ptr<Coroutine> co;
@@ -722,9 +724,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Result<ThreadedStop> goto_position(const Position& p) {
     if (p.k >= checkpoints)
       return Error::msg("no checkpoint " + std::to_string(p.k) + " (the recording has " + std::to_string(checkpoints) + ")");
-    if (p.end) {
-      if (p.k + 1 >= checkpoints) return Error::msg("segment " + std::to_string(p.k) + " is the last: its end is the end of history");
-      return goto_checkpoint(p.k + 1);
+    if (p.end && p.k + 1 < checkpoints) return goto_checkpoint(p.k + 1);
+    if (p.end) {  // the end of history: the last segment run through, nothing set to stop it
+      std::set<uint64_t> bps = std::exchange(user_bps, {});
+      std::set<WatchRange> watches = std::exchange(user_watches, {});
+      Result<ThreadedStop> there = goto_checkpoint(p.k);
+      if (there.ok()) there = forward(Motion::Continue, there->thread);
+      user_bps = std::move(bps);
+      user_watches = std::move(watches);
+      return there;
     }
     if (p.is_start() && p.steps.empty()) return goto_checkpoint(p.k);
     const Position from = cur;
@@ -899,10 +907,28 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return stop;
   }
 
+  // Segments that cannot have written the watched bytes are not replayed
+  // (write_filter.h): only with write watches and no breakpoint.
+  std::optional<WriteFilter> write_filter() const {
+    if (user_watches.empty()) return std::nullopt;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    bool reads = false;
+    for (const WatchRange& w : user_watches) {
+      ranges.emplace_back(w.addr, w.len);
+      if (w.kind != WatchKind::Write) reads = true;
+    }
+    return WriteFilter::make(reader, std::move(ranges), {user_bps.begin(), user_bps.end()}, reads);
+  }
+
   Result<ThreadedStop> backward() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     const Position from = cur;
+    std::optional<WriteFilter> filter = write_filter();
     for (uint64_t seg = from.k + 1; seg-- > 0;) {
+      if (seg < from.k && filter && !filter->must_replay(seg, WriteFilter::Use::Reverse)) {
+        skipped++;
+        continue;
+      }
       if (seg < from.k && interrupt_requested()) {
         // Searched back to segment seg + 1's start, found nothing: stay there.
         ThreadedStop at = TRY(goto_checkpoint(seg + 1));
@@ -919,6 +945,45 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.stop.cause = StopCause::HistoryBegin;
     stop = s;
     return s;
+  }
+
+  // A reverse continue with only write watches on the bytes asked, the
+  // client's breakpoints and watches set aside; then back where it was.
+  Result<std::optional<ThreadedLastWrite>> last_write(uint64_t addr, uint64_t len,
+                                                      const std::function<Status(const ThreadedLastWrite&)>& at) {
+    if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
+    std::set<WatchRange> pieces;
+    for (uint64_t a = addr, end = addr + len; a < end;) {
+      uint64_t n = 8;
+      while (n > 1 && (a % n != 0 || a + n > end)) n /= 2;
+      pieces.insert(WatchRange{WatchKind::Write, a, n});
+      a += n;
+    }
+    if (len == 0 || pieces.size() > kMaxThreadWatches)
+      return Error::msg("with threads last-write watches at most " + std::to_string(kMaxThreadWatches) +
+                        " aligned pieces of up to 8 bytes (debug registers): ask for fewer bytes");
+    const Position from = cur;
+    std::set<uint64_t> bps = std::exchange(user_bps, {});
+    std::set<WatchRange> watches = std::exchange(user_watches, pieces);
+    Result<ThreadedStop> found = backward();
+    std::optional<ThreadedLastWrite> out;
+    Status described = ok_status();
+    if (found.ok() && found->stop.cause == StopCause::Watchpoint) {
+      out = ThreadedLastWrite{cur.to_string(), cur.k, found->thread, found->stop.pc};
+      described = at(*out);
+    }
+    user_bps = std::move(bps);
+    user_watches = std::move(watches);
+    Status back = ok_status();
+    if (from.is_start() && from.steps.empty()) {
+      if (auto at_start = goto_checkpoint(from.k); !at_start.ok()) back = at_start.take_error();
+    } else {
+      back = seek(from);
+    }
+    if (!found.ok()) return found.take_error();
+    if (!described.ok()) return described.take_error();
+    if (!back.ok()) return back.take_error().context("going back to " + from.to_string());
+    return out;
   }
 };
 
@@ -1035,6 +1100,12 @@ Result<std::vector<store::Mapping>> ThreadedTimeline::live_mappings() {
 CheckpointId ThreadedTimeline::current_segment() const { return CheckpointId(impl_->k); }
 uint64_t ThreadedTimeline::checkpoint_count() const { return impl_->checkpoints; }
 uint64_t ThreadedTimeline::segment_runs() const { return impl_->runs; }
+uint64_t ThreadedTimeline::segments_skipped() const { return impl_->skipped; }
+
+Result<std::optional<ThreadedLastWrite>> ThreadedTimeline::last_write(
+    uint64_t addr, uint64_t len, const std::function<Status(const ThreadedLastWrite&)>& at) {
+  return impl_->last_write(addr, len, at);
+}
 
 std::string ThreadedTimeline::position_text() const {
   const Position& p = impl_->cur;

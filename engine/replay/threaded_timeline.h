@@ -33,6 +33,11 @@
 // Each position has a name (threaded_position.h): `monitor when` prints it,
 // bookmarks keep it, goto_moment comes back to it in any later session.
 //
+// A reverse search with only write watches skips the segments whose next
+// checkpoint's dirty pages and log cannot hold a write to the watched bytes
+// (write_filter.h); last_write is that search from the current position,
+// the client's own breakpoints and watches set aside, and back.
+//
 // Not supported yet (refused with a message): a reverse step into a
 // segment where the thread did not run, GDB's inferior calls.
 #pragma once
@@ -59,6 +64,15 @@ namespace slsdbg::replay {
 struct ThreadedStop {
   TimelineStop stop;
   Tid thread;
+};
+
+// The last write found by ThreadedTimeline::last_write: its moment (the
+// thread just before the writing instruction at pc).
+struct ThreadedLastWrite {
+  std::string moment;
+  uint64_t checkpoint = 0;
+  Tid thread;
+  uint64_t pc = 0;
 };
 
 class ThreadedTimeline {
@@ -103,8 +117,17 @@ class ThreadedTimeline {
   uint64_t checkpoint_count() const;
   // "checkpoint K, thread T's n-th arrival at 0xPC, +S steps" (monitor when).
   std::string position_text() const;
-  // Segment replays done since open (tests, docs).
+  // Segment replays done since open (tests, docs), and segments a reverse
+  // search with write watches skipped (write_filter.h).
   uint64_t segment_runs() const;
+  uint64_t segments_skipped() const;
+
+  // The last write to [addr, addr+len) before the current position (at most
+  // 3 aligned pieces of up to 8 bytes), by any thread; `at` runs while the
+  // timeline is there, then it goes back. nullopt: not written since
+  // checkpoint 0. The client's breakpoints and watches do not stop it.
+  Result<std::optional<ThreadedLastWrite>> last_write(uint64_t addr, uint64_t len,
+                                                      const std::function<Status(const ThreadedLastWrite&)>& at);
 
  private:
   class Impl;

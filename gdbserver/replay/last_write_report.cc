@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "engine/dump/backtrace.h"
+#include "engine/replay/threaded_state.h"
 #include "gdbserver/replay/moment_core.h"
 
 namespace slsdbg::gdbserver {
@@ -46,11 +47,10 @@ Result<uint64_t> parse_number(std::string_view s, const char* what) {
   return v;
 }
 
-// The writing moment as the user sees it: instruction, function, file:line.
-Status describe(replay::Timeline& t, LastWriteReport& r) {
-  store::ProcessState state = TRY(moment_state(t));
+// The writing moment as the user sees it: instruction, function, file:line
+// of the state's first thread.
+Status describe(store::ProcessState state, dump::MemorySource& memory, LastWriteReport& r) {
   state.threads.resize(1);
-  TimelineMemory memory(t);
   // Frame 0 only: unwinding on into libc read its separate debug info
   // (a quarter of a last-write query's time).
   dump::UnwindOptions frame0;
@@ -67,6 +67,15 @@ Status describe(replay::Timeline& t, LastWriteReport& r) {
     r.line = w.line;
   }
   return ok_status();
+}
+
+void set_times(const store::RecordingReader& reader, LastWriteReport& r) {
+  const auto cps = reader.checkpoints();
+  for (size_t i = 0; i < cps.size(); i++) {
+    if (cps[i].id.value != r.checkpoint) continue;
+    r.time_ns = cps[i].time_ns;
+    if (i + 1 < cps.size()) r.next_time_ns = cps[i + 1].time_ns;
+  }
 }
 
 }  // namespace
@@ -93,19 +102,41 @@ Result<LastWriteReport> find_last_write(replay::Timeline& t, uint64_t addr, uint
   r.len = len;
   r.checkpoints = t.checkpoint_count();
   const replay::Timeline::Stats before = t.stats();
-  auto found = TRY(t.last_write(addr, len, [&](const replay::Timeline::LastWrite&) { return describe(t, r); }));
+  auto found = TRY(t.last_write(addr, len, [&](const replay::Timeline::LastWrite&) -> Status {
+    TimelineMemory memory(t);
+    return describe(TRY(moment_state(t)), memory, r);
+  }));
   const replay::Timeline::Stats after = t.stats();
   r.segments_replayed = after.segments_replayed - before.segments_replayed;
   r.segments_skipped = after.segments_skipped - before.segments_skipped;
   if (!found) return r;
-  r.moment = found->moment;
+  r.moment = found->moment.to_string();
+  r.checkpoint = found->moment.checkpoint;
   r.pc = found->pc;
-  const auto cps = t.recording().checkpoints();
-  for (size_t i = 0; i < cps.size(); i++) {
-    if (cps[i].id.value != found->moment.checkpoint) continue;
-    r.time_ns = cps[i].time_ns;
-    if (i + 1 < cps.size()) r.next_time_ns = cps[i + 1].time_ns;
-  }
+  set_times(t.recording(), r);
+  return r;
+}
+
+Result<LastWriteReport> find_last_write(replay::ThreadedTimeline& t, const store::RecordingReader& reader,
+                                        uint64_t addr, uint64_t len) {
+  LastWriteReport r;
+  r.addr = addr;
+  r.len = len;
+  r.checkpoints = t.checkpoint_count();
+  const uint64_t runs = t.segment_runs(), skipped = t.segments_skipped();
+  auto found = TRY(t.last_write(addr, len, [&](const replay::ThreadedLastWrite& w) -> Status {
+    replay::ThreadedMemory memory(t);
+    return describe(TRY(replay::threaded_live_state(t, reader, w.thread)), memory, r);
+  }));
+  r.segments_skipped = t.segments_skipped() - skipped;
+  // Each search of a segment is one replay; going back to where it was is one more.
+  r.segments_replayed = t.segment_runs() - runs;
+  if (!found) return r;
+  r.moment = found->moment;
+  r.checkpoint = found->checkpoint;
+  r.thread = found->thread.value;
+  r.pc = found->pc;
+  set_times(reader, r);
   return r;
 }
 
@@ -117,14 +148,15 @@ std::string format_text(const LastWriteReport& r) {
     out = "No write to " + what +
           " before this moment: never written since the recording began (value from checkpoint 0)\n";
   } else {
-    out = "Last write to " + what + ": moment " + r.moment->to_string() + "\n";
+    out = "Last write to " + what + ": moment " + *r.moment +
+          (r.thread ? " by thread " + std::to_string(*r.thread) : std::string()) + "\n";
     if (r.next_time_ns)
       std::snprintf(line, sizeof line, "  checkpoint %" PRIu64 " of %" PRIu64 ", recorded between %.3f and %.3f ms\n",
-                    r.moment->checkpoint, r.checkpoints, static_cast<double>(r.time_ns) / 1e6,
+                    r.checkpoint, r.checkpoints, static_cast<double>(r.time_ns) / 1e6,
                     static_cast<double>(*r.next_time_ns) / 1e6);
     else
       std::snprintf(line, sizeof line, "  checkpoint %" PRIu64 " of %" PRIu64 ", recorded at %.3f ms or later\n",
-                    r.moment->checkpoint, r.checkpoints, static_cast<double>(r.time_ns) / 1e6);
+                    r.checkpoint, r.checkpoints, static_cast<double>(r.time_ns) / 1e6);
     out += line;
     out += "  by " + hex(r.pc) + ": " + (r.instruction.empty() ? std::string("(no disassembly)") : r.instruction);
     if (!r.function.empty()) out += " in " + r.function;
@@ -140,7 +172,8 @@ std::string format_json(const LastWriteReport& r) {
   std::string out = "{\"addr\":" + std::to_string(r.addr) + ",\"len\":" + std::to_string(r.len) +
                     ",\"found\":" + (r.moment ? "true" : "false");
   if (r.moment) {
-    out += ",\"moment\":" + json_string(r.moment->to_string()) + ",\"checkpoint\":" + std::to_string(r.moment->checkpoint) +
+    if (r.thread) out += ",\"thread\":" + std::to_string(*r.thread);
+    out += ",\"moment\":" + json_string(*r.moment) + ",\"checkpoint\":" + std::to_string(r.checkpoint) +
            ",\"time_ns\":" + std::to_string(r.time_ns) + ",\"pc\":" + std::to_string(r.pc) +
            ",\"instruction\":" + json_string(r.instruction) + ",\"function\":" + json_string(r.function) +
            ",\"file\":" + json_string(r.file) + ",\"line\":" + std::to_string(r.line);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "engine/replay/threaded_timeline.h"
 #include "engine/replay/timeline.h"
 
 namespace slsdbg::gdbserver {
@@ -17,7 +18,9 @@ namespace slsdbg::gdbserver {
 struct LastWriteReport {
   uint64_t addr = 0;
   uint64_t len = 0;
-  std::optional<replay::Moment> moment;  // nullopt: no write recorded before the query's moment
+  std::optional<std::string> moment;  // nullopt: no write recorded before the query's moment
+  uint64_t checkpoint = 0;            // the moment's
+  std::optional<int32_t> thread;      // the writing thread (a recording with threads)
   uint64_t pc = 0;
   std::string instruction;    // "mov dword ptr [rip + 0x2ee4], 0x2a"
   std::string function;       // "main+0x20"
@@ -32,6 +35,10 @@ struct LastWriteReport {
 
 // Runs the query from the timeline's current moment; the timeline ends where it started.
 Result<LastWriteReport> find_last_write(replay::Timeline& timeline, uint64_t addr, uint64_t len);
+// The same on a recording with threads (any thread's write; the reverse
+// search skips segments that did not dirty the bytes' pages).
+Result<LastWriteReport> find_last_write(replay::ThreadedTimeline& timeline, const store::RecordingReader& reader,
+                                        uint64_t addr, uint64_t len);
 std::string format_text(const LastWriteReport& r);
 std::string format_json(const LastWriteReport& r);
 

@@ -6,6 +6,7 @@
 
 #include "gdbserver/protocol/x86_64_registers.h"
 #include "gdbserver/replay/bookmark_name.h"
+#include "gdbserver/replay/last_write_report.h"
 #include "gdbserver/replay/stop_mapping.h"
 #include "gdbserver/replay/threaded_core.h"
 #include "gdbserver/replay/tls_address.h"
@@ -37,7 +38,9 @@ constexpr std::string_view kHelp =
     "  bookmarks         list bookmarks\n"
     "  dump PATH         write an ELF core of the current position to PATH (mode 0600):\n"
     "                    every live thread with its registers now\n"
-    "Not yet with threads: last-write.\n";
+    "  last-write ADDR [LEN]  the last write by any thread to LEN bytes (default 1,\n"
+    "                    at most 3 aligned pieces of up to 8) at ADDR before now:\n"
+    "                    moment, thread, instruction, file:line (GDB: last-write EXPR)\n";
 
 }  // namespace
 
@@ -273,6 +276,12 @@ Result<std::string> ThreadedTarget::run_monitor_command(std::string_view command
   if (verb == "goto") return monitor_goto(rest);
   if (verb == "bookmark") return monitor_bookmark(rest);
   if (verb == "bookmarks") return monitor_bookmarks();
+  if (verb == "last-write") {
+    replay::ThreadedTimeline* t = TRY(live());
+    auto [addr, len] = TRY_CTX(parse_address_range(rest), "last-write");
+    LastWriteReport r = TRY(find_last_write(*t, reader_, addr, len));
+    return format_text(r);
+  }
   if (verb == "dump") {
     replay::ThreadedTimeline* t = TRY(live());
     if (rest.empty()) return Error::msg("dump needs a file path");

@@ -27,10 +27,10 @@ rec() {  # rec NAME EXPECTED_OUTPUT
   grep -qE "^threads +[2-9] \(replay --check" "$tmp/$name.info" || fail "$name: info shows no threads: $(head -8 "$tmp/$name.info")"
   grep -q "^children" "$tmp/$name.info" && fail "$name: info lists threads as children: $(grep children "$tmp/$name.info")"
   # replay --check and GDB run threads (e2e_replay_threads, e2e_replay_gdb_threads);
-  # a moment inside a segment is refused with a message saying so.
+  # a single-thread moment is refused with a message naming the threaded form.
   out=$(timeout 60 "$SLSDBG" replay "$tmp/$name" --goto 1:2:0x1000:1 --server 127.0.0.1:0 2>&1 </dev/null) &&
     fail "$name: replay --goto a moment succeeded: $out"
-  grep -q "goes to checkpoints only (goto K); moments and bookmarks are not supported yet" <<<"$out" ||
+  grep -q "with threads a moment is K:t=TID:pc=0xPC:n=N" <<<"$out" ||
     fail "$name: replay's refusal is unclear: $out"
   echo "$name: $out"
 }
