@@ -113,7 +113,7 @@ Reply handle_catch_syscalls(PacketContext& ctx, std::string_view args) {
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
   }
   auto st = c->catch_syscalls(true, numbers);
-  return st.ok() ? std::string("OK") : error_reply(st.error());
+  return st.ok() ? std::string("OK") : error_reply_with_text(st.error());
 }
 
 }  // namespace slsdbg::gdbserver

@@ -210,6 +210,11 @@ Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, Remo
   return thread_local_address(read, regs.fs_base, auxv, offset, link_map.value);
 }
 
+Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>&) {
+  if (!enabled) return ok_status();
+  return Error::unsupported("catch syscall is not supported yet on a recording with threads");
+}
+
 Status ThreadedTarget::goto_text(std::string_view where) {
   auto text = monitor_goto(where);
   if (!text.ok()) return text.take_error();

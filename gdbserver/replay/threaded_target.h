@@ -23,13 +23,17 @@
 namespace slsdbg::gdbserver {
 
 class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
-                             public MonitorCommands, public ThreadLocalStorage {
+                             public MonitorCommands, public ThreadLocalStorage, public SyscallCatch {
  public:
   static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
   ~ThreadedTarget() override;
 
   // Before a client connects (slsdbg replay --at K): a checkpoint number.
   Status goto_text(std::string_view where);
+
+  // `catch syscall` is refused out loud (GDB would otherwise never stop).
+  SyscallCatch* syscall_catch() override { return this; }
+  Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
 
   Result<std::vector<ThreadInfo>> threads() override;
   Status read_register(Tid thread, int number, std::span<uint8_t> out) override;

@@ -8,7 +8,8 @@
 #   and leaves GDB where it was (same moment, same thread);
 # - `watch marker` + reverse-continue stops before the setter's store;
 # - the end of history can be bookmarked and gone back to;
-# - more than 3 debug-register pieces are refused with a message.
+# - more than 3 debug-register pieces are refused with a message;
+# - `catch syscall` (not yet with threads) is refused, not ignored.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/thr_lastwrite.c
 mark_line=$(line_of LW_MARK "$src")
@@ -50,4 +51,9 @@ expect "$out" "^$mark_line[[:space:]].*LW_MARK" "reverse-continue with watch mar
 expect "$out" '^\$2 = 0$' "before the store marker is 0"
 expect "$out" "^Moment: [0-9]+:t=$setter:" "the watch stops in the setter thread"
 expect "$out" 'at most 3 aligned pieces' "32 bytes are refused"
+# Not yet with threads: `catch syscall` is refused where GDB inserts it,
+# instead of never stopping.
+out=$WORK/catch.out
+replay_gdb "$rec" "$out" -ex 'catch syscall write' -ex 'continue'
+expect "$out" 'Error inserting catchpoint 1' "catch syscall is refused out loud"
 echo "last_write_threads: OK"
