@@ -2,7 +2,6 @@
 // checkpoint K and let it run natively to its end.
 
 #include <signal.h>
-#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -21,6 +20,7 @@
 #include "engine/restore/lazy_fill.h"
 #include "engine/restore/restore.h"
 #include "engine/restore/restore_compare.h"
+#include "process/detach.h"
 #include "store/recording.h"
 
 namespace slsdbg::cli {
@@ -98,11 +98,11 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
   pid_t pid = task.tgid();
   // The other threads first: each is traced on its own.
   for (restore::RestoredThread& t : threads)
-    if (::ptrace(PTRACE_DETACH, t.task.raw_tid(), nullptr, nullptr) != 0) {
+    if (Status gone = process::detach_thread(Tid(t.task.raw_tid())); !gone.ok()) {
       task.kill_and_reap();
-      return Error::from_errno("ptrace(PTRACE_DETACH) of thread " + std::to_string(t.task.raw_tid()));
+      return gone.take_error();
     }
-  if (::ptrace(PTRACE_DETACH, pid, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_DETACH)");
+  TRY(process::detach_thread(Tid(pid)));
   int status = 0;
   for (;;) {
     pid_t r = ::waitpid(pid, &status, 0);
