@@ -1528,7 +1528,7 @@ Status RecordSession::on_thread_gone(pid_t tid) {
   if (!threads_->has(tgid_)) return ok_status();
   // Alone again: it runs (or returns from its call) as before any thread.
   if (!multi()) threads_->set_running(tgid_);
-  if (!multi() && syscall_buffer_) TRY(syscall_buffer_->on_threads_gone());
+  if (!multi() && syscall_buffer_) syscall_buffer_->on_threads_gone();
   if (stopping_all_) return ok_status();  // stop_all() goes back to its thread
   enter(tgid_);
   return multi() && was_running ? schedule_next(tid) : ok_status();

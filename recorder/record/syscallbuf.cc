@@ -131,15 +131,16 @@ Status SyscallBuf::forget_fds() {
   return write_header(kSysbufTableOffset, table_.data(), table_.size());
 }
 
-Status SyscallBuf::on_threads_gone() {
-  if (!threads_) return ok_status();
-  threads_ = false;
+void SyscallBuf::on_threads_gone() {
+  if (!threads_) return;
   // The other threads' traced calls kept the fd table true (forget_fds at
-  // each call that changes fds); nothing was buffered meanwhile.
+  // each call that changes fds); nothing was buffered meanwhile. When the
+  // threads went with the group's exit the leader's memory is going too:
+  // the write then fails and the stub stays off.
   const uint64_t one = 1;
-  TRY_CTX(write_header(kSysbufEnabledOffset, &one, sizeof one), "enabling the syscall buffer again");
+  if (!write_header(kSysbufEnabledOffset, &one, sizeof one).ok()) return;
+  threads_ = false;
   disabled_ = false;
-  return ok_status();
 }
 
 bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc) {

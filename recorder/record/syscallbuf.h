@@ -93,7 +93,7 @@ class SyscallBuf {
   // thread started, serves the leader again (no other thread can enter it;
   // one that starts later turns it off again at its clone's stop). sort's
   // 4,097 output writes come after its merge threads are joined.
-  Status on_threads_gone();
+  void on_threads_gone();
 
   // Logs the committed entries through `log`.
   Status drain(const std::function<Status(const store::Event&)>& log);
