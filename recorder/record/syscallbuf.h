@@ -91,8 +91,8 @@ class SyscallBuf {
   Status forget_fds();
   // The last thread but the leader is gone: the stub, off since the first
   // thread started, serves the leader again (no other thread can enter it;
-  // one that starts later turns it off again at its clone's stop). sort's
-  // 4,097 output writes come after its merge threads are joined.
+  // one that starts later turns it off again at its clone's stop): a
+  // program that joins its workers and then writes its output.
   void on_threads_gone();
 
   // Logs the committed entries through `log`.

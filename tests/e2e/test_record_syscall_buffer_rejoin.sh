@@ -2,10 +2,9 @@
 # Checks that the syscall buffer serves the program again once its threads
 # are joined (SyscallBuf::on_threads_gone), and turns off again for a
 # second thread: rec_sysbuf_rejoin starts and joins a thread, then makes
-# ~260 reads and writes, twice. Before, the buffer stayed off from the first
-# thread on and buffered none of them (sort's 4,097 output writes, after its
-# merge threads, each stopped). stdout equals native and the recording
-# without the buffer; `replay --check` says OK.
+# ~140 reads and writes, twice. Before, the buffer stayed off from the first
+# thread on and buffered none of them (each stopped). stdout equals native
+# and the recording without the buffer; `replay --check` says OK.
 source "$(dirname "$0")/record_lib.sh"
 head -c 8192 "$PROGRAMS/rec_sysbuf_rejoin" >"$WORK/input"
 "$PROGRAMS/rec_sysbuf_rejoin" "$WORK/input" >"$WORK/native" || die "native run failed"
