@@ -496,6 +496,31 @@ TEST(Capture, ReportedActivityRereadsHandlersBrkAndFds) {
   EXPECT_EQ(c3->state.sigactions[SIGUSR1 - 1].handler, handler);
 }
 
+// note_fd_activity() (the syscall buffer's calls) re-reads the fd table
+// only: a new fd shows, brk and handlers are the previous capture's.
+TEST(Capture, FdActivityRereadsOnlyTheFdTable) {
+  auto f = start(TrackerChoice::UffdWp, CaptureOptions{.activity_reported = true});
+  ASSERT_OK(f);
+  auto c0 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c0);
+  const int fd = static_cast<int>(*f->tracee.command("O /dev/null"));
+  (void)*f->tracee.command("H");
+  (void)*f->tracee.command("B 2");
+  f->capture->note_fd_activity();
+  auto c1 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c1);
+  const store::FdEntry* e = find_fd(*c1, fd);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->path, "/dev/null");
+  EXPECT_EQ(c1->state.brk_current, c0->state.brk_current);
+  EXPECT_EQ(c1->state.sigactions[SIGUSR1 - 1].handler, c0->state.sigactions[SIGUSR1 - 1].handler);
+
+  f->capture->note_tracee_activity();  // then everything, as before
+  auto c2 = f->capture->capture({f->tracee.pid()});
+  ASSERT_OK(c2);
+  EXPECT_EQ(c2->state.brk_current, c0->state.brk_current + 2 * 4096);
+}
+
 // Without CaptureOptions::activity_reported every capture re-reads everything.
 TEST(Capture, UnreportedActivityIsAlwaysReread) {
   auto f = start(TrackerChoice::UffdWp);

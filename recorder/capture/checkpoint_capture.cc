@@ -222,6 +222,7 @@ class ProcessCapture final : public CheckpointCapture {
   CaptureStats last_stats() const override { return stats_; }
 
   void note_tracee_activity() override { state_stale_ = true; }
+  void note_fd_activity() override { fds_stale_ = true; }
 
   Status note_discarded(uint64_t start, uint64_t end) override {
     start = page_floor(start);
@@ -372,13 +373,18 @@ class ProcessCapture final : public CheckpointCapture {
   // Handlers, brk, fds and cwd: re-read after reported activity, else the
   // previous capture's (see the members for why they cannot have changed).
   Status refresh_process_state() {
+    if (!state_stale_ && fds_stale_) {
+      fds_ = TRY(process::read_fds(pid_));
+      fds_stale_ = !activity_reported_;
+      return ok_status();
+    }
     if (!state_stale_) return ok_status();
     auto handlers = TRY_CTX(process::read_handlers_and_brk(leader_), "reading signal handlers");
     sigactions_ = handlers.actions;
     brk_current_ = handlers.brk;
     fds_ = TRY(process::read_fds(pid_));
     cwd_ = TRY(process::read_cwd(pid_));
-    state_stale_ = !activity_reported_;
+    state_stale_ = fds_stale_ = !activity_reported_;
     return ok_status();
   }
 
@@ -486,6 +492,7 @@ class ProcessCapture final : public CheckpointCapture {
   const bool activity_reported_;
   const std::function<bool(const store::Mapping&)> keep_file_;
   bool state_stale_ = true;  // the first capture reads everything
+  bool fds_stale_ = true;    // only the fd table (note_fd_activity)
   UniqueFd statm_;
   uint64_t total_vm_ = 0;  // maps_: only syscalls change the map, but for VM_GROWSDOWN growth, which adds to this
   std::array<store::SignalAction, 64> sigactions_{};  // rt_sigaction, or delivering an SA_RESETHAND signal

@@ -43,6 +43,7 @@
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/shared_turn.h"
+#include "recorder/record/stop_census.h"
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/thread_set.h"
@@ -259,6 +260,7 @@ class RecordSession {
   std::unique_ptr<store::RecordingReader> verify_reader_;
   Dispositions dispositions_;
   FastWrite fast_write_;
+  StopCensus census_;  // seccomp stops by syscall (stop_census.h)
   std::optional<SyscallBuf> syscall_buffer_;  // record --syscall-buffer
   std::optional<Children> children_;  // run unrecorded (children.h)
   std::unique_ptr<SharedTurn> shared_;  // memory shared with other members (shared_turn.h)
@@ -367,9 +369,10 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
           }),
           "draining the syscall buffer");
   if (syscall_buffer_->drained() != before) {
-    // File offsets moved; and the CPU time since the last event is unknown
-    // (the entries were logged late), so the checkpoint gets no hint.
-    capture_->note_tracee_activity();
+    // File offsets moved (buffered calls change nothing else the capture
+    // reads); and the CPU time since the last event is unknown (the entries
+    // were logged late), so the checkpoint gets no hint.
+    capture_->note_fd_activity();
     cpu_at_progress_.reset();
   }
   return ok_status();
@@ -738,6 +741,7 @@ Status RecordSession::on_seccomp() {
   capture_->note_tracee_activity();
   user_regs_struct r = TRY(regs());
   const long nr = static_cast<long>(r.orig_rax);
+  census_.note(nr);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
     pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
     // Our duplicates must not outlive the program's fds (flock locks, the
@@ -1524,6 +1528,7 @@ Status RecordSession::on_thread_gone(pid_t tid) {
   if (!threads_->has(tgid_)) return ok_status();
   // Alone again: it runs (or returns from its call) as before any thread.
   if (!multi()) threads_->set_running(tgid_);
+  if (!multi() && syscall_buffer_) syscall_buffer_->on_threads_gone();
   if (stopping_all_) return ok_status();  // stop_all() goes back to its thread
   enter(tgid_);
   return multi() && was_running ? schedule_next(tid) : ok_status();
@@ -1592,6 +1597,8 @@ Result<RecordOutcome> RecordSession::run() {
   if (children_) outcome_.children = children_->started();
   SLSDBG_DEBUG("record", "%llu syscalls performed by the recorder at their seccomp stop",
                static_cast<unsigned long long>(fast_write_.performed()));
+  SLSDBG_DEBUG("record", "%llu seccomp stops: %s", static_cast<unsigned long long>(census_.total()),
+               census_.summary(12).c_str());
   if (syscall_buffer_) {
     outcome_.buffered_syscalls = syscall_buffer_->drained();
     outcome_.patched_sites = syscall_buffer_->patched_sites();

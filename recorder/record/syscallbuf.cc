@@ -131,12 +131,24 @@ Status SyscallBuf::forget_fds() {
   return write_header(kSysbufTableOffset, table_.data(), table_.size());
 }
 
+void SyscallBuf::on_threads_gone() {
+  if (!threads_) return;
+  // The other threads' traced calls kept the fd table true (forget_fds at
+  // each call that changes fds); nothing was buffered meanwhile. When the
+  // threads went with the group's exit the leader's memory is going too:
+  // the write then fails and the stub stays off.
+  const uint64_t one = 1;
+  if (!write_header(kSysbufEnabledOffset, &one, sizeof one).ok()) return;
+  threads_ = false;
+  disabled_ = false;
+}
+
 bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc) {
   // A vfork child shares the buffer and would fill it with its own calls:
   // off from a fork-family call until the next trapped one.
   const bool forking = nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
-  // The buffer is one per process and its stub not thread-safe: once a
-  // thread may exist, it stays off.
+  // The buffer is one per process and its stub not thread-safe: while a
+  // thread may exist, it stays off (on_threads_gone turns it on again).
   uint64_t clone_flags = nr == SYS_clone ? args[0] : 0;
   if (nr == SYS_clone3 && !vm_read(pid_, args[0], &clone_flags, sizeof clone_flags)) clone_flags = CLONE_THREAD;
   if (clone_flags & CLONE_THREAD) threads_ = true;
@@ -327,9 +339,9 @@ void SyscallBuf::note_fd_change(const store::Event& ev) {
 }
 
 Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
-  // Off for good since a thread started: `enabled` was cleared while the one
-  // thread sat at the clone's stop, so no thread can be in the fast path;
-  // and pid_ (the leader) need not be the stopped thread, or alive.
+  // Off while threads run: `enabled` was cleared while the one thread sat
+  // at the clone's stop, so no thread can be in the fast path; and pid_
+  // (the leader) need not be the stopped thread, or alive.
   if (threads_) return ok_status();
   const SysbufStubLayout layout = sysbuf_stub_layout();
   for (int steps = 0; steps < 10000; steps++) {

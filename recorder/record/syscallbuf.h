@@ -89,6 +89,11 @@ class SyscallBuf {
   void on_handler_entry() { handler_depth_++; }
   // Forgets every fd classification (after an unmodelled syscall).
   Status forget_fds();
+  // The last thread but the leader is gone: the stub, off since the first
+  // thread started, serves the leader again (no other thread can enter it;
+  // one that starts later turns it off again at its clone's stop): a
+  // program that joins its workers and then writes its output.
+  void on_threads_gone();
 
   // Logs the committed entries through `log`.
   Status drain(const std::function<Status(const store::Event&)>& log);
@@ -113,7 +118,7 @@ class SyscallBuf {
   std::bitset<1024> known_;
   bool table_dirty_ = false;
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
-  bool threads_ = false;   // a CLONE_THREAD call was seen: off for good
+  bool threads_ = false;   // a CLONE_THREAD call was seen: off until on_threads_gone()
   bool scanned_ = false;   // libc's sites were patched in bulk
   bool jumps_loaded_ = false;
   std::optional<SiteJumpCheck> jumps_;  // nullopt: libc could not be checked, no site is patched

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""bench/realprogs/where.py: where a recording of each real program spends
+its stops (issue #18). Records each program of run.py once with
+SLSDBG_LOG=debug and sums what the recorder logs: seccomp stops by syscall
+(the calls the syscall buffer left traced), checkpoints and their stop
+time, pages copied, torn deferrals, the longest tick interval.
+
+usage: bench/realprogs/where.py BUILD_DIR [--quick] [--only NAME,...] > where.json
+Counts, not times, are the point: they do not move with the machine's load.
+"""
+import json, os, re, shutil, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402  (the same programs and inputs)
+
+CKPT = re.compile(r"checkpoint (\d+): (deferred|in stop), stop (\d+) us, (\d+) pages now, (\d+) deferred")
+TICK = re.compile(r"next tick in (\d+) ms")
+
+
+def where(slsdbg, cmd, work):
+    rec = os.path.join(work, "rec")
+    env = dict(os.environ, SLSDBG_LOG="debug")
+    t = time.monotonic()
+    r = subprocess.run([slsdbg, "record", "-o", rec, "--"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, env=env)
+    wall = time.monotonic() - t
+    shutil.rmtree(rec, ignore_errors=True)
+    out = {"recorded_s": round(wall, 3), "exit": r.returncode, "checkpoints": 0, "stop_ms": 0.0,
+           "stop_ms_max": 0.0, "pages_in_stop": 0, "pages_deferred": 0, "torn": 0, "longest_interval_ms": 0}
+    for line in r.stderr.splitlines():
+        if m := CKPT.search(line):
+            out["checkpoints"] += 1
+            stop = int(m.group(3)) / 1000
+            out["stop_ms"] += stop
+            out["stop_ms_max"] = max(out["stop_ms_max"], stop)
+            out["pages_deferred"] += int(m.group(5))
+            out["pages_in_stop"] += int(m.group(4)) - int(m.group(5))
+        elif m := TICK.search(line):
+            out["longest_interval_ms"] = max(out["longest_interval_ms"], int(m.group(1)))
+        elif "tick checkpoint dropped" in line:
+            out["torn"] += 1
+        elif "seccomp stops:" in line:
+            n, _, rest = line.split("[record]: ", 1)[1].partition(" seccomp stops: ")
+            out["seccomp_stops"] = int(n)
+            out["stops_by_syscall"] = rest
+        elif "syscall buffer:" in line and "buffered" in line:
+            out["buffered"] = int(line.split("syscall buffer: ")[1].split()[0])
+        elif "the program ran" in line and "threads" in line:
+            out["threads"] = int(line.split("the program ran ")[1].split()[0])
+    out["stop_ms"] = round(out["stop_ms"], 1)
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        raise SystemExit(__doc__)
+    build = args[0]
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+    quick = "--quick" in args
+    slsdbg = os.path.join(build, "cli", "slsdbg")
+    if not os.path.exists(slsdbg):
+        slsdbg = os.path.join(build, "slsdbg")
+    work = tempfile.mkdtemp(prefix="slsdbg-bench-where.")
+    try:
+        s = 8 if quick else 1
+        inp = {"text": os.path.join(work, "text.txt"), "small": os.path.join(work, "small.txt")}
+        run.make_text(inp["text"], (16 << 20) // s, 18)
+        run.make_text(inp["small"], (2 << 20) // s, 19)
+        result = {"loadavg_start": os.getloadavg()[0], "programs": {}}
+        for name, cmd in run.cases(inp, quick):
+            if only and name.split()[0] not in only:
+                continue
+            if not shutil.which(cmd[0]):
+                continue
+            result["programs"][name] = where(slsdbg, cmd, work)
+            print(name, result["programs"][name], file=sys.stderr)
+        result["loadavg_end"] = os.getloadavg()[0]
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
