@@ -165,9 +165,6 @@ class Timeline::Impl final : public RunObserver {
   void keep_moment(const Moment& m, uint64_t steps = 0);
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
-  // ... and, on the way to a position within kStepCopyEvery steps of one,
-  // this often: the reverse steps that follow replay at most that many.
-  static constexpr uint64_t kNearStepCopyEvery = 16;
   bool moment_adoptable(const Moment& m) const;
   bool keep_copies = true;  // false: keep_moment() keeps nothing
   // Drives to target->n arrivals, keeping copies on the way (see reach_base).

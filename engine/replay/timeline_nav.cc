@@ -225,8 +225,7 @@ Status Timeline::Impl::reach_once(const Path& p, std::optional<uint64_t> probe_p
   for (const Leg& leg : p.legs) {
     TRY(set_traps(leg.traps));
     for (uint64_t i = &leg == p.legs.data() ? done : 0; i < leg.count; i++) {
-      const bool near_end = leg.count - i <= kStepCopyEvery && i % kNearStepCopyEvery == 0;
-      if (steps_from_moment && i > 0 && (i % kStepCopyEvery == 0 || near_end)) keep_moment(base_moment, i);
+      if (steps_from_moment && i > 0 && i % kStepCopyEvery == 0) keep_moment(base_moment, i);
       TimelineStop st = TRY(forward(leg.motion));
       if (st.cause == StopCause::Diverged || st.cause == StopCause::Interrupted)
         return Error::msg("a recorded path did not replay the same way (" + where(p.base) + ", leg " +
