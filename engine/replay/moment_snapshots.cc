@@ -15,16 +15,57 @@ MomentSnapshot* MomentSnapshots::use(std::map<Key, std::unique_ptr<MomentSnapsho
   return it->second.get();
 }
 
-MomentSnapshot* MomentSnapshots::nearest_before(const Moment& m) {
-  // Keys of pc's arrivals sort by n, then steps: walk back over step copies.
-  auto it = by_moment_.upper_bound(key(m, 0));
-  while (it != by_moment_.begin()) {
-    --it;
-    const auto& [k, e, pc, n, steps] = it->first;
-    if (k != m.checkpoint || e != m.event || pc != m.pc) return nullptr;
-    if (steps == 0) return use(it);
+std::optional<uint64_t> MomentSnapshot::count_of(uint64_t pc) const {
+  if (steps != 0) return std::nullopt;
+  if (pc == moment.pc) return moment.n;
+  if (auto c = counts.find(pc); c != counts.end()) return c->second;
+  if (bp_valid.count(pc)) {
+    auto c = bp_count.find(pc);
+    return c == bp_count.end() ? 0 : c->second;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+MomentSnapshot* MomentSnapshots::nearest_counting(const Moment& m, std::optional<uint64_t> also) {
+  auto best = by_moment_.end();
+  uint64_t best_n = 0;
+  // Few copies (the capacity): a walk over the window's is cheap.
+  for (auto it = by_moment_.lower_bound(key(Moment{m.checkpoint, m.event, 0, 0}, 0));
+       it != by_moment_.end() && std::get<0>(it->first) == m.checkpoint && std::get<1>(it->first) == m.event; ++it) {
+    const MomentSnapshot& s = *it->second;
+    const std::optional<uint64_t> n = s.count_of(m.pc);
+    if (!n) continue;
+    // At another pc, its count must leave the m.n-th arrival still to come.
+    if (s.moment.pc == m.pc ? *n > m.n : *n >= m.n) continue;
+    if (also && !s.count_of(*also)) continue;
+    const bool later = best == by_moment_.end() || *n > best_n ||
+                       (*n == best_n && s.moment.pc == m.pc && best->second->moment.pc != m.pc);
+    if (later) {
+      best = it;
+      best_n = *n;
+    }
+  }
+  return best == by_moment_.end() ? nullptr : use(best);
+}
+
+size_t MomentSnapshots::lend_counts(const Moment& c, uint64_t prev, uint64_t d) {
+  size_t lent = 0;
+  for (auto it = by_moment_.lower_bound(key(Moment{c.checkpoint, c.event, c.pc, 0}, 0));
+       it != by_moment_.end() && it->second->moment.checkpoint == c.checkpoint && it->second->moment.event == c.event &&
+       it->second->moment.pc == c.pc;
+       ++it) {
+    MomentSnapshot& s = *it->second;
+    if (s.steps != 0 || s.moment.n < d || s.counts.count(prev)) continue;
+    s.counts[prev] = s.moment.n - d;
+    s.lent.insert(prev);
+    lent++;
+  }
+  return lent;
+}
+
+void MomentSnapshots::take_back_counts(uint64_t k, uint64_t e, uint64_t prev) {
+  for (auto& [key, s] : by_moment_)
+    if (s->moment.checkpoint == k && s->moment.event == e && s->lent.erase(prev)) s->counts.erase(prev);
 }
 
 MomentSnapshot* MomentSnapshots::nearest_steps(const Moment& m, uint64_t steps) {
@@ -38,7 +79,8 @@ MomentSnapshot* MomentSnapshots::nearest_steps(const Moment& m, uint64_t steps) 
 bool MomentSnapshots::has(const Moment& m, uint64_t steps) const { return by_moment_.count(key(m, steps)) != 0; }
 
 Status MomentSnapshots::take(process::Task& live, const Moment& m, uint64_t steps,
-                             std::map<uint64_t, uint64_t> bp_count, std::set<uint64_t> bp_valid) {
+                             std::map<uint64_t, uint64_t> bp_count, std::set<uint64_t> bp_valid,
+                             std::map<uint64_t, uint64_t> counts) {
   if (capacity_ == 0 || has(m, steps)) return ok_status();
   while (by_moment_.size() >= capacity_ && !lru_.empty()) {
     auto v = by_moment_.find(lru_.back());
@@ -56,7 +98,7 @@ Status MomentSnapshots::take(process::Task& live, const Moment& m, uint64_t step
   live.set_last_stop(before);
   if (!copy.ok()) return copy.take_error();
   auto s = std::make_unique<MomentSnapshot>(
-      MomentSnapshot{m, steps, std::move(*copy), regs, sigmask, std::move(bp_count), std::move(bp_valid)});
+      MomentSnapshot{m, steps, std::move(*copy), regs, sigmask, std::move(bp_count), std::move(bp_valid), std::move(counts)});
   by_moment_[key(m, steps)] = std::move(s);
   lru_.push_front(key(m, steps));
   taken_++;

@@ -11,6 +11,12 @@
 // copies hold the program's own code (the navigator's int3 bytes are lifted
 // for the fork) and the navigator's breakpoint counts at that moment. At most
 // `capacity` copies, least recently used dropped first.
+//
+// A copy also knows the arrivals, up to its moment, at the pcs the run that
+// made it was counting (the counting probe's pc). A later run to the m-th
+// arrival at one of those pcs, or counting one, starts from it although it
+// sits at another pc: naming the instruction before a moment counts the
+// previous pc up to it, then goes to that pc's arrival counting the first.
 #pragma once
 
 #include <sys/user.h>
@@ -19,6 +25,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -36,6 +43,10 @@ struct MomentSnapshot {
   uint64_t sigmask = 0;
   std::map<uint64_t, uint64_t> bp_count;  // arrivals since the event, by breakpoint address
   std::set<uint64_t> bp_valid;            // breakpoints whose count is exact
+  std::map<uint64_t, uint64_t> counts;    // pc -> arrivals since the event, up to the moment
+  std::set<uint64_t> lent;                // pcs of counts derived from the code's shape (fall_through_by_copies)
+  // Arrivals at pc up to the moment (its own pc: n), if known.
+  std::optional<uint64_t> count_of(uint64_t pc) const;
 };
 
 class MomentSnapshots {
@@ -45,15 +56,23 @@ class MomentSnapshots {
   MomentSnapshots(const MomentSnapshots&) = delete;
   MomentSnapshots& operator=(const MomentSnapshots&) = delete;
 
-  // The copy at (k, e, pc, n') with the largest n' <= m.n, if any.
-  MomentSnapshot* nearest_before(const Moment& m);
+  // The latest copy (no steps) in m's event window from which m can be
+  // reached by counting m.pc on: one at m.pc's arrival n' <= m.n, or one
+  // knowing fewer than m.n arrivals at m.pc; knowing the arrivals at `also`
+  // too, when given.
+  MomentSnapshot* nearest_counting(const Moment& m, std::optional<uint64_t> also);
+  // prev falls through to c.pc, its only way in: each copy at c.pc's
+  // arrival j (j >= d) in c's window learns prev's count j - d. Returns how
+  // many did; take_back_counts() undoes it when that proved wrong.
+  size_t lend_counts(const Moment& c, uint64_t prev, uint64_t d);
+  void take_back_counts(uint64_t k, uint64_t e, uint64_t prev);
   // The copy at m + s' single steps with the largest s' <= steps (s' >= 1).
   MomentSnapshot* nearest_steps(const Moment& m, uint64_t steps);
   bool has(const Moment& m, uint64_t steps = 0) const;
   // Forks `live` (stopped at m + steps) into a kept copy; the caller has
   // lifted its int3 bytes. Refused copies (capacity 0) are not an error.
   Status take(process::Task& live, const Moment& m, uint64_t steps, std::map<uint64_t, uint64_t> bp_count,
-              std::set<uint64_t> bp_valid);
+              std::set<uint64_t> bp_valid, std::map<uint64_t, uint64_t> counts = {});
   size_t size() const { return by_moment_.size(); }
   uint64_t taken() const { return taken_; }
   uint64_t used() const { return used_; }

@@ -32,6 +32,7 @@
 #include "engine/replay/code_function.h"
 #include "engine/replay/counting_patch.h"
 #include "engine/replay/moment_snapshots.h"
+#include "engine/replay/position_print.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
@@ -165,6 +166,7 @@ class Timeline::Impl final : public RunObserver {
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
   bool moment_adoptable(const Moment& m) const;
+  bool keep_copies = true;  // false: keep_moment() keeps nothing
   // Drives to target->n arrivals, keeping copies on the way (see reach_base).
   Status drive_to_target(const Base& b);
   Result<DriveResult> drive(bool flow);
@@ -194,6 +196,11 @@ class Timeline::Impl final : public RunObserver {
   // prev falls through to c's pc, its only way in: prev's arrival c.n or
   // c.n - 1, checked by one step and the position's print (position_print.h).
   Result<std::optional<Moment>> fall_through_before(const Moment& c, uint64_t prev);
+  // The same from the copies kept at c.pc's arrivals, which then know
+  // prev's count; nullopt: not shown (timeline_fall_through.cc).
+  Result<std::optional<Moment>> fall_through_by_copies(const Moment& c, uint64_t prev, const PositionPrint& at_c);
+  // The pc of the first instruction of event window e of segment k, if known.
+  std::optional<uint64_t> window_first_pc(uint64_t k, uint64_t e);
   // `from`: the trace starts at that exact moment (copies are kept on the way).
   Result<std::vector<uint64_t>> trace_steps(const std::function<Result<bool>(DriveResult&)>& done,
                                             std::optional<Moment> from = std::nullopt);

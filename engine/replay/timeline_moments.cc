@@ -49,8 +49,10 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
       auto c = s.bp_count.find(addr);
       bp_count[addr] = c == s.bp_count.end() ? 0 : c->second;
     }
-  if (s.steps == 0 && count_pc && *count_pc == s.moment.pc) count_value = s.moment.n;
-  if (s.steps == 0 && target && target->pc == s.moment.pc) target_count = s.moment.n;
+  // The probe's and the target's arrivals up to that moment, where the copy
+  // knows them (reach_base picks such a copy when it counts them).
+  if (count_pc) count_value = s.count_of(*count_pc).value_or(0);
+  if (target) target_count = s.count_of(target->pc).value_or(0);
   TRY(assign_slots());
   TRY(apply_debug_registers());
   if (target && cursor == target->event && target_count == target->n) why = PauseWhy::Target;
@@ -59,7 +61,7 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
 
 void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   // A step copy only while no event has been consumed since m.
-  if (!moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
+  if (!keep_copies || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
   // The copy holds the program's code, not our int3 bytes nor the counter
   // stub (placed again at the next resumption).
   if (Status st = drop_counter(); !st.ok()) {
@@ -70,7 +72,11 @@ void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&orig, 1});
   Status st = [&]() -> Status {
     if (TRY(has_shared_writable_mapping(task.tgid()))) return Error::msg("a shared writable mapping");
-    return moments->take(task, m, steps, bp_count, bp_valid);
+    // The probe counts from the window's start (reach_base never starts it
+    // from a copy that does not know it): exact at this moment too.
+    std::map<uint64_t, uint64_t> counts;
+    if (steps == 0 && count_pc) counts[*count_pc] = count_value;
+    return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts));
   }();
   const uint8_t int3 = 0xcc;
   for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&int3, 1});
@@ -84,7 +90,7 @@ void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
 Status Timeline::Impl::drive_to_target(const Base& b) {
   const uint64_t goal = b.n;
   std::vector<uint64_t> stops;
-  if (moment_adoptable(Moment{b.k, b.e, b.pc, goal})) {
+  if (keep_copies && moment_adoptable(Moment{b.k, b.e, b.pc, goal})) {
     for (int j = kMaxBackoff; j >= 1; j--) {
       const uint64_t back = 1ull << j;
       if (goal > back && goal - back > target_count) stops.push_back(goal - back);

@@ -173,11 +173,14 @@ Status Timeline::Impl::reach_base_once(const Base& b, std::optional<uint64_t> pr
     counted_bps = {target->pc};
   }
   if (!moments) moments = std::make_unique<MomentSnapshots>(options.max_moment_snapshots);
-  // A kept copy at an earlier arrival at the same pc (its other counts are
-  // unknown: not when counting another pc).
+  // A kept copy before the target that knows the arrivals at its pc (and
+  // at the probe's) up to its own moment.
   MomentSnapshot* near = nullptr;
-  if (target && moment_adoptable(*target) && (!probe_pc || *probe_pc == b.pc)) near = moments->nearest_before(*target);
+  if (target && moment_adoptable(*target)) near = moments->nearest_counting(*target, probe_pc);
   if (near) {
+    if (near->moment.pc != b.pc)
+      SLSDBG_DEBUG("timeline", "reaching %s from the copy at %s (another pc)", target->to_string().c_str(),
+                   near->moment.to_string().c_str());
     Status st = fresh_at(*near);
     if (!st.ok()) {
       SLSDBG_DEBUG("timeline", "copy at %s unusable: %s", near->moment.to_string().c_str(), st.error().message.c_str());

@@ -67,6 +67,7 @@ Result<std::optional<Moment>> Timeline::Impl::fall_through_before(const Moment& 
   };
   TRY(reach_base(Base::at(c), std::nullopt));
   const PositionPrint at_c = TRY(print());
+  if (std::optional<Moment> m = TRY(fall_through_by_copies(c, prev, at_c))) return m;
   for (uint64_t n = c.n; n + 1 >= c.n && n >= 1; n--) {
     const Moment m{c.checkpoint, c.event, prev, n};
     if (!reach(Path{Base::at(m), {Leg{Motion::Step, 1, user}}}, std::nullopt).ok()) continue;
