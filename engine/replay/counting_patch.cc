@@ -12,13 +12,13 @@ namespace slsdbg::replay {
 
 namespace {
 
-// Page layout: code from 0, data from kData, a 16-byte private stack at the end.
+// Page layout: code from 0, data from kData.
 constexpr uint64_t kData = 2048;
-constexpr uint64_t kSavedRsp = kData;
+constexpr uint64_t kSavedRcx = kData;
+constexpr uint64_t kSavedRax = kData + 24;
 constexpr uint64_t kCount = kCounterCountOffset;
 constexpr uint64_t kLimit = kCounterLimitOffset;
 static_assert(kCount == kData + 8 && kLimit == kData + 16);
-constexpr uint64_t kStackTop = kTrampPage;
 
 }  // namespace
 
@@ -33,33 +33,40 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const Patc
   TRY(emit_before_pc(code, site, e));
   CounterStub s;
   s.entry = e.here();
-  e.rip_op(0x89, 4, page + kSavedRsp);  // mov [saved_rsp], rsp (the red zone stays untouched)
-  e.rip_op(0x8d, 4, page + kStackTop);  // lea rsp, [stack_top]
-  e.byte(0x9c);                         // pushfq
-  e.byte(0x50);                         // push rax
+  // Without flags (pushfq/popfq cost about 5 times a tight loop's body):
+  // rax = count + 1 by lea, rcx = count - limit by not and lea, jrcxz.
+  e.rip_op(0x89, 1, page + kSavedRcx);  // mov [saved_rcx], rcx
+  e.rip_op(0x89, 0, page + kSavedRax);  // mov [saved_rax], rax
   e.rip_op(0x8b, 0, page + kCount);     // mov rax, [count]
-  for (uint8_t b : {0x48, 0x83, 0xc0, 0x01}) e.byte(b);  // add rax, 1
+  for (uint8_t b : {0x48, 0x8d, 0x40, 0x01}) e.byte(b);  // lea rax, [rax + 1]
   e.rip_op(0x89, 0, page + kCount);     // mov [count], rax
-  e.rip_op(0x3b, 0, page + kLimit);     // cmp rax, [limit]
-  e.byte(0x58);                         // pop rax (flags kept)
-  const size_t to_run = e.jne_forward();
-  e.byte(0x9d);                         // popfq
-  e.rip_op(0x8b, 4, page + kSavedRsp);  // mov rsp, [saved_rsp]
+  e.rip_op(0x8b, 1, page + kLimit);     // mov rcx, [limit]
+  for (uint8_t b : {0x48, 0xf7, 0xd1}) e.byte(b);              // not rcx (= -limit - 1)
+  for (uint8_t b : {0x48, 0x8d, 0x4c, 0x01, 0x01}) e.byte(b);  // lea rcx, [rcx + rax + 1]
+  e.byte(0xe3);                         // jrcxz limit
+  e.byte(0x00);                         // (bound below)
+  const size_t to_limit = e.out.size() - 1;
+  e.rip_op(0x8b, 0, page + kSavedRax);  // mov rax, [saved_rax]
+  e.rip_op(0x8b, 1, page + kSavedRcx);  // mov rcx, [saved_rcx]
+  e.byte(0xe9);                         // jmp run
+  const size_t to_run = e.out.size();
+  for (int i = 0; i < 4; i++) e.byte(0);
+  e.out[to_limit] = static_cast<uint8_t>(e.out.size() - (to_limit + 1));  // limit:
+  e.rip_op(0x8b, 0, page + kSavedRax);  // mov rax, [saved_rax]
+  e.rip_op(0x8b, 1, page + kSavedRcx);  // mov rcx, [saved_rcx]
   e.byte(0xcc);                         // int3: the limit
   s.reached = e.here();
-  e.byte(0xe9);
-  const size_t to_displaced = e.out.size();
+  e.byte(0xe9);                         // jmp run (reached and run stay apart)
+  const size_t reached_to_run = e.out.size();
   for (int i = 0; i < 4; i++) e.byte(0);
-  e.bind(to_run, e.here());
-  e.byte(0x9d);
-  e.rip_op(0x8b, 4, page + kSavedRsp);
   s.run = e.here();
-  e.bind(to_displaced, s.run);
+  e.bind(to_run, s.run);
+  e.bind(reached_to_run, s.run);
   TRY(emit_from_pc(code, site, e));
   s.displaced = site.length;
   if (e.out.size() > kData) return Error::msg("counter stub too long");
   e.out.resize(kTrampPage - 64, 0xcc);
-  std::memset(&e.out[kData], 0, 24);  // saved rsp, count, limit (0: never)
+  std::memset(&e.out[kData], 0, 32);  // saved rcx, count, limit (0: never), saved rax
   s.bytes = std::move(e.out);
   return s;
 }

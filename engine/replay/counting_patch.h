@@ -6,12 +6,12 @@
 // at its stops. Used for its counting and target probes (timeline_counting.cc).
 //
 //   pc:         jmp stub                 (the rest of the displaced bytes: int3)
-//   stub:       save rsp, private stack, pushfq
-//               count += 1; compare with limit
-//               jne run
-//               popfq, rsp back; int3     <- count == limit: SIGTRAP, rip = reached_rip()
-//   run():      popfq, rsp back          (reached_rip() jumps to displaced())
-//   displaced(): the instructions that were at pc; jmp pc + length
+//   stub:       rcx, rax saved; count += 1 (lea); rcx = count - limit
+//               (not, lea): no flag changes, no stack
+//               jrcxz limit; rax, rcx back; jmp run
+//   limit:      rax, rcx back; int3       <- count == limit: SIGTRAP, rip = reached_rip()
+//   reached:    jmp run
+//   run(), displaced(): the instructions that were at pc; jmp pc + length
 //
 // Resuming at displaced() runs the instruction at pc without counting it.
 // Where pc's own bytes cannot move, the jump goes at an anchor before it

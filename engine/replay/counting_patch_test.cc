@@ -8,8 +8,12 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <signal.h>
+
 #include <cstring>
 #include <vector>
+
+#include "engine/replay/stub_flags_test.h"
 
 namespace slsdbg::replay {
 namespace {
@@ -83,6 +87,53 @@ TEST(CountingPatch, StopsAtTheLimit) {
   uint64_t limit = 1;
   std::memcpy(&limit, &stub->bytes[kCounterLimitOffset], 8);
   EXPECT_EQ(0u, limit);  // never, until the Timeline sets one
+}
+
+volatile sig_atomic_t g_traps = 0;
+volatile uint64_t g_count_at_trap = 0;
+const volatile uint64_t* g_count = nullptr;
+void on_trap(int) {
+  g_traps = g_traps + 1;
+  g_count_at_trap = *g_count;
+}
+
+// The stub in this process, after a `cmp` whose flags the moved code reads:
+// every visit keeps the program's flags, rax and rcx, is counted, and the
+// limit's int3 comes once, at the limit's visit.
+TEST(CountingPatch, KeepsFlagsAndRegistersAndTrapsAtTheLimit) {
+  using namespace testing;
+  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(MAP_FAILED, mem);
+  auto* code = static_cast<uint8_t*>(mem);
+  const uint64_t fn = reinterpret_cast<uint64_t>(code), pc = fn + kFlagsFnPc, page = fn + 4096;
+  std::memcpy(code, kFlagsFn.data(), kFlagsFn.size());
+  auto stub = build_counter_stub(padded(std::vector<uint8_t>(code + kFlagsFnPc, code + kFlagsFn.size())), pc, page);
+  ASSERT_TRUE(stub.ok()) << stub.error().message;
+  EXPECT_EQ(kFlagsFnMoved, stub->displaced);
+  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
+  const uint64_t limit = 7;
+  std::memcpy(reinterpret_cast<void*>(page + kCounterLimitOffset), &limit, 8);
+  g_count = reinterpret_cast<const volatile uint64_t*>(page + kCounterCountOffset);
+  code[kFlagsFnPc] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
+  std::memcpy(code + kFlagsFnPc + 1, &rel, 4);
+  struct sigaction sa{}, old{};
+  sa.sa_handler = on_trap;
+  ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
+  g_traps = 0;
+  auto f = reinterpret_cast<int64_t (*)(int64_t, int64_t, int64_t)>(fn);
+  int visits = 0;
+  for (int64_t x : {4, 5, 6})
+    for (int64_t y : {5, 6})
+      for (int64_t z : {8, 9}) {
+        EXPECT_EQ(flags_fn_expected(x, y, z), f(x, y, z)) << x << " " << y << " " << z;
+        visits++;
+      }
+  EXPECT_EQ(1, g_traps);
+  EXPECT_EQ(limit, g_count_at_trap);
+  EXPECT_EQ(static_cast<uint64_t>(visits), *g_count);
+  sigaction(SIGTRAP, &old, nullptr);
+  munmap(mem, 2 * 4096);
 }
 
 TEST(CountingPatch, RefusesCodeItCannotMove) {

@@ -20,6 +20,8 @@ constexpr uint64_t kData = 2048;
 constexpr uint64_t kSavedRsp = kData;
 constexpr uint64_t kValues = kData + 8;  // 16 registers, by x86 register number
 constexpr uint64_t kMemValues = kValues + 8 * 16;  // MemCheck values
+constexpr uint64_t kQuickNeg = kMemValues + 8 * kMaxMemChecks;  // minus the quick registers' values
+constexpr uint64_t kScratch = kQuickNeg + 8 * kQuickRegs;        // rcx while the quick test runs
 constexpr uint64_t kStackTop = kPage;
 
 // x86 register numbers of user_regs_struct's general registers.
@@ -35,6 +37,26 @@ constexpr Reg kRegs[] = {
     {3, &user_regs_struct::rbx}, {5, &user_regs_struct::rbp},  {12, &user_regs_struct::r12},
     {13, &user_regs_struct::r13}, {14, &user_regs_struct::r14}, {15, &user_regs_struct::r15},
 };
+
+// The registers of the flag-free quick test: the first of kRegs that the
+// comparison includes, rcx (its scratch register) aside.
+std::vector<Reg> quick_regs(PatchCompare compare) {
+  std::vector<Reg> out;
+  for (const Reg& r : kRegs) {
+    if (r.number == 1 || (compare == PatchCompare::AllButRcxR11 && r.number == 11)) continue;
+    if (out.size() < kQuickRegs) out.push_back(r);
+  }
+  return out;
+}
+
+// lea rcx, [reg + rcx]: rcx = reg - value when rcx held -value; no flags.
+void lea_rcx_reg_plus_rcx(Emitter& e, int reg) {
+  e.byte(0x48 | (reg >= 8 ? 0x01 : 0));  // REX.W (+B)
+  e.byte(0x8d);
+  e.byte(0x4c);                                       // mod 01, reg rcx, SIB
+  e.byte(static_cast<uint8_t>((1 << 3) | (reg & 7)));  // index rcx, base reg
+  e.byte(0x00);                                       // disp8 0 (rbp/r13 as base need one)
+}
 
 }  // namespace
 
@@ -57,6 +79,22 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   TRY(emit_before_pc(code, site, e));
   Trampoline t;
   t.check = e.here();
+  // Quick test first, without touching the flags: most visits differ in
+  // rax or rdx, and pushfq/popfq cost about 5 times a tight loop's body.
+  // Per register: rcx = reg - value (mov, lea), jrcxz to the next test.
+  const std::vector<Reg> quick = quick_regs(compare);
+  std::vector<size_t> to_quick_fail;
+  e.rip_op(0x89, 1, tramp + kScratch);  // mov [scratch], rcx
+  for (size_t i = 0; i < quick.size(); i++) {
+    e.rip_op(0x8b, 1, tramp + kQuickNeg + 8 * i);  // mov rcx, [-value]
+    lea_rcx_reg_plus_rcx(e, quick[i].number);
+    e.byte(0xe3);  // jrcxz over the jmp: this register equals its target
+    e.byte(0x05);
+    e.byte(0xe9);  // jmp quick_fail
+    to_quick_fail.push_back(e.out.size());
+    for (int b = 0; b < 4; b++) e.byte(0);
+  }
+  e.rip_op(0x8b, 1, tramp + kScratch);   // mov rcx, [scratch]
   e.rip_op(0x89, 4, tramp + kSavedRsp);  // mov [saved_rsp], rsp
   e.rip_op(0x8d, 4, tramp + kStackTop);  // lea rsp, [stack_top]
   e.byte(0x9c);                          // pushfq
@@ -87,11 +125,17 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   e.byte(0xe9);
   const size_t to_displaced = e.out.size();
   for (int i = 0; i < 4; i++) e.byte(0);
+  for (size_t at : to_quick_fail) e.bind(at, e.here());
+  e.rip_op(0x8b, 1, tramp + kScratch);  // quick_fail: mov rcx, [scratch]
+  e.byte(0xe9);                         // jmp displaced
+  const size_t quick_to_displaced = e.out.size();
+  for (int i = 0; i < 4; i++) e.byte(0);
   const uint64_t fail = e.here();
   for (size_t at : to_fail) e.bind(at, fail);
   e.byte(0x9d);
   e.rip_op(0x8b, 4, tramp + kSavedRsp);
   e.bind(to_displaced, e.here());
+  e.bind(quick_to_displaced, e.here());
 
   TRY(emit_from_pc(code, site, e));
   t.displaced = site.length;
@@ -102,6 +146,11 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   values[4] = target.rsp;
   std::memcpy(&e.out[kValues], values, sizeof values);
   for (size_t i = 0; i < memory.size(); i++) std::memcpy(&e.out[kMemValues + 8 * i], &memory[i].value, 8);
+  for (size_t i = 0; i < quick.size(); i++) {
+    const uint64_t neg = 0 - static_cast<uint64_t>(target.*(quick[i].field));
+    std::memcpy(&e.out[kQuickNeg + 8 * i], &neg, 8);
+  }
+  static_assert(kScratch + 8 <= kPage - 64, "the data area overlaps the private stack");
   t.bytes = std::move(e.out);
   return t;
 }

@@ -7,7 +7,10 @@
 //
 //   pc:           jmp tramp                (5 bytes; the rest of the last
 //                                           displaced instruction is padding)
-//   tramp:        save rsp, private stack, pushfq
+//   tramp:        quick test, flags untouched: rcx saved, then for rax
+//                 and rdx rcx = reg - target (mov, lea), jrcxz on;
+//                 a difference: rcx back, jmp displaced
+//                 save rsp, private stack, pushfq
 //                 cmp each register with its target value; jne fail
 //                 popfq, rsp back; int3     <- match: SIGTRAP, rip = resume()
 //   resume():     jmp displaced
@@ -58,6 +61,8 @@ struct MemCheck {
   uint64_t value = 0;  // the word at addr at the target moment
 };
 inline constexpr size_t kMaxMemChecks = 4;
+// Registers tested without flags before the full comparison (build_trampoline).
+inline constexpr size_t kQuickRegs = 2;
 
 // The trampoline's bytes for `code` (the bytes at target.rip, at least 32),
 // placed at `tramp`; an error when the instructions at pc cannot be moved

@@ -5,9 +5,13 @@
 #include "engine/replay/patched_breakpoint.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <vector>
+
+#include "engine/replay/stub_flags_test.h"
 
 namespace slsdbg::replay {
 namespace {
@@ -90,6 +94,45 @@ TEST(PatchedBreakpoint, ComparesTheTargetRegisters) {
   EXPECT_EQ(0x1111u, rax);
   ASSERT_GT(t->resume, kTramp);
   EXPECT_EQ(0xcc, t->bytes[t->resume - kTramp - 1]);
+}
+
+volatile sig_atomic_t g_traps = 0;
+void on_trap(int) { g_traps = g_traps + 1; }
+
+// Runs the trampoline in this process: visits that differ in rax (the quick
+// test's first register), in rdx only (its second), or in neither but in
+// rsp (the full comparison) all run the moved code with the flags, rax and
+// rcx of the program, and none traps.
+TEST(PatchedBreakpoint, VisitsThatDifferKeepFlagsAndRegisters) {
+  using namespace testing;
+  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(MAP_FAILED, mem);
+  auto* code = static_cast<uint8_t*>(mem);
+  const uint64_t fn = reinterpret_cast<uint64_t>(code), pc = fn + kFlagsFnPc, page = fn + 4096;
+  std::memcpy(code, kFlagsFn.data(), kFlagsFn.size());
+  user_regs_struct target{};
+  target.rip = pc;
+  target.rax = 5;  // x
+  target.rdx = 9;  // z
+  target.rsp = 0x10;  // never this process's
+  auto t = build_trampoline(padded(std::vector<uint8_t>(code + kFlagsFnPc, code + kFlagsFn.size())), target, PatchCompare::All, page);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(kFlagsFnMoved, t->displaced);
+  std::memcpy(reinterpret_cast<void*>(page), t->bytes.data(), t->bytes.size());
+  code[kFlagsFnPc] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
+  std::memcpy(code + kFlagsFnPc + 1, &rel, 4);
+  struct sigaction sa{}, old{};
+  sa.sa_handler = on_trap;
+  ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
+  g_traps = 0;
+  auto f = reinterpret_cast<int64_t (*)(int64_t, int64_t, int64_t)>(fn);
+  for (int64_t x : {4, 5, 6})
+    for (int64_t y : {5, 6})
+      for (int64_t z : {8, 9, 10}) EXPECT_EQ(flags_fn_expected(x, y, z), f(x, y, z)) << x << " " << y << " " << z;
+  EXPECT_EQ(0, g_traps);
+  sigaction(SIGTRAP, &old, nullptr);
+  munmap(mem, 2 * 4096);
 }
 
 }  // namespace
