@@ -31,18 +31,6 @@ bool same_version(const struct stat& a, const struct stat& b) {
          a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
 }
 
-// mkdir -p with 0700 for what it creates; the last component is made 0700.
-bool make_private_dirs(const std::string& dir) {
-  for (size_t at = 1; at <= dir.size(); at++) {
-    if (at != dir.size() && dir[at] != '/') continue;
-    const std::string part = dir.substr(0, at);
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st;
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-         (st.st_mode & 077) == 0;
-}
-
 // Removes other versions of the file whose entries start with `prefix`
 // (dev-inode-), and copies no recording links (prune_kept_file_cache), in
 // one pass over the directory.
@@ -85,18 +73,32 @@ bool add_to_cache(const std::string& cache_dir, int src, const struct stat& st, 
 
 }  // namespace
 
+// mkdir -p with 0700 for what it creates; the last component is made 0700.
+bool make_private_dirs(const std::string& dir) {
+  for (size_t at = 1; at <= dir.size(); at++) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    const std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & 077) == 0;
+}
+
 int prune_kept_file_cache(const std::string& cache_dir, int min_age_s) { return prune(cache_dir, "", "", min_age_s); }
 
-std::string kept_file_cache_dir() {
+std::string user_cache_dir(const std::string& sub) {
   if (const char* d = std::getenv("SLSDBG_CACHE_DIR"); d && *d) {
     if (std::strcmp(d, "off") == 0) return "";
-    return std::string(d) + "/files";
+    return std::string(d) + "/" + sub;
   }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/slsdbg/files";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/slsdbg/" + sub;
   const char* home = std::getenv("HOME");
   if (!home || *home != '/') return "";
-  return std::string(home) + "/.cache/slsdbg/files";
+  return std::string(home) + "/.cache/slsdbg/" + sub;
 }
+
+std::string kept_file_cache_dir() { return user_cache_dir("files"); }
 
 bool link_from_cache(const std::string& cache_dir, int src, const struct stat& st, const std::string& target) {
   if (!make_private_dirs(cache_dir)) return false;

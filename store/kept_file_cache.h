@@ -21,6 +21,15 @@
 
 namespace slsdbg::store {
 
+// The per-user cache's subdirectory `sub`: under $SLSDBG_CACHE_DIR, else
+// $XDG_CACHE_HOME/slsdbg, else ~/.cache/slsdbg; "" when SLSDBG_CACHE_DIR=off
+// or there is no home.
+std::string user_cache_dir(const std::string& sub);
+
+// mkdir -p with 0700 for what it creates. false unless `dir` is then a
+// directory of this user that nobody else may enter or write.
+bool make_private_dirs(const std::string& dir);
+
 // $SLSDBG_CACHE_DIR, else $XDG_CACHE_HOME/slsdbg, else ~/.cache/slsdbg, with
 // "/files" appended; "" when SLSDBG_CACHE_DIR=off or there is no home.
 std::string kept_file_cache_dir();

@@ -10,8 +10,11 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -20,7 +23,7 @@
 #include "process/remote_fd.h"
 #include "process/remote_memory.h"
 #include "process/syscallbuf_stub.h"
-#include "recorder/record/syscallbuf_jumps.h"
+#include "recorder/record/syscallbuf_site_cache.h"
 #include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"
 
@@ -201,26 +204,32 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
     return false;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (!jumps_loaded_) {
-    jumps_loaded_ = true;
-    Result<SiteJumpCheck> j = SiteJumpCheck::load(pid_, maps);
-    if (j.ok()) jumps_ = std::move(*j);
-    else SLSDBG_DEBUG("record", "syscall buffer: no site is patched: %s", j.error().message.c_str());
+  if (!sites_loaded_) {
+    sites_loaded_ = true;
+    bool cached = false;
+    Result<LibcSiteTable> t = libc_site_table(pid_, maps, site_cache_dir(), &cached);
+    if (t.ok()) {
+      sites_ = std::move(*t);
+      libc_base_ = libc_layout(maps)->base;
+    }
+    SLSDBG_DEBUG("record", "syscall buffer: libc's sites %s", t.ok() ? (cached ? "from the cache" : "checked")
+                                                                     : ("not checked, none patched: " + t.error().message).c_str());
   }
   // The first patch takes every site the scan finds along: one stop, one
   // forced checkpoint for all.
   bool scan_patched = false;
   if (!scanned_) {
     scanned_ = true;
-    scan_patched = TRY(patch_scanned_sites(maps)) > 0;
+    scan_patched = TRY(patch_scanned_sites()) > 0;
     SLSDBG_DEBUG("record", "syscall buffer: libc checked and patched in %lld us",
                  static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
                                             std::chrono::steady_clock::now() - t0)
                                             .count()));
   }
   if (!patched_.count(site)) {
-    const SysbufSite s{site, wide, nr};
-    if (!jumps_ || !jumps_->refused(std::span(&s, 1)).empty()) {
+    // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
+    const LibcSite* s = sites_ ? sites_->find(site - libc_base_) : nullptr;
+    if (!s || s->refused || s->wide != wide) {
       // Left trapped; the scan's patches still need their checkpoint.
       declined_.insert(site);
       return scan_patched;
@@ -233,37 +242,59 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
   return true;
 }
 
-Status SyscallBuf::patch_site(uint64_t site, bool wide) {
+Status SyscallBuf::patch_site(uint64_t site, bool wide, int mem_fd) {
   const uint32_t ptr = static_cast<uint32_t>(wide ? kSysbufPtrWide : kSysbufPtrNarrow);
   uint8_t patch[8] = {0xff, 0x14, 0x25, 0, 0, 0, 0, 0x90};
   std::memcpy(patch + 3, &ptr, 4);
-  TRY_CTX(write_remote(pid_, site, patch, wide ? 8 : 7), "patching a syscall site");
+  const uint64_t len = wide ? 8 : 7;
+  if (mem_fd < 0) TRY_CTX(write_remote(pid_, site, patch, len), "patching a syscall site");
+  else if (pwrite(mem_fd, patch, len, static_cast<off_t>(site)) != static_cast<ssize_t>(len))
+    return Error::from_errno("patching a syscall site");
   patched_.insert(site);
   return ok_status();
 }
 
-Result<size_t> SyscallBuf::patch_scanned_sites(const std::vector<store::Mapping>& maps) {
-  size_t found = 0, refused = 0;
-  for (const store::Mapping& m : maps) {
-    if (!is_libc(m) || !(m.prot & PROT_EXEC) || m.end - m.start > (64u << 20)) continue;
-    std::vector<uint8_t> read;
-    std::span<const uint8_t> code = jumps_ ? jumps_->text(m.start, m.end) : std::span<const uint8_t>();
-    if (code.empty()) {
-      read.resize(m.end - m.start);
-      if (!vm_read(pid_, m.start, read.data(), read.size())) continue;  // left to the per-trap patch
-      code = read;
+Result<size_t> SyscallBuf::patch_scanned_sites() {
+  if (!sites_) return size_t{0};
+  // The bufferable sites whose number is set right before them, each read
+  // again (one process_vm_readv for all): a cached table only says where to
+  // look and which sites a branch enters.
+  std::vector<const LibcSite*> wanted;
+  size_t refused = 0;
+  for (const LibcSite& s : sites_->sites) {
+    if (s.nr < 0 || !bufferable(s.nr)) continue;
+    const uint64_t addr = libc_base_ + s.offset;
+    if (patched_.count(addr) || declined_.count(addr)) continue;
+    if (s.refused) {
+      declined_.insert(addr);
+      refused++;
+      continue;
     }
-    const std::vector<SysbufSite> sites = find_sysbuf_sites(code, m.start, bufferable);
-    // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
-    const std::set<uint64_t> unsafe = jumps_ ? jumps_->refused(sites) : std::set<uint64_t>();
-    for (const SysbufSite& s : sites) {
-      if (patched_.count(s.addr) || declined_.count(s.addr)) continue;
-      if (!jumps_ || unsafe.count(s.addr)) {
-        declined_.insert(s.addr);
-        refused++;
+    wanted.push_back(&s);
+  }
+  std::vector<std::array<uint8_t, 14>> windows(wanted.size());
+  std::vector<struct iovec> local(wanted.size()), remote(wanted.size());
+  for (size_t i = 0; i < wanted.size(); i++) {
+    local[i] = {windows[i].data(), windows[i].size()};
+    remote[i] = {reinterpret_cast<void*>(libc_base_ + wanted[i]->offset - 6), windows[i].size()};
+  }
+  size_t found = 0;
+  const std::string mem = "/proc/" + std::to_string(pid_) + "/mem";
+  UniqueFd fd(open(mem.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("open " + mem);
+  for (size_t at = 0; at < wanted.size(); at += IOV_MAX) {
+    const size_t n = std::min<size_t>(IOV_MAX, wanted.size() - at);
+    const ssize_t got = process_vm_readv(pid_, &local[at], n, &remote[at], n, 0);
+    for (size_t i = at; i < at + n; i++) {
+      const uint64_t addr = libc_base_ + wanted[i]->offset;
+      const bool read = got >= static_cast<ssize_t>((i - at + 1) * windows[i].size());
+      uint8_t w[14];
+      std::memcpy(w, windows[i].data(), sizeof w);
+      if (!read || !site_matches(w, *wanted[i])) {
+        declined_.insert(addr);  // not this libc's bytes after all: left to trap
         continue;
       }
-      TRY(patch_site(s.addr, s.wide));
+      TRY(patch_site(addr, wanted[i]->wide, fd.get()));
       found++;
     }
   }

@@ -25,7 +25,8 @@
 //    patched into `call *ptr` to the stub (process/syscallbuf_stub.h) at
 //    the exit stop of its first trapped call; the first such patch also
 //    patches every site of a bufferable call the scan of libc's code finds
-//    (syscallbuf_sites.h). The stop's rip is moved past the patch with the
+//    (syscallbuf_sites.h; the scan and its jump check are kept per libc
+//    build in the user's cache, syscallbuf_site_cache.h). The stop's rip is moved past the patch with the
 //    flags the `cmp` would set, and a forced checkpoint follows, so replay
 //    crosses the patches by restore (the libc pages are in it). No patch is
 //    made while a signal handler runs (a frame below may sit at a site),
@@ -62,7 +63,7 @@
 
 #include "common/fd.h"
 #include "common/result.h"
-#include "recorder/record/syscallbuf_jumps.h"
+#include "recorder/record/syscallbuf_site_cache.h"
 #include "store/event.h"
 #include "store/process_state.h"
 
@@ -109,8 +110,8 @@ class SyscallBuf {
   Status write_header(uint64_t offset, const void* data, uint64_t len);
   uint8_t classify(int fd) const;
   void note_fd_change(const store::Event& ev);
-  Status patch_site(uint64_t site, bool wide);
-  Result<size_t> patch_scanned_sites(const std::vector<store::Mapping>& maps);  // sites patched
+  Status patch_site(uint64_t site, bool wide, int mem_fd = -1);  // mem_fd: /proc/PID/mem, else opened
+  Result<size_t> patch_scanned_sites();  // sites patched
 
   pid_t pid_ = -1;
   UniqueFd pidfd_;
@@ -120,8 +121,9 @@ class SyscallBuf {
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
   bool threads_ = false;   // a CLONE_THREAD call was seen: off until on_threads_gone()
   bool scanned_ = false;   // libc's sites were patched in bulk
-  bool jumps_loaded_ = false;
-  std::optional<SiteJumpCheck> jumps_;  // nullopt: libc could not be checked, no site is patched
+  bool sites_loaded_ = false;
+  std::optional<LibcSiteTable> sites_;  // nullopt: libc could not be checked, no site is patched
+  uint64_t libc_base_ = 0;
   int handler_depth_ = 0;  // signal handlers running (one that longjmps out keeps it up: no more patches)
   uint64_t consumed_ = 0;  // bytes of entries already logged
   uint64_t drained_ = 0;

@@ -5,14 +5,18 @@
 
 namespace slsdbg::recorder {
 
-std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_t base, bool (*bufferable)(long)) {
+std::vector<SysbufSite> find_syscall_shapes(std::span<const uint8_t> code, uint64_t base) {
   std::vector<SysbufSite> out;
   const uint8_t* p = code.data();
   const size_t n = code.size();
   // A REX prefix before the `mov`/`xor` would make it set another register.
   auto rex = [&](size_t at) { return at < n && (p[at] & 0xf0) == 0x40; };
   for (size_t i = 6; i + sizeof kSysbufNarrowSite <= n; i++) {
-    if (p[i] != 0x0f || p[i + 1] != 0x05) continue;
+    // memchr: a plain byte loop over libc's 1.5 MiB was 5% of a short recording.
+    const void* q = std::memchr(p + i, 0x0f, n - sizeof kSysbufNarrowSite + 1 - i);
+    if (!q) break;
+    i = static_cast<const uint8_t*>(q) - p;
+    if (p[i + 1] != 0x05) continue;
     const bool wide = i + sizeof kSysbufWideSite <= n && std::memcmp(p + i, kSysbufWideSite, sizeof kSysbufWideSite) == 0;
     const bool narrow = !wide && i + sizeof kSysbufNarrowSite <= n &&
                         std::memcmp(p + i, kSysbufNarrowSite, sizeof kSysbufNarrowSite) == 0;
@@ -25,8 +29,14 @@ std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_
       std::memcpy(&imm, p + i - 4, sizeof imm);
       nr = imm;
     }
-    if (nr >= 0 && bufferable(nr)) out.push_back({base + i, wide, nr});
+    out.push_back({base + i, wide, nr});
   }
+  return out;
+}
+
+std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_t base, bool (*bufferable)(long)) {
+  std::vector<SysbufSite> out = find_syscall_shapes(code, base);
+  std::erase_if(out, [&](const SysbufSite& s) { return s.nr < 0 || !bufferable(s.nr); });
   return out;
 }
 

@@ -21,8 +21,12 @@ namespace slsdbg::recorder {
 struct SysbufSite {
   uint64_t addr;  // of the `syscall` instruction
   bool wide;      // the 8-byte shape (`cmp $-4096, %rax`)
-  long nr;        // set by the instruction before it
+  long nr;        // set by the instruction before it; -1: not known
 };
+
+// Every `syscall` of either shape in `code`, mapped at `base`, whatever sets
+// its number (the site cache, syscallbuf_site_cache.h, holds them all).
+std::vector<SysbufSite> find_syscall_shapes(std::span<const uint8_t> code, uint64_t base);
 
 // The sites in `code`, mapped at `base`, whose NR `bufferable` accepts.
 std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_t base, bool (*bufferable)(long));
