@@ -35,7 +35,6 @@
 #include "process/task_clock.h"
 #include "process/vdso_patch.h"
 #include "process/wait_status.h"
-#include "recorder/capture/state_keeping_syscalls.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/children.h"
 #include "recorder/record/defer_policy.h"
@@ -737,9 +736,9 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
 
 Status RecordSession::on_seccomp() {
   // Every syscall of the tracee stops here first, fast writes and skipped ones included.
+  capture_->note_tracee_activity();
   user_regs_struct r = TRY(regs());
   const long nr = static_cast<long>(r.orig_rax);
-  if (!keeps_capture_state(nr)) capture_->note_tracee_activity();
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
     pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
     // Our duplicates must not outlive the program's fds (flock locks, the
