@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,6 +19,8 @@
 #include <set>
 
 #include "process/inject.h"
+#include "process/proc_signals.h"
+#include "process/queued_signals.h"
 #include "process/test_tracee.h"
 #include "recorder/capture/checkpoint_capture.h"
 #include "store/recording.h"
@@ -338,6 +341,39 @@ TEST_P(CaptureTest, RegistersAndSignalStateEqualPtrace) {
   EXPECT_EQ(*task.signal_mask(), 1u << (SIGUSR2 - 1));
   ASSERT_OK(task.set_signal_mask(0));
   EXPECT_TRUE(f->tracee.command("G").ok());
+}
+
+// Blocked pending signals (thread- and process-directed, a real-time one
+// queued more times than one PEEKSIGINFO batch holds) equal /proc's view.
+TEST_P(CaptureTest, PendingSignalsEqualProcStatus) {
+  auto f = start(GetParam());
+  ASSERT_OK(f);
+  process::Task& task = f->tracee.task();
+  const int rt = SIGRTMIN + 1;
+  const uint64_t mask = (1ull << (SIGUSR2 - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (rt - 1));
+  ASSERT_OK(task.set_signal_mask(mask));
+  const pid_t pid = f->tracee.pid();
+  ASSERT_EQ(syscall(SYS_tgkill, pid, pid, SIGUSR2), 0);
+  for (int i = 0; i < 40; ++i) ASSERT_EQ(syscall(SYS_tgkill, pid, pid, rt), 0);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);  // blocked by its only thread: stays process-directed
+  auto c = f->capture->capture({pid});
+  ASSERT_OK(c);
+  const auto& t = c->state.threads[0];
+  EXPECT_EQ(t.sigpending, (1ull << (SIGUSR2 - 1)) | (1ull << (rt - 1)));
+  EXPECT_EQ(c->state.shared_sigpending, 1ull << (SIGTERM - 1));
+  auto proc = process::read_pending_signals(pid, pid);
+  ASSERT_OK(proc);
+  EXPECT_EQ(t.sigpending, proc->thread_pending);
+  EXPECT_EQ(c->state.shared_sigpending, proc->shared_pending);
+  EXPECT_EQ(t.sigmask, proc->blocked);
+  auto none = process::unblocked_queued_signals(pid, true);
+  ASSERT_OK(none);
+  EXPECT_EQ(*none, 0u);
+  // Unblocked (the tracee stays stopped): now deliverable.
+  ASSERT_OK(task.set_signal_mask(1ull << (SIGTERM - 1)));
+  auto some = process::unblocked_queued_signals(pid, true);
+  ASSERT_OK(some);
+  EXPECT_EQ(*some, (1ull << (SIGUSR2 - 1)) | (1ull << (rt - 1)));
 }
 
 // The tracee's commands make syscalls, but none is reported (as in a compute

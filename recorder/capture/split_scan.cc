@@ -1,6 +1,9 @@
 #include "recorder/capture/split_scan.h"
 
 #include <errno.h>
+#include <time.h>
+
+#include <algorithm>
 
 #include "recorder/capture/pagemap_scan.h"
 
@@ -11,6 +14,15 @@ namespace {
 constexpr uint64_t kSplitBytes = 64ull << 20;
 // Halves end on a page-table (2 MiB) boundary, so no PTE table is walked twice.
 constexpr uint64_t kPmdSize = 2ull << 20;
+// A walk that took less CPU than this last time is not split: a wake-up
+// costs ~50 us on a quiet machine and milliseconds on a loaded one.
+constexpr uint64_t kSplitMinWalkNs = 200'000;
+
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 }  // namespace
 
 Status SplitScanner::scan_pieces(int fd, const std::vector<Piece>& pieces, SplitScanResult& out) {
@@ -28,13 +40,14 @@ Status SplitScanner::scan_pieces(int fd, const std::vector<Piece>& pieces, Split
 Result<SplitScanResult> SplitScanner::scan(int pagemap_fd, const std::vector<PageRange>& ranges) {
   uint64_t total = 0;
   for (const PageRange& r : ranges) total += r.end - r.start;
+  const bool split = total >= kSplitBytes && (last_walk_ns_ == 0 || last_walk_ns_ >= kSplitMinWalkNs);
   std::vector<Piece> first, second;
   uint64_t seen = 0;
   const uint64_t half = total / 2;
   for (size_t i = 0; i < ranges.size(); ++i) {
     const PageRange& r = ranges[i];
     const uint64_t size = r.end - r.start;
-    if (total < kSplitBytes || seen + size <= half) {
+    if (!split || seen + size <= half) {
       first.push_back({r, i});
     } else if (seen >= half) {
       second.push_back({r, i});
@@ -55,7 +68,9 @@ Result<SplitScanResult> SplitScanner::scan(int pagemap_fd, const std::vector<Pag
   const bool helped =
       !second.empty() && thread_.start([&] { their_status = scan_pieces(pagemap_fd, second, theirs); }).ok();
   if (!helped) first.insert(first.end(), second.begin(), second.end());  // no thread: all of it here
+  const uint64_t cpu0 = thread_cpu_ns();
   Status mine = scan_pieces(pagemap_fd, first, out);
+  last_walk_ns_ = std::max<uint64_t>(1, (thread_cpu_ns() - cpu0) * (helped ? 2 : 1));
   thread_.wait();
   TRY(std::move(mine));
   if (!helped) return out;

@@ -8,8 +8,8 @@
 
 namespace slsdbg::recorder {
 
-// `shared_pending`, if given, receives the process-directed pending set read
-// from the same /proc status file (saves a second read for the leader).
+// `shared_pending`, if given, receives the process-directed pending set
+// (asked of one thread only: the set is the process's).
 Result<store::ThreadState> capture_thread(process::Task& thread, uint64_t* shared_pending = nullptr);
 
 }  // namespace slsdbg::recorder

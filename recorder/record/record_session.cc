@@ -24,6 +24,7 @@
 #include "process/cpu.h"
 #include "process/inject.h"
 #include "process/proc_signals.h"
+#include "process/queued_signals.h"
 #include "process/remote_memory.h"
 #include "process/seccomp_filter.h"
 #include "process/signal_frame.h"
@@ -1058,9 +1059,9 @@ Status RecordSession::log_forced_checkpoint(uint64_t pc) {
 // the next resumption (a trapped rdtsc's SIGSEGV can sit behind our
 // interrupt). They must be handled before capture runs injected code.
 bool deliverable_signal_pending(pid_t pid) {
-  Result<process::PendingSignals> p = process::read_pending_signals(pid, pid);
+  Result<uint64_t> p = process::unblocked_queued_signals(pid, true);
   if (!p.ok()) return false;  // gone: waitpid reports it next
-  return ((p->thread_pending | p->shared_pending) & ~p->blocked) != 0;
+  return *p != 0;
 }
 
 Status RecordSession::on_interrupt() {
@@ -1418,8 +1419,8 @@ Status RecordSession::take_resent_signals() {
     if (t == threads_->running() || resending_.empty()) continue;  // the running one takes it first thing
     ThreadCtx& c = threads_->at(t);
     if (c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 || c.resume_request != PTRACE_CONT) continue;
-    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
-    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    Result<uint64_t> p = process::unblocked_queued_signals(t, false);
+    if (!p.ok() || !*p) continue;
     TRY(resume_to_signal_stop(t));
     c.where = ThreadCtx::Where::InKernel;
     TRY(wait_until_parked(t));
@@ -1440,8 +1441,8 @@ Status RecordSession::flush_queued_signals() {
     if (t == threads_->running() || c.where != ThreadCtx::Where::Parked || c.resume_signo != 0 ||
         c.resume_request != PTRACE_CONT)
       continue;
-    Result<process::PendingSignals> p = process::read_pending_signals(tgid_, t);
-    if (!p.ok() || !(p->thread_pending & ~p->blocked)) continue;
+    Result<uint64_t> p = process::unblocked_queued_signals(t, false);
+    if (!p.ok() || !*p) continue;
     SLSDBG_DEBUG("record", "thread %d: a queued signal is taken before the checkpoint", t);
     TRY(resume_to_signal_stop(t));
     c.where = ThreadCtx::Where::InKernel;
