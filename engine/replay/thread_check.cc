@@ -195,8 +195,16 @@ Status SegmentCheck::wait_pending(Thread& th) {
       th.stop = w;
       return ok_status();
     }
-    const bool stray = (w.kind == process::StopKind::PtraceEvent && w.event != PTRACE_EVENT_SECCOMP) ||
-                       w.kind == process::StopKind::GroupStop || w.kind == process::StopKind::SyscallStop;
+    bool stray = (w.kind == process::StopKind::PtraceEvent && w.event != PTRACE_EVENT_SECCOMP) ||
+                 w.kind == process::StopKind::GroupStop || w.kind == process::StopKind::SyscallStop;
+    if (w.kind == process::StopKind::SignalDelivery && (w.signo == SIGCHLD || w.signo == SIGURG || w.signo == SIGWINCH)) {
+      // One the recorder dropped unlogged, as the kernel would have
+      // (process/signal_policy.h): pending at a checkpoint while blocked.
+      const process::PendingSignals p = TRY(process::read_pending_signals(leader_->tgid(), th.task.raw_tid()));
+      recorder::Dispositions d;
+      d.set(w.signo, {(p.caught & (1ull << (w.signo - 1))) ? 2u : 0u, 0});
+      stray = recorder::kernel_discards(w.signo, d, TRY(th.task.regs()));
+    }
     if (!stray) {
       th.at = Thread::At::Pending;
       th.stop = w;
