@@ -1046,7 +1046,11 @@ Status RecordSession::on_signal(int signo) {
 bool RecordSession::may_pace(const siginfo_t& si, const user_regs_struct& r) const {
   const bool cut_call = static_cast<int64_t>(r.orig_rax) >= 0 && is_restart_code(static_cast<int64_t>(r.rax));
   const bool own = (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL) && si.si_pid == tgid_;
-  return !multi() && !cut_call && !own && !(shared_ && shared_->active()) && stop_signal_ == 0 &&
+  // Only a timer's (setitimer, timer_create): what storms. A SIGCHLD held
+  // so across bash's wait4 replayed out of order (e2e_record_children).
+  const bool timer = si.si_code == SI_TIMER || ((si.si_signo == SIGALRM || si.si_signo == SIGVTALRM ||
+                                                 si.si_signo == SIGPROF) && si.si_code == SI_KERNEL);
+  return timer && !multi() && !cut_call && !own && !(shared_ && shared_->active()) && stop_signal_ == 0 &&
          !kills_when_delivered(si);
 }
 
