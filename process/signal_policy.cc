@@ -56,6 +56,16 @@ RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, con
   return restart ? RestartOutcome::Restart : RestartOutcome::ReturnEintr;
 }
 
+bool kernel_discards(int signo, const Dispositions& dispositions, const user_regs_struct& regs) {
+  if (signo < 1 || signo > 64 || signo == SIGKILL || signo == SIGSTOP) return false;
+  const uint64_t handler = dispositions.get(signo).handler;
+  const bool ignored_by_default = signo == SIGCHLD || signo == SIGURG || signo == SIGWINCH;
+  if (handler != 1 && !(handler == 0 && ignored_by_default)) return false;
+  const bool restart_block = static_cast<int64_t>(regs.orig_rax) >= 0 &&
+                             static_cast<int64_t>(regs.rax) == kErestartRestartBlock;
+  return !restart_block;
+}
+
 void drop_deliverable_pending(store::ProcessState& st) {
   uint64_t blocked_by_all = ~uint64_t{0};
   for (store::ThreadState& t : st.threads) {

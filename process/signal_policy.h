@@ -50,6 +50,17 @@ enum class RestartOutcome {
 // sets orig_rax = -1 so the kernel does not do it a second time.
 RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, const Dispositions& dispositions);
 
+// A signal the kernel throws away when it is sent, unless the receiver is
+// ptraced: its disposition is SIG_IGN, or SIG_DFL with "ignore" as the
+// default action (SIGCHLD, SIGURG, SIGWINCH; not SIGCONT, whose effect
+// comes at sending). Under ptrace it is queued and reported anyway, and
+// may interrupt a blocking call, which the kernel restarts when the tracer
+// suppresses it: as if it had never come. `regs` are the receiver's at
+// its signal-delivery stop; a call cut with the kernel's restart block
+// (-ERESTART_RESTARTBLOCK) comes back as restart_syscall, which replay
+// cannot re-issue, so that signal is not thrown away here.
+bool kernel_discards(int signo, const Dispositions& dispositions, const user_regs_struct& regs);
+
 // A signal that reaches the stopped tracee while a checkpoint is captured
 // sits in its pending set, but the recorder sees it at the next resumption
 // (a signal-delivery stop), holds it and logs its delivery after a checkpoint

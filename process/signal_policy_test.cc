@@ -89,5 +89,22 @@ TEST(SignalPolicy, ACheckpointKeepsOnlyBlockedPendingSignals) {
   EXPECT_EQ(st.shared_sigpending, 1ull << (SIGUSR2 - 1));      // SIGUSR1 is deliverable to thread 1
 }
 
+TEST(SignalPolicy, OnlyIgnoredSignalsAreDiscarded) {
+  Dispositions d;
+  d.set(SIGUSR1, {1, 0});       // SIG_IGN
+  d.set(SIGURG, {0x401000, 0});  // a handler
+  const user_regs_struct running = interrupted(-1, 0);
+  EXPECT_TRUE(kernel_discards(SIGCHLD, d, running));   // SIG_DFL: ignore
+  EXPECT_TRUE(kernel_discards(SIGWINCH, d, running));
+  EXPECT_TRUE(kernel_discards(SIGUSR1, d, running));   // SIG_IGN
+  EXPECT_FALSE(kernel_discards(SIGURG, d, running));   // its handler runs
+  EXPECT_FALSE(kernel_discards(SIGCONT, d, running));  // SIG_DFL, but it has an effect
+  EXPECT_FALSE(kernel_discards(SIGALRM, d, running));  // SIG_DFL: terminate
+  EXPECT_FALSE(kernel_discards(SIGKILL, d, running));
+  // A futex wait it cut restarts by itself; a sleep's restart block does not.
+  EXPECT_TRUE(kernel_discards(SIGCHLD, d, interrupted(SYS_futex, -512)));
+  EXPECT_FALSE(kernel_discards(SIGCHLD, d, interrupted(SYS_nanosleep, -516)));
+}
+
 }  // namespace
 }  // namespace slsdbg::recorder

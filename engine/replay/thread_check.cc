@@ -24,6 +24,7 @@
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
+#include "engine/replay/signal_before_call.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/replay/thread_noise.h"
 #include "engine/replay/thread_reach.h"
@@ -194,8 +195,16 @@ Status SegmentCheck::wait_pending(Thread& th) {
       th.stop = w;
       return ok_status();
     }
-    const bool stray = (w.kind == process::StopKind::PtraceEvent && w.event != PTRACE_EVENT_SECCOMP) ||
-                       w.kind == process::StopKind::GroupStop || w.kind == process::StopKind::SyscallStop;
+    bool stray = (w.kind == process::StopKind::PtraceEvent && w.event != PTRACE_EVENT_SECCOMP) ||
+                 w.kind == process::StopKind::GroupStop || w.kind == process::StopKind::SyscallStop;
+    if (w.kind == process::StopKind::SignalDelivery && (w.signo == SIGCHLD || w.signo == SIGURG || w.signo == SIGWINCH)) {
+      // One the recorder dropped unlogged, as the kernel would have
+      // (process/signal_policy.h): pending at a checkpoint while blocked.
+      const process::PendingSignals p = TRY(process::read_pending_signals(leader_->tgid(), th.task.raw_tid()));
+      recorder::Dispositions d;
+      d.set(w.signo, {(p.caught & (1ull << (w.signo - 1))) ? 2u : 0u, 0});
+      stray = recorder::kernel_discards(w.signo, d, TRY(th.task.regs()));
+    }
     if (!stray) {
       th.at = Thread::At::Pending;
       th.stop = w;
@@ -647,6 +656,22 @@ Result<SegmentOutcome> SegmentCheck::run() {
     SLSDBG_DEBUG("replay", "checkpoint %llu: thread %d at %s%s%s", (unsigned long long)k_.value, t.tid.value,
                  hex(t.regs.rip).c_str(), t.restarted_syscall ? " (before its call)" : "",
                  t.tid.value == state_.running_tid ? " (running)" : "");
+  // A thread whose first event is a re-sent signal logged after another
+  // thread's took it at its first stop, before going back into a call
+  // (signal_before_call.h): queued before it runs (the running one's after
+  // the stub below, which it would interrupt).
+  std::vector<Tid> all;
+  for (const Thread& t : threads_) all.push_back(t.recorded);
+  const std::vector<size_t> later_signals = signals_before_reissue(events_, all);
+  auto queue_later = [&](bool running) -> Status {
+    for (size_t i : later_signals) {
+      Thread* th = find(events_[i].tid.value);
+      if (th && (th == cur_) == running && syscall(SYS_tgkill, leader_->tgid(), th->task.raw_tid(), events_[i].signo) != 0)
+        return Error::from_errno("tgkill");
+    }
+    return ok_status();
+  };
+  TRY(queue_later(false));
   // Threads a checkpoint cut inside a call went back into it right after.
   for (size_t i = 0; i < state_.threads.size(); i++) {
     Thread& th = threads_[i];
@@ -660,6 +685,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
   if (!events_.empty() && events_[0].kind == store::EventKind::Signal && cur_)
     TRY_CTX(process::run_injected_stub(cur_->task, process::sigaction_dump_stub(), [](user_regs_struct&) {}),
             "matching the recorder's last trap");
+  TRY(queue_later(true));
 
   for (; cursor_ < events_.size(); cursor_++) {
     const store::Event& ev = events_[cursor_];

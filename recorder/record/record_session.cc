@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -44,6 +45,7 @@
 #include "recorder/record/member.h"
 #include "recorder/record/rdtsc.h"
 #include "recorder/record/shared_turn.h"
+#include "recorder/record/signal_pacing.h"
 #include "recorder/record/stop_census.h"
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
@@ -179,6 +181,7 @@ class RecordSession {
   Status checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal = nullptr);
   bool kills_by_default(int signo, const siginfo_t& si) const;
   bool kills_when_delivered(const siginfo_t& si) const;
+  bool may_pace(const siginfo_t& si, const user_regs_struct& r) const;
   std::optional<bool> blocked(int signo) const;  // nullopt: the mask could not be read
   // Logs the current syscall as returning `result` (no memory outputs).
   Status log_syscall_result(uint64_t pc, int64_t result);
@@ -277,6 +280,7 @@ class RecordSession {
   bool clear_all_next_ = false;  // the next checkpoint follows an execve: nothing of the old image stays
   bool crash_checkpoint_taken_ = false;  // the fault re-executes after it: deliver then
   std::deque<siginfo_t> held_;     // async signals waiting for a checkpoint
+  SignalPacing pacing_;            // ... and whether they wait for one taken anyway
   std::deque<pid_t> held_tids_;    // ... and the thread each came to
   bool restarted_for_checkpoint_ = false;  // the next checkpoint's syscall was rewound
   std::deque<siginfo_t> resending_;  // re-queued after it, awaiting delivery
@@ -628,6 +632,8 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   in_restart_block_ = false;  // the held signal is delivered after this checkpoint
   const std::optional<uint64_t> cpu_at_progress_before = cpu_at_progress_;
   mark_progress();  // the next segment starts here
+  if (pacing_.waiting() && tick_) tick_->set_interval(interval_.interval_ns());  // back from the wait's
+  pacing_.checkpoint_done(cpu_at_progress_, monotonic_ns() - stop_time_);
   const uint64_t turn_wait = pass_turn ? shared_->last_wait_ns() : 0;
   const CheckpointCost cost{input.stop_ns - std::min(turn_wait, input.stop_ns), capture_->last_stats().pages,
                             capture_->last_stats().rewritten_pages};
@@ -767,6 +773,13 @@ Status RecordSession::on_seccomp() {
       return Error::from_errno("ptrace(PTRACE_INTERRUPT)");
     return resume_now(0, PTRACE_CONT, false, false);
   }
+  // A signal that waited (signal_pacing.h) goes on waiting through a call
+  // that does not block, and comes during one the tick interrupts while it
+  // blocks, like a signal sent then. Delivered before every call, it would
+  // start the storm again there: a pause() or setitimer() it always
+  // preceded, one checkpoint per alarm. Before other blocking calls it is.
+  if (pacing_.waiting() && !other && may_block(nr, syscall_args(r)) && !interruptible_while_blocked(nr, syscall_args(r)))
+    pending_ = std::max(pending_, Reason::Signal);
   if (!other && (pending_ != Reason::None || interrupt_requested_)) {
     if (pending_ == Reason::None) pending_ = Reason::Tick;
     return rewind_before_syscall(r);
@@ -983,6 +996,30 @@ Status RecordSession::on_signal(int signo) {
     TRY(log_event(ev));
     return cont(signo);
   }
+  // Ignored: the kernel would have thrown it away when it was sent.
+  const user_regs_struct at = TRY(regs());
+  if (kernel_discards(signo, dispositions_, at)) {
+    // A waiting thread it cut goes back into its call, unparked and unlogged.
+    if (multi() && pid_ != threads_->running() && !stopping_all_ && threads_->at(pid_).cut_syscall) {
+      threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+      return resume_now(0, PTRACE_CONT, false, false);
+    }
+    return cont();
+  }
+  // In a storm it waits for a checkpoint taken anyway (signal_pacing.h).
+  std::optional<uint64_t> cpu;
+  if (clock_) {
+    Result<uint64_t> ns = clock_->read();
+    if (ns.ok()) cpu = *ns;
+  }
+  const bool waited_before = pacing_.waiting();
+  const Reason wanted = may_pace(si, at) && pacing_.wait(cpu) ? Reason::None : Reason::Signal;
+  if (wanted == Reason::None && !waited_before && tick_) {
+    // At the latest when the program has run about as long as the stop took.
+    SLSDBG_DEBUG("record", "signal %d waits for the next checkpoint (a storm)", signo);
+    tick_->set_interval(std::max<uint64_t>(pacing_.wait_ns(*cpu), 1'000'000));
+    tick_->rearm();
+  }
   // Asynchronous: hold it, checkpoint at the interrupt stop, deliver after.
   // A syscall it interrupted is settled now, while rax still holds the
   // kernel's restart code: once we discard the signal the kernel would
@@ -997,13 +1034,29 @@ Status RecordSession::on_signal(int signo) {
   if (signo < SIGRTMIN)
     for (size_t i = 0; i < held_.size(); i++)
       if (held_[i].si_signo == signo && held_tids_[i] == pid_) {
-        pending_ = std::max(pending_, Reason::Signal);
+        pending_ = std::max(pending_, wanted);
         return cont();
       }
   held_.push_back(si);
   held_tids_.push_back(pid_);
-  pending_ = std::max(pending_, Reason::Signal);
+  pending_ = std::max(pending_, wanted);
   return cont();
+}
+
+// Only where holding a signal longer changes nothing else: one thread, not
+// in a call the signal cut (its EINTR must come with the handler), no
+// shared memory turn, not a signal that ends the program,
+// and not one the program sent itself (raise() runs the handler before it
+// returns).
+bool RecordSession::may_pace(const siginfo_t& si, const user_regs_struct& r) const {
+  const bool cut_call = static_cast<int64_t>(r.orig_rax) >= 0 && is_restart_code(static_cast<int64_t>(r.rax));
+  const bool own = (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL) && si.si_pid == tgid_;
+  // Only a timer's (setitimer, timer_create): what storms. A SIGCHLD held
+  // so across bash's wait4 replayed out of order (e2e_record_children).
+  const bool timer = si.si_code == SI_TIMER || ((si.si_signo == SIGALRM || si.si_signo == SIGVTALRM ||
+                                                 si.si_signo == SIGPROF) && si.si_code == SI_KERNEL);
+  return timer && !multi() && !cut_call && !own && !(shared_ && shared_->active()) && stop_signal_ == 0 &&
+         !kills_when_delivered(si);
 }
 
 // A synchronous fault kills when no handler runs: its disposition is
@@ -1088,6 +1141,16 @@ Status RecordSession::on_interrupt() {
       return Error::from_errno("ptrace(PTRACE_CONT)");
     if (threads_) note_resume(pid_, PTRACE_CONT, true);
     return ok_status();
+  }
+  if (pacing_.waiting()) pending_ = std::max(pending_, Reason::Signal);
+  // Ctrl-C reaches the program and the recorder together. When the
+  // program's stop came first, its held copy must not end it before the
+  // recorder's final checkpoint: the recording stops here (as on_tick does).
+  const bool held_stop = std::any_of(held_.begin(), held_.end(), [](const siginfo_t& h) { return h.si_signo == g_stop_signal; });
+  if (g_stop_signal != 0 && stop_signal_ == 0 && held_stop && !multi()) {
+    stop_signal_ = g_stop_signal;
+    refusal_ = "stopped by " + signal_name(stop_signal_);
+    pending_ = Reason::Exit;
   }
   const Reason reason = pending_;
   pending_ = Reason::None;

@@ -4,9 +4,11 @@
 // read can only end by failing with EINTR. Prints a fixed line however fast
 // the alarms come relative to the loop (a recorder taking slow checkpoints
 // runs the handler several times before the program moves on).
+// `rec_sigalrm US`: the timer's period in microseconds (a signal storm at 1000).
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -14,12 +16,13 @@
 static volatile sig_atomic_t alarms;
 static void on_alarm(int sig) { (void)sig; alarms++; }
 
-int main(void) {
+int main(int argc, char** argv) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;  // no SA_RESTART: read() must see EINTR
   sigaction(SIGALRM, &sa, 0);
-  struct itimerval it = {{0, 10000}, {0, 10000}};
+  const long us = argc > 1 ? atol(argv[1]) : 10000;
+  struct itimerval it = {{0, us}, {0, us}};
   setitimer(ITIMER_REAL, &it, 0);
   int p[2];
   pipe(p);
