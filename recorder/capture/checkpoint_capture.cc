@@ -167,6 +167,7 @@ class ProcessCapture final : public CheckpointCapture {
     stats_ = CaptureStats{input.stop_ns, t_collect - t0, t_copy - t_collect, t_end - t_copy,
                           input.dirty.size() + deferred_pages_.size(), out.deferred ? deferred_pages_.size() : 0};
     stats_.state_reused = reused;
+    stats_.rewritten_pages = repeating_.size();
     // Where a stop goes (docs/performance.md): the rest of `record`'s stop is
     // stopping the other threads and the session's own bookkeeping.
     SLSDBG_DEBUG("capture",
