@@ -9,7 +9,7 @@
 
 namespace slsdbg::store {
 
-std::string group_cuts_path(const std::string& rec) { return rec + "/group_cuts"; }
+std::string group_cuts_path(const std::string& rec) { return rec + "/" + kGroupCutsFile; }
 
 std::string format_group_cut(const GroupCut& cut) {
   std::string line = std::to_string(cut.id);

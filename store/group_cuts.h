@@ -29,6 +29,9 @@ struct GroupCut {
   std::vector<CutMember> members;  // by pid
 };
 
+// The file's name in the root recording; written by the tree's members,
+// possibly before the root's own store exists (recording_writer.cc allows it).
+inline constexpr const char* kGroupCutsFile = "group_cuts";
 std::string group_cuts_path(const std::string& rec);
 
 // One line of the file (without the newline).

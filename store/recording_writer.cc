@@ -29,6 +29,7 @@
 #include "store/event_log.h"
 #include "store/extent_writer.h"
 #include "store/fs_util.h"
+#include "store/group_cuts.h"
 #include "store/kept_files.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
@@ -61,19 +62,24 @@ bool is_zero_page(const uint8_t* p) {
   return acc == 0;
 }
 
-Status dir_is_empty_or_missing(const std::string& dir) {
+// `tree_entries`: what the tree's members may put in the root recording
+// before its store exists (it is created on the writer's thread while the
+// program runs): members/ (members.h), the shared kept files
+// (kept_files.h) and the group cuts (group_cuts.h). claim_dir, before the
+// program starts, wants the directory really empty.
+Status dir_is_empty_or_missing(const std::string& dir, bool tree_entries) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) {
     if (errno == ENOENT) return ok_status();
     return Error::from_errno("opendir " + dir);
   }
   bool empty = true;
-  // members/ (members.h) may come first: a child's recording can start
-  // while the root's store is still being created on its writer thread.
-  while (dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && std::strcmp(e->d_name, "members") != 0 &&
-        e->d_name != std::string(kKeptFilesDir))
-      empty = false;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (tree_entries && (name == "members" || name == kKeptFilesDir || name == kGroupCutsFile)) continue;
+    empty = false;
+  }
   ::closedir(d);
   if (!empty) return Error::msg("cannot create recording: " + dir + " exists and is not empty");
   return ok_status();
@@ -141,7 +147,7 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   dir_ = dir;
   if (options.sync == WriterOptions::Sync::Deferred) sync_interval_ms_ = std::max<uint32_t>(options.sync_interval_ms, 1);
   durable_finish_ = !deferred() || options.durable_finish;
-  TRY(dir_is_empty_or_missing(dir));
+  TRY(dir_is_empty_or_missing(dir, /*tree_entries=*/true));
   TRY(make_dir(dir));
   if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir);
   TRY(make_dir(dir + "/pages"));
@@ -394,7 +400,7 @@ Status put_summary(RecordingWriter& writer, const std::string& key, uint64_t val
 }
 
 Status RecordingWriter::claim_dir(const std::string& dir) {
-  TRY_CTX(dir_is_empty_or_missing(dir), "creating recording " + dir);
+  TRY_CTX(dir_is_empty_or_missing(dir, /*tree_entries=*/false), "creating recording " + dir);
   TRY_CTX(make_dir(dir), "creating recording " + dir);
   if (::chmod(dir.c_str(), kDirMode) != 0) return Error::from_errno("chmod " + dir).context("creating recording " + dir);
   return ok_status();

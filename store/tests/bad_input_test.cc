@@ -117,6 +117,24 @@ TEST(StoreBadInput, CreateRefusesNonEmptyDirectory) {
   EXPECT_NE(w.error().message.find("exists and is not empty"), std::string::npos) << w.error().message;
 }
 
+// The tree's members may write the root's members/, files/ and group_cuts
+// before the root's store is created on its writer thread (seen as a failed
+// `record -- sh -c 'cat /dev/null | cat'` under load); before the program
+// starts, the directory must be really empty.
+TEST(StoreBadInput, CreateAcceptsWhatTheTreeWritesFirstClaimDoesNot) {
+  testing::TempDir tmp;
+  const std::string rec = tmp.rec();
+  ASSERT_EQ(::mkdir(rec.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((rec + "/members").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((rec + "/files").c_str(), 0700), 0);
+  std::ofstream(rec + "/group_cuts") << "1 10:1 11:2\n";
+  Status claimed = RecordingWriter::claim_dir(rec);
+  ASSERT_FALSE(claimed.ok());
+  EXPECT_NE(claimed.error().message.find("exists and is not empty"), std::string::npos) << claimed.error().message;
+  auto w = RecordingWriter::create(rec, testing::test_meta());
+  ASSERT_TRUE(w.ok()) << w.error().message;
+}
+
 TEST(StoreBadInput, BadCheckpointInputIsRejectedAndWriterStaysUsable) {
   testing::TempDir tmp;
   auto w = RecordingWriter::create(tmp.rec(), testing::test_meta());
