@@ -63,10 +63,7 @@ def main():
         slsdbg = os.path.join(build, "slsdbg")
     work = tempfile.mkdtemp(prefix="slsdbg-bench-where.")
     try:
-        s = 8 if quick else 1
-        inp = {"text": os.path.join(work, "text.txt"), "small": os.path.join(work, "small.txt")}
-        run.make_text(inp["text"], (16 << 20) // s, 18)
-        run.make_text(inp["small"], (2 << 20) // s, 19)
+        inp = run.make_inputs(work, quick)
         result = {"loadavg_start": os.getloadavg()[0], "programs": {}}
         for name, cmd in run.cases(inp, quick):
             if only and name.split()[0] not in only:

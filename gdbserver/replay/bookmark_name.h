@@ -1,4 +1,4 @@
-// What a bookmark may be called, for both replay targets: not a checkpoint
+// Bookmarks for both replay targets: what one may be called: not a checkpoint
 // number or a moment, so `monitor goto WHERE` can tell them apart.
 #pragma once
 
@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "store/recording.h"
 
 namespace slsdbg::gdbserver {
 
@@ -21,6 +22,14 @@ inline Status check_bookmark_name(std::string_view name) {
   if (all_digits(name) || name.find(':') != std::string_view::npos || name.find(' ') != std::string_view::npos)
     return Error::msg("bookmark name '" + std::string(name) + "': use letters, no spaces, not only digits, no ':'");
   return ok_status();
+}
+
+// The moment text bookmarked as `name`, or an error naming it.
+inline Result<std::string> bookmarked_moment(const store::RecordingReader& reader, std::string_view name) {
+  auto marks = TRY(reader.bookmarks());
+  for (auto& [mark, moment] : marks)
+    if (mark == name) return moment;
+  return Error::msg("no checkpoint, moment or bookmark named '" + std::string(name) + "'");
 }
 
 }  // namespace slsdbg::gdbserver

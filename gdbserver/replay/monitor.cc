@@ -121,13 +121,8 @@ Result<std::string> TimelineTarget::monitor_goto(std::string_view where) {
     replay::Moment m = TRY(replay::Moment::parse(where));
     go = [t, m] { return t->goto_moment(m); };
   } else {
-    auto marks = TRY(reader_.bookmarks());
-    std::optional<std::string> found;
-    for (auto& [name, moment] : marks) {
-      if (name == where) found = moment;
-    }
-    if (!found) return Error::msg("no checkpoint, moment or bookmark named '" + std::string(where) + "'");
-    replay::Moment m = TRY_CTX(replay::Moment::parse(*found), "bookmark " + std::string(where));
+    const std::string found = TRY(bookmarked_moment(reader_, where));
+    replay::Moment m = TRY_CTX(replay::Moment::parse(found), "bookmark " + std::string(where));
     go = [t, m] { return t->goto_moment(m); };
   }
   TRY(move(nullptr, go));

@@ -226,14 +226,7 @@ Result<std::string> ThreadedTarget::monitor_goto(std::string_view where) {
   where = trim(where);
   if (where.empty()) return Error::msg("goto needs a checkpoint, a moment or a bookmark (monitor help)");
   std::string text(where);
-  if (!all_digits(where) && where.find(':') == std::string_view::npos) {
-    auto marks = TRY(reader_.bookmarks());
-    std::optional<std::string> found;
-    for (auto& [name, moment] : marks)
-      if (name == where) found = moment;
-    if (!found) return Error::msg("no checkpoint, moment or bookmark named '" + text + "'");
-    text = *found;
-  }
+  if (!all_digits(where) && where.find(':') == std::string_view::npos) text = TRY(bookmarked_moment(reader_, where));
   replay::ThreadedPosition p = TRY(replay::ThreadedPosition::parse(text));
   TRY(report(t->goto_moment(p)));
   return "now at " + t->moment() + "\n";
