@@ -3,9 +3,15 @@
 // stdout". The buffer is off while the thread runs and serves the reads and
 // writes after each join (recorder/record/syscallbuf.h, on_threads_gone).
 // Prints a checksum of the file per round and "rejoin done".
+// After each join it waits until /proc/self/task lists one thread: the
+// kernel wakes pthread_join before the thread's exit reaches the tracer,
+// so without the wait the first reads after a join still stop (by how
+// much depends on the machine's load).
 // usage: rec_sysbuf_rejoin FILE
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +42,16 @@ static unsigned long read_round(const char* path, int round) {
   return sum;
 }
 
+static int task_count(void) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent* e; (e = readdir(d)) != NULL;)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: rec_sysbuf_rejoin FILE\n");
@@ -45,6 +61,7 @@ int main(int argc, char** argv) {
     pthread_t t;
     pthread_create(&t, NULL, worker, (void*)(unsigned long)round);
     pthread_join(t, NULL);
+    while (task_count() > 1) sched_yield();
     char line[64];
     int len = snprintf(line, sizeof line, "round %d checksum %lu\n", round, read_round(argv[1], round));
     if (write(1, line, (size_t)len) != len) return 1;
