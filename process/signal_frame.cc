@@ -1,6 +1,7 @@
 #include "process/signal_frame.h"
 
 #include <cpuid.h>
+#include <signal.h>
 #include <sys/syscall.h>
 
 #include <string>
@@ -15,6 +16,7 @@ namespace {
 constexpr uint64_t kRedZone = 128;       // x86-64 SysV, skipped by the kernel's get_sigframe
 constexpr uint64_t kMagic2Size = 4;      // FP_XSTATE_MAGIC2 after the XSAVE area
 constexpr uint64_t kFrameAlign = 64;
+constexpr int kAutoDisarm = 1 << 31;  // SS_AUTODISARM (linux/signal.h)
 
 // The XSAVE size of the features enabled in XCR0: the kernel's user xstate
 // size for a signal frame.
@@ -24,13 +26,36 @@ uint64_t user_xstate_size() {
   return b;
 }
 
+// Where get_sigframe() starts the frame: below the red zone, or the top of
+// the alternate stack for an SA_ONSTACK handler when one is set and the
+// thread is not on it already (SS_AUTODISARM: never counted as on it).
+Result<uint64_t> signal_frame_start(Task& task, int signo, uint64_t rsp) {
+  const uint64_t below_red_zone = rsp - kRedZone;
+  struct {
+    uint64_t handler, flags, restorer, mask;
+  } act{};
+  const int64_t got = TRY(inject_syscall(task, SYS_rt_sigaction,
+                                         {static_cast<uint64_t>(signo), 0, kInjectScratchAddr, sizeof act.mask, 0, 0}));
+  if (got != 0) return below_red_zone;
+  TRY(task.read_memory(RemoteAddr(kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&act), sizeof act)));
+  if (!(act.flags & SA_ONSTACK)) return below_red_zone;
+  stack_t ss{};
+  const int64_t alt = TRY(inject_syscall(task, SYS_sigaltstack, {0, kInjectScratchAddr, 0, 0, 0, 0}));
+  if (alt != 0) return below_red_zone;
+  TRY(task.read_memory(RemoteAddr(kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&ss), sizeof ss)));
+  const uint64_t base = reinterpret_cast<uint64_t>(ss.ss_sp);
+  if ((ss.ss_flags & SS_DISABLE) || ss.ss_size == 0) return below_red_zone;
+  const bool on_it = !(ss.ss_flags & kAutoDisarm) && below_red_zone > base && below_red_zone - base <= ss.ss_size;
+  return on_it ? below_red_zone : base + ss.ss_size;
+}
+
 }  // namespace
 
-Status clear_signal_fpu_area(Task& task) {
+Status clear_signal_fpu_area(Task& task, int signo) {
   const uint64_t size = user_xstate_size();
   if (size == 0) return ok_status();
   const user_regs_struct r = TRY(task.regs());
-  const uint64_t sp = r.rsp - kRedZone;
+  const uint64_t sp = TRY(signal_frame_start(task, signo, r.rsp));
   const uint64_t buf_fx = (sp - (size + kMagic2Size)) & ~(kFrameAlign - 1);
   std::vector<uint8_t> zeros(size, 0);
   // A stack too close to its end: leave it; the comparison at the segment's

@@ -5,8 +5,13 @@
 // saves again, so the bytes XSAVE leaves alone (padding, components in their
 // initial state) are zeros after a fault and stale stack bytes otherwise.
 // Whether it faults depends on the recorder, not the program. So both the
-// recorder and replay zero that area (dead stack: below rsp and the red
-// zone) before they deliver a held asynchronous signal.
+// recorder and replay zero that area before they deliver a held
+// asynchronous signal: exactly where the kernel is about to write the
+// frame (below rsp and the red zone, or at the top of the thread's
+// alternate stack when the handler has SA_ONSTACK). Zeroing below rsp
+// regardless wrote over live memory when a handler ran on an alternate
+// stack and the thread's own stack was small: Go's 2 KiB goroutine stacks,
+// preempted by SIGURG, crashed under recording.
 #pragma once
 
 #include "common/result.h"
@@ -14,11 +19,12 @@
 
 namespace slsdbg::process {
 
-// Zeroes [buf_fx, buf_fx + user xstate size) below `task`'s stack pointer,
-// where the kernel puts the next signal frame's FPU state (64-bit frame, no
-// alternate stack; with one this writes dead stack only, in both runs alike).
+// Zeroes [buf_fx, buf_fx + user xstate size), where the kernel puts the
+// FPU state of the frame for `signo` that it delivers next (64-bit frame).
+// Asks the thread for the handler's flags and its alternate stack (injected
+// rt_sigaction and sigaltstack, which also leave trapno at 3 in both runs).
 // An unwritable area (a stack at its end) is left alone.
-Status clear_signal_fpu_area(Task& task);
+Status clear_signal_fpu_area(Task& task, int signo);
 
 // The next signal frame's sigcontext.trapno is the thread's last trap
 // number, which no program input decides (a clone inherits its creator's;

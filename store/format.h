@@ -22,7 +22,9 @@ namespace slsdbg::store {
 // Version 6 also adds REC/files (store/kept_files.h): a page of a private file
 // mapping whose file is kept there reads as the file's bytes when the tree
 // has no entry for it, and zero pages there are stored as blocks.
-inline constexpr uint32_t kRecordingFormatVersion = 6;
+// Version 7 adds process state encoding 4 (each thread's sigaltstack, which
+// restore needs for a handler that runs on it); older stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 7;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
@@ -76,8 +78,9 @@ inline constexpr uint32_t kEventLogVersion = 1;
 // Encoded ProcessState blobs (catalog column checkpoints.state).
 inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
 // Version 2 appends ProcessState::fatal_siginfo, version 3 each thread's
-// clear_child_tid; versions 1 and 2 are still read.
-inline constexpr uint16_t kProcessStateVersion = 3;
+// clear_child_tid, version 4 each thread's alternate signal stack; versions
+// 1 to 3 are still read.
+inline constexpr uint16_t kProcessStateVersion = 4;
 inline constexpr uint16_t kOldestProcessStateVersion = 1;
 
 }  // namespace slsdbg::store

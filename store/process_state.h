@@ -31,6 +31,13 @@ struct ThreadState {
   // futex on it (pthread_join waits so). Not readable through ptrace, so the
   // recorder tracks it from the calls. 0: none or unknown (encoding < 3).
   uint64_t clear_child_tid = 0;
+  // The thread's alternate signal stack (sigaltstack): where the kernel puts
+  // the frame of an SA_ONSTACK handler (Go runs every handler there). Not
+  // readable through ptrace; the recorder tracks it from the calls. Flags 2
+  // (SS_DISABLE): none, or unknown (encoding < 4).
+  uint64_t altstack_sp = 0;
+  uint64_t altstack_size = 0;
+  int32_t altstack_flags = 2;
 };
 
 enum class MappingFlags : uint32_t {

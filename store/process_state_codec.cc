@@ -76,6 +76,12 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
   // Version 3: per thread, in thread order.
   for (const auto& t : s.threads) w.varint(t.clear_child_tid);
   w.svarint(s.running_tid);
+  // Version 4: per thread, in thread order.
+  for (const auto& t : s.threads) {
+    w.varint(t.altstack_sp);
+    w.varint(t.altstack_size);
+    w.svarint(t.altstack_flags);
+  }
   return w.take();
 }
 
@@ -144,6 +150,12 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
     for (auto& t : s.threads) t.clear_child_tid = r.varint();
     s.running_tid = int32_t(r.svarint());
   }
+  if (version >= 4)
+    for (auto& t : s.threads) {
+      t.altstack_sp = r.varint();
+      t.altstack_size = r.varint();
+      t.altstack_flags = int32_t(r.svarint());
+    }
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");
   return s;

@@ -233,7 +233,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_logged_sig
   // recorder zeroed the frame's FPU area first (process/signal_frame.h).
   if (!is_synchronous(*ev) && std::all_of(events_.begin(), events_.begin() + static_cast<long>(cursor_),
                                           [](const store::Event& e) { return e.kind == store::EventKind::Signal; }))
-    TRY_CTX(process::clear_signal_fpu_area(task_), "preparing the signal frame");
+    TRY_CTX(process::clear_signal_fpu_area(task_, signo), "preparing the signal frame");
   if (s_.observer_ && TRY(s_.observer_->on_event_done(task_, cursor_ - 1, *ev)) == RunObserver::Verdict::Pause) {
     deliver_on_resume_ = signo;
     return Next::Pause;

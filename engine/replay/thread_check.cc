@@ -339,7 +339,7 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     // Held and re-sent by the recorder, which zeroed the frame's FPU area
     // first (process/signal_frame.h).
     if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous) {
-      TRY_CTX(process::clear_signal_fpu_area(th.task), "preparing the signal frame");
+      TRY_CTX(process::clear_signal_fpu_area(th.task, w.signo), "preparing the signal frame");
       // Its trapno too once the segment has threads, as the recorder's
       // threads_in_segment() decides.
       if (state_.threads.size() > 1 || switched_) TRY_CTX(process::set_frame_trapno(th.task), "preparing the signal frame");

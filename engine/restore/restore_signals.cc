@@ -37,6 +37,30 @@ struct KernelSigaction {  // the kernel's struct sigaction on x86-64
 
 bool is_default(const store::SignalAction& a) { return a.handler == 0 && a.flags == 0 && a.mask == 0; }
 
+// Each thread's alternate signal stack (sigaltstack): an SA_ONSTACK
+// handler's frame goes there, as it did while recording.
+Status restore_alt_stacks(RemoteCalls& rc, const store::ProcessState& state,
+                          const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report) {
+  for (const store::ThreadState& t : state.threads) {
+    if (t.altstack_flags & SS_DISABLE) continue;
+    auto to = live_tids.find(t.tid.value);
+    if (to == live_tids.end()) continue;  // a thread not restored
+    process::Task* target = to->second;
+    stack_t ss{};
+    ss.ss_sp = reinterpret_cast<void*>(t.altstack_sp);
+    ss.ss_size = t.altstack_size;
+    ss.ss_flags = t.altstack_flags;
+    rc.reset_scratch();
+    const uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&ss), sizeof ss)));
+    const int64_t r = target == &rc.task() ? TRY(rc.raw(SYS_sigaltstack, at, 0))
+                                           : TRY(process::inject_syscall(*target, SYS_sigaltstack, {at, 0, 0, 0, 0, 0}));
+    if (r < 0)
+      report.warnings.push_back("thread " + std::to_string(t.tid.value) + "'s alternate signal stack not restored: " +
+                                std::strerror(int(-r)));
+  }
+  return ok_status();
+}
+
 
 }  // namespace
 
@@ -60,6 +84,8 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const 
       report.warnings.push_back("handler of signal " + std::to_string(signo) + " not restored: rt_sigaction: " +
                                 std::strerror(int(-r)));
   }
+
+  TRY(restore_alt_stacks(rc, state, live_tids, report));
 
   const store::ThreadState& t = state.threads.front();
   pid_t tid = rc.task().tid().value;

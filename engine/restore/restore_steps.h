@@ -2,7 +2,7 @@
 //   restore_address_space.cc  unmap the restorer, map + fill + protect every region
 //   restore_mm.cc             brk and the kernel's layout fields, /proc/PID/exe
 //   restore_files.cc          cwd and the fd table
-//   restore_signals.cc        handlers, pending signals, mask
+//   restore_signals.cc        handlers, alternate stacks, pending signals, mask
 //   restore_registers.cc      GPRs, fs/gs base, XSAVE
 //   restore_threads.cc        the other threads, each thread's clear_child_tid
 // Each appends what it could not reproduce to report.warnings.

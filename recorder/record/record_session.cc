@@ -50,6 +50,7 @@
 #include "recorder/record/syscallbuf.h"
 #include "recorder/record/syscalls/fast_write.h"
 #include "recorder/record/thread_set.h"
+#include "recorder/record/alt_stacks.h"
 #include "recorder/record/tick.h"
 #include "store/recording.h"
 #include "store/summary.h"
@@ -247,6 +248,8 @@ class RecordSession {
   process::Task* task_ = nullptr;  // pid_'s
   std::optional<ThreadSet> threads_;
   std::map<pid_t, std::unique_ptr<process::Task>> thread_tasks_;
+  process::Task& task_of(pid_t tid);
+  AltStacks alt_stacks_;  // each thread's sigaltstack, for its checkpoints
   pid_t last_switch_ = -1;     // the thread the last ThreadSwitch event named
   bool stopping_all_ = false;  // inside stop_all(): every thread parks
   std::optional<process::TaskClock> clock_;
@@ -433,6 +436,7 @@ Status RecordSession::start() {
   };
   leader_task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   task_ = leader_task_.get();
+  alt_stacks_.none(task_->tid().value);  // a fresh exec
   pid_ = tgid_ = task_->tid().value;
   threads_.emplace(tgid_);
   last_switch_ = tgid_;
@@ -550,8 +554,14 @@ Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const si
   for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
     if (tids[i] == pid_ && restarted_syscall) input.state.threads[i].restarted_syscall = true;
   if (multi()) store_cut_syscalls(input.state, tids);
-  for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++)
-    input.state.threads[i].clear_child_tid = threads_->clear_child_tid(tids[i]);
+  for (size_t i = 0; i < tids.size() && i < input.state.threads.size(); i++) {
+    store::ThreadState& t = input.state.threads[i];
+    t.clear_child_tid = threads_->clear_child_tid(tids[i]);
+    const AltStack alt = TRY_CTX(alt_stacks_.of(task_of(tids[i])), "capturing checkpoint " + std::to_string(checkpoints_));
+    t.altstack_sp = alt.sp;
+    t.altstack_size = alt.size;
+    t.altstack_flags = alt.flags;
+  }
   // Replay resumes this one first; -1 (all in a syscall) is stored as 0.
   if (opts_.threads) input.state.running_tid = std::max(threads_->running(), pid_t(0));
   // The next segment starts here: its tick switch is logged after this.
@@ -903,6 +913,7 @@ Status RecordSession::on_syscall_exit() {
   TRY(log_event(ev));
   if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
     threads_->set_clear_child_tid(set->first, set->second);
+  alt_stacks_.note_call(pid_, cur_nr_, cur_args_, result, mem);
   if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
@@ -961,7 +972,7 @@ Status RecordSession::on_signal(int signo) {
         return Error::from_errno("ptrace(PTRACE_SETSIGINFO)");
       // Replay zeroes this too: whether the kernel's XSAVE into the frame
       // faults on our write protection must not decide its bytes.
-      TRY(process::clear_signal_fpu_area(*task_));
+      TRY(process::clear_signal_fpu_area(*task_, signo));
       // With threads, the frame's trapno (the thread's last trap, which
       // clones inherit and injected code sets) is made an int3's here and
       // in replay (process/signal_frame.h).
@@ -1165,6 +1176,7 @@ Status RecordSession::on_interrupt() {
 Status RecordSession::on_exec() {
   state_ = State::Running;
   fast_write_.forget_all();
+  alt_stacks_.note_exec(tgid_);
   const user_regs_struct r = TRY(regs());
   // The call's event names the old image's `syscall` (replay's reverse
   // moves stop there); the checkpoint's, the new image's entry.
@@ -1380,16 +1392,17 @@ void RecordSession::enter(pid_t tid) {
   interrupt_requested_ = n.interrupt_requested;
   restarted_for_checkpoint_ = n.restarted_for_checkpoint;
   pid_ = tid;
-  if (tid == tgid_) {
-    task_ = leader_task_.get();
-    return;
-  }
+  task_ = &task_of(tid);
+}
+
+process::Task& RecordSession::task_of(pid_t tid) {
+  if (tid == tgid_) return *leader_task_;
   std::unique_ptr<process::Task>& t = thread_tasks_[tid];
   if (!t) {
     t = std::make_unique<process::Task>(Tid(tid), tgid_);
     t->set_has_injection_page(true);  // one address space
   }
-  task_ = t.get();
+  return *t;
 }
 
 // Every change of the running thread is logged, also back to the thread
@@ -1588,6 +1601,7 @@ Status RecordSession::on_thread_gone(pid_t tid) {
   const bool was_running = threads_->running() == tid;
   threads_->remove(tid);
   thread_tasks_.erase(tid);
+  alt_stacks_.forget(tid);
   pid_ = -1;  // no context to save
   if (!threads_->has(tgid_)) return ok_status();
   // Alone again: it runs (or returns from its call) as before any thread.

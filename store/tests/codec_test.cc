@@ -49,6 +49,9 @@ ProcessState sample_state() {
 
 TEST(StoreCodec, ProcessStateRoundTrips) {
   ProcessState s = sample_state();
+  s.threads[1].altstack_sp = 0x7f00000a0000;  // a Go M's signal stack
+  s.threads[1].altstack_size = 32768;
+  s.threads[1].altstack_flags = 0;
   std::vector<uint8_t> blob = encode_process_state(s);
   auto d = decode_process_state(blob.data(), blob.size());
   ASSERT_TRUE(d.ok()) << d.error().message;
@@ -62,6 +65,9 @@ TEST(StoreCodec, ProcessStateRoundTrips) {
     EXPECT_EQ(d->threads[t].sigmask, s.threads[t].sigmask);
     EXPECT_EQ(d->threads[t].restarted_syscall, s.threads[t].restarted_syscall);
     EXPECT_EQ(d->threads[t].clear_child_tid, s.threads[t].clear_child_tid);
+    EXPECT_EQ(d->threads[t].altstack_sp, s.threads[t].altstack_sp);
+    EXPECT_EQ(d->threads[t].altstack_size, s.threads[t].altstack_size);
+    EXPECT_EQ(d->threads[t].altstack_flags, s.threads[t].altstack_flags);
   }
   EXPECT_EQ(d->running_tid, s.running_tid);
   ASSERT_EQ(d->mappings.size(), 2u);
@@ -94,6 +100,24 @@ TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
   EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
 }
 
+// The version 4 tail of a state whose threads have no alternate stack: 3
+// one-byte varints per thread.
+void drop_altstacks(std::vector<uint8_t>& blob, size_t threads) {
+  for (size_t i = 0; i < 3 * threads; i++) blob.pop_back();
+}
+
+TEST(StoreCodec, Version3ProcessStateStillDecodes) {
+  ProcessState s = sample_state();
+  std::vector<uint8_t> blob = encode_process_state(s);
+  drop_altstacks(blob, s.threads.size());
+  blob[4] = 3;  // version field
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->threads.size(), 3u);
+  EXPECT_EQ(d->threads[1].clear_child_tid, s.threads[1].clear_child_tid);
+  EXPECT_EQ(d->threads[1].altstack_flags, 2);  // SS_DISABLE: none known
+}
+
 // Versions 1 and 2 still decode. Without clear_child_tid and running_tid,
 // version 3 ends in one 0 per thread and a 0 (running_tid), version 2 before
 // them in the empty siginfo, and version 1 lacks both.
@@ -102,6 +126,7 @@ TEST(StoreCodec, Version2ProcessStateStillDecodes) {
   for (auto& t : s.threads) t.clear_child_tid = 0;
   s.running_tid = 0;
   std::vector<uint8_t> blob = encode_process_state(s);
+  drop_altstacks(blob, s.threads.size());
   for (size_t i = 0; i < s.threads.size() + 1; i++) blob.pop_back();
   blob[4] = 2;  // version field
   auto d = decode_process_state(blob.data(), blob.size());
@@ -117,6 +142,7 @@ TEST(StoreCodec, Version1ProcessStateStillDecodes) {
   for (auto& t : s.threads) t.clear_child_tid = 0;
   s.running_tid = 0;
   std::vector<uint8_t> blob = encode_process_state(s);
+  drop_altstacks(blob, s.threads.size());
   for (size_t i = 0; i < s.threads.size() + 1; i++) blob.pop_back();
   ASSERT_EQ(blob.back(), 0);  // the empty fatal_siginfo
   blob.pop_back();
