@@ -84,6 +84,9 @@ struct Thread {
   int deliver = 0;  // signal to deliver when resumed
   bool fresh = true;  // not resumed since the checkpoint
   bool scheduled = false;  // named by a ThreadSwitch: it runs until it gives way
+  // Its first event was the call it stood at the exit of (done_at_checkpoint):
+  // a later event with the same call, arguments and result is a new call.
+  bool served_at_checkpoint = false;
 };
 
 class SegmentCheck {
@@ -111,6 +114,7 @@ class SegmentCheck {
   Result<bool> serve_own(Thread& th, const store::Event& ev);
   Result<bool> process_exit(const store::Event& ev);
   Result<bool> done_at_checkpoint(Thread& th, const store::Event& ev);
+  Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
   Status enter_logged_handlers(const Thread* except);
@@ -372,34 +376,43 @@ Status SegmentCheck::enter_logged_handlers(const Thread* except) {
 // right after the checkpoint: its registers already hold the result; only
 // the call's memory writes are applied.
 Result<bool> SegmentCheck::done_at_checkpoint(Thread& th, const store::Event& ev) {
-  if (!th.fresh || th.at != Thread::At::Stopped || ev.kind != store::EventKind::Syscall) return false;
+  if (!th.fresh || th.served_at_checkpoint || th.at != Thread::At::Stopped || ev.kind != store::EventKind::Syscall)
+    return false;
   const store::ThreadState* t = nullptr;
   for (const auto& s : state_.threads)
     if (s.tid == th.recorded) t = &s;
   if (!t || t->restarted_syscall || t->regs.rip != ev.pc || static_cast<int64_t>(t->regs.orig_rax) != ev.syscall_no ||
       static_cast<int64_t>(t->regs.rax) != ev.result || args_of(t->regs) != ev.args)
     return false;
-  // The same call may also be the thread's last event of segment k-1: the
-  // checkpoint stopped it at the exit of a call logged before it, and the
-  // event here is its next call with equal arguments and result (python3
-  // reads a clock twice in a row). That call is still to run.
-  if (k_.value > 0) {
-    const std::vector<store::Event> before =
-        TRY_CTX(reader_.segment_events(SegmentId(k_.value - 1)), "reading segment " + std::to_string(k_.value - 1));
-    for (size_t i = before.size(); i-- > 0;) {
-      const store::Event& e = before[i];
-      if (e.tid != th.recorded || e.kind == store::EventKind::ThreadSwitch) continue;
-      if (e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no && e.args == ev.args &&
-          e.result == ev.result)
-        return false;
-      break;
-    }
-  }
+  // The same call may also be the thread's last event before checkpoint k:
+  // the checkpoint stopped it at the exit of a call logged before it, and
+  // the event here is its next call with equal arguments and result
+  // (python3 reads a clock twice in a row; a spinning thread reads it every
+  // round). That call is still to run. The thread's last event may lie
+  // several segments back when other threads ran meanwhile.
+  if (TRY(last_event_repeats(th.recorded, ev))) return false;
   for (const store::MemoryWrite& w : ev.writes)
     TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + describe(ev));
+  th.served_at_checkpoint = true;
   SLSDBG_DEBUG("replay", "segment %llu: thread %d's %s happened before the checkpoint", (unsigned long long)k_.value,
                th.recorded.value, describe(ev).c_str());
   return true;
+}
+
+// Whether thread `tid`'s last event before checkpoint k is the call `ev`
+// (same pc, number, arguments and result).
+Result<bool> SegmentCheck::last_event_repeats(Tid tid, const store::Event& ev) {
+  for (uint64_t seg = k_.value; seg-- > 0;) {
+    const std::vector<store::Event> before =
+        TRY_CTX(reader_.segment_events(SegmentId(seg)), "reading segment " + std::to_string(seg));
+    for (size_t i = before.size(); i-- > 0;) {
+      const store::Event& e = before[i];
+      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch) continue;
+      return e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no &&
+             e.args == ev.args && e.result == ev.result;
+    }
+  }
+  return false;
 }
 
 // The logged exit of the process: its exit_group runs for real.
@@ -815,7 +828,7 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
       if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
       SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
                    (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
-                   run.ok() ? "diverged" : run.error().message.c_str());
+                   run.ok() ? (run->divergence ? run->divergence->describe().c_str() : "diverged") : run.error().message.c_str());
       first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
       reruns++;
     }

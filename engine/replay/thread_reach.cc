@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "engine/replay/relay_site.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/thread_debug_registers.h"
@@ -38,12 +39,22 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
   return st;
 }
 
-// The jump at pc itself (not from an anchor before it: patch_site.h), as
-// thread_check was measured with.
-Result<PatchSite> site_at(process::Task& task, uint64_t pc) {
-  uint8_t code[32] = {};
-  TRY(task.read_memory(RemoteAddr(pc), code));
-  return PatchSite::at(pc, TRY(patch_length(code, pc)));
+// Where the jump watching pc goes (relay_site.h's plan_checkpoint_site): at
+// pc itself when no branch enters the bytes it covers, else at an anchor
+// before pc or through a relay. A tick in a -O0 loop often stops right
+// before the loop's condition, which the loop's `jmp` enters: a jump at pc
+// there made the branch run its int3 tail (#16).
+Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
+  const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
+    return task.read_memory(RemoteAddr(addr), out).ok();
+  };
+  return plan_checkpoint_site(pc, read);
+}
+
+// Whether a thread at `rip` stands inside the bytes the site's jump
+// replaces (then it would resume into the jump's tail).
+bool inside_site(const PatchSite& site, uint64_t rip) {
+  return rip > site.anchor && rip < site.end() && !(site.anchored() && rip == site.pc);
 }
 
 }  // namespace
@@ -87,18 +98,14 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   if (!no_patch && first == Via::Patch) {
     // Standing inside the bytes the jump would replace (a tick inside a
     // loop): patch at the next arrival at pc, found by a debug register (one #DB).
-    uint8_t code[32] = {};
     const user_regs_struct now = TRY(task.regs());
-    Result<uint64_t> length = task.read_memory(RemoteAddr(target.rip), code).ok()
-                                  ? patch_length(code, target.rip)
-                                  : Result<uint64_t>(Error::msg("unreadable code"));
-    if (length.ok() && now.rip > target.rip && now.rip < target.rip + *length) {
+    Result<PatchSite> site = site_for(task, target.rip);
+    if (site.ok() && inside_site(*site, now.rip)) {
       TRY(set_debug_register(task.raw_tid(), target.rip, true));
       t.dr_ = t.patch_deferred_ = true;
       t.via_ = Via::Patch;
       return t;
     }
-    Result<PatchSite> site = site_at(task, target.rip);
     Result<PatchedBreakpoint> patch = site.ok() ? PatchedBreakpoint::install(task, *site, target, PatchCompare::All)
                                                 : Result<PatchedBreakpoint>(site.error());
     if (patch.ok()) {
@@ -140,7 +147,7 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
       // At pc now, outside the displaced bytes: the patch goes in.
       TRY(set_debug_register(tid_, 0, false));
       dr_ = patch_deferred_ = false;
-      patch_.emplace(TRY(PatchedBreakpoint::install(task, TRY(site_at(task, target_.rip)), target_, PatchCompare::All)));
+      patch_.emplace(TRY(PatchedBreakpoint::install(task, TRY(site_for(task, target_.rip)), target_, PatchCompare::All)));
     }
     return Trap::Miss;
   }
