@@ -20,6 +20,7 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/differing_word.h"
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
@@ -136,8 +137,14 @@ class SegmentCheck {
   process::Task* leader_ = nullptr;
   Thread* cur_ = nullptr;  // the thread the log says runs
   std::optional<uint64_t> last_diff_page_;
+  // The word that told the last visit with equal registers apart
+  // (differing_word.h), for the last stretch's patch to compare too.
+  std::optional<MemCheck> last_word_;
+  void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
+                           std::span<const AddressRange> dead, const ImageReader& live_image,
+                           const ImageReader& recorded_image);
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
-  const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
+  ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
   bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
   std::optional<ThreadTarget::Via> armed_;
@@ -165,8 +172,10 @@ Status SegmentCheck::tell_threads() {
 
 Status SegmentCheck::resume(Thread& th) {
   if (th.at != Thread::At::Stopped) return ok_status();
-  if (observer_ && observer_->step_on_resume(th.recorded))
+  if (observer_ && observer_->step_on_resume(th.recorded)) {
+    if (reach_ && reach_->patched()) return Error::msg("internal: a single step through the patched breakpoint");
     TRY(th.task.singlestep(std::exchange(th.deliver, 0)));
+  }
   else
     TRY(th.task.cont(std::exchange(th.deliver, 0)));
   th.at = Thread::At::Resumed;
@@ -184,8 +193,13 @@ Status SegmentCheck::wait_pending(Thread& th) {
       // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
       // when the step ends at a system call's return), or a watched access (TRAP_HWBKPT).
       siginfo_t si = TRY(th.task.siginfo());
-      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT) {
+      const bool ours = reach_ && reach_->owns_trap(TRY(th.task.regs()), si);
+      if (!ours &&
+          (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT)) {
         auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
+        // The debugger may have paused here and now step or watch: then the
+        // patch goes before the thread runs on.
+        if (reach_) TRY(reach_->follow_debugger(th.task));
         if (!instead) {
           th.at = Thread::At::Stopped;
           TRY(resume(th));
@@ -506,7 +520,9 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
-  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_));
+  ThreadTarget::PatchAllowed allowed;
+  if (observer_) allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed));
   reach_ = &target;
   armed_ = target.via();
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
@@ -532,9 +548,14 @@ Result<bool> SegmentCheck::reach_next() {
     const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
     if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
     if (trap == ThreadTarget::Trap::Miss) continue;
+    last_word_.reset();
     if (TRY(compare_next(next))) break;
     if (out_.divergence) return false;
-    TRY(target.go_on(th->task));  // an earlier visit with equal registers
+    // An earlier visit with equal registers: the patch learns the word
+    // that told it apart, so such visits no longer trap (a -O0 loop keeps
+    // its counters in memory).
+    if (last_word_) TRY(target.refit(th->task, *last_word_));
+    TRY(target.go_on(th->task));
   }
   reach_ = nullptr;
   out_.patched = target.via() == ThreadTarget::Via::Patch;
@@ -608,8 +629,10 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     // A loop whose state lives in memory repeats its registers: the page
     // that differed last time usually differs again.
     if (reader_.read_memory(at, *last_diff_page_, recorded).ok() && live_image(*last_diff_page_, page).ok() &&
-        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle))
+        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle)) {
+      note_differing_word(*last_diff_page_, page, recorded, dead, live_image, recorded_image);
       return false;
+    }
     settle = ThreadSettle{};
   }
   bool same = true;
@@ -621,6 +644,7 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     if (equal_but_thread_noise(vaddr, page, data, dead, live_image, recorded_image, settle)) return ok_status();
     same = false;
     last_diff_page_ = vaddr;
+    note_differing_word(vaddr, page, data, dead, live_image, recorded_image);
     size_t lo = 0, hi = kPageSize;
     while (page[lo] == data[lo]) lo++;
     while (page[hi - 1] == data[hi - 1]) hi--;
@@ -648,6 +672,20 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: %zu dead stack runs and %zu XSAVE areas set to the recorded bytes",
                  (unsigned long long)at.value, settle.dead_runs.size(), settle.xsave_areas.size());
   return true;
+}
+
+// A word is learnt only outside every thread's dead stack: it must hold its
+// recorded value at the true visit, or the patch would run past it.
+void SegmentCheck::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
+                                       std::span<const uint8_t> recorded, std::span<const AddressRange> dead,
+                                       const ImageReader& live_image, const ImageReader& recorded_image) {
+  std::optional<AddressRange> here;
+  for (const AddressRange& r : dead)
+    if (r.begin < vaddr + kPageSize && r.end > vaddr) here = r;
+  last_word_ = real_differing_word(vaddr, live, recorded, here, live_image, recorded_image);
+  if (!last_word_) return;
+  for (const AddressRange& r : dead)
+    if (r.begin < last_word_->addr + 8 && r.end > last_word_->addr) last_word_.reset();
 }
 
 Result<SegmentOutcome> SegmentCheck::run() {
@@ -802,8 +840,8 @@ Result<SegmentOutcome> SegmentCheck::run() {
 
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
                                                SegmentObserver& observer) {
-  // The perf breakpoint reaches ticks here: a debugger's int3 bytes may sit
-  // where the patched one would write its jump.
+  // The perf breakpoint reaches ticks here unless the observer allows the
+  // patch (a debugger's int3 bytes may sit where its jump would go).
   SegmentCheck segment(reader, k, ThreadTarget::Via::Conditional, &observer);
   return segment.run();
 }
