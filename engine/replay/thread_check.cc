@@ -20,6 +20,7 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/differing_word.h"
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
@@ -84,6 +85,9 @@ struct Thread {
   int deliver = 0;  // signal to deliver when resumed
   bool fresh = true;  // not resumed since the checkpoint
   bool scheduled = false;  // named by a ThreadSwitch: it runs until it gives way
+  // Its first event was the call it stood at the exit of (done_at_checkpoint):
+  // a later event with the same call, arguments and result is a new call.
+  bool served_at_checkpoint = false;
 };
 
 class SegmentCheck {
@@ -111,6 +115,7 @@ class SegmentCheck {
   Result<bool> serve_own(Thread& th, const store::Event& ev);
   Result<bool> process_exit(const store::Event& ev);
   Result<bool> done_at_checkpoint(Thread& th, const store::Event& ev);
+  Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
   Status enter_logged_handlers(const Thread* except);
@@ -132,8 +137,14 @@ class SegmentCheck {
   process::Task* leader_ = nullptr;
   Thread* cur_ = nullptr;  // the thread the log says runs
   std::optional<uint64_t> last_diff_page_;
+  // The word that told the last visit with equal registers apart
+  // (differing_word.h), for the last stretch's patch to compare too.
+  std::optional<MemCheck> last_word_;
+  void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
+                           std::span<const AddressRange> dead, const ImageReader& live_image,
+                           const ImageReader& recorded_image);
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
-  const ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
+  ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
   bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
   std::optional<ThreadTarget::Via> armed_;
@@ -161,8 +172,10 @@ Status SegmentCheck::tell_threads() {
 
 Status SegmentCheck::resume(Thread& th) {
   if (th.at != Thread::At::Stopped) return ok_status();
-  if (observer_ && observer_->step_on_resume(th.recorded))
+  if (observer_ && observer_->step_on_resume(th.recorded)) {
+    if (reach_ && reach_->patched()) return Error::msg("internal: a single step through the patched breakpoint");
     TRY(th.task.singlestep(std::exchange(th.deliver, 0)));
+  }
   else
     TRY(th.task.cont(std::exchange(th.deliver, 0)));
   th.at = Thread::At::Resumed;
@@ -180,8 +193,13 @@ Status SegmentCheck::wait_pending(Thread& th) {
       // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
       // when the step ends at a system call's return), or a watched access (TRAP_HWBKPT).
       siginfo_t si = TRY(th.task.siginfo());
-      if (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT) {
+      const bool ours = reach_ && reach_->owns_trap(TRY(th.task.regs()), si);
+      if (!ours &&
+          (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT)) {
         auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
+        // The debugger may have paused here and now step or watch: then the
+        // patch goes before the thread runs on.
+        if (reach_) TRY(reach_->follow_debugger(th.task));
         if (!instead) {
           th.at = Thread::At::Stopped;
           TRY(resume(th));
@@ -372,34 +390,43 @@ Status SegmentCheck::enter_logged_handlers(const Thread* except) {
 // right after the checkpoint: its registers already hold the result; only
 // the call's memory writes are applied.
 Result<bool> SegmentCheck::done_at_checkpoint(Thread& th, const store::Event& ev) {
-  if (!th.fresh || th.at != Thread::At::Stopped || ev.kind != store::EventKind::Syscall) return false;
+  if (!th.fresh || th.served_at_checkpoint || th.at != Thread::At::Stopped || ev.kind != store::EventKind::Syscall)
+    return false;
   const store::ThreadState* t = nullptr;
   for (const auto& s : state_.threads)
     if (s.tid == th.recorded) t = &s;
   if (!t || t->restarted_syscall || t->regs.rip != ev.pc || static_cast<int64_t>(t->regs.orig_rax) != ev.syscall_no ||
       static_cast<int64_t>(t->regs.rax) != ev.result || args_of(t->regs) != ev.args)
     return false;
-  // The same call may also be the thread's last event of segment k-1: the
-  // checkpoint stopped it at the exit of a call logged before it, and the
-  // event here is its next call with equal arguments and result (python3
-  // reads a clock twice in a row). That call is still to run.
-  if (k_.value > 0) {
-    const std::vector<store::Event> before =
-        TRY_CTX(reader_.segment_events(SegmentId(k_.value - 1)), "reading segment " + std::to_string(k_.value - 1));
-    for (size_t i = before.size(); i-- > 0;) {
-      const store::Event& e = before[i];
-      if (e.tid != th.recorded || e.kind == store::EventKind::ThreadSwitch) continue;
-      if (e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no && e.args == ev.args &&
-          e.result == ev.result)
-        return false;
-      break;
-    }
-  }
+  // The same call may also be the thread's last event before checkpoint k:
+  // the checkpoint stopped it at the exit of a call logged before it, and
+  // the event here is its next call with equal arguments and result
+  // (python3 reads a clock twice in a row; a spinning thread reads it every
+  // round). That call is still to run. The thread's last event may lie
+  // several segments back when other threads ran meanwhile.
+  if (TRY(last_event_repeats(th.recorded, ev))) return false;
   for (const store::MemoryWrite& w : ev.writes)
     TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + describe(ev));
+  th.served_at_checkpoint = true;
   SLSDBG_DEBUG("replay", "segment %llu: thread %d's %s happened before the checkpoint", (unsigned long long)k_.value,
                th.recorded.value, describe(ev).c_str());
   return true;
+}
+
+// Whether thread `tid`'s last event before checkpoint k is the call `ev`
+// (same pc, number, arguments and result).
+Result<bool> SegmentCheck::last_event_repeats(Tid tid, const store::Event& ev) {
+  for (uint64_t seg = k_.value; seg-- > 0;) {
+    const std::vector<store::Event> before =
+        TRY_CTX(reader_.segment_events(SegmentId(seg)), "reading segment " + std::to_string(seg));
+    for (size_t i = before.size(); i-- > 0;) {
+      const store::Event& e = before[i];
+      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch) continue;
+      return e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no &&
+             e.args == ev.args && e.result == ev.result;
+    }
+  }
+  return false;
 }
 
 // The logged exit of the process: its exit_group runs for real.
@@ -493,7 +520,9 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
-  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_));
+  ThreadTarget::PatchAllowed allowed;
+  if (observer_) allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed));
   reach_ = &target;
   armed_ = target.via();
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
@@ -519,9 +548,14 @@ Result<bool> SegmentCheck::reach_next() {
     const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
     if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
     if (trap == ThreadTarget::Trap::Miss) continue;
+    last_word_.reset();
     if (TRY(compare_next(next))) break;
     if (out_.divergence) return false;
-    TRY(target.go_on(th->task));  // an earlier visit with equal registers
+    // An earlier visit with equal registers: the patch learns the word
+    // that told it apart, so such visits no longer trap (a -O0 loop keeps
+    // its counters in memory).
+    if (last_word_) TRY(target.refit(th->task, *last_word_));
+    TRY(target.go_on(th->task));
   }
   reach_ = nullptr;
   out_.patched = target.via() == ThreadTarget::Via::Patch;
@@ -595,8 +629,10 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     // A loop whose state lives in memory repeats its registers: the page
     // that differed last time usually differs again.
     if (reader_.read_memory(at, *last_diff_page_, recorded).ok() && live_image(*last_diff_page_, page).ok() &&
-        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle))
+        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle)) {
+      note_differing_word(*last_diff_page_, page, recorded, dead, live_image, recorded_image);
       return false;
+    }
     settle = ThreadSettle{};
   }
   bool same = true;
@@ -608,6 +644,7 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     if (equal_but_thread_noise(vaddr, page, data, dead, live_image, recorded_image, settle)) return ok_status();
     same = false;
     last_diff_page_ = vaddr;
+    note_differing_word(vaddr, page, data, dead, live_image, recorded_image);
     size_t lo = 0, hi = kPageSize;
     while (page[lo] == data[lo]) lo++;
     while (page[hi - 1] == data[hi - 1]) hi--;
@@ -635,6 +672,20 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: %zu dead stack runs and %zu XSAVE areas set to the recorded bytes",
                  (unsigned long long)at.value, settle.dead_runs.size(), settle.xsave_areas.size());
   return true;
+}
+
+// A word is learnt only outside every thread's dead stack: it must hold its
+// recorded value at the true visit, or the patch would run past it.
+void SegmentCheck::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
+                                       std::span<const uint8_t> recorded, std::span<const AddressRange> dead,
+                                       const ImageReader& live_image, const ImageReader& recorded_image) {
+  std::optional<AddressRange> here;
+  for (const AddressRange& r : dead)
+    if (r.begin < vaddr + kPageSize && r.end > vaddr) here = r;
+  last_word_ = real_differing_word(vaddr, live, recorded, here, live_image, recorded_image);
+  if (!last_word_) return;
+  for (const AddressRange& r : dead)
+    if (r.begin < last_word_->addr + 8 && r.end > last_word_->addr) last_word_.reset();
 }
 
 Result<SegmentOutcome> SegmentCheck::run() {
@@ -789,8 +840,8 @@ Result<SegmentOutcome> SegmentCheck::run() {
 
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
                                                SegmentObserver& observer) {
-  // The perf breakpoint reaches ticks here: a debugger's int3 bytes may sit
-  // where the patched one would write its jump.
+  // The perf breakpoint reaches ticks here unless the observer allows the
+  // patch (a debugger's int3 bytes may sit where its jump would go).
   SegmentCheck segment(reader, k, ThreadTarget::Via::Conditional, &observer);
   return segment.run();
 }
@@ -815,7 +866,7 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
       if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
       SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
                    (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
-                   run.ok() ? "diverged" : run.error().message.c_str());
+                   run.ok() ? (run->divergence ? run->divergence->describe().c_str() : "diverged") : run.error().message.c_str());
       first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
       reruns++;
     }

@@ -52,6 +52,12 @@ class SegmentObserver {
                                                                const process::WaitResult& stop) = 0;
   // Resume `thread` by one instruction instead of a continue?
   virtual bool step_on_resume(Tid /*thread*/) { return false; }
+  // Whether the last stretch may reach checkpoint k+1 with a patched
+  // breakpoint whose jump replaces [begin, end) (asked when it is armed):
+  // no int3 of the debugger there, no single step or watchpoint planned. The
+  // patch comes out at the observer's first trap. Otherwise the perf
+  // breakpoint, which the kernel throttles in a hot loop.
+  virtual bool allows_patch(uint64_t /*begin*/, uint64_t /*end*/) { return false; }
   // Breakpoint bytes out of memory while checkpoint k+1's pages are compared.
   virtual Status lift_breakpoints() { return ok_status(); }
   virtual Status insert_breakpoints() { return ok_status(); }

@@ -1,11 +1,13 @@
 #include "engine/replay/thread_reach.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
 #include "common/log.h"
+#include "engine/replay/relay_site.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/thread_debug_registers.h"
@@ -38,12 +40,22 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
   return st;
 }
 
-// The jump at pc itself (not from an anchor before it: patch_site.h), as
-// thread_check was measured with.
-Result<PatchSite> site_at(process::Task& task, uint64_t pc) {
-  uint8_t code[32] = {};
-  TRY(task.read_memory(RemoteAddr(pc), code));
-  return PatchSite::at(pc, TRY(patch_length(code, pc)));
+// Where the jump watching pc goes (relay_site.h's plan_checkpoint_site): at
+// pc itself when no branch enters the bytes it covers, else at an anchor
+// before pc or through a relay. A tick in a -O0 loop often stops right
+// before the loop's condition, which the loop's `jmp` enters: a jump at pc
+// there made the branch run its int3 tail (#16).
+Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
+  const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
+    return task.read_memory(RemoteAddr(addr), out).ok();
+  };
+  return plan_checkpoint_site(pc, read);
+}
+
+// Whether a thread at `rip` stands inside the bytes the site's jump
+// replaces (then it would resume into the jump's tail).
+bool inside_site(const PatchSite& site, uint64_t rip) {
+  return rip > site.anchor && rip < site.end() && !(site.anchored() && rip == site.pc);
 }
 
 }  // namespace
@@ -53,6 +65,11 @@ ThreadTarget::ThreadTarget(ThreadTarget&& o) noexcept
       tid_(o.tid_),
       via_(o.via_),
       patch_(std::move(o.patch_)),
+      site_(o.site_),
+      mem_checks_(std::move(o.mem_checks_)),
+      paused_(o.paused_),
+      allowed_(std::move(o.allowed_)),
+      range_(o.range_),
       conditional_(std::move(o.conditional_)),
       dr_(std::exchange(o.dr_, false)),
       patch_deferred_(o.patch_deferred_),
@@ -62,7 +79,8 @@ ThreadTarget::~ThreadTarget() {
   if (dr_) thread_debug_registers(tid_).release_all(DrUse::ThreadTarget);
 }
 
-Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first) {
+Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first,
+                                       const PatchAllowed& allowed) {
   ThreadTarget t(target, task.raw_tid());
   {
     uint8_t code[16] = {};
@@ -84,25 +102,30 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   }
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");
   const bool no_patch = mode && (std::string(mode) == "off" || std::string(mode) == "refuse");
-  if (!no_patch && first == Via::Patch) {
+  if (!no_patch && (first == Via::Patch || (first == Via::Conditional && allowed))) {
     // Standing inside the bytes the jump would replace (a tick inside a
     // loop): patch at the next arrival at pc, found by a debug register (one #DB).
-    uint8_t code[32] = {};
     const user_regs_struct now = TRY(task.regs());
-    Result<uint64_t> length = task.read_memory(RemoteAddr(target.rip), code).ok()
-                                  ? patch_length(code, target.rip)
-                                  : Result<uint64_t>(Error::msg("unreadable code"));
-    if (length.ok() && now.rip > target.rip && now.rip < target.rip + *length) {
+    Result<PatchSite> site = site_for(task, target.rip);
+    if (site.ok()) {
+      t.allowed_ = allowed;
+      t.range_ = {site->relay ? std::min(site->anchor, site->relay) : site->anchor,
+                  site->relay ? std::max(site->end(), site->relay + 5) : site->end()};
+      if (allowed && !allowed(t.range_.first, t.range_.second))
+        site = Error::msg("the debugger's breakpoints or steps are in the way");
+    }
+    if (site.ok() && inside_site(*site, now.rip)) {
+      t.site_ = *site;
       TRY(set_debug_register(task.raw_tid(), target.rip, true));
       t.dr_ = t.patch_deferred_ = true;
       t.via_ = Via::Patch;
       return t;
     }
-    Result<PatchSite> site = site_at(task, target.rip);
     Result<PatchedBreakpoint> patch = site.ok() ? PatchedBreakpoint::install(task, *site, target, PatchCompare::All)
                                                 : Result<PatchedBreakpoint>(site.error());
     if (patch.ok()) {
       t.patch_.emplace(std::move(*patch));
+      t.site_ = *site;
       t.via_ = Via::Patch;
       return t;
     }
@@ -140,13 +163,71 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
       // At pc now, outside the displaced bytes: the patch goes in.
       TRY(set_debug_register(tid_, 0, false));
       dr_ = patch_deferred_ = false;
-      patch_.emplace(TRY(PatchedBreakpoint::install(task, TRY(site_at(task, target_.rip)), target_, PatchCompare::All)));
+      site_ = TRY(site_for(task, target_.rip));
+      patch_.emplace(TRY(PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All)));
     }
     return Trap::Miss;
   }
   r.eflags &= ~kRF;  // a #DB hit set RF; the recorded state has it clear
   TRY(task.set_regs(r));
   return Trap::Match;
+}
+
+Status ThreadTarget::refit(process::Task& task, const MemCheck& word) {
+  if (!patch_ || !site_ || mem_checks_.size() >= kMaxMemChecks) return ok_status();
+  for (const MemCheck& m : mem_checks_)
+    if (m.addr == word.addr) return ok_status();
+  user_regs_struct r = TRY(task.regs());
+  r.rip = target_.rip;  // back from the int3 to pc, outside the moved bytes
+  TRY(task.set_regs(r));
+  TRY(patch_->remove(task));
+  patch_.reset();
+  mem_checks_.push_back(word);
+  Result<PatchedBreakpoint> patch = PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All, mem_checks_);
+  if (!patch.ok()) {
+    SLSDBG_DEBUG("replay", "thread %d: the patch with %zu memory words did not go in: %s", tid_, mem_checks_.size(),
+                 patch.error().message.c_str());
+    TRY(set_debug_register(tid_, target_.rip, true));
+    dr_ = true;
+    via_ = Via::DebugRegister;
+    return ok_status();
+  }
+  SLSDBG_DEBUG("replay", "thread %d: the patch compares %zu memory word(s) too (last %s)", tid_, mem_checks_.size(),
+               hex(word.addr).c_str());
+  patch_.emplace(std::move(*patch));
+  return ok_status();
+}
+
+// Out while the debugger steps or watches (the perf breakpoint, else a
+// debug register, stands in), in again once it no longer does.
+Status ThreadTarget::follow_debugger(process::Task& task) {
+  if (!allowed_ || !site_) return ok_status();
+  const bool allowed = allowed_(range_.first, range_.second);
+  if (!allowed && (patch_ || patch_deferred_)) {
+    if (patch_) TRY(patch_->remove(task));
+    patch_.reset();
+    patch_deferred_ = false;
+    if (dr_) TRY(set_debug_register(tid_, 0, false));
+    dr_ = false;
+    paused_ = true;
+    Result<ConditionalBreakpoint> armed = ConditionalBreakpoint::arm(tid_, target_, ConditionalBreakpoint::Compare::All);
+    if (!armed.ok()) {
+      TRY(set_debug_register(tid_, target_.rip, true));
+      dr_ = true;
+      return ok_status();
+    }
+    conditional_.emplace(std::move(*armed));
+    return ok_status();
+  }
+  if (!allowed || !paused_) return ok_status();
+  const user_regs_struct now = TRY(task.regs());
+  if (inside_site(*site_, now.rip)) return ok_status();  // at a later trap
+  conditional_.reset();
+  if (dr_) TRY(set_debug_register(tid_, 0, false));
+  dr_ = false;
+  paused_ = false;
+  patch_.emplace(TRY(PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All, mem_checks_)));
+  return ok_status();
 }
 
 Status ThreadTarget::go_on(process::Task& task) {

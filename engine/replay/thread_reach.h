@@ -19,8 +19,11 @@
 #include <signal.h>
 #include <sys/user.h>
 
+#include <functional>
 #include <optional>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "common/fd.h"
 #include "common/result.h"
@@ -34,9 +37,13 @@ namespace slsdbg::replay {
 class ThreadTarget {
  public:
   enum class Via { Patch, Conditional, DebugRegister };
+  // Asked whether a patch may replace [begin, end) (a debugger's replay).
+  using PatchAllowed = std::function<bool(uint64_t begin, uint64_t end)>;
   // `task` is stopped, not inside a call. `first`: the cheapest way to try.
   // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
-  static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first);
+  // With `allowed`, a first of Conditional tries the patch first where allowed.
+  static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first,
+                                  const PatchAllowed& allowed = {});
   ThreadTarget(ThreadTarget&& o) noexcept;
   // Gives back a debug register still claimed (a run that ended in a
   // divergence): a later restore re-creates the same tid, and its owner's
@@ -50,6 +57,22 @@ class ThreadTarget {
   // After a Match the caller found different memory at: goes on as if the
   // visit had not matched.
   Status go_on(process::Task& task);
+  // After such a visit: the patch also compares `word` (at most
+  // kMaxMemChecks), so visits it tells apart run on without a trap. The
+  // thread stands at the match; go_on follows. A patch that does not go in
+  // again leaves a debug register.
+  Status refit(process::Task& task, const MemCheck& word);
+  // Whether this SIGTRAP (regs: the thread's now) is the patch's int3.
+  bool owns_trap(const user_regs_struct& regs, const siginfo_t& si) const {
+    if (patch_deferred_) return si.si_code == TRAP_HWBKPT && regs.rip == target_.rip;
+    return patch_ && si.si_code == SI_KERNEL && regs.rip == patch_->resume_addr();
+  }
+  bool patched() const { return patch_.has_value(); }
+  // After a trap the debugger handled: the patch comes out while arm's
+  // `allowed` refuses its bytes (a step, a watch, an int3 there), the perf
+  // breakpoint (else a debug register) standing in, and goes in again once
+  // allowed. The thread stands in the program's code.
+  Status follow_debugger(process::Task& task);
   // Shows the original code in bytes read from the process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const {
     if (patch_) patch_->hide(addr, bytes);
@@ -64,6 +87,11 @@ class ThreadTarget {
   pid_t tid_;
   Via via_ = Via::DebugRegister;
   std::optional<PatchedBreakpoint> patch_;
+  std::optional<PatchSite> site_;    // where patch_ went
+  std::vector<MemCheck> mem_checks_;  // the words patch_ compares too
+  bool paused_ = false;  // the patch is out for the debugger (follow_debugger)
+  PatchAllowed allowed_;
+  std::pair<uint64_t, uint64_t> range_{0, 0};  // the bytes the patch replaces, relay included
   std::optional<ConditionalBreakpoint> conditional_;
   bool dr_ = false;              // its debug register is claimed
   bool patch_deferred_ = false;  // the debug register first: the thread stood inside the displaced bytes

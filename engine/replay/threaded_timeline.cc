@@ -570,6 +570,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
   }
 
+  // The patch is invisible while no int3 of ours lies in its bytes, nothing
+  // watches (a debug register would see the trampoline's copies of the
+  // moved accesses) and nothing steps; it comes out at our first trap.
+  bool allows_patch(uint64_t begin, uint64_t end) override {
+    if (mode == Mode::Measure || step_tid || !armed.empty()) return false;
+    return inserted.lower_bound(begin) == inserted.lower_bound(end);
+  }
+
   Status lift_breakpoints() override {
     process::Task* t = any_task();
     if (!t) return ok_status();
