@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/log.h"
@@ -73,9 +74,25 @@ Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
   return ok_status();
 }
 
+// A segment replayed again after its patched run overran the CPU budget
+// (no observer, SLSDBG_REPLAY_PATCH=miss: up to kPatchAttempts runs with
+// budgets 4x larger each, 40 s for revstep_far's 5 segments): the counting
+// copy first, the patch with the larger budget only if it learns nothing.
+// True: the arrival is settled.
+Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
+  if (deliver || s_.patch_failures_ == 0 || !armed<NothingArmed>() || free_run_ != FreeRun::None) return false;
+  if (TRY(reach_by_count())) return true;
+  if (std::exchange(counted_at_pc_, false)) {
+    TRY(arm_breakpoint());
+    return true;
+  }
+  return false;
+}
+
 Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
-                          patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_;
+                          patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
+                          s_.patch_failures_ > 0;
   const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
   if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
       (mode && std::string(mode) == "off"))
@@ -162,7 +179,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     TRY(t.cont());
     process::WaitResult w = TRY(t.wait());
     if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
-      return refuse("the copy stopped otherwise (a syscall, a signal, an exit)");
+      return refuse("the copy stopped otherwise (stop kind " + std::to_string(static_cast<int>(w.kind)) + ", signal " +
+                    std::to_string(w.signo) + ")");
     const siginfo_t si = TRY(t.siginfo());
     if (process::is_cpu_time_alarm(si))
       return refuse(candidates.empty() && samples.size() == kSamples ? "no value moves by a constant step at each visit"
@@ -208,6 +226,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
                     (unsigned long long)stops);
         take_count_copy(*copy.task);
         copy.task.reset();
+        counted_at_pc_ = true;
         return false;  // the caller arms the breakpoint at the pc
       }
     }

@@ -96,6 +96,7 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   TRY(hold_checkpoint());
   if (armed<HeldArrival>()) return ok_status();
+  if (cursor_ == events_.size() && TRY(count_before_patch(deliver))) return ok_status();
   TRY(try_patch(deliver));
   // Whatever refused the patch (the observer, the code, a failed install),
   // a consumed log keeps a breakpoint on the checkpoint: a plain continue

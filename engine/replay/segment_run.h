@@ -103,6 +103,7 @@ class ReplaySession::SegmentRun {
   // checkpoint_arrival_counted.cc
   Status reach_or_arm(int deliver = 0);
   Result<bool> reach_by_count();
+  Result<bool> count_before_patch(int deliver);
   void take_count_copy(process::Task& copy);
   Status after_free_run(int signo);
   // checkpoint_arrival_rep_string.cc
@@ -153,6 +154,7 @@ class ReplaySession::SegmentRun {
   // the checkpoint and replaced the tracee there; nothing is armed until
   // that trap (Pending: the resumption onto it; Running: the next one arms).
   bool count_refused_ = false;
+  bool counted_at_pc_ = false;           // the copy stands at the checkpoint's pc: arm the breakpoint there
   bool recount_ = false;                 // the observer refused it once: tried again at a later resumption
   std::optional<PatchSite> count_site_;  // where the copy counts
   enum class FreeRun { None, Pending, Running };
