@@ -8,7 +8,10 @@
 //                              ├─► DebugRegister{then_patch} (rip inside the moved bytes) ─next visit─► Patched
 //                              ├─no patch (no site, observer refuses)─► breakpoint
 //                              └─observer stops first─► Held ─its stop, or CPU budget─► (as above)
-//   breakpoint: Conditional, else (perf refused) DebugRegister.
+//   breakpoint: Conditional, else (perf refused) DebugRegister. Once the
+//   patch is refused, dropped or failed, a counting copy first (checkpoint_arrival_counted.cc):
+//   it replaces the tracee at the pc (the breakpoint's one #DB) or at an
+//   int3 met first (NothingArmed until that trap), else the breakpoint stays.
 //
 // What a run has learned about the patch (refused here, dropped, failed)
 // is PatchState; whether the hold was spent, HoldState.

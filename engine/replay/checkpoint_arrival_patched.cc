@@ -145,7 +145,7 @@ Result<bool> ReplaySession::SegmentRun::drop_patch() {
   SLSDBG_DEBUG("replay", "segment %llu: a trap for the observer while patched; going on from the rescue copy",
                (unsigned long long)seg_.value);
   take_rescue();
-  TRY(arm_breakpoint());
+  TRY(reach_or_arm());
   return true;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
+
 namespace slsdbg::replay {
 
 namespace {
@@ -102,7 +104,15 @@ Result<ConditionalBreakpoint> ConditionalBreakpoint::arm(pid_t tid, const user_r
   if (ev < 0) return Error::from_errno("perf_event_open(breakpoint)");
   UniqueFd event_owner(ev);
   if (ioctl(ev, PERF_EVENT_IOC_SET_BPF, prog_fd) != 0) return Error::from_errno("ioctl(PERF_EVENT_IOC_SET_BPF)");
-  return ConditionalBreakpoint(std::move(prog_owner), std::move(event_owner));
+  return ConditionalBreakpoint(std::move(prog_owner), std::move(event_owner), target.rip);
+}
+
+ConditionalBreakpoint::~ConditionalBreakpoint() {
+  if (!event_.valid()) return;  // moved from
+  uint64_t hits = 0;  // the perf count: every #DB, whatever the BPF compare decided
+  if (::read(event_.get(), &hits, sizeof hits) == static_cast<ssize_t>(sizeof hits))
+    SLSDBG_DEBUG("replay", "perf breakpoint at 0x%llx: %llu debug exceptions", (unsigned long long)pc_,
+                 (unsigned long long)hits);
 }
 
 }  // namespace slsdbg::replay

@@ -23,11 +23,18 @@ class ConditionalBreakpoint {
   enum class Compare { All, AllButRcxR11, AllButStringRegs };
   // Armed at once on thread `tid` for pc = target.rip.
   static Result<ConditionalBreakpoint> arm(pid_t tid, const user_regs_struct& target, Compare compare);
+  ConditionalBreakpoint(ConditionalBreakpoint&&) = default;
+  ConditionalBreakpoint& operator=(ConditionalBreakpoint&&) = default;
+  // Logs (debug) how many #DBs the breakpoint took: the cost a counted
+  // arrival avoids (checkpoint_arrival_counted.cc; tests read it).
+  ~ConditionalBreakpoint();
 
  private:
-  ConditionalBreakpoint(UniqueFd prog, UniqueFd event) : prog_(std::move(prog)), event_(std::move(event)) {}
+  ConditionalBreakpoint(UniqueFd prog, UniqueFd event, uint64_t pc)
+      : prog_(std::move(prog)), event_(std::move(event)), pc_(pc) {}
   UniqueFd prog_;
   UniqueFd event_;
+  uint64_t pc_ = 0;
 };
 
 }  // namespace slsdbg::replay

@@ -40,6 +40,7 @@ bool is_synchronous(const store::Event& ev) {
 
 // Resumption goes through the observer when there is one (it may single-step).
 Status ReplaySession::SegmentRun::go(int signo) {
+  TRY(after_free_run(signo));
   if (armed<HeldArrival>()) {
     if (!s_.observer_->holds_checkpoint()) TRY(release_hold(signo));
   } else {
@@ -95,11 +96,12 @@ Status ReplaySession::SegmentRun::at_log_end(int deliver) {
 Status ReplaySession::SegmentRun::maybe_patch(int deliver) {
   TRY(hold_checkpoint());
   if (armed<HeldArrival>()) return ok_status();
+  if (cursor_ == events_.size() && TRY(count_before_patch(deliver))) return ok_status();
   TRY(try_patch(deliver));
   // Whatever refused the patch (the observer, the code, a failed install),
   // a consumed log keeps a breakpoint on the checkpoint: a plain continue
   // with neither armed runs past it forever.
-  if (cursor_ == events_.size() && armed<NothingArmed>()) return arm_breakpoint();
+  if (cursor_ == events_.size() && armed<NothingArmed>() && free_run_ == FreeRun::None) return reach_or_arm(deliver);
   return ok_status();
 }
 

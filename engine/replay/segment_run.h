@@ -100,6 +100,12 @@ class ReplaySession::SegmentRun {
   // checkpoint_arrival_proof.cc
   Result<bool> trap_before_checkpoint(const siginfo_t& si, const user_regs_struct& r);
   Result<bool> prove_trampoline(const siginfo_t& si, const user_regs_struct& r);
+  // checkpoint_arrival_counted.cc
+  Status reach_or_arm(int deliver = 0);
+  Result<bool> reach_by_count();
+  Result<bool> count_before_patch(int deliver);
+  void take_count_copy(process::Task& copy);
+  Status after_free_run(int signo);
   // checkpoint_arrival_rep_string.cc
   Result<bool> step_rep_iterations(user_regs_struct& r);
   // checkpoint_match.cc
@@ -143,6 +149,16 @@ class ReplaySession::SegmentRun {
   user_regs_struct patch_regs_{};                // what the patch compares (the target, or a "miss")
   PatchCompare patch_compare_ = PatchCompare::All;
   SegmentOutcome outcome_;
+  // A counting copy (checkpoint_arrival_counted.cc) that learned nothing:
+  // not tried again in this run. FreeRun: it stood at an int3 met before
+  // the checkpoint and replaced the tracee there; nothing is armed until
+  // that trap (Pending: the resumption onto it; Running: the next one arms).
+  bool count_refused_ = false;
+  bool counted_at_pc_ = false;           // the copy stands at the checkpoint's pc: arm the breakpoint there
+  bool recount_ = false;                 // the observer refused it once: tried again at a later resumption
+  std::optional<PatchSite> count_site_;  // where the copy counts
+  enum class FreeRun { None, Pending, Running };
+  FreeRun free_run_ = FreeRun::None;
   // Observer state across a pause.
   bool started_ = false;
   bool signal_announced_ = false;  // before_signal was asked for the pending signal stop

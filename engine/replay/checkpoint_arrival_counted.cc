@@ -1,0 +1,298 @@
+// The checkpoint's pc without the patched breakpoint (refused, dropped after
+// a failed or unproven run, SLSDBG_REPLAY_PATCH=miss/off): the perf
+// breakpoint would take a kernel #DB at every visit of the pc (36 s for one
+// 10 ms segment of revstep_far). Instead a copy of the tracee, forked here,
+// counts the visits in-process (counting_patch.h) and learns which visit is
+// the checkpoint:
+//   - it stops at visits 1, 2 and 3 and reads the registers and the words of
+//     the target's stack pages; a value that moves by the same nonzero step
+//     d at each visit (a loop counter, in a register or on an -O0 stack)
+//     names the visit where it equals the recorded one: 1 + (T - v1) / d;
+//   - it stops only at those visits and compares registers and memory as
+//     the breakpoint would.
+// The copy is exact (replay is deterministic), so once it stands at the
+// checkpoint, or at an observer's int3 met first, it replaces the tracee
+// there, without the counting patch: the breakpoint then costs one #DB, or
+// the observer's trap comes at once. A copy that learns nothing (no moving
+// value, a syscall, a signal, its CPU budget) is dropped, and the run keeps
+// the perf breakpoint as before.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/log.h"
+#include "engine/replay/counting_patch.h"
+#include "engine/replay/segment_run.h"
+#include "engine/replay/tracee_fork.h"
+#include "process/task_clock.h"
+
+namespace slsdbg::replay {
+
+namespace {
+
+constexpr uint8_t kInt3 = 0xcc;
+constexpr int kSamples = 3;               // visits read before predicting
+constexpr size_t kMaxCandidates = 16;     // predicted visits tried
+constexpr uint64_t kMaxVisit = 1ull << 40;
+constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
+
+// Kills the copy unless it was taken.
+struct CountCopy {
+  std::optional<process::Task> task;
+  ~CountCopy() {
+    if (task) task->kill_and_reap();
+  }
+};
+
+std::vector<uint64_t> general_values(const user_regs_struct& r) {
+  return {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
+}
+
+// Visits where values that move by a constant step reach their targets.
+// samples[i][j]: value j at visit i + 1.
+void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target,
+             std::set<uint64_t>& out) {
+  for (size_t j = 0; j < target.size(); j++) {
+    const int64_t d = static_cast<int64_t>(samples[1][j] - samples[0][j]);
+    if (d == 0 || static_cast<int64_t>(samples[2][j] - samples[1][j]) != d) continue;
+    const int64_t dist = static_cast<int64_t>(target[j] - samples[0][j]);
+    if (dist % d != 0 || dist / d < 0) continue;
+    const uint64_t visit = 1 + static_cast<uint64_t>(dist / d);
+    if (visit > kSamples && visit < kMaxVisit) out.insert(visit);
+  }
+}
+
+}  // namespace
+
+Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
+  if (deliver || !TRY(reach_by_count())) return arm_breakpoint();
+  return ok_status();
+}
+
+// A segment replayed again after its patched run overran the CPU budget
+// (no observer, SLSDBG_REPLAY_PATCH=miss: up to kPatchAttempts runs with
+// budgets 4x larger each, 40 s for revstep_far's 5 segments): the counting
+// copy first, the patch with the larger budget only if it learns nothing.
+// True: the arrival is settled.
+Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
+  if (deliver || s_.patch_failures_ == 0 || !armed<NothingArmed>() || free_run_ != FreeRun::None) return false;
+  if (TRY(reach_by_count())) return true;
+  if (std::exchange(counted_at_pc_, false)) {
+    TRY(arm_breakpoint());
+    return true;
+  }
+  return false;
+}
+
+Result<bool> ReplaySession::SegmentRun::reach_by_count() {
+  const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
+                          patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
+                          s_.patch_failures_ > 0;
+  const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
+  if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
+      (mode && std::string(mode) == "off"))
+    return false;
+  const auto refuse = [&](const std::string& why) -> Result<bool> {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: not reached by count: %s", (unsigned long long)seg_.value + 1, why.c_str());
+    count_refused_ = true;  // not again in this run
+    return false;
+  };
+  const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
+    if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
+    if (s_.observer_) s_.observer_->hide_traps(addr, out);
+    return true;
+  };
+  Result<PatchSite> site = plan_patch_site(target_.rip, read);
+  if (!site.ok()) return refuse(site.error().message);
+  count_site_ = *site;
+  if (s_.observer_ && !s_.observer_->allows_patch(site->anchor, site->end())) {
+    recount_ = true;  // stepping over its breakpoint, say: the breakpoint until then
+    return false;
+  }
+  Result<bool> shared = has_shared_writable_mapping(task_.tgid());
+  if (!shared.ok() || *shared) return refuse("a shared writable mapping");
+  user_regs_struct now = TRY(task_.regs());
+  if (now.rip > site->anchor && now.rip < site->end() && !(site->anchored() && now.rip == site->pc))
+    return false;  // inside the bytes the jump replaces: a later arrival
+  now.orig_rax = static_cast<uint64_t>(-1);
+  const uint64_t mask = TRY(task_.signal_mask());
+  Result<process::Task> forked = fork_tracee(task_, now, mask);
+  if (!forked.ok()) return refuse("no copy: " + forked.error().message);
+  CountCopy copy{std::move(*forked)};
+  process::Task& t = *copy.task;
+  std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
+  if (!t.read_memory(RemoteAddr(site->anchor), code).ok()) return refuse("the code is not readable");
+  if (s_.observer_) s_.observer_->hide_traps(site->anchor, code);
+  Result<CountingPatch> counter = CountingPatch::install(t, *site, code);
+  if (!counter.ok()) return refuse(counter.error().message);
+  if (site->anchored() && now.rip == site->pc) {
+    now.rip = counter->entry_addr();  // pc's bytes are gone: count this arrival in the stub
+    TRY(t.set_regs(now));
+  }
+  TRY(counter->set_limit(t, 1));
+  // Resumed from the observer's own int3 (its breakpoint just shown): step
+  // over it with its byte back, as the observer's resume would.
+  uint8_t at_rip = 0;
+  if (s_.observer_ && t.read_memory(RemoteAddr(now.rip), {&at_rip, 1}).ok() && at_rip == kInt3) {
+    uint8_t original = at_rip;
+    s_.observer_->hide_traps(now.rip, {&original, 1});
+    if (original == kInt3) return refuse("the program's own int3 at " + hex(now.rip));
+    TRY(t.write_memory(RemoteAddr(now.rip), {&original, 1}));
+    TRY(t.singlestep());
+    process::WaitResult w = TRY(t.wait());
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) return refuse("the step over an int3 stopped otherwise");
+    TRY(t.write_memory(RemoteAddr(now.rip), {&at_rip, 1}));
+  }
+  const std::optional<uint64_t> hint = hint_;
+  // The checkpoint comes within about the hint; the copy runs without a
+  // trampoline, so little more than that.
+  const uint64_t budget = hint ? 3 * *hint + 20'000'000 : 10'000'000'000ull;
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(t.raw_tid(), budget);
+  if (!alarm.ok()) return refuse("no CPU-time alarm: " + alarm.error().message);
+
+  // The recorded values the samples are compared with.
+  const CheckpointId next(seg_.value + 1);
+  std::vector<uint64_t> stack_words;
+  std::vector<uint64_t> stack_pages;
+  for (uint64_t i = 0; i < kStackPages; i++) {
+    const uint64_t page = (target_.rsp & ~(kPageSize - 1)) + i * kPageSize;
+    std::vector<uint8_t> bytes(kPageSize);
+    if (!s_.reader_.read_memory(next, page, bytes).ok()) break;
+    stack_pages.push_back(page);
+    for (uint64_t off = 0; off < kPageSize; off += 8) {
+      uint64_t w = 0;
+      std::copy_n(bytes.begin() + static_cast<long>(off), 8, reinterpret_cast<uint8_t*>(&w));
+      stack_words.push_back(w);
+    }
+  }
+  std::vector<uint64_t> target_values = general_values(target_);
+  target_values.insert(target_values.end(), stack_words.begin(), stack_words.end());
+  std::vector<std::vector<uint64_t>> samples;
+  std::set<uint64_t> candidates;
+  uint64_t stops = 0;
+  for (;;) {
+    TRY(t.cont());
+    process::WaitResult w = TRY(t.wait());
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
+      return refuse("the copy stopped otherwise (stop kind " + std::to_string(static_cast<int>(w.kind)) + ", signal " +
+                    std::to_string(w.signo) + ")");
+    const siginfo_t si = TRY(t.siginfo());
+    if (process::is_cpu_time_alarm(si))
+      return refuse(candidates.empty() && samples.size() == kSamples ? "no value moves by a constant step at each visit"
+                                                                      : "no predicted visit matched within the CPU budget");
+    user_regs_struct regs = TRY(t.regs());
+    stops++;
+    if (si.si_code != SI_KERNEL) return refuse("a trap other than an int3");
+    if (regs.rip != counter->reached_rip()) {
+      // An int3 met first (the observer's breakpoint or counter): the
+      // tracee would stop there too. The copy takes its place on the int3.
+      uint8_t byte = 0;
+      if (!t.read_memory(RemoteAddr(regs.rip - 1), {&byte, 1}).ok() || byte != kInt3)
+        return refuse("a trap at " + hex(regs.rip));
+      TRY(counter->remove(t));
+      regs.rip -= 1;
+      TRY(t.set_regs(regs));
+      SLSDBG_DEBUG("replay", "checkpoint %llu: the counting copy met an int3 at %s first (%llu stops); it goes on from there",
+                   (unsigned long long)seg_.value + 1, hex(regs.rip).c_str(), (unsigned long long)stops);
+      take_count_copy(*copy.task);
+      copy.task.reset();
+      free_run_ = FreeRun::Pending;  // nothing armed until that trap
+      return true;
+    }
+    const uint64_t visit = TRY(counter->count(t));
+    user_regs_struct at = regs;
+    at.rip = target_.rip;
+    if (same_general_registers(at, target_, nullptr, target_at_)) {
+      // The memory decides, read from the copy (as the trampoline's proof does).
+      const SegmentOutcome outcome = outcome_;
+      const std::optional<uint64_t> page = last_differing_page_;
+      const std::optional<MemCheck> word = last_differing_word_;
+      std::swap(task_, t);
+      Result<bool> same = at_next_checkpoint();
+      std::swap(task_, t);
+      outcome_ = outcome;
+      last_differing_page_ = page;
+      last_differing_word_ = word;
+      if (TRY(std::move(same))) {
+        TRY(counter->remove(t));
+        TRY(t.set_regs(at));  // at pc, its code back: the breakpoint's one #DB ends the run
+        SLSDBG_INFO("replay", "checkpoint %llu: reached by count at visit %llu of %s (%llu stops of the counting copy)",
+                    (unsigned long long)seg_.value + 1, (unsigned long long)visit, hex(target_.rip).c_str(),
+                    (unsigned long long)stops);
+        take_count_copy(*copy.task);
+        copy.task.reset();
+        counted_at_pc_ = true;
+        return false;  // the caller arms the breakpoint at the pc
+      }
+    }
+    if (samples.size() < kSamples && visit == samples.size() + 1) {
+      std::vector<uint64_t> values = general_values(regs);
+      for (uint64_t p : stack_pages) {
+        std::vector<uint8_t> bytes(kPageSize);
+        if (!t.read_memory(RemoteAddr(p), bytes).ok()) std::fill(bytes.begin(), bytes.end(), 0);  // never moves
+        for (uint64_t off = 0; off < kPageSize; off += 8) {
+          uint64_t v = 0;
+          std::copy_n(bytes.begin() + static_cast<long>(off), 8, reinterpret_cast<uint8_t*>(&v));
+          values.push_back(v);
+        }
+      }
+      samples.push_back(std::move(values));
+      if (samples.size() == kSamples) {
+        predict(samples, target_values, candidates);
+        while (candidates.size() > kMaxCandidates) candidates.erase(std::prev(candidates.end()));
+      }
+    }
+    uint64_t limit = visit + 1;
+    if (samples.size() == kSamples) {
+      // None left: an int3 met before the checkpoint (the observer's) may
+      // still come; else the CPU budget ends the copy.
+      auto c = candidates.upper_bound(visit);
+      limit = c == candidates.end() ? 0 : *c;
+    }
+    TRY(counter->set_limit(t, limit));
+  }
+}
+
+// The copy stands where the tracee would: it becomes the tracee.
+void ReplaySession::SegmentRun::take_count_copy(process::Task& copy) {
+  arrival_.emplace<NothingArmed>();
+  task_.kill_and_reap();
+  task_ = std::move(copy);
+  outcome_.counted_reaches++;
+}
+
+}  // namespace slsdbg::replay
+namespace slsdbg::replay {
+
+// Called by go() before each resumption: the one onto the int3 keeps
+// nothing armed (the copy showed the trap comes first); the next one arms
+// the checkpoint again, from where the tracee then is.
+Status ReplaySession::SegmentRun::after_free_run(int signo) {
+  // The observer refused the counting copy for one resumption: once it
+  // would allow it, the breakpoint armed meanwhile makes way for the count.
+  if (recount_ && signo == 0 && free_run_ == FreeRun::None && awaits_checkpoint() && count_site_ &&
+      (armed<ConditionalArrival>() || armed<DebugRegisterArrival>()) &&
+      (!s_.observer_ || s_.observer_->allows_patch(count_site_->anchor, count_site_->end()))) {
+    const DebugRegisterArrival* d = armed<DebugRegisterArrival>();
+    if (d && d->then_patch) return ok_status();
+    recount_ = false;
+    if (d) TRY(remove_breakpoint());
+    arrival_.emplace<NothingArmed>();
+    return reach_or_arm();
+  }
+  if (free_run_ == FreeRun::Pending) {
+    free_run_ = FreeRun::Running;
+    return ok_status();
+  }
+  if (free_run_ == FreeRun::None) return ok_status();
+  free_run_ = FreeRun::None;
+  if (armed<NothingArmed>() && awaits_checkpoint()) return maybe_patch(signo);
+  return ok_status();
+}
+
+}  // namespace slsdbg::replay
