@@ -73,6 +73,7 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   if (head < kMinHeadNs) return uint64_t{0};
   Result<bool> shared = has_shared_writable_mapping(task_.tgid());
   if (!shared.ok() || *shared) return uint64_t{0};  // the copy would share it
+  TRY(s_.observer_->before_copy(task_));
   user_regs_struct now = TRY(task_.regs());
   now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
   const uint64_t mask = TRY(task_.signal_mask());
