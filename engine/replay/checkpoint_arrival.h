@@ -73,6 +73,10 @@ class RescueCopy {
     if (task_) task_->kill_and_reap();
     task_.reset();
   }
+  void hold(process::Task task) {
+    kill();
+    task_.emplace(std::move(task));
+  }
   explicit operator bool() const { return task_.has_value(); }
   process::Task take() {
     process::Task t = std::move(*task_);

@@ -6,6 +6,7 @@
 // from checkpoint k would show the observer the segment's events twice.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -51,6 +52,9 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     Result<bool> shared = has_shared_writable_mapping(task_.tgid());
     if (!shared.ok() || *shared) return ok_status();  // the rescue fork would share it
   }
+  // Most of the tail by the recorder's hint with nothing armed (checkpoint_arrival_head.cc).
+  // Its copy is the rescue below (the observer has seen nothing since).
+  const uint64_t head_ns = TRY(run_unpatched_head());
   // The tracee stands inside the bytes the jump would replace (back from a
   // signal handler into the loop): patch at its next arrival at pc, found
   // by a plain debug-register breakpoint (one #DB).
@@ -58,6 +62,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   if (now.rip > site.anchor && now.rip < site.end() && !(site.anchored() && now.rip == site.pc)) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
                  hex(target_.rip).c_str());
+    head_copy_.kill();
     return insert_breakpoint(/*then_patch=*/true);
   }
   const std::optional<uint64_t> hint = hint_;
@@ -69,8 +74,13 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   uint64_t budget = static_cast<uint64_t>(
       scale * (hint ? 20.0 * static_cast<double>(*hint) + 20'000'000.0 : 10'000'000'000.0));
   for (int i = 0; i < s_.patch_failures_; i++) budget *= 4;
+  // After a head, only the rest of the hint is left: a head that overshot
+  // the checkpoint is found out soon.
+  if (head_ns && hint && *hint > head_ns) budget = std::min(budget, 4 * (*hint - head_ns) + 10'000'000);
   RescueCopy rescue;
-  if (s_.observer_) {
+  if (s_.observer_ && head_copy_) {
+    rescue = std::move(head_copy_);
+  } else if (s_.observer_) {
     now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
     const uint64_t mask = TRY(task_.signal_mask());
     Result<process::Task> copy = fork_tracee(task_, now, mask);
@@ -182,6 +192,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_patched_ma
     uint64_t cpu_ns = 0;  // the alarm counts the patched run's CPU time
     if (::read(armed<PatchedArrival>()->budget.get(), &cpu_ns, sizeof cpu_ns) == static_cast<ssize_t>(sizeof cpu_ns)) {
       const std::optional<uint64_t> hint = hint_;
+      note_replay_ratio(cpu_ns);
       SLSDBG_DEBUG("replay", "checkpoint %llu reached by the patched breakpoint after %llu us of CPU (hint %s us)",
                    (unsigned long long)seg_.value + 1, (unsigned long long)cpu_ns / 1000,
                    hint ? std::to_string(*hint / 1000).c_str() : "none");

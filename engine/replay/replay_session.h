@@ -116,6 +116,10 @@ class RunObserver {
   // visited millions of times on the way, only a CPU-time alarm (past it,
   // the checkpoint gets its breakpoint after all).
   virtual bool holds_checkpoint() { return false; }
+  // Before a copy of the tracee is forked to go on from later: what the
+  // observer would put into the process at its next resume goes in now,
+  // so that the copy holds it too (the Timeline's counter stubs).
+  virtual Status before_copy(process::Task&) { return ok_status(); }
 };
 
 class ReplaySession {

@@ -88,7 +88,10 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::resume_paused
 Status ReplaySession::SegmentRun::at_log_end(int deliver) {
   if (log_end_armed_ || !awaits_checkpoint()) return ok_status();
   log_end_armed_ = true;
-  return maybe_patch(deliver);
+  head_allowed_ = !head_unknown_;
+  Status st = maybe_patch(deliver);
+  head_allowed_ = false;
+  return st;
 }
 
 // The cheapest arrival the run may use now: held for the observer, else
@@ -327,6 +330,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
   // much of the log is consumed already, its opening signals delivered.
   if (s_.start_event_ > 0) {
     cursor_ = std::min<size_t>(std::exchange(s_.start_event_, 0), events_.size());
+    head_unknown_ = true;
     s_.signals_queued_by_restore_ = false;
     if (has_next_ && !next_forced_ && cursor_ == events_.size()) {  // standing on checkpoint k+1?
       user_regs_struct r = TRY(task_.regs());

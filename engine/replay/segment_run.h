@@ -6,6 +6,7 @@
 //   checkpoint_arrival_hold.cc        nothing armed while the observer stops first
 //   checkpoint_arrival_breakpoint.cc  the perf breakpoint, else a debug register
 //   checkpoint_arrival_patched.cc     the patch trampoline, its budget and rescue copy
+//   checkpoint_arrival_head.cc        most of the tail by the recorded CPU time, unpatched
 //   checkpoint_arrival_proof.cc       whether an observer's trap while patched comes first
 //   checkpoint_arrival_rep_string.cc  the iterations of a rep string up to the target
 //   checkpoint_match.cc               at the pc: registers, then dirty pages
@@ -40,7 +41,7 @@ inline constexpr int kPatchAttempts = 5;
 class ReplaySession::SegmentRun {
  public:
   explicit SegmentRun(ReplaySession& s) : s_(s), task_(s.task_), seg_(s.k_.value) {}
-  ~SegmentRun() { drop_rescue(); }  // a run abandoned after an error
+  ~SegmentRun() { drop_rescue(); head_copy_.kill(); }  // a run abandoned after an error
   // Starts the run, or resumes it where an observer paused it.
   Result<SegmentOutcome> run();
   uint64_t cursor() const { return cursor_; }
@@ -97,6 +98,11 @@ class ReplaySession::SegmentRun {
   void take_rescue();
   Result<Next> on_patched_match(user_regs_struct& r);
   Status refit_patch(const user_regs_struct& r);
+  // checkpoint_arrival_head.cc: the CPU time run unpatched (0: none);
+  // head_copy_ then holds the tracee as it was before.
+  Result<uint64_t> run_unpatched_head();
+  // The arrival's CPU time after the head (the patched run's): sizes later heads.
+  void note_replay_ratio(uint64_t patched_ns);
   // checkpoint_arrival_proof.cc
   Result<bool> trap_before_checkpoint(const siginfo_t& si, const user_regs_struct& r);
   Result<bool> prove_trampoline(const siginfo_t& si, const user_regs_struct& r);
@@ -138,6 +144,11 @@ class ReplaySession::SegmentRun {
   // How the arrival is watched (checkpoint_arrival.h).
   CheckpointArrival arrival_;
   bool log_end_armed_ = false;  // the arrival was chosen once the log was consumed (at_log_end)
+  // The hint's CPU time starts now (right after the last event): a head may run.
+  bool head_allowed_ = false;
+  bool head_unknown_ = false;  // adopted mid-segment: the CPU since the last event is not known
+  RescueCopy head_copy_;       // the tracee before the head: try_patch's rescue copy
+  uint64_t head_ns_ = 0;       // the CPU time this run's head took
   PatchState patch_ = PatchState::Allowed;
   HoldState hold_ = HoldState::Available;
   TrampolineProof proof_ = TrampolineProof::Unknown;

@@ -114,6 +114,7 @@ class Timeline::Impl final : public RunObserver {
   bool allows_patch(uint64_t begin, uint64_t end) override;
   bool stop_before_segment_end(process::Task& task, const siginfo_t& si) override;
   bool holds_checkpoint() override;
+  Status before_copy(process::Task& task) override { return place_counter(task); }
 
   // --- traps (timeline_traps.cc) ---
   // Makes `traps` the inserted set (breakpoints and watchpoints).
