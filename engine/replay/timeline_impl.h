@@ -302,6 +302,9 @@ class Timeline::Impl final : public RunObserver {
   uint64_t segment = 0;
   uint64_t cursor = 0;
   bool step_over_pending = false;
+  // The pc whose arrival a probe's debug register counted at this pause: a
+  // counter stub placed there before resuming must not count it again.
+  std::optional<uint64_t> probe_counted_at;
   bool stepping = false;
   bool stepping_syscall = false;  // the instruction being stepped is a `syscall`
   // A pause wanted right after an emulated syscall: the seccomp stop is not an
