@@ -80,8 +80,9 @@ Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) 
   if (!counting_allowed()) return std::optional<Moment>();
   Result<DecodedFunction> d = decode_function(c.pc, code_reader());
   if (!d.ok()) return std::optional<Moment>();
-  if (c.pc == d->range.start || d->targets.count(c.pc) || d->indirect_jump || !d->at(c.pc))
-    return std::optional<Moment>();  // reached by a branch too, or not known
+  if (d->targets.count(c.pc)) return jumped_before(c, *d);
+  if (c.pc == d->range.start || d->indirect_jump || !d->at(c.pc))
+    return std::optional<Moment>();  // not known
   auto it = std::lower_bound(d->insns.begin(), d->insns.end(), c.pc,
                              [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
   if (it == d->insns.begin()) return std::optional<Moment>();
