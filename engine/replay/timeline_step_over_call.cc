@@ -65,7 +65,11 @@ Result<std::optional<Moment>> Timeline::Impl::fall_through_before(const Moment& 
   auto print = [this]() {
     return PositionPrint::take(session->task(), [this](uint64_t a, std::span<uint8_t> b) { hide_traps(a, b); });
   };
-  TRY(reach_base(Base::at(c), std::nullopt));
+  // Usually the process stands at c already (the previous reverse step
+  // went there): its print is taken in place, without a fork and a run.
+  const bool here = known && *known == c && path.base == Base::at(c) && path.legs.empty() && !at_exit && !at_end &&
+                    segment == c.checkpoint && cursor == c.event && pc_now() == c.pc;
+  if (!here) TRY(reach_base(Base::at(c), std::nullopt));
   const PositionPrint at_c = TRY(print());
   if (std::optional<Moment> m = TRY(fall_through_by_copies(c, prev, at_c))) return m;
   for (uint64_t n = c.n; n + 1 >= c.n && n >= 1; n--) {
