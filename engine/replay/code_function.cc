@@ -167,6 +167,7 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
       else if (insn->id == X86_INS_JMP) dispatches.emplace_back(recent.begin(), recent.end());
     }
     if (call && direct) i.call_target = static_cast<uint64_t>(x.operands[0].imm);
+    if (jump && direct) i.jump_target = static_cast<uint64_t>(x.operands[0].imm);
     d.insns.push_back(i);
   }
   cs_free(insn, 1);
@@ -187,6 +188,7 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
     d.jump_tables++;
   }
   d.targets.insert(table_targets.begin(), table_targets.end());
+  d.table_targets = std::move(table_targets);
   return d;
 }
 

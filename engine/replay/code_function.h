@@ -40,12 +40,14 @@ struct DecodedFunction {
     bool is_ret = false;
     bool padding = false;    // nop or int3 (alignment between blocks)
     std::optional<uint64_t> call_target;  // a direct call's callee
+    std::optional<uint64_t> jump_target;  // a direct jump's (jmp, jcc) destination
   };
   CodeFunction range;
   std::vector<Insn> insns;
   std::set<uint64_t> targets;  // direct branch and call targets, and jump tables' entries (jump_table.h)
   bool indirect_jump = false;  // an indirect jump that is no recognised table (a tail call) could go anywhere
   int jump_tables = 0;         // indirect jumps resolved as tables
+  std::set<uint64_t> table_targets;  // the tables' entries (also in targets)
   // The instruction starting at pc, or nullptr.
   const Insn* at(uint64_t pc) const;
 };

@@ -57,6 +57,7 @@ void Timeline::Impl::forget_counter() {
   counters.clear();
   counter_refused.clear();
   session_patch.reset();
+  probe_counted_at.reset();
 }
 
 Status Timeline::Impl::fold_counter() {

@@ -194,6 +194,10 @@ class Timeline::Impl final : public RunObserver {
   // callee's single `ret`), checked by one step; nullopt: trace instead.
   Result<std::optional<Moment>> previous_by_code(const Moment& c);
   Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
+  // c's pc is a branch target with few ways in (a loop's top, its
+  // condition): the one that ran last, each checked by one step
+  // (timeline_jumped_before.cc).
+  Result<std::optional<Moment>> jumped_before(const Moment& c, const DecodedFunction& d);
   // prev falls through to c's pc, its only way in: prev's arrival c.n or
   // c.n - 1, checked by one step and the position's print (position_print.h).
   Result<std::optional<Moment>> fall_through_before(const Moment& c, uint64_t prev);
@@ -303,6 +307,9 @@ class Timeline::Impl final : public RunObserver {
   uint64_t segment = 0;
   uint64_t cursor = 0;
   bool step_over_pending = false;
+  // The pc whose arrival a probe's debug register counted at this pause: a
+  // counter stub placed there before resuming must not count it again.
+  std::optional<uint64_t> probe_counted_at;
   bool stepping = false;
   bool stepping_syscall = false;  // the instruction being stepped is a `syscall`
   // A pause wanted right after an emulated syscall: the seccomp stop is not an

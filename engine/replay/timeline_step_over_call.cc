@@ -65,7 +65,11 @@ Result<std::optional<Moment>> Timeline::Impl::fall_through_before(const Moment& 
   auto print = [this]() {
     return PositionPrint::take(session->task(), [this](uint64_t a, std::span<uint8_t> b) { hide_traps(a, b); });
   };
-  TRY(reach_base(Base::at(c), std::nullopt));
+  // Usually the process stands at c already (the previous reverse step
+  // went there): its print is taken in place, without a fork and a run.
+  const bool here = known && *known == c && path.base == Base::at(c) && path.legs.empty() && !at_exit && !at_end &&
+                    segment == c.checkpoint && cursor == c.event && pc_now() == c.pc;
+  if (!here) TRY(reach_base(Base::at(c), std::nullopt));
   const PositionPrint at_c = TRY(print());
   if (std::optional<Moment> m = TRY(fall_through_by_copies(c, prev, at_c))) return m;
   for (uint64_t n = c.n; n + 1 >= c.n && n >= 1; n--) {
@@ -80,8 +84,9 @@ Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) 
   if (!counting_allowed()) return std::optional<Moment>();
   Result<DecodedFunction> d = decode_function(c.pc, code_reader());
   if (!d.ok()) return std::optional<Moment>();
-  if (c.pc == d->range.start || d->targets.count(c.pc) || d->indirect_jump || !d->at(c.pc))
-    return std::optional<Moment>();  // reached by a branch too, or not known
+  if (d->targets.count(c.pc)) return jumped_before(c, *d);
+  if (c.pc == d->range.start || d->indirect_jump || !d->at(c.pc))
+    return std::optional<Moment>();  // not known
   auto it = std::lower_bound(d->insns.begin(), d->insns.end(), c.pc,
                              [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
   if (it == d->insns.begin()) return std::optional<Moment>();

@@ -266,6 +266,12 @@ void Timeline::Impl::settle_step_over() {
 Status Timeline::Impl::resume(process::Task& task, int signo) {
   if (pause_at_syscall_exit != PauseWhy::None) return task.syscall(signo);
   TRY(place_counter(task));
+  // A probe counted this arrival and a stub now sits on its pc (placed
+  // since: the tracee stood in the stub's moved bytes before): run past it.
+  if (probe_counted_at && *probe_counted_at == pc_now() && counters.count(pc_now()) && motion != Motion::Step &&
+      !stepping)
+    step_over_pending = true;
+  probe_counted_at.reset();
   settle_step_over();
   if (auto c = counters.find(pc_now());
       c != counters.end() && step_over_pending && motion != Motion::Step && !stepping) {
@@ -358,10 +364,12 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
       case DrUse::CountProbe:
         count_value++;
         probe_traps++;
+        probe_counted_at = r.rip;
         break;
       case DrUse::TargetProbe:
         probe_traps++;
         target_count++;
+        probe_counted_at = r.rip;
         if (target && cursor == target->event && target_count == target->n) reached = true;
         break;
       default: break;

@@ -66,6 +66,18 @@ SLSDBG_LOG=debug replay_gdb "$rec" "$out" -x "$hook" -x "$script"
 t1=$(date +%s%N)
 check "$out"
 expect "$out" 'from the copy at .* \(another pc\)' "a run started from a copy kept at another pc"
+# main's loop body falls through instruction by instruction: each of those
+# reverse-stepi is named from the copies at the next pc, never refused (a
+# counter stub placed while a copy stood inside its moved bytes counted the
+# debug register's arrival twice, so the check always failed there).
+expect "$out" 'by the copies at 0x[0-9a-f]+:1.s arrivals' "an instruction named from the copies at the next pc"
+# The loop's top (0x...21a) and condition are branch targets: named by the
+# jump that ran last (timeline_jumped_before.cc), not by tracing an iteration.
+expect "$out" 'one of [0-9] ways to [0-9]+:[0-9]+:0x[0-9a-f]+:[0-9]+$' "an instruction named by the jump that ran last"
+if grep -q 'from the copies at .* is not the instruction before it' "$out"; then
+  grep 'is not the instruction before it' "$out"
+  die "the fall-through path was refused"
+fi
 echo "patched: $(((t1 - t0) / 1000000)) ms"
 out2=$WORK/copies_miss.out
 SLSDBG_REPLAY_PATCH=miss replay_gdb "$rec" "$out2" -x "$hook" -x "$script"
