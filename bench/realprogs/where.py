@@ -7,7 +7,8 @@ time, pages copied, torn deferrals, the longest tick interval; how many
 ticks were armed at each interval; and the medians of the capture's phases
 (`[capture] N threads: maps, threads, handlers/fds, dirty set, copy`) over
 the checkpoints that copied >= 500 pages and over all, with how many
-threads those checkpoints stopped.
+threads those checkpoints stopped, and how many captures reused the
+previous one's maps, handlers, fds and cwd.
 
 usage: bench/realprogs/where.py BUILD_DIR [--quick] [--only NAME,...] > where.json
 Counts, not times, are the point: they do not move with the machine's load.
@@ -47,10 +48,11 @@ def where(slsdbg, cmd, work):
     shutil.rmtree(rec, ignore_errors=True)
     out = {"recorded_s": round(wall, 3), "exit": r.returncode, "checkpoints": 0, "stop_ms": 0.0,
            "stop_ms_max": 0.0, "pages_in_stop": 0, "pages_deferred": 0, "torn": 0, "longest_interval_ms": 0}
-    phases, intervals = [], {}
+    phases, intervals, reused = [], {}, 0
     for line in r.stderr.splitlines():
         if m := PHASES.search(line):
             phases.append(tuple(int(x) for x in m.groups()))
+            reused += "(reused)" in line
         elif m := CKPT.search(line):
             out["checkpoints"] += 1
             stop = int(m.group(3)) / 1000
@@ -73,6 +75,7 @@ def where(slsdbg, cmd, work):
             out["threads"] = int(line.split("the program ran ")[1].split()[0])
     out["stop_ms"] = round(out["stop_ms"], 1)
     out["ticks_armed_at_ms"] = dict(sorted(intervals.items(), key=lambda kv: int(kv[0])))
+    out["captures_reusing_state"] = reused  # maps, handlers, fds, cwd from the previous capture
     out["capture_phases_all"] = phase_medians(phases)
     out["capture_phases_ge_500_pages"] = phase_medians([p for p in phases if p[6] >= 500])
     return out
