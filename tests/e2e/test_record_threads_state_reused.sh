@@ -4,7 +4,7 @@
 # (recorder/record/capture_activity.h): thr_restore's main thread waits in
 # pthread_join while two workers compute; each checkpoint cuts that futex
 # and the thread re-issues it. Before, the re-issue counted as activity and
-# every 3-thread capture re-read /proc (0 of 34 reused in one run); now at
+# every 3-thread capture re-read /proc (0 of 18 reused with that build); now at
 # least half reuse. stdout equals native and `replay --check` says OK.
 source "$(dirname "$0")/record_lib.sh"
 "$PROGRAMS/thr_restore" >"$WORK/native" || die "native run failed"
