@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/realprogs: real programs from Debian's packages, native vs recorded.
 
-usage: bench/realprogs/run.py BUILD_DIR [--runs 3] [--quick] [--only NAME,...] > result.json
+usage: bench/realprogs/run.py BUILD_DIR [--runs 3] [--quick] [--only NAME,...] [--one-cpu] > result.json
 
 Each program runs natively and under `slsdbg record` (default mode: the
 syscall buffer on; --record-args "--no-syscall-buffer" for the stops per
@@ -14,8 +14,15 @@ cannot be made that long and are reported apart). --quick shrinks inputs 8x.
 A program the recorder refuses (e.g. one that starts a thread: zstd, even
 with -T1, calls clone3) or whose exit status differs is reported with the
 recorder's last words, not timed.
+
+The recorder pins the program to one CPU (one thread runs at a time), so a
+program that uses both CPUs natively (GNU sort's merge, a compressor's
+worker) starts behind. Each native's user+sys (`native_cpu_s`) says how
+much it overlapped; --one-cpu also times the native under `taskset -c 0`
+(`native_1cpu_s`, `slowdown_vs_1cpu`): the recorder's own cost apart from
+the lost parallelism. The goals (#18) are against the plain native.
 """
-import json, math, os, random, shutil, statistics, subprocess, sys, tempfile, time
+import json, math, os, resource, random, shutil, statistics, subprocess, sys, tempfile, time
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
          "sigma tau upsilon phi chi psi omega record replay checkpoint segment tick page dirty").split()
@@ -71,10 +78,17 @@ def cases(inp, quick):
     ]
 
 
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def run(cmd):
-    t = time.monotonic()
+    c, t = children_cpu(), time.monotonic()
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return time.monotonic() - t, r
+    dt = time.monotonic() - t
+    r.cpu_s = children_cpu() - c  # user+sys of the command and its descendants
+    return dt, r
 
 
 def torn(stderr):
@@ -86,37 +100,50 @@ def torn(stderr):
     return 0, None
 
 
-def alternate(slsdbg, cmd, runs, work, modes):
+def alternate(slsdbg, cmd, runs, work, modes, prefixes=None):
     """Runs `cmd` RUNS times in each of `modes` ({name: None for native, or
     the arguments of `slsdbg record`}), the modes in turn, and yields (name,
-    seconds, completed process) as each run ends. Also bench/syscallbuf's."""
+    seconds, completed process) as each run ends; `prefixes` ({name: argv})
+    go before a native's command (taskset). Also bench/syscallbuf's."""
     for _ in range(runs):
         for mode, record_args in modes.items():
             rec = os.path.join(work, "rec")
-            full = cmd if record_args is None else [slsdbg, "record", *record_args, "-o", rec, "--"] + cmd
+            native = (prefixes or {}).get(mode, []) + cmd
+            full = native if record_args is None else [slsdbg, "record", *record_args, "-o", rec, "--"] + cmd
             dt, r = run(full)
             shutil.rmtree(rec, ignore_errors=True)
             yield mode, dt, r
 
 
-def bench(slsdbg, name, cmd, runs, work, record_args):
-    native, recorded, torn_runs = [], [], []
+def bench(slsdbg, name, cmd, runs, work, record_args, one_cpu=False):
+    native, native_cpu, native_1cpu, recorded, recorded_cpu, torn_runs = [], [], [], [], [], []
     native_rc = None
-    for mode, dt, r in alternate(slsdbg, cmd, runs, work, {"native": None, "recorded": record_args}):
+    modes = {"native": None, "recorded": record_args}
+    if one_cpu:
+        modes["native_1cpu"] = None
+    for mode, dt, r in alternate(slsdbg, cmd, runs, work, modes, {"native_1cpu": ["taskset", "-c", "0"]}):
+        if mode == "native_1cpu":
+            native_1cpu.append(dt)
+            continue
         if mode == "native":
             if r.returncode not in (0, 1):  # grep -c exits 1 on no match
                 return {"error": f"native exit {r.returncode}: {r.stderr.strip()[-300:]}"}
             native.append(dt)
+            native_cpu.append(r.cpu_s)
             native_rc = r.returncode
             continue
         if r.returncode != native_rc or "refus" in r.stderr or "not supported" in r.stderr:
             return {"refused": r.stderr.strip()[-300:], "native_s": round(statistics.median(native), 4)}
         recorded.append(dt)
+        recorded_cpu.append(r.cpu_s)
         torn_runs.append(torn(r.stderr)[0])
     n, rc = statistics.median(native), statistics.median(recorded)
     return {"native_s": round(n, 4), "recorded_s": round(rc, 4), "slowdown": round(rc / n, 3),
             "native_runs_s": [round(x, 4) for x in native], "recorded_runs_s": [round(x, 4) for x in recorded],
-            "torn_ticks_per_run": torn_runs}
+            "torn_ticks_per_run": torn_runs, "native_cpu_s": round(statistics.median(native_cpu), 4),
+            "recorded_cpu_s": round(statistics.median(recorded_cpu), 4),
+            **({"native_1cpu_s": round(statistics.median(native_1cpu), 4),
+                "slowdown_vs_1cpu": round(rc / statistics.median(native_1cpu), 3)} if native_1cpu else {})}
 
 
 def main():
@@ -128,6 +155,7 @@ def main():
     only = args[args.index("--only") + 1].split(",") if "--only" in args else None
     record_args = args[args.index("--record-args") + 1].split() if "--record-args" in args else []
     quick = "--quick" in args
+    one_cpu = "--one-cpu" in args
     slsdbg = os.path.join(build, "cli", "slsdbg")
     if not os.path.exists(slsdbg):
         slsdbg = os.path.join(build, "slsdbg")
@@ -143,7 +171,7 @@ def main():
                 result["programs"][name] = {"error": f"{cmd[0]} not installed"}
                 continue
             result["programs"][name] = dict(command=cmd[:1] + [a.replace(work, "$WORK") for a in cmd[1:]],
-                                            **bench(slsdbg, name, cmd, runs, work, record_args))
+                                            **bench(slsdbg, name, cmd, runs, work, record_args, one_cpu))
             print(name, result["programs"][name].get("slowdown"), file=sys.stderr)
         timed = [p for p in result["programs"].values() if "slowdown" in p]
         long = [p["slowdown"] for p in timed if p["native_s"] >= 0.1]

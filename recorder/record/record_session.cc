@@ -38,6 +38,7 @@
 #include "process/wait_status.h"
 #include "recorder/record/checkpoint_writer.h"
 #include "recorder/record/children.h"
+#include "recorder/record/capture_activity.h"
 #include "recorder/record/defer_policy.h"
 #include "recorder/record/exec_follow.h"
 #include "recorder/record/file_keeper.h"
@@ -755,9 +756,9 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
 
 Status RecordSession::on_seccomp() {
   // Every syscall of the tracee stops here first, fast writes and skipped ones included.
-  capture_->note_tracee_activity();
   user_regs_struct r = TRY(regs());
   const long nr = static_cast<long>(r.orig_rax);
+  if (!leaves_capture_state_alone(nr)) capture_->note_tracee_activity();
   census_.note(nr);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
     pending_ = Reason::None;  // nothing after the exit checkpoint but the exit
