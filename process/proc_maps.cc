@@ -120,8 +120,9 @@ Result<std::vector<store::Mapping>> read_maps(pid_t pid) {
   if (!fd.valid()) return Error::from_errno(std::string("open(") + path + ")");
   // Large reads: the kernel generates the file anew for each read() call's
   // position, so few calls cost less (a typical process fits in one).
+  // Kept per thread at its largest size, so later calls neither allocate
+  // nor zero it.
   thread_local std::string text;
-  text.clear();
   size_t len = 0;
   for (;;) {
     if (text.size() < len + 65536) text.resize(len + 65536);
