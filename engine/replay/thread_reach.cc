@@ -114,6 +114,9 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
       if (allowed && !allowed(t.range_.first, t.range_.second))
         site = Error::msg("the debugger's breakpoints or steps are in the way");
     }
+    if (site.ok())
+      SLSDBG_DEBUG("replay", "thread %d at %s: patch site %s..%s%s", task.raw_tid(), hex(now.rip).c_str(), hex(site->anchor).c_str(),
+                   hex(site->end()).c_str(), inside_site(*site, now.rip) ? " (inside: deferred)" : "");
     if (site.ok() && inside_site(*site, now.rip)) {
       t.site_ = *site;
       TRY(set_debug_register(task.raw_tid(), target.rip, true));

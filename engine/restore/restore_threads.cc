@@ -52,8 +52,8 @@ Result<std::vector<RestoredThread>> restore_threads(RemoteCalls& rc, const store
     const store::ThreadState& t = state.threads[i];
     const std::string which = "thread " + std::to_string(t.tid.value);
     if (t.clear_child_tid == 0)
-      report.warnings.push_back(which + ": no clear_child_tid recorded (a recording before format 5): its exit "
-                                        "will not wake pthread_join");
+      report.warnings.push_back(which + ": no clear_child_tid recorded (made without CLONE_CHILD_CLEARTID, as Go's "
+                                        "threads are, or a recording before format 5): its exit wakes no pthread_join");
     process::Task task = TRY_CTX(create_thread(rc, t), "creating " + which);
     // Born with the leader's all-blocked injection mask: raised signals stay pending.
     for (int signo = 1; signo <= 64; signo++) {
