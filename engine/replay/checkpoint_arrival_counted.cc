@@ -209,16 +209,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     at.rip = target_.rip;
     if (same_general_registers(at, target_, nullptr, target_at_)) {
       // The memory decides, read from the copy (as the trampoline's proof does).
-      const SegmentOutcome outcome = outcome_;
-      const std::optional<uint64_t> page = last_differing_page_;
-      const std::optional<MemCheck> word = last_differing_word_;
-      std::swap(task_, t);
-      Result<bool> same = at_next_checkpoint();
-      std::swap(task_, t);
-      outcome_ = outcome;
-      last_differing_page_ = page;
-      last_differing_word_ = word;
-      if (TRY(std::move(same))) {
+      if (TRY(copy_at_next_checkpoint(t))) {
         TRY(counter->remove(t));
         TRY(t.set_regs(at));  // at pc, its code back: the breakpoint's one #DB ends the run
         SLSDBG_INFO("replay", "checkpoint %llu: reached by count at visit %llu of %s (%llu stops of the counting copy)",

@@ -95,18 +95,8 @@ Result<bool> ReplaySession::SegmentRun::prove_trampoline(const siginfo_t& si, co
       user_regs_struct at = regs;
       at.rip = target_.rip;
       if (!same_general_registers(at, target_, nullptr, target_at_)) continue;
-      // The memory decides, read from the copy: it stands in for the
-      // tracee while at_next_checkpoint looks, which leaves no trace.
-      const SegmentOutcome outcome = outcome_;
-      const std::optional<uint64_t> page = last_differing_page_;
-      const std::optional<MemCheck> word = last_differing_word_;
-      std::swap(task_, t);
-      Result<bool> same = at_next_checkpoint();
-      std::swap(task_, t);
-      outcome_ = outcome;
-      last_differing_page_ = page;
-      last_differing_word_ = word;
-      if (TRY(std::move(same))) return true;
+      // The memory decides, read from the copy.
+      if (TRY(copy_at_next_checkpoint(t))) return true;
       continue;  // rip is past the int3: the displaced code runs on
     }
     if (psi.si_code == SI_KERNEL && TRY(lift_int3(regs))) continue;

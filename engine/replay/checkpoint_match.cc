@@ -2,6 +2,7 @@
 // (cheap, by the caller or the trampoline), then the pages k+1 lists as
 // dirty, with the differences no program input decides set aside.
 #include <cstring>
+#include <utility>
 
 #include "common/log.h"
 #include "engine/replay/differing_word.h"
@@ -87,6 +88,20 @@ void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<co
   };
   if (std::optional<MemCheck> m = real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image))
     last_differing_word_ = *m;
+}
+
+// The copy stands in for the tracee while at_next_checkpoint looks.
+Result<bool> ReplaySession::SegmentRun::copy_at_next_checkpoint(process::Task& copy) {
+  const SegmentOutcome outcome = outcome_;
+  const std::optional<uint64_t> page = last_differing_page_;
+  const std::optional<MemCheck> word = last_differing_word_;
+  std::swap(task_, copy);
+  Result<bool> same = at_next_checkpoint();
+  std::swap(task_, copy);
+  outcome_ = outcome;
+  last_differing_page_ = page;
+  last_differing_word_ = word;
+  return same;
 }
 
 // Registers equal (checked by the caller) and the log consumed: the pages
