@@ -31,18 +31,13 @@ uint64_t user_xstate_size() {
 // thread is not on it already (SS_AUTODISARM: never counted as on it).
 Result<uint64_t> signal_frame_start(Task& task, int signo, uint64_t rsp) {
   const uint64_t below_red_zone = rsp - kRedZone;
-  struct {
-    uint64_t handler, flags, restorer, mask;
-  } act{};
+  KernelSigaction act{};
   const int64_t got = TRY(inject_syscall(task, SYS_rt_sigaction,
                                          {static_cast<uint64_t>(signo), 0, kInjectScratchAddr, sizeof act.mask, 0, 0}));
   if (got != 0) return below_red_zone;
   TRY(task.read_memory(RemoteAddr(kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&act), sizeof act)));
   if (!(act.flags & SA_ONSTACK)) return below_red_zone;
-  stack_t ss{};
-  const int64_t alt = TRY(inject_syscall(task, SYS_sigaltstack, {0, kInjectScratchAddr, 0, 0, 0, 0}));
-  if (alt != 0) return below_red_zone;
-  TRY(task.read_memory(RemoteAddr(kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&ss), sizeof ss)));
+  const stack_t ss = TRY(read_alt_stack(task));
   const uint64_t base = reinterpret_cast<uint64_t>(ss.ss_sp);
   if ((ss.ss_flags & SS_DISABLE) || ss.ss_size == 0) return below_red_zone;
   const bool on_it = !(ss.ss_flags & kAutoDisarm) && below_red_zone > base && below_red_zone - base <= ss.ss_size;
@@ -62,6 +57,14 @@ Status clear_signal_fpu_area(Task& task, int signo) {
   // end still treats such bytes as noise (engine/replay/xsave_noise.h).
   (void)task.write_memory(RemoteAddr(buf_fx), zeros);
   return ok_status();
+}
+
+Result<stack_t> read_alt_stack(Task& task) {
+  const int64_t r = TRY(inject_syscall(task, SYS_sigaltstack, {0, kInjectScratchAddr, 0, 0, 0, 0}));
+  if (r != 0) return Error::msg("injected sigaltstack failed (" + std::to_string(r) + ")");
+  stack_t ss{};
+  TRY(task.read_memory(RemoteAddr(kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&ss), sizeof ss)));
+  return ss;
 }
 
 Status set_frame_trapno(Task& task) {

@@ -14,10 +14,23 @@
 // preempted by SIGURG, crashed under recording.
 #pragma once
 
+#include <signal.h>
+
+#include <cstdint>
+
 #include "common/result.h"
 #include "process/task.h"
 
 namespace slsdbg::process {
+
+// The kernel's struct sigaction on x86-64, as rt_sigaction reads and writes it.
+struct KernelSigaction {
+  uint64_t handler, flags, restorer, mask;
+};
+
+// `task`'s alternate signal stack, asked by an injected sigaltstack(NULL,
+// &old) (ss_flags as the kernel reports them, SS_ONSTACK included).
+Result<stack_t> read_alt_stack(Task& task);
 
 // Zeroes [buf_fx, buf_fx + user xstate size), where the kernel puts the
 // FPU state of the frame for `signo` that it delivers next (64-bit frame).

@@ -20,6 +20,7 @@
 
 #include "engine/restore/restore_steps.h"
 #include "process/inject.h"
+#include "process/signal_frame.h"
 
 namespace slsdbg::restore {
 
@@ -31,9 +32,6 @@ bool is_synchronous_fault(const siginfo_t& si);
 
 namespace {
 
-struct KernelSigaction {  // the kernel's struct sigaction on x86-64
-  uint64_t handler, flags, restorer, mask;
-};
 
 bool is_default(const store::SignalAction& a) { return a.handler == 0 && a.flags == 0 && a.mask == 0; }
 
@@ -76,7 +74,7 @@ Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const 
     if (signo == SIGKILL || signo == SIGSTOP) continue;
     const store::SignalAction& a = state.sigactions[size_t(signo - 1)];
     if (is_default(a)) continue;
-    KernelSigaction k{a.handler, a.flags, a.restorer, a.mask};
+    process::KernelSigaction k{a.handler, a.flags, a.restorer, a.mask};
     rc.reset_scratch();
     uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&k), sizeof k)));
     int64_t r = TRY(rc.raw(SYS_rt_sigaction, uint64_t(signo), at, 0, 8));

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
-#include "process/inject.h"
+#include "process/signal_frame.h"
 
 namespace slsdbg::recorder {
 
@@ -42,11 +42,7 @@ void AltStacks::note_exec(pid_t leader) {
 Result<AltStack> AltStacks::of(process::Task& task) {
   const pid_t tid = task.tid().value;
   if (auto it = known_.find(tid); it != known_.end()) return it->second;
-  const int64_t r = TRY(process::inject_syscall(task, SYS_sigaltstack, {0, process::kInjectScratchAddr, 0, 0, 0, 0}));
-  if (r != 0) return Error::msg("asking thread " + std::to_string(tid) + " for its sigaltstack failed (" +
-                                std::to_string(r) + ")");
-  stack_t ss{};
-  TRY(task.read_memory(RemoteAddr(process::kInjectScratchAddr), std::span(reinterpret_cast<uint8_t*>(&ss), sizeof ss)));
+  const stack_t ss = TRY_CTX(process::read_alt_stack(task), "asking thread " + std::to_string(tid) + " for its sigaltstack");
   return known_[tid] = from(ss);
 }
 
