@@ -37,7 +37,12 @@ bool same_version(const struct stat& a, const struct stat& b) {
 int prune(const std::string& cache_dir, const std::string& prefix, const std::string& keep, int min_age_s) {
   DIR* d = ::opendir(cache_dir.c_str());
   if (!d) return 0;
-  const time_t now = ::time(nullptr);
+  // The fine clock, not time(): since Linux 6.13 a file's ctime may come
+  // from the fine clock and so run ahead of the coarse one that time()
+  // reads, which made a link dropped this instant look younger than 0 s.
+  timespec now_ts;
+  ::clock_gettime(CLOCK_REALTIME, &now_ts);
+  const time_t now = now_ts.tv_sec;
   int removed = 0;
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] == '.') continue;  // ".", "..", and another recorder's ".part-" copy in progress
