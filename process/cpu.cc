@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 int choose_record_cpu() {
   int cpu = sched_getcpu();
@@ -78,4 +78,4 @@ Result<std::vector<CpuidEntry>> decode_cpuid(const std::vector<uint8_t>& blob) {
   return out;
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -8,7 +8,7 @@
 
 #include "common/result.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 // The CPU the recorder runs on now; both sides get pinned to it.
 int choose_record_cpu();
@@ -27,4 +27,4 @@ std::vector<CpuidEntry> read_cpuid_leaves();
 std::vector<uint8_t> encode_cpuid(const std::vector<CpuidEntry>& entries);
 Result<std::vector<CpuidEntry>> decode_cpuid(const std::vector<uint8_t>& blob);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

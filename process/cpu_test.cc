@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 namespace {
 
 TEST(Cpuid, LeafZeroHoldsTheVendor) {
@@ -33,4 +33,4 @@ TEST(Cpuid, EncodingRoundTripsAndRejectsDamage) {
 }
 
 }  // namespace
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -8,7 +8,7 @@
 
 #include "common/fd.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 Status VmReader::read(uint64_t addr, void* out, uint64_t len) const {
   uint64_t done = 0;
@@ -39,4 +39,4 @@ Status write_remote(pid_t pid, uint64_t addr, const void* data, uint64_t len) {
   return ok_status();
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

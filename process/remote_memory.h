@@ -8,7 +8,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 class VmReader final : public RemoteReader {
  public:
@@ -23,4 +23,4 @@ class VmReader final : public RemoteReader {
 // Writes through /proc/PID/mem, which also works on read-only (r-x) pages.
 Status write_remote(pid_t pid, uint64_t addr, const void* data, uint64_t len);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

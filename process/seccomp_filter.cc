@@ -11,7 +11,7 @@
 #include "process/inject.h"
 #include "process/syscallbuf_stub.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 Status install_record_filter(bool syscall_buffer) {
   constexpr uint32_t kPageLo = static_cast<uint32_t>(process::kInjectPageAddr & 0xffffffffu);
@@ -42,4 +42,4 @@ Status install_record_filter(bool syscall_buffer) {
   return ok_status();
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

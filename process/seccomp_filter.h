@@ -6,7 +6,7 @@
 
 #include "common/result.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 // Installs the filter on the calling thread (in the child, before execve).
 // Sets PR_SET_NO_NEW_PRIVS first. Async-signal-safe apart from errno.
@@ -14,4 +14,4 @@ namespace slsdbg::recorder {
 // buffer stub's fast `syscall` (syscallbuf_stub.h); replay never does.
 Status install_record_filter(bool syscall_buffer = false);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -75,4 +75,4 @@ void drop_deliverable_pending(store::ProcessState& st) {
   st.shared_sigpending &= st.threads.empty() ? 0 : blocked_by_all;
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

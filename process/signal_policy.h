@@ -11,7 +11,7 @@
 
 #include "store/process_state.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 enum class SignalTiming { Synchronous, Asynchronous };
 
@@ -69,4 +69,4 @@ bool kernel_discards(int signo, const Dispositions& dispositions, const user_reg
 // a thread's own signals its mask blocks, process-wide ones every thread blocks.
 void drop_deliverable_pending(store::ProcessState& st);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

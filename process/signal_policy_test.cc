@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 namespace {
 
 siginfo_t info(int signo, int code) {
@@ -107,4 +107,4 @@ TEST(SignalPolicy, OnlyIgnoredSignalsAreDiscarded) {
 }
 
 }  // namespace
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

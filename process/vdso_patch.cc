@@ -11,7 +11,7 @@
 
 #include "process/remote_memory.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -99,4 +99,4 @@ Result<int> patch_vdso_time_functions(pid_t pid) {
   return patched;
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

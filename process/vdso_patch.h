@@ -8,10 +8,10 @@
 
 #include "common/result.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 // Patches the vDSO of stopped `pid` (at its exec stop). Returns how many entry
 // points were patched; a process without a vDSO patches none.
 Result<int> patch_vdso_time_functions(pid_t pid);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -57,14 +57,14 @@ std::vector<std::string> check_binaries(const store::RecordingReader& reader, co
 }
 
 std::string check_cpu(const store::RecordingReader& reader) {
-  auto recorded = recorder::decode_cpuid(reader.meta().cpuid);
+  auto recorded = process::decode_cpuid(reader.meta().cpuid);
   if (!recorded.ok() || recorded->empty()) return "";
-  std::map<std::pair<uint32_t, uint32_t>, recorder::CpuidEntry> now;
-  for (const recorder::CpuidEntry& e : recorder::read_cpuid_leaves()) now[{e.leaf, e.subleaf}] = e;
-  for (const recorder::CpuidEntry& r : *recorded) {
+  std::map<std::pair<uint32_t, uint32_t>, process::CpuidEntry> now;
+  for (const process::CpuidEntry& e : process::read_cpuid_leaves()) now[{e.leaf, e.subleaf}] = e;
+  for (const process::CpuidEntry& r : *recorded) {
     auto it = now.find({r.leaf, r.subleaf});
     if (it == now.end()) continue;
-    const recorder::CpuidEntry& n = it->second;
+    const process::CpuidEntry& n = it->second;
     const char* reg = nullptr;
     uint32_t was = 0, is = 0;
     auto cmp = [&](const char* name, uint32_t a, uint32_t b) {

@@ -20,7 +20,7 @@ std::string hex(uint64_t v) {
 }
 
 std::string describe_syscall(int64_t nr, const std::array<uint64_t, 6>& args) {
-  std::string s = std::string(recorder::syscall_name(nr)) + "(";
+  std::string s = std::string(process::syscall_name(nr)) + "(";
   for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + hex(args[i]);
   return s + ")";
 }
@@ -57,9 +57,9 @@ bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r) {
 }
 
 int recorded_cpu(const store::RecordingReader& reader) {
-  auto leaves = recorder::decode_cpuid(reader.meta().cpuid);
+  auto leaves = process::decode_cpuid(reader.meta().cpuid);
   if (!leaves.ok()) return -1;
-  for (const recorder::CpuidEntry& e : *leaves)
+  for (const process::CpuidEntry& e : *leaves)
     if (e.leaf == 1) {
       const int apic = static_cast<int>(e.ebx >> 24);
       return apic < sysconf(_SC_NPROCESSORS_ONLN) ? apic : -1;

@@ -23,9 +23,9 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
     // the user's shell) never reach a replayed process, whose signals all
     // come from the log.
     if (setsid() < 0) return Error::from_errno("setsid");
-    if (cpu >= 0) TRY(recorder::pin_to_cpu(cpu));
+    if (cpu >= 0) TRY(process::pin_to_cpu(cpu));
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
-    return recorder::install_record_filter();
+    return process::install_record_filter();
   };
   options.threads = threads;
   restore::RestoreReport report;
@@ -35,7 +35,7 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
     SLSDBG_DEBUG("replay", "restoring checkpoint %llu: %s", (unsigned long long)k.value, w.c_str());
   // The recorder made the vDSO's time functions trapped syscalls; make sure
   // the restored vDSO does the same (patching twice writes the same bytes).
-  const int patched = TRY_CTX(recorder::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
+  const int patched = TRY_CTX(process::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
   SLSDBG_DEBUG("replay", "checkpoint %llu: %d vDSO entry points patched", (unsigned long long)k.value, patched);
   return task;
 }

@@ -33,7 +33,7 @@ bool is_synchronous(const store::Event& ev) {
   if (ev.siginfo.size() < sizeof(siginfo_t)) return false;
   siginfo_t si;
   std::memcpy(&si, ev.siginfo.data(), sizeof si);
-  return recorder::classify_signal(si) == recorder::SignalTiming::Synchronous;
+  return process::classify_signal(si) == process::SignalTiming::Synchronous;
 }
 
 }  // namespace

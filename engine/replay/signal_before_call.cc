@@ -19,7 +19,7 @@ std::vector<size_t> signals_before_reissue(const std::vector<store::Event>& even
       if (ev.kind != store::EventKind::Signal || i < leading || ev.siginfo.size() < sizeof(siginfo_t)) break;
       siginfo_t si;
       std::memcpy(&si, ev.siginfo.data(), sizeof si);
-      if (recorder::classify_signal(si) == recorder::SignalTiming::Asynchronous) out.push_back(i);
+      if (process::classify_signal(si) == process::SignalTiming::Asynchronous) out.push_back(i);
       break;
     }
   }

@@ -219,9 +219,9 @@ Status SegmentCheck::wait_pending(Thread& th) {
       // One the recorder dropped unlogged, as the kernel would have
       // (process/signal_policy.h): pending at a checkpoint while blocked.
       const process::PendingSignals p = TRY(process::read_pending_signals(leader_->tgid(), th.task.raw_tid()));
-      recorder::Dispositions d;
+      process::Dispositions d;
       d.set(w.signo, {(p.caught & (1ull << (w.signo - 1))) ? 2u : 0u, 0});
-      stray = recorder::kernel_discards(w.signo, d, TRY(th.task.regs()));
+      stray = process::kernel_discards(w.signo, d, TRY(th.task.regs()));
     }
     if (!stray) {
       th.at = Thread::At::Pending;
@@ -356,7 +356,7 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
     TRY(th.task.set_siginfo(logged));
     // Held and re-sent by the recorder, which zeroed the frame's FPU area
     // first (process/signal_frame.h).
-    if (recorder::classify_signal(logged) != recorder::SignalTiming::Synchronous) {
+    if (process::classify_signal(logged) != process::SignalTiming::Synchronous) {
       TRY_CTX(process::clear_signal_fpu_area(th.task, w.signo), "preparing the signal frame");
       // Its trapno too once the segment has threads, as the recorder's
       // threads_in_segment() decides.

@@ -26,13 +26,6 @@ namespace slsdbg::restore {
 
 namespace {
 
-}  // namespace
-
-bool is_synchronous_fault(const siginfo_t& si);
-
-namespace {
-
-
 bool is_default(const store::SignalAction& a) { return a.handler == 0 && a.flags == 0 && a.mask == 0; }
 
 // Each thread's alternate signal stack (sigaltstack): an SA_ONSTACK
@@ -59,14 +52,13 @@ Status restore_alt_stacks(RemoteCalls& rc, const store::ProcessState& state,
   return ok_status();
 }
 
-
-}  // namespace
-
 bool is_synchronous_fault(const siginfo_t& si) {
   bool fault_signal = si.si_signo == SIGSEGV || si.si_signo == SIGBUS || si.si_signo == SIGILL ||
                       si.si_signo == SIGFPE || si.si_signo == SIGTRAP || si.si_signo == SIGSYS;
   return fault_signal && si.si_code > 0 && si.si_code != SI_KERNEL;
 }
+
+}  // namespace
 
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
                        const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report) {

@@ -5,7 +5,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 void register_descriptor_models(std::vector<ModelEntry>& out) {
   out.insert(out.end(), {
@@ -19,4 +19,4 @@ void register_descriptor_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -6,7 +6,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 void register_fs_meta_models(std::vector<ModelEntry>& out) {
   out.insert(out.end(), {
@@ -51,4 +51,4 @@ void register_fs_meta_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

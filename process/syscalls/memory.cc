@@ -4,7 +4,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -30,4 +30,4 @@ void register_memory_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -13,7 +13,7 @@
 
 #include "common/result.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 struct OutputRegion {
   uint64_t addr = 0;
@@ -90,4 +90,4 @@ void register_poll_models(std::vector<ModelEntry>& out);
 void register_net_models(std::vector<ModelEntry>& out);
 void register_descriptor_models(std::vector<ModelEntry>& out);
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -13,7 +13,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 namespace {
 
 // Serves reads from a host buffer standing in for tracee memory at `base`.
@@ -121,18 +121,18 @@ TEST(SyscallModels, CoversWhatTheTargetProgramsUse) {
 }
 
 }  // namespace
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process
 
 TEST(SyscallModels, EveryKernelSyscallHasItsName) {
   // Unmodelled calls are named too (refusals and divergences say which).
-  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_clone3), "clone3");
-  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_vfork), "vfork");
-  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_setns), "setns");
-  EXPECT_STREQ(slsdbg::recorder::syscall_name(SYS_read), "read");
-  EXPECT_STREQ(slsdbg::recorder::syscall_name(4000), "syscall_4000");
+  EXPECT_STREQ(slsdbg::process::syscall_name(SYS_clone3), "clone3");
+  EXPECT_STREQ(slsdbg::process::syscall_name(SYS_vfork), "vfork");
+  EXPECT_STREQ(slsdbg::process::syscall_name(SYS_setns), "setns");
+  EXPECT_STREQ(slsdbg::process::syscall_name(SYS_read), "read");
+  EXPECT_STREQ(slsdbg::process::syscall_name(4000), "syscall_4000");
 }
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 namespace {
 
 // Children run unrecorded; a child that shared the parent's memory until it
@@ -172,4 +172,4 @@ TEST(SyscallModels, WaitidReportsSiginfoAndRusage) {
 }
 
 }  // namespace
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

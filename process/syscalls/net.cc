@@ -6,7 +6,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -39,4 +39,4 @@ void register_net_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

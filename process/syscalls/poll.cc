@@ -7,7 +7,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -54,4 +54,4 @@ void register_poll_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

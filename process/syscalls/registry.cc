@@ -6,7 +6,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -73,4 +73,4 @@ const char* syscall_name(long nr) {
   return buf;
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -4,7 +4,7 @@
 
 #include "process/syscalls/model.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -54,4 +54,4 @@ void register_signal_models(std::vector<ModelEntry>& out) {
   });
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -8,6 +8,8 @@
 
 namespace slsdbg::recorder {
 
+using process::RemoteReader;
+
 namespace {
 
 constexpr int32_t kOnStack = SS_ONSTACK;  // a state sigaltstack reports, not a setting

@@ -33,7 +33,7 @@ class AltStacks {
   void forget(pid_t tid) { known_.erase(tid); }
   // After a finished call of `caller`: sigaltstack that set one, or a clone
   // that made a thread (CLONE_VM and CLONE_THREAD: the kernel gives it none).
-  void note_call(pid_t caller, long nr, const std::array<uint64_t, 6>& args, int64_t result, const RemoteReader& mem);
+  void note_call(pid_t caller, long nr, const std::array<uint64_t, 6>& args, int64_t result, const process::RemoteReader& mem);
   // All threads but `leader` are gone and it has none (execve).
   void note_exec(pid_t leader);
   // `task`'s alternate stack: tracked, or asked once (injected sigaltstack).

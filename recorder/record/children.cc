@@ -22,6 +22,10 @@
 
 namespace slsdbg::recorder {
 
+using process::VmReader;
+using process::Dispositions;
+using process::syscall_name;
+
 namespace {
 
 // What the program asked for. clone3's flags are the first field of its

@@ -51,7 +51,7 @@ class Children {
  public:
   // `group`: children are recorded as members (null: they run unrecorded);
   // `dispositions`: the recorded process's handlers, which a fork copies.
-  explicit Children(pid_t recorded, MemberGroup* group = nullptr, const Dispositions* dispositions = nullptr)
+  explicit Children(pid_t recorded, MemberGroup* group = nullptr, const process::Dispositions* dispositions = nullptr)
       : recorded_(recorded), group_(group), dispositions_(dispositions) {}
   // The recorded process's fork/vfork/clone event named `child`.
   void adopt(pid_t child);
@@ -70,7 +70,7 @@ class Children {
   Status hand_over(pid_t pid, MemberOrigin origin);
   pid_t recorded_;
   MemberGroup* group_;
-  const Dispositions* dispositions_;
+  const process::Dispositions* dispositions_;
   std::vector<pid_t> started_;  // children of the recorded process, in order
   std::set<pid_t> seen_;        // every traced child that has stopped (grandchildren too)
 };

@@ -14,6 +14,8 @@
 
 namespace slsdbg::recorder {
 
+using process::patch_vdso_time_functions;
+
 Result<std::unique_ptr<CheckpointCapture>> arm_new_image(process::Task& task, TrackerChoice tracker,
                                                          const CaptureOptions& options) {
   const pid_t pid = task.tid().value;

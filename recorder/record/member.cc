@@ -21,6 +21,9 @@
 
 namespace slsdbg::recorder {
 
+using process::Dispositions;
+using process::patch_vdso_time_functions;
+
 namespace {
 
 constexpr uint64_t kJumpToSelf = 0xfeeb;  // `jmp .`, little endian

@@ -46,7 +46,7 @@ struct MemberStart {
   user_regs_struct regs{};    // at the handover
   uint64_t loop_addr = 0;     // where `jmp .` was written ...
   uint64_t saved_word = 0;    // ... over this word
-  Dispositions dispositions;  // Fork: the parent's handlers, which the child inherited
+  process::Dispositions dispositions;  // Fork: the parent's handlers, which the child inherited
   cpu_set_t writer_cpus;      // where the store's writer thread may run
 };
 
@@ -65,7 +65,7 @@ class MemberGroup {
   ~MemberGroup();
   // On the thread that traces `pid`, stopped at its first stop (Fork) or its
   // exec event (Exec): parks and detaches it, and starts its recording.
-  Status hand_over(pid_t pid, pid_t parent, MemberOrigin origin, const Dispositions& dispositions);
+  Status hand_over(pid_t pid, pid_t parent, MemberOrigin origin, const process::Dispositions& dispositions);
   // Waits until every member's recording has ended (members started
   // meanwhile too).
   void join_all();

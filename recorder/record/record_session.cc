@@ -60,6 +60,27 @@ extern char** environ;
 
 namespace slsdbg::recorder {
 
+using process::Dispositions;
+using process::OutputRegion;
+using process::RestartOutcome;
+using process::SignalTiming;
+using process::SyscallCall;
+using process::SyscallClass;
+using process::SyscallModel;
+using process::VmReader;
+using process::choose_record_cpu;
+using process::classify_signal;
+using process::drop_deliverable_pending;
+using process::encode_cpuid;
+using process::find_syscall_model;
+using process::install_record_filter;
+using process::kernel_discards;
+using process::patch_vdso_time_functions;
+using process::pin_to_cpu;
+using process::read_cpuid_leaves;
+using process::settle_interrupted_syscall;
+using process::syscall_name;
+
 namespace {
 
 // Ordered by precedence: a stronger reason wins when two coincide.

@@ -13,6 +13,8 @@
 
 namespace slsdbg::recorder {
 
+using process::VmReader;
+
 namespace {
 
 constexpr uint64_t kPage = 4096;

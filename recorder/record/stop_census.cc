@@ -7,6 +7,8 @@
 
 namespace slsdbg::recorder {
 
+using process::syscall_name;
+
 std::string StopCensus::summary(size_t top) const {
   std::vector<int> nrs;
   for (int nr = 0; nr < kMaxNr; nr++)

@@ -29,6 +29,8 @@
 
 namespace slsdbg::recorder {
 
+using process::write_remote;
+
 namespace {
 
 using namespace process;

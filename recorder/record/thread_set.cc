@@ -12,6 +12,8 @@
 
 namespace slsdbg::recorder {
 
+using process::RemoteReader;
+
 bool may_block(long nr, const std::array<uint64_t, 6>& args) {
   switch (nr) {
     case SYS_futex: {

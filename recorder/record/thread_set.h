@@ -34,7 +34,7 @@ bool may_block(long nr, const std::array<uint64_t, 6>& args);
 // read it) so that pthread_join of a restored thread returns.
 std::optional<std::pair<pid_t, uint64_t>> clear_child_tid_set_by(pid_t caller, long nr,
                                                                  const std::array<uint64_t, 6>& args,
-                                                                 int64_t result, const RemoteReader& mem);
+                                                                 int64_t result, const process::RemoteReader& mem);
 
 // Whether stopped thread `tid` sits right before a `syscall` instruction
 // that re-issues its call (rax = orig number, rewound by the recorder):

@@ -11,6 +11,8 @@
 #include <thread>
 
 namespace slsdbg::recorder {
+
+using process::RemoteReader;
 namespace {
 
 TEST(ThreadSet, FutexWaitsBlockWakesDoNot) {

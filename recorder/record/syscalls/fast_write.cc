@@ -17,6 +17,8 @@
 
 namespace slsdbg::recorder {
 
+using process::find_syscall_model;
+
 namespace {
 
 // Larger writes gain nothing from saving one stop, and the copy is ours.
