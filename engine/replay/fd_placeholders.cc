@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/log.h"
 #include "process/inject.h"
 
 namespace slsdbg::replay {
@@ -66,6 +67,20 @@ Status install_placeholders(process::Task& task, const std::vector<int>& fds) {
     if (d < 0) return Error::msg("placeholder for fd " + std::to_string(fd) + ": dup3: " + std::strerror(int(-d)));
   }
   return ok_status();
+}
+
+Result<bool> settle_changed_open(process::Task& task, int64_t nr, int64_t replayed, const store::Event& ev) {
+  if (nr != SYS_openat || (replayed < 0) == (ev.result < 0)) return false;
+  if (ev.result >= 0) {
+    SLSDBG_DEBUG("replay", "openat failed now (%s) but not when recorded: fd %lld is a placeholder",
+                 std::strerror(int(-replayed)), static_cast<long long>(ev.result));
+    TRY(install_placeholders(task, {static_cast<int>(ev.result)}));
+    return true;
+  }
+  SLSDBG_DEBUG("replay", "openat opened fd %lld now but failed when recorded: closed",
+               static_cast<long long>(replayed));
+  (void)TRY(process::inject_syscall(task, SYS_close, {uint64_t(replayed), 0, 0, 0, 0, 0}));
+  return true;
 }
 
 }  // namespace slsdbg::replay

@@ -23,4 +23,12 @@ std::vector<int> created_fds(const store::Event& ev);
 // through the injection page; registers and stop kind are kept.
 Status install_placeholders(process::Task& task, const std::vector<int>& fds);
 
+// A read-only openat runs for real in replay (a later mmap needs the file),
+// but the file may be gone (a temporary file the program, or another
+// process of the recording, deleted) or may exist only now. At the call's
+// exit with `replayed` != the logged result: a placeholder stands at the
+// logged descriptor, or the descriptor the recording did not get is closed.
+// The caller then imposes the logged result. False: not such a case.
+Result<bool> settle_changed_open(process::Task& task, int64_t nr, int64_t replayed, const store::Event& ev);
+
 }  // namespace slsdbg::replay

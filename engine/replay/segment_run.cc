@@ -160,7 +160,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
     }
     const int64_t result = static_cast<int64_t>(after.rax);
     if (result != ev->result) {
-      if (how == SyscallHandling::RunAndCheck) {
+      if (how == SyscallHandling::RunAndCheck && !TRY(settle_changed_open(task_, nr, result, *ev))) {
         cursor_--;
         return diverge(r.rip, describe_event(*ev), actual + " = " + std::to_string(result));
       }

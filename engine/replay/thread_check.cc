@@ -284,7 +284,8 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
     }
     const int64_t result = static_cast<int64_t>(after.rax);
     if (result != ev.result) {
-      if (how == SyscallHandling::RunAndCheck) return diverge(r.rip, describe(ev), actual + " = " + std::to_string(result));
+      if (how == SyscallHandling::RunAndCheck && !TRY(settle_changed_open(th.task, nr, result, ev)))
+        return diverge(r.rip, describe(ev), actual + " = " + std::to_string(result));
       after.rax = static_cast<uint64_t>(ev.result);
       TRY(th.task.set_regs(after));
     }
