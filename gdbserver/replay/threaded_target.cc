@@ -45,8 +45,27 @@ constexpr std::string_view kHelp =
 }  // namespace
 
 ThreadedTarget::ThreadedTarget(store::RecordingReader& reader, std::string exe, std::string auxv, int32_t pid)
-    : reader_(reader), thread_name_(base_name(exe).substr(0, 15)), pid_(pid), auxv_bytes_(auxv), auxv_(std::move(auxv)),
-      exec_file_(std::move(exe)) {}
+    : reader_(reader),
+      pid_(pid),
+      first_exe_(std::move(exe)),
+      first_auxv_(std::move(auxv)),
+      auxv_([this]() -> Result<std::string> {
+        if (!timeline_) return first_auxv_;
+        store::ProcessState s = TRY(state_now());
+        return std::string(s.auxv.begin(), s.auxv.end());
+      }),
+      exec_file_([this] { return exe_now(); }) {}
+
+Result<store::ProcessState> ThreadedTarget::state_now() {
+  const CheckpointId k = timeline_->current_segment();
+  return TRY_CTX(reader_.process_state(k), "reading checkpoint " + std::to_string(k.value));
+}
+
+Result<std::string> ThreadedTarget::exe_now() {
+  if (!timeline_) return first_exe_;
+  store::ProcessState s = TRY(state_now());
+  return s.exe.empty() ? first_exe_ : s.exe;
+}
 
 ThreadedTarget::~ThreadedTarget() = default;
 
@@ -85,7 +104,9 @@ std::string ThreadedTarget::take_stop_notes() { return std::exchange(notes_, std
 Result<std::vector<ThreadInfo>> ThreadedTarget::threads() {
   replay::ThreadedTimeline* t = TRY(live());
   std::vector<ThreadInfo> out;
-  for (Tid tid : t->threads()) out.push_back(ThreadInfo{tid, thread_name_});
+  // What `ps` would show: the kernel's comm, at most 15 characters.
+  const std::string name = base_name(TRY(exe_now())).substr(0, 15);
+  for (Tid tid : t->threads()) out.push_back(ThreadInfo{tid, name});
   return out;
 }
 
@@ -206,8 +227,8 @@ Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, Remo
     if (got < out.size()) return Error::from_errno("reading " + std::to_string(out.size()) + " bytes", EFAULT);
     return ok_status();
   };
-  std::span<const uint8_t> auxv(reinterpret_cast<const uint8_t*>(auxv_bytes_.data()), auxv_bytes_.size());
-  return thread_local_address(read, regs.fs_base, auxv, offset, link_map.value);
+  const store::ProcessState s = TRY(state_now());
+  return thread_local_address(read, regs.fs_base, s.auxv, offset, link_map.value);
 }
 
 Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>&) {

@@ -80,14 +80,17 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
 
   store::RecordingReader& reader_;
   std::unique_ptr<replay::ThreadedTimeline> timeline_;
-  std::string thread_name_;
   int32_t pid_;
   std::optional<StopReason> last_reason_;
   StopRequest* running_ = nullptr;  // the client's interrupt source during a move
   std::string notes_;
-  std::string auxv_bytes_;
-  ConstantXfer auxv_;
-  ConstantXfer exec_file_;
+  // The image of the checkpoint the session is in (an execve changes it):
+  // checkpoint 0's until the timeline opens.
+  std::string first_exe_, first_auxv_;
+  Result<store::ProcessState> state_now();
+  Result<std::string> exe_now();
+  ComputedXfer auxv_;
+  ComputedXfer exec_file_;
   std::map<int32_t, std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> regs_;  // tid -> user regs, XSAVE
 };
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# GDB on a threaded recording whose process exec'd first (a shell, or a
+# version manager's shim, that execs the program): from a checkpoint after
+# the exec, GDB must be handed the new program (qXfer:exec-file, auxv) and
+# see its threads by its name. Before, the threaded target gave checkpoint
+# 0's image (/bin/sh) at every checkpoint: no symbols, no breakpoint on the
+# program's functions, no thread-local variables.
+source "$(dirname "$0")/record_lib.sh"
+timeout 60 "$SLSDBG" record -o "$WORK/rec" -- /bin/sh -c "exec '$PROGRAMS/thr_gdb'" >"$WORK/out" 2>"$WORK/record.err" </dev/null ||
+  die "record failed: $(tail -3 "$WORK/record.err")"
+grep -q "turns 600 total 13200" "$WORK/out" || die "recorded output: $(cat "$WORK/out")"
+# The first checkpoint after the exec one.
+after=$("$SLSDBG" info "$WORK/rec" --json | "$PY" -c '
+import json, sys
+ids = [c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["reason"] == "exec"]
+print(ids[0] + 1 if ids else "")')
+[ -n "$after" ] || die "no exec checkpoint in the recording"
+gdb_out=$(timeout 120 "$SLSDBG" replay "$WORK/rec" --at "$after" -- -nx -batch -ex 'break take_turn' -ex 'continue' \
+  -ex 'info inferiors' -ex 'info threads' -ex 'print tls_id' 2>&1 </dev/null)
+grep -q "hit Breakpoint 1, take_turn" <<<"$gdb_out" || die "GDB did not stop in the exec'd program's take_turn: $gdb_out"
+grep -q "tests/programs/thr_gdb *\$" <<<"$(grep -A1 Executable <<<"$gdb_out")" ||
+  die "GDB's executable is not the exec'd program: $gdb_out"
+[ "$(grep -c '"thr_gdb"' <<<"$gdb_out")" -ge 4 ] || die "the threads are not named after the exec'd program: $gdb_out"
+grep -Eq '^\$1 = (11|22|33)$' <<<"$gdb_out" || die "the thread-local tls_id was not read through the new auxv: $gdb_out"
+echo "from checkpoint $after: $(grep 'hit Breakpoint' <<<"$gdb_out"); $(grep '^\$1' <<<"$gdb_out")"
+echo "test_replay_gdb_threads_after_exec: OK"
