@@ -194,6 +194,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       uint8_t byte = 0;
       if (!t.read_memory(RemoteAddr(regs.rip - 1), {&byte, 1}).ok() || byte != kInt3)
         return refuse("a trap at " + hex(regs.rip));
+      if (regs.rip - 1 > site->anchor && regs.rip - 1 < site->end())
+        return refuse("a branch entered the bytes the count's jump replaced (" + hex(regs.rip - 1) + ")");
       TRY(counter->remove(t));
       regs.rip -= 1;
       TRY(t.set_regs(regs));

@@ -79,15 +79,19 @@ Status ReplaySession::SegmentRun::read_live_page(uint64_t vaddr, std::span<uint8
 // The first word of a page that differs from its recorded contents for
 // real, for the patch to compare (refit_patch; differing_word.h): not in
 // dead stack nor in XSAVE noise, which may differ at the true visit too.
-void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
-                                                    std::span<const uint8_t> recorded) {
+std::optional<MemCheck> ReplaySession::SegmentRun::differing_word_of(uint64_t vaddr, std::span<const uint8_t> live,
+                                                                    std::span<const uint8_t> recorded) {
   const CheckpointId next(seg_.value + 1);
   const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
   const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
     return s_.reader_.read_memory(next, a, out);
   };
-  if (std::optional<MemCheck> m = real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image))
-    last_differing_word_ = *m;
+  return real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image);
+}
+
+void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
+                                                    std::span<const uint8_t> recorded) {
+  if (std::optional<MemCheck> m = differing_word_of(vaddr, live, recorded)) last_differing_word_ = *m;
 }
 
 // The copy stands in for the tracee while at_next_checkpoint looks.
@@ -130,16 +134,31 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
   settle = Settle{};
   bool same = true;
   uint64_t compared = 0;
+  // Every differing page offers a word for the patch to compare; the best is
+  // one the loop has yet to write (live zero), the highest such: memory filled
+  // upward (python's list.append over many pages) then traps once, not once
+  // per page.
+  std::optional<MemCheck> best;
+  bool best_fresh = false;
+  uint64_t best_page = 0;
   TRY(s_.reader_.for_each_dirty_page(next, [&](uint64_t vaddr, std::span<const uint8_t> data) -> Status {
-    if (!same) return ok_status();
     TRY_CTX(read_live_page(vaddr, live), "reading page " + hex(vaddr));
     compared++;
     if (equal_but_noise(vaddr, live, data, settle)) return ok_status();
+    if (std::optional<MemCheck> m = differing_word_of(vaddr, live, data)) {
+      uint64_t now = 0;
+      std::memcpy(&now, live.data() + (m->addr - vaddr), sizeof now);
+      const bool fresh = now == 0;
+      if (!best || (fresh && !best_fresh) || (fresh == best_fresh && m->addr > best->addr)) {
+        best = m;
+        best_fresh = fresh;
+        best_page = vaddr;
+      }
+    }
+    if (!same) return ok_status();
     same = false;
-    last_differing_page_ = vaddr;
     size_t first = 0;
     while (first < kPageSize && live[first] == data[first]) first++;
-    note_differing_word(vaddr, live, data);
     SLSDBG_DEBUG("replay", "checkpoint %llu: page %s differs from byte %zu (live %02x, recorded %02x)",
                  (unsigned long long)next.value, hex(vaddr).c_str(), first, live[first], data[first]);
     for (size_t i = first, shown = 0; i < kPageSize && shown < 8; i++)
@@ -155,7 +174,13 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
     return ok_status();
   }));
   outcome_.pages_compared = compared;
-  if (!same) return false;
+  if (!same) {
+    if (best) {
+      last_differing_word_ = best;
+      last_differing_page_ = best_page;
+    }
+    return false;
+  }
   for (const ByteRun& run : settle.dead_runs) {
     std::vector<uint8_t> bytes(run.len);
     TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));

@@ -34,7 +34,11 @@ std::optional<MemCheck> real_differing_word(uint64_t vaddr, std::span<const uint
       if (x.contains(a)) return true;
     return false;
   };
-  for (size_t i = 0; i < kPage; i++) {
+  // From the end: a loop that fills memory upward (a growing array, a bump
+  // allocator, python's list.append) writes the page's last differing word
+  // only at the target's visit, while its first one is equal again at the
+  // next visit, and the next (mawk, the interpreters: a trap per visit).
+  for (size_t i = kPage; i-- > 0;) {
     if (live[i] == recorded[i]) continue;
     const uint64_t addr = vaddr + i;
     if (noise(addr)) continue;

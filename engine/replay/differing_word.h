@@ -1,6 +1,7 @@
 // The memory word the patched breakpoint also compares after a visit with
 // the target's registers but other memory (refit_patch in
-// replay_session.cc): the first word of the page that differs for real.
+// replay_session.cc): the last word of the page that differs for real (a
+// loop filling memory upward writes it only at the target's visit).
 // Not one in dead stack, nor one inside an XSAVE area whose differences are
 // noise (xsave_noise.h): such a word may differ at the true visit too, and
 // the trampoline would then reject it, run past the checkpoint into the

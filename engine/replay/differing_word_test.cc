@@ -1,5 +1,5 @@
 // Checks which word the patched breakpoint learns to compare after a wrong
-// visit (differing_word.h): the first real difference of the page, past a
+// visit (differing_word.h): the last real difference of the page, past a
 // signal frame's XSAVE area whose differences are noise and past dead
 // stack; none when only noise differs.
 #include "engine/replay/differing_word.h"
@@ -58,6 +58,17 @@ TEST(DifferingWord, NoiseInAnXsaveAreaIsSkippedForTheRealDifference) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(kBase + 3000, m->addr);  // not kArea + 416, the first differing byte
   EXPECT_EQ(0x1122334455667788u, m->value);
+}
+
+TEST(DifferingWord, AnArrayFilledUpwardGivesItsLastSlot) {
+  Page live, rec;
+  for (uint64_t slot = 0; slot < 20; slot++) rec.put64(kBase + 1024 + 8 * slot, 0x100 + slot);  // 20 appended
+  for (uint64_t slot = 0; slot < 12; slot++) live.put64(kBase + 1024 + 8 * slot, 0x100 + slot);  // 12 so far
+  auto m = word(live, rec);
+  ASSERT_TRUE(m.has_value());
+  // Slot 12 would be equal again at the next visit; slot 19 only at the target's.
+  EXPECT_EQ(kBase + 1024 + 8 * 19, m->addr);
+  EXPECT_EQ(0x100u + 19, m->value);
 }
 
 TEST(DifferingWord, OnlyNoiseGivesNone) {

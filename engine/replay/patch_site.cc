@@ -21,15 +21,17 @@ Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read) {
   Emitter scratch(pc + kTrampPage);
   Result<uint64_t> own = emit_displaced(here, pc, scratch);
   if (own.ok()) {
-    // A branch into the bytes after pc would run the jump's int3 tail (the
-    // patched run fails; a -O0 loop's `addl $1, i` before the condition
-    // the loop's entry jumps to): an anchor before pc that ends at pc's
-    // own instruction is then sound, where there is one.
+    // A branch into the bytes after pc would run the jump's int3 tail (a
+    // -O0 loop's `addl $1, i` before the condition the loop's entry jumps
+    // to): an anchor before pc that ends at pc's own instruction is then
+    // sound, where there is one; else there is no site (the caller's relay
+    // or breakpoint). Not the site anyway: the patched run failed, and a
+    // counting copy took the tail's int3 for a breakpoint and went on from
+    // the middle of an instruction (append_lookup's lookup()).
     const PatchSite at = PatchSite::at(pc, *own);
     Result<DecodedFunction> d = decode_function(pc, read);
     if (!d.ok() || d->targets.lower_bound(pc + 1) == d->targets.lower_bound(at.end())) return at;
-    Result<PatchSite> anchored = plan_anchored(pc, *d, read, Error::msg("a branch targets the bytes after " + hex_addr(pc)));
-    return anchored.ok() ? *anchored : at;
+    return plan_anchored(pc, *d, read, Error::msg("a branch targets the bytes after " + hex_addr(pc)));
   }
   // Anchored: decode the function from its start.
   const DecodedFunction d = TRY_CTX(decode_function(pc, read), own.error().message);

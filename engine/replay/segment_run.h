@@ -120,6 +120,8 @@ class ReplaySession::SegmentRun {
   // at_next_checkpoint with `copy` standing in for the tracee, leaving no
   // trace in the outcome or the learnt differing page and word.
   Result<bool> copy_at_next_checkpoint(process::Task& copy);
+  std::optional<MemCheck> differing_word_of(uint64_t vaddr, std::span<const uint8_t> live,
+                                            std::span<const uint8_t> recorded);
   void note_differing_word(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded);
   Status read_live_page(uint64_t vaddr, std::span<uint8_t> out);
   std::optional<std::vector<XsaveArea>> noise_areas(uint64_t vaddr, std::span<const uint8_t> live,
