@@ -50,13 +50,17 @@ MomentSnapshot* MomentSnapshots::nearest_counting(const Moment& m, std::optional
 
 size_t MomentSnapshots::lend_counts(const Moment& c, uint64_t prev, uint64_t d) {
   size_t lent = 0;
-  for (auto it = by_moment_.lower_bound(key(Moment{c.checkpoint, c.event, c.pc, 0}, 0));
-       it != by_moment_.end() && it->second->moment.checkpoint == c.checkpoint && it->second->moment.event == c.event &&
-       it->second->moment.pc == c.pc;
-       ++it) {
+  // Every copy of the window that knows c.pc's count, wherever it stands:
+  // prev's count follows from it as at c.pc itself (a copy standing at prev
+  // knows its own). Copies at other pcs (the ret after pop rbp, say) are the
+  // ones still before c's arrival when the latest reverse step left copies
+  // at c.pc only at c itself.
+  for (auto it = by_moment_.lower_bound(key(Moment{c.checkpoint, c.event, 0, 0}, 0));
+       it != by_moment_.end() && std::get<0>(it->first) == c.checkpoint && std::get<1>(it->first) == c.event; ++it) {
     MomentSnapshot& s = *it->second;
-    if (s.steps != 0 || s.moment.n < d || s.counts.count(prev)) continue;
-    s.counts[prev] = s.moment.n - d;
+    const std::optional<uint64_t> j = s.count_of(c.pc);  // none for step copies
+    if (!j || *j < d || s.count_of(prev)) continue;
+    s.counts[prev] = *j - d;
     s.lent.insert(prev);
     lent++;
   }

@@ -61,9 +61,10 @@ class MomentSnapshots {
   // knowing fewer than m.n arrivals at m.pc; knowing the arrivals at `also`
   // too, when given.
   MomentSnapshot* nearest_counting(const Moment& m, std::optional<uint64_t> also);
-  // prev falls through to c.pc, its only way in: each copy at c.pc's
-  // arrival j (j >= d) in c's window learns prev's count j - d. Returns how
-  // many did; take_back_counts() undoes it when that proved wrong.
+  // prev falls through to c.pc, its only way in: each copy in c's window
+  // that knows j >= d arrivals at c.pc (its own pc, or a count it knows)
+  // learns prev's count j - d. Returns how many did; take_back_counts()
+  // undoes it when that proved wrong.
   size_t lend_counts(const Moment& c, uint64_t prev, uint64_t d);
   void take_back_counts(uint64_t k, uint64_t e, uint64_t prev);
   // The copy at m + s' single steps with the largest s' <= steps (s' >= 1).

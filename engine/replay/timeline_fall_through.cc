@@ -1,12 +1,16 @@
 // The instruction before c when it only falls through to c's pc (its only
 // way in), reached from the copies kept near c instead of from the
 // checkpoint. Every arrival at c.pc follows one at prev, except the
-// window's own first instruction when that is c.pc: so at a copy at c.pc's
-// arrival j, prev has run j - d times (d = 1 when the window began at c.pc,
-// else 0), and prev's last arrival before c is c.n - d. Those counts are
-// lent to the copies at c.pc for one run; the position it reaches must show
-// c's registers and stack one step later, or they are taken back and the
-// caller names prev as before (timeline_step_over_call.cc).
+// window's own first instruction when that is c.pc: so at a copy that
+// knows j arrivals at c.pc (standing there, or elsewhere but not at prev),
+// prev has run j - d times (d = 1 when the window began at c.pc, else 0),
+// and prev's last arrival before c is c.n - d. Those counts are lent to
+// such copies for one run; the position it reaches must show c's
+// registers and stack one step later, or they are taken back and the
+// caller names prev as before (timeline_step_over_call.cc). Lending to
+// copies at other pcs matters: a step whose c was reached from a copy at
+// another pc left copies at c.pc only at c itself, and reaching prev then
+// ran from the checkpoint (every other step of a run of fall-throughs).
 #include "common/log.h"
 #include "engine/replay/timeline_impl.h"
 

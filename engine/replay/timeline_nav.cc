@@ -34,6 +34,7 @@ Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
     forked = ReplaySession::start(reader, CheckpointId(k));
   }
   session = TRY(std::move(forked));
+  SLSDBG_DEBUG("timeline", "a session from checkpoint %llu", (unsigned long long)k);
   session->set_observer(this);
   segment = k;
   cursor = 0;

@@ -7,8 +7,9 @@
 # from a copy kept at another pc that knows the counts it needs
 # (moment_snapshots.h; SLSDBG_LOG=debug says "(another pc)"). reverse-stepi
 # x25 must retrace the forward single-step trace, and reverse-next x3 from the
-# hit must land on the right lines and iterations. Again with the checkpoint
-# patch disabled (SLSDBG_REPLAY_PATCH=miss).
+# hit must land on the right lines and iterations; reverse-stepi 2..25 make
+# at most 12 runs from the checkpoint (monitor stats: snapshot forks). Again
+# with the checkpoint patch disabled (SLSDBG_REPLAY_PATCH=miss).
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/revstep_far.c
 mark=$(line_of FAR_MARK "$src")
@@ -27,7 +28,10 @@ script=$WORK/copies.gdb
   echo 'printf "HIT i=%ld\n", i'
   for _ in $(seq $S); do echo 'stepi'; echo 'printf "FWD %#lx\n", $pc'; done
   echo 'printf "FN %s\n", $_fn'
-  for _ in $(seq $S); do echo 'reverse-stepi'; echo 'printf "BACK %#lx\n", $pc'; done
+  for k in $(seq $S); do
+    echo 'reverse-stepi'; echo 'printf "BACK %#lx\n", $pc'
+    [ "$k" -eq 1 ] || [ "$k" -eq $S ] && echo 'monitor stats'
+  done
   echo 'printf "START %#lx i=%ld line=%d\n", $pc, i, $_line_of_pc'
   for _ in 1 2 3; do echo 'reverse-next'; echo 'printf "RNEXT line=%d i=%ld\n", $_line_of_pc, i'; done
 } >"$script"
@@ -58,6 +62,14 @@ check() {  # check OUT
   grep '^RNEXT ' "$out" >"$WORK/rnext"
   printf 'RNEXT line=%s i=131\nRNEXT line=%s i=130\nRNEXT line=%s i=130\n' "$call" "$((call - 1))" "$mark" >"$WORK/want_rnext"
   diff "$WORK/want_rnext" "$WORK/rnext" || { cat "$out"; die "reverse-next lands elsewhere"; }
+  # Reverse steps 2..S start from copies kept near the position, not from
+  # the checkpoint: a fall-through step whose position was reached from a
+  # copy at another pc lends the counts to that copy too (before: a run
+  # from the checkpoint every other step, 29 in these 24 steps; now 7).
+  mapfile -t forks < <(sed -n 's/^restores [0-9]*, snapshot forks \([0-9]*\),.*/\1/p' "$out")
+  [ "${#forks[@]}" -eq 2 ] || { cat "$out"; die "monitor stats printed ${#forks[@]} times, expected 2"; }
+  echo "runs from a checkpoint in reverse-stepi 2..$S: $((forks[1] - forks[0]))"
+  [ $((forks[1] - forks[0])) -le 12 ] || die "reverse-stepi 2..$S ran from the checkpoint $((forks[1] - forks[0])) times"
 }
 
 out=$WORK/copies.out
