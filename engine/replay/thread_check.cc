@@ -241,6 +241,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   const std::string actual = "syscall " + describe_syscall(nr, args) + " (thread " + std::to_string(th.recorded.value) + ")";
   if (ev.kind != store::EventKind::Syscall || ev.syscall_no != nr || ev.args != args)
     return diverge(r.rip, describe(ev), actual);
+  if (observer_) TRY(observer_->at_syscall(SegmentThread{th.recorded, &th.task}, cursor_, ev, /*entry=*/true));
   const SyscallHandling how = handling_of(nr, args);
   if (nr == SYS_exit) {
     // A thread's end runs for real: the kernel clears its tid word and
@@ -292,6 +293,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   for (const store::MemoryWrite& w : ev.writes)
     TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + actual);
   th.at = Thread::At::Stopped;
+  if (observer_) TRY(observer_->at_syscall(SegmentThread{th.recorded, &th.task}, cursor_, ev, /*entry=*/false));
   return true;
 }
 
