@@ -469,11 +469,14 @@ Result<bool> SegmentCheck::reach_next() {
                  t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
   if (next.running_tid == 0) {
     TRY(enter_logged_handlers(nullptr));
-    // Every thread waited in a call: the last one to run went on to its call.
+    // Every thread waited in a call: the last one to run went on to its
+    // call. That may be checkpoint k's running thread in a segment without
+    // events (from a write's return to the wait4 the checkpoint cut, #16).
     for (const store::ThreadState& t : next.threads) {
       Thread* th = find(t.tid.value);
       if (!th || !t.restarted_syscall || th->at == Thread::At::InCall) continue;
-      if (th->at == Thread::At::Resumed || (th->at == Thread::At::Stopped && (!th->fresh || th->scheduled))) {
+      if (th->at == Thread::At::Resumed ||
+          (th->at == Thread::At::Stopped && (!th->fresh || th->scheduled || th == cur_))) {
         TRY(wait_pending(*th));
         if (th->at == Thread::At::Pending && th->stop.kind == process::StopKind::PtraceEvent) th->at = Thread::At::InCall;
       }
