@@ -241,6 +241,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   const std::string actual = "syscall " + describe_syscall(nr, args) + " (thread " + std::to_string(th.recorded.value) + ")";
   if (ev.kind != store::EventKind::Syscall || ev.syscall_no != nr || ev.args != args)
     return diverge(r.rip, describe(ev), actual);
+  if (observer_) TRY(observer_->at_syscall(SegmentThread{th.recorded, &th.task}, cursor_, ev, /*entry=*/true));
   const SyscallHandling how = handling_of(nr, args);
   if (nr == SYS_exit) {
     // A thread's end runs for real: the kernel clears its tid word and
@@ -293,6 +294,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   for (const store::MemoryWrite& w : ev.writes)
     TRY_CTX(th.task.write_memory(RemoteAddr(w.addr), w.bytes), "writing the logged output of " + actual);
   th.at = Thread::At::Stopped;
+  if (observer_) TRY(observer_->at_syscall(SegmentThread{th.recorded, &th.task}, cursor_, ev, /*entry=*/false));
   return true;
 }
 
@@ -468,11 +470,14 @@ Result<bool> SegmentCheck::reach_next() {
                  t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
   if (next.running_tid == 0) {
     TRY(enter_logged_handlers(nullptr));
-    // Every thread waited in a call: the last one to run went on to its call.
+    // Every thread waited in a call: the last one to run went on to its
+    // call. That may be checkpoint k's running thread in a segment without
+    // events (from a write's return to the wait4 the checkpoint cut, #16).
     for (const store::ThreadState& t : next.threads) {
       Thread* th = find(t.tid.value);
       if (!th || !t.restarted_syscall || th->at == Thread::At::InCall) continue;
-      if (th->at == Thread::At::Resumed || (th->at == Thread::At::Stopped && (!th->fresh || th->scheduled))) {
+      if (th->at == Thread::At::Resumed ||
+          (th->at == Thread::At::Stopped && (!th->fresh || th->scheduled || th == cur_))) {
         TRY(wait_pending(*th));
         if (th->at == Thread::At::Pending && th->stop.kind == process::StopKind::PtraceEvent) th->at = Thread::At::InCall;
       }

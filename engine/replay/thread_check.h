@@ -58,6 +58,15 @@ class SegmentObserver {
   // patch comes out at the observer's first trap. Otherwise the perf
   // breakpoint, which the kernel throttles in a hot loop.
   virtual bool allows_patch(uint64_t /*begin*/, uint64_t /*end*/) { return false; }
+  // A logged system call of `thread`, event `index` of the segment: at its
+  // seccomp stop before it is served (`entry`), then right after (the
+  // result in its registers), as GDB's `catch syscall` shows a call. A call
+  // that waited in the kernel while other threads ran has both here, where
+  // the log serves it; a call a checkpoint found already done has neither.
+  virtual Status at_syscall(const SegmentThread& /*thread*/, size_t /*index*/, const store::Event& /*ev*/,
+                            bool /*entry*/) {
+    return ok_status();
+  }
   // Breakpoint bytes out of memory while checkpoint k+1's pages are compared.
   virtual Status lift_breakpoints() { return ok_status(); }
   virtual Status insert_breakpoints() { return ok_status(); }

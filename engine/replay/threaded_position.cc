@@ -70,6 +70,7 @@ std::string ThreadedPosition::to_string() const {
   std::string s = std::to_string(k);
   if (end) s += ":end";
   else if (resume_m) s += ":t=" + std::to_string(tid.value) + ":resume=" + std::to_string(resume_m);
+  else if (event) s += ":t=" + std::to_string(tid.value) + ":event=" + std::to_string(*event) + (entry ? ":entry" : "");
   else if (n) {
     s += ":t=" + std::to_string(tid.value) + ":pc=" + hex(pc) + ":n=" + std::to_string(n);
     if (watch) s += std::string(":watch=") + kind_name(watch->kind) + "/" + std::to_string(watch->len) + "/" + hex(watch->addr);
@@ -77,7 +78,7 @@ std::string ThreadedPosition::to_string() const {
   if (steps.empty()) return s;
   // Runs of the same thread; the anchor's own thread needs no name.
   s += ":steps=";
-  const bool own = !end && (n || resume_m);  // t= was written
+  const bool own = !end && (n || resume_m || event);  // t= was written
   for (size_t i = 0; i < steps.size();) {
     size_t j = i;
     while (j < steps.size() && steps[j] == steps[i]) ++j;
@@ -121,6 +122,10 @@ Result<ThreadedPosition> parse_fields(std::string_view text) {
       p.end = true;
       continue;
     }
+    if (field == "entry") {
+      p.entry = true;
+      continue;
+    }
     const size_t eq = field.find('=');
     if (eq == std::string_view::npos && i == 1 && number(field, "").ok())
       return Error::msg("K:E:0xPC:N names a moment of a recording without threads; with threads a moment is "
@@ -137,6 +142,8 @@ Result<ThreadedPosition> parse_fields(std::string_view text) {
       have_n = true;
     } else if (key == "resume") {
       p.resume_m = TRY(number(value, "resume"));
+    } else if (key == "event") {
+      p.event = TRY(number(value, "event"));
     } else if (key == "watch") {
       p.watch = TRY(watch_range(value));
     } else if (key == "steps") {
@@ -151,8 +158,11 @@ Result<ThreadedPosition> parse_fields(std::string_view text) {
   if (arrival && (!have_pc || !have_n || p.n == 0)) return Error::msg("an arrival needs pc= and n= (n >= 1)");
   if (arrival && p.resume_m) return Error::msg("give either pc=/n= or resume=, not both");
   if ((arrival || p.resume_m) && p.tid.value == 0) return Error::msg("an arrival or resume needs t=TID");
-  if (!arrival && !p.resume_m && !p.end && p.tid.value && p.steps.empty())
-    return Error::msg("t= needs pc=/n=, resume= or steps=");
+  if (p.entry && !p.event) return Error::msg("entry needs event=E");
+  if (p.event && (p.end || arrival || p.resume_m)) return Error::msg("give event= alone, not with end, pc=/n= or resume=");
+  if (p.event && p.tid.value == 0) return Error::msg("an event needs t=TID");
+  if (!arrival && !p.resume_m && !p.event && !p.end && p.tid.value && p.steps.empty())
+    return Error::msg("t= needs pc=/n=, resume=, event= or steps=");
   return p;
 }
 

@@ -11,6 +11,10 @@
 //                             thread T's N-th access to the 8 bytes at A by an
 //                             instruction ending at P (kinds write, read, access)
 //   K:t=T:resume=M            thread T's M-th resume since checkpoint K
+//   K:t=T:event=E:entry       thread T at the system call of segment K's
+//                             event E (0-based), about to be served (catch
+//                             syscall's entry stop)
+//   K:t=T:event=E             right after that call was served (its return)
 // Each may end with ":steps=T1xS1,T2xS2": S1 single steps of thread T1, then
 // S2 of T2 ("steps=S" alone: steps of the position's thread T).
 #pragma once
@@ -39,11 +43,15 @@ struct ThreadedPosition {
   // reverse step from an arrival lands, stepping forward from there.
   uint64_t resume_m = 0;
   std::optional<WatchRange> watch;
+  // Else the anchor is a system call event of `tid`: segment k's event
+  // index `event`, at its entry or right after it was served.
+  std::optional<uint64_t> event;
+  bool entry = false;
 
-  bool is_start() const { return !end && n == 0 && resume_m == 0; }
+  bool is_start() const { return !end && n == 0 && resume_m == 0 && !event; }
   bool same_anchor(const ThreadedPosition& o) const {
     return k == o.k && end == o.end && tid == o.tid && pc == o.pc && n == o.n && resume_m == o.resume_m &&
-           watch == o.watch;
+           watch == o.watch && event == o.event && entry == o.entry;
   }
   bool operator==(const ThreadedPosition&) const = default;
 

@@ -34,6 +34,19 @@ TEST(ThreadedPositionTest, EachKindOfPositionSurvivesItsName) {
   ThreadedPosition resume{5, false, Tid(4101), 0, 0, std::vector<Tid>(120, Tid(4101)), 3};
   EXPECT_EQ(resume.to_string(), "5:t=4101:resume=3:steps=120");
   EXPECT_EQ(round_trip(resume), resume);
+
+  ThreadedPosition entry{6, false, Tid(4102)};
+  entry.event = 0;
+  entry.entry = true;
+  EXPECT_EQ(entry.to_string(), "6:t=4102:event=0:entry");
+  EXPECT_EQ(round_trip(entry), entry);
+  ThreadedPosition returned = entry;
+  returned.entry = false;
+  returned.steps = {Tid(4102), Tid(4102)};
+  EXPECT_EQ(returned.to_string(), "6:t=4102:event=0:steps=2");
+  EXPECT_EQ(round_trip(returned), returned);
+  EXPECT_FALSE(returned.is_start());
+  EXPECT_FALSE(returned.same_anchor(entry));
 }
 
 TEST(ThreadedPositionTest, StepsOfSeveralThreadsKeepTheirOrder) {
@@ -69,6 +82,9 @@ TEST(ThreadedPositionTest, BadNamesSayWhatIsWrong) {
             "position '12:3:0x401136:7': K:E:0xPC:N names a moment of a recording without threads; with threads a "
             "moment is K:t=TID:pc=0xPC:n=N, as `monitor when` prints it");
   EXPECT_EQ(why("12:x"), "position '12:x': 'x' is not end or NAME=VALUE");
+  EXPECT_EQ(why("2:t=5:entry"), "position '2:t=5:entry': entry needs event=E");
+  EXPECT_EQ(why("2:event=3"), "position '2:event=3': an event needs t=TID");
+  EXPECT_EQ(why("2:t=5:event=3:resume=1"), "position '2:t=5:event=3:resume=1': give event= alone, not with end, pc=/n= or resume=");
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool interrupt_requested() const { return interrupted && interrupted(); }
   std::set<uint64_t> user_bps;  // the client's breakpoints
   std::set<WatchRange> user_watches;  // the client's watched pieces
+  bool catching = false;              // catch syscall
+  std::set<int64_t> caught;           // its numbers; empty: every call
+  bool continuing = false;            // the client's forward move is a continue (a step catches nothing)
   uint64_t runs = 0;
   uint64_t skipped = 0;  // segments a reverse search did not replay (write_filter.h)
 
@@ -324,6 +327,31 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   }
 
   // --- SegmentObserver
+  // A logged system call's entry or return: a catch syscall stop, a hit of a
+  // reverse continue's collection, or the anchor of a position.
+  Status at_syscall(const SegmentThread& th, size_t index, const store::Event& ev, bool entry) override {
+    if (command == Command::Abort) return Error::msg("replay aborted");
+    if (mode == Mode::Locate || mode == Mode::Measure) return ok_status();
+    Position p{k, false, th.recorded};
+    p.event = index;
+    p.entry = entry;
+    const bool catches = catching && (caught.empty() || caught.count(ev.syscall_no));
+    ThreadedStop s = plain_stop(th.recorded, StopCause::Breakpoint);
+    s.syscall_no = ev.syscall_no;
+    s.syscall_entry = entry;
+    if (mode == Mode::Live) {
+      if (!catches || !continuing) return ok_status();
+      cur = p;
+      return pause(std::move(s));
+    }
+    if (!at_anchor && p.same_anchor(target)) {
+      cur = p;
+      return anchor_reached(std::move(s));
+    }
+    if (mode == Mode::Collect && catches) hits.push_back(Hit{p, {}, false, th.recorded});
+    return ok_status();
+  }
+
   Status threads_changed(const std::vector<SegmentThread>& threads) override {
     live = threads;
     if (told_threads) return ok_status();
@@ -736,10 +764,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (p.end) {  // the end of history: the last segment run through, nothing set to stop it
       std::set<uint64_t> bps = std::exchange(user_bps, {});
       std::set<WatchRange> watches = std::exchange(user_watches, {});
+      const bool catches = std::exchange(catching, false);
       Result<ThreadedStop> there = goto_checkpoint(p.k);
       if (there.ok()) there = forward(Motion::Continue, there->thread);
       user_bps = std::move(bps);
       user_watches = std::move(watches);
+      catching = catches;
       return there;
     }
     if (p.is_start() && p.steps.empty()) return goto_checkpoint(p.k);
@@ -757,6 +787,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(sync_breakpoints(motion == Motion::Step ? std::optional<Tid>(thread) : std::nullopt));
     TRY(sync_watches());
     mode = Mode::Live;  // a seek ends where it paused; from there the client drives
+    continuing = motion == Motion::Continue;
     if (motion == Motion::Step) step_tid = thread;
     for (;;) {
       TRY(drive());
@@ -809,6 +840,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
     TRY(seek(*found));
     stop.stop.cause = StopCause::Step;
+    stop.syscall_no.reset();
     return stop;
   }
 
@@ -821,6 +853,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (back.n > 0) return position_before(back);
     if (back.is_start() && back.k > 0) return position_before_checkpoint(back.k);
     if (back.resume_m > 0 && !back.end) return position_before_resume(back.k, back.tid, back.resume_m);
+    if (back.event)
+      return Error::unsupported("a reverse step from a caught system call is not supported yet with threads "
+                                "(reverse-continue is)");
     return Error::unsupported(
         "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
   }
@@ -973,7 +1008,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     const Position from = cur;
     std::set<uint64_t> bps = std::exchange(user_bps, {});
     std::set<WatchRange> watches = std::exchange(user_watches, pieces);
+    const bool catches = std::exchange(catching, false);
     Result<ThreadedStop> found = backward();
+    catching = catches;
     std::optional<ThreadedLastWrite> out;
     Status described = ok_status();
     if (found.ok() && found->stop.cause == StopCause::Watchpoint) {
@@ -1020,6 +1057,11 @@ ThreadedStop ThreadedTimeline::last_stop() const { return impl_->stop; }
 std::string ThreadedTimeline::moment() const { return impl_->cur.to_string(); }
 
 Result<ThreadedStop> ThreadedTimeline::goto_moment(const ThreadedPosition& p) { return impl_->goto_position(p); }
+
+void ThreadedTimeline::catch_syscalls(bool enabled, std::set<int64_t> numbers) {
+  impl_->catching = enabled;
+  impl_->caught = enabled ? std::move(numbers) : std::set<int64_t>{};
+}
 
 Status ThreadedTimeline::add_breakpoint(uint64_t addr) {
   impl_->user_bps.insert(addr);
@@ -1120,6 +1162,9 @@ std::string ThreadedTimeline::position_text() const {
   std::string s = "checkpoint " + std::to_string(p.k);
   if (p.end) s += ", end of its segment";
   else if (p.resume_m) s += ", thread " + std::to_string(p.tid.value) + "'s resume " + std::to_string(p.resume_m);
+  else if (p.event)
+    s += ", thread " + std::to_string(p.tid.value) + (p.entry ? " entering" : " returning from") + " the system call of event " +
+         std::to_string(*p.event);
   else if (p.n == 0) s += ", its start";
   else if (p.watch)
     s += ", thread " + std::to_string(p.tid.value) + "'s access " + std::to_string(p.n) + " to " + hex_of(p.watch->addr) +

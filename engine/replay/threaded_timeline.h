@@ -38,6 +38,13 @@
 // (write_filter.h); last_write is that search from the current position,
 // the client's own breakpoints and watches set aside, and back.
 //
+// `catch syscall`: a forward continue also stops at the entry and the
+// return of each logged system call that matches (the event's seccomp stop,
+// then right after the log served it); a reverse continue at the last such
+// stop before the position, collected like breakpoint hits. A call that
+// waited in the kernel while other threads ran is shown where the log serves
+// it, its entry right before its return.
+//
 // Not supported yet (refused with a message): a reverse step into a
 // segment where the thread did not run, GDB's inferior calls.
 #pragma once
@@ -47,6 +54,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +73,10 @@ namespace slsdbg::replay {
 struct ThreadedStop {
   TimelineStop stop;
   Tid thread;
+  // A caught system call (catch_syscalls): its number, at its entry or its
+  // return. The stop's cause is then Breakpoint.
+  std::optional<int64_t> syscall_no;
+  bool syscall_entry = false;
 };
 
 // The last write found by ThreadedTimeline::last_write: its moment (the
@@ -95,6 +108,10 @@ class ThreadedTimeline {
   // leaves the position as it was).
   std::string moment() const;
   Result<ThreadedStop> goto_moment(const ThreadedPosition& p);
+
+  // Stop at logged system calls: `numbers` empty means every one; off with
+  // `enabled` false.
+  void catch_syscalls(bool enabled, std::set<int64_t> numbers);
 
   Status add_breakpoint(uint64_t addr);
   Status remove_breakpoint(uint64_t addr);

@@ -94,6 +94,10 @@ Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
     return stop.take_error();
   }
   MappedStop mapped = map_timeline_stop(stop->stop, stop->thread);
+  if (stop->syscall_no) {
+    mapped.reason.kind = stop->syscall_entry ? StopKind::SyscallEntry : StopKind::SyscallReturn;
+    mapped.reason.syscall_no = *stop->syscall_no;
+  }
   notes_ += mapped.note;
   last_reason_ = mapped.reason;
   return mapped.reason;
@@ -231,9 +235,10 @@ Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, Remo
   return thread_local_address(read, regs.fs_base, s.auxv, offset, link_map.value);
 }
 
-Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>&) {
-  if (!enabled) return ok_status();
-  return Error::unsupported("catch syscall is not supported yet on a recording with threads");
+Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {
+  replay::ThreadedTimeline* t = TRY(live());
+  t->catch_syscalls(enabled, std::set<int64_t>(numbers.begin(), numbers.end()));
+  return ok_status();
 }
 
 Status ThreadedTarget::goto_text(std::string_view where) {

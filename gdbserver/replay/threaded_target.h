@@ -3,11 +3,12 @@
 // registers, continue and stepi forward with the threads scheduled from the
 // log, breakpoints hit by any thread (the stop names it), reverse-continue
 // to the last earlier hit, `monitor goto K`; watchpoints (write, read,
-// access) forward and backward, stopping in the accessing thread.
+// access) forward and backward, stopping in the accessing thread; `catch
+// syscall` forward and backward (the logged calls' entries and returns).
 //
 // Refused with a message, for now: reverse steps into a segment where the
-// thread did not run, moments inside a segment, register and memory writes (no diversion yet), catch
-// syscall. rr's vRun seek is absent.
+// thread did not run or from a caught call, register and memory writes (no
+// diversion yet). rr's vRun seek is absent.
 #pragma once
 
 #include <map>
@@ -31,7 +32,7 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   // Before a client connects (slsdbg replay --at K): a checkpoint number.
   Status goto_text(std::string_view where);
 
-  // `catch syscall` is refused out loud (GDB would otherwise never stop).
+  // `catch syscall`: the logged calls of every thread (threaded_timeline.h).
   SyscallCatch* syscall_catch() override { return this; }
   Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
 

@@ -73,6 +73,12 @@ void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
 
 }  // namespace
 
+bool creates_thread(long nr, const std::array<uint64_t, 6>& args, pid_t pid) {
+  if (!is_fork_call(nr)) return false;
+  Result<uint64_t> f = clone_flags(nr, args, pid);
+  return f.ok() && (*f & CLONE_THREAD);
+}
+
 std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed) {
   Result<uint64_t> f = clone_flags(nr, args, pid);
   if (!f.ok()) return "";  // clone3 with a bad pointer: the kernel fails it with EFAULT (logged)

@@ -41,6 +41,9 @@ using process::is_fork_call;  // process/syscalls/fork_calls.h
 // With `threads_allowed` (record --threads), a pthread-style clone
 // (CLONE_THREAD with the usual sharing) is allowed too.
 std::string fork_refusal(long nr, const std::array<uint64_t, 6>& args, pid_t pid, bool threads_allowed = false);
+// Whether fork-family call `nr` of `pid` creates a thread (CLONE_THREAD):
+// such a call returns at once, it never waits for its child.
+bool creates_thread(long nr, const std::array<uint64_t, 6>& args, pid_t pid);
 
 // The recording's summary key for the number of children the recorded
 // process started, so `ls` need not read the log.

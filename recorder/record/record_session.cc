@@ -1283,6 +1283,13 @@ Status RecordSession::on_tick() {
     if (threads_->running() != -1) {
       enter(threads_->running());
       if (state_ == State::Running) return request_interrupt();
+      // Creating a thread, which the kernel may already have started: the
+      // call returns at once, and the new thread must not run before the
+      // call is logged (replay has no such thread until it serves the
+      // clone). The checkpoint is taken at the call's exit, as a single
+      // thread's is (#16: "switch to thread T: no such thread", 2 of 12
+      // thr_sigchld recordings).
+      if (creates_thread(cur_nr_, cur_args_, pid_)) return ok_status();
       // Blocked in a call that gives no way: it waits in the kernel as
       // the others do, and a parked thread runs.
       threads_->at(pid_).where = ThreadCtx::Where::InKernel;

@@ -8,7 +8,7 @@
 # - `watch shared` + reverse-continue stops before the writer's store;
 # - the end of history can be bookmarked and gone back to;
 # - more than 3 debug-register pieces are refused with a message;
-# - `catch syscall` (not yet with threads) is refused, not ignored.
+# - `catch syscall` stops at a write (e2e_replay_gdb_threads_catch has more).
 # (A fixture whose threads spin across many checkpoints, to show segment
 # skipping, diverged in replay when recorded on a busy machine: a
 # threaded-replay bug noted on #16, so this test keeps to thr_watch.)
@@ -51,9 +51,8 @@ expect "$out" '^\$1 = 2$' "before the store shared is 2"
 [ "$(moments | sed -n 4p | cut -d: -f2)" = "t=$writer" ] || { cat "$out"; die "the watch stop is not in the writer thread"; }
 expect "$out" 'at most 3 aligned pieces' "32 bytes are refused"
 
-# Not yet with threads: `catch syscall` is refused where GDB inserts it,
-# instead of never stopping.
+# `catch syscall` with threads stops at the first write's entry.
 out=$WORK/catch.out
 replay_gdb "$rec" "$out" -ex 'catch syscall write' -ex 'continue'
-expect "$out" 'Error inserting catchpoint 1' "catch syscall is refused out loud"
+expect "$out" 'Catchpoint 1 \(call to syscall write\)' "catch syscall stops at a write"
 echo "last_write_threads: OK"
