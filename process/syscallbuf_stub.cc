@@ -36,6 +36,8 @@ asm(R"(
   .globl slsdbg_sysbuf_slow
   .globl slsdbg_sysbuf_movs
   .globl slsdbg_sysbuf_code
+  .globl slsdbg_sysbuf_ret_wide
+  .globl slsdbg_sysbuf_ret_narrow
   .set SB_PAGE, 0x70002000
   .set SB_CURSOR, 0x70003000
   .set SB_BUSY, 0x70003008
@@ -283,12 +285,14 @@ slsdbg_sysbuf_slow:
   leaq -6(%rcx), %rcx
   leaq 128(%rsp), %rsp
   cmpq $-4096, %rax
+slsdbg_sysbuf_ret_wide:
   ret
 96:
   movq 128(%rsp), %rcx
   leaq -5(%rcx), %rcx
   leaq 128(%rsp), %rsp
   cmpl $0xfffff000, %eax
+slsdbg_sysbuf_ret_narrow:
   ret
 slsdbg_sysbuf_end:
   .popsection
@@ -300,6 +304,8 @@ extern "C" const uint8_t slsdbg_sysbuf_fast[];
 extern "C" const uint8_t slsdbg_sysbuf_slow[];
 extern "C" const uint8_t slsdbg_sysbuf_movs[];
 extern "C" const uint8_t slsdbg_sysbuf_code[];
+extern "C" const uint8_t slsdbg_sysbuf_ret_wide[];
+extern "C" const uint8_t slsdbg_sysbuf_ret_narrow[];
 
 namespace slsdbg::process {
 
@@ -314,7 +320,8 @@ std::span<const uint8_t> sysbuf_stub_code() {
 SysbufStubLayout sysbuf_stub_layout() {
   auto at = [](const uint8_t* p) { return kSysbufStubAddr + static_cast<uint64_t>(p - slsdbg_sysbuf_begin); };
   return SysbufStubLayout{at(slsdbg_sysbuf_code), at(slsdbg_sysbuf_end), at(slsdbg_sysbuf_fast),
-                          at(slsdbg_sysbuf_slow), at(slsdbg_sysbuf_movs)};
+                          at(slsdbg_sysbuf_slow), at(slsdbg_sysbuf_movs), at(slsdbg_sysbuf_ret_wide),
+                          at(slsdbg_sysbuf_ret_narrow)};
 }
 
 }  // namespace slsdbg::process

@@ -47,6 +47,7 @@ struct SysbufStubLayout {
   uint64_t fast;                  // the `syscall` the recorder's filter allows (ip = fast + 2)
   uint64_t slow;                  // the trapped `syscall`
   uint64_t movs;                  // the `rep movsb` copying the output bytes
+  uint64_t ret_wide, ret_narrow;  // the two `ret`s back to a patched site (its two shapes)
 };
 
 std::span<const uint8_t> sysbuf_stub_code();

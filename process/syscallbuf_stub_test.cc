@@ -32,8 +32,13 @@ TEST(SysbufStub, LayoutLiesInsideTheStubPage) {
   const SysbufStubLayout l = sysbuf_stub_layout();
   EXPECT_EQ(l.code_begin, kSysbufStubAddr + 16);
   EXPECT_LE(l.code_end, kSysbufStubAddr + 4096);
-  for (uint64_t pc : {l.fast, l.slow, l.movs}) {
+  for (uint64_t pc : {l.fast, l.slow, l.movs, l.ret_wide, l.ret_narrow}) {
     EXPECT_GE(pc, l.code_begin);
     EXPECT_LT(pc, l.code_end);
   }
+  // The recorder runs a stopped tracee out of the stub to these (hardware
+  // breakpoints): each must be the `ret` itself.
+  const std::span<const uint8_t> code = sysbuf_stub_code();
+  EXPECT_EQ(code[l.ret_wide - kSysbufStubAddr], 0xc3);
+  EXPECT_EQ(code[l.ret_narrow - kSysbufStubAddr], 0xc3);
 }

@@ -23,6 +23,7 @@
 #include "process/remote_fd.h"
 #include "process/remote_memory.h"
 #include "process/syscallbuf_stub.h"
+#include "recorder/record/syscallbuf_run_out.h"
 #include "recorder/record/syscallbuf_site_cache.h"
 #include "recorder/record/syscallbuf_sites.h"
 #include "recorder/record/syscalls/fast_write.h"
@@ -382,17 +383,31 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
   // (the leader) need not be the stopped thread, or alive.
   if (threads_) return ok_status();
   const SysbufStubLayout layout = sysbuf_stub_layout();
+  bool ran_out = false;  // tried once: it ends at a `ret` (stepped) or at the trapped `syscall`
+  int stops = 0;         // the tracee's: single steps, and the run out
   for (int steps = 0; steps < 10000; steps++) {
     user_regs_struct r;
     if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
     // Outside, or at the trapped `syscall` (replay reaches it the same way).
-    if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) return ok_status();
+    if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) {
+      if (stops) SLSDBG_DEBUG("sysbuf", "left the stub in %d stops", stops);
+      return ok_status();
+    }
     // Right after it, interrupted with a restart pending (our interrupt cut
     // a blocking read of a pipe): a step would restart the call and wait on
     // it, with the children that could end it left stopped. Settled as at
     // any other site (rewound to the `syscall`) before the checkpoint.
     const int64_t rax = static_cast<int64_t>(r.rax);
     if (r.rip == layout.slow + 2 && rax <= -512 && rax >= -516) return ok_status();
+    // Run to the way out (one stop) rather than one step per instruction;
+    // the `ret` itself is stepped below.
+    if (!ran_out && r.rip != layout.ret_wide && r.rip != layout.ret_narrow) {
+      ran_out = true;
+      if (TRY(run_to_stub_exit(pid_, layout, intercepted))) {
+        stops++;
+        continue;
+      }
+    }
     if (r.rip == layout.movs && r.rcx != 0) {
       // Finish the copy here rather than one step per byte.
       std::vector<uint8_t> tmp(r.rcx);
@@ -427,6 +442,7 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
       if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
       continue;
     }
+    stops++;
     if (ptrace(PTRACE_SINGLESTEP, pid_, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_SINGLESTEP)");
     int status = 0;
     if (waitpid(pid_, &status, __WALL) != pid_) return Error::from_errno("waitpid");

@@ -40,7 +40,7 @@
 // 3. At every stop of the tracee the committed entries are logged as the
 //    Syscall events the traced path would have logged (same number, args,
 //    result and output bytes), in order, before anything the stop logs. At
-//    an interrupt stop that takes a checkpoint the tracee is first stepped
+//    an interrupt stop that takes a checkpoint the tracee is first run
 //    out of the stub, so no checkpoint sits between a buffered syscall and
 //    its entry. The buffer is reset only while no stub holds it (busy).
 // Replay: its stub takes the trapped path (the header is zero there), whose
@@ -98,9 +98,11 @@ class SyscallBuf {
 
   // Logs the committed entries through `log`.
   Status drain(const std::function<Status(const store::Event&)>& log);
-  // At an interrupt stop: single-steps the tracee out of the stub (a
-  // `rep movsb` is finished by the recorder). Signals reported meanwhile are
-  // appended to `intercepted`, undelivered.
+  // At an interrupt stop: runs the tracee out of the stub to a `ret` with
+  // hardware breakpoints (syscallbuf_run_out.h) and steps over it; single
+  // steps where the breakpoints cannot be set (a `rep movsb` is then
+  // finished by the recorder). Signals reported meanwhile are appended to
+  // `intercepted`, undelivered.
   Status step_out(std::deque<siginfo_t>& intercepted);
 
   uint64_t drained() const { return drained_; }
