@@ -110,4 +110,34 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   return uint64_t{0};
 }
 
+// A head ends wherever its alarm fires, a third of the time inside a tight
+// loop's moved bytes. Stepping out keeps the head's copy as the patched
+// run's rescue; a stop other than the step's trap (or a `syscall` to step)
+// puts the copy back instead, where no head ran.
+Result<user_regs_struct> ReplaySession::SegmentRun::leave_site_after_head(const PatchSite& site,
+                                                                        user_regs_struct now) {
+  auto inside = [&](const user_regs_struct& r) {
+    return r.rip > site.anchor && r.rip < site.end() && !(site.anchored() && r.rip == site.pc);
+  };
+  constexpr int kMaxSteps = 16;  // the moved bytes hold a few instructions
+  for (int i = 0; inside(now) && i < kMaxSteps; i++) {
+    uint8_t code[2] = {0, 0};
+    const bool syscall = task_.read_memory(RemoteAddr(now.rip), code).ok() && code[0] == 0x0f && code[1] == 0x05;
+    if (syscall) break;
+    TRY(task_.singlestep());
+    process::WaitResult w = TRY(task_.wait());
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) break;
+    now = TRY(task_.regs());
+  }
+  if (!inside(now)) return now;
+  SLSDBG_DEBUG("replay", "checkpoint %llu: the head ended inside the patch's bytes; going on from its copy",
+               (unsigned long long)seg_.value + 1);
+  process::Task back = head_copy_.take();
+  task_.kill_and_reap();
+  task_ = std::move(back);
+  outcome_.reruns++;
+  head_ns_ = 0;
+  return task_.regs();
+}
+
 }  // namespace slsdbg::replay
