@@ -1,6 +1,7 @@
 // The checkpoint's breakpoint when the patch is not in: the perf breakpoint
 // that compares registers in the kernel (ConditionalArrival), else a debug
 // register from the session's owner (DebugRegisterArrival), a #DB per visit.
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -48,9 +49,8 @@ Status ReplaySession::SegmentRun::arm_breakpoint() {
     arrival_.emplace<ConditionalArrival>(ConditionalArrival{std::move(*cond)});
     return ok_status();
   }
-  static bool warned = false;
-  if (!warned) {
-    warned = true;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
     SLSDBG_WARN("replay", "stopping at every hit of a checkpoint's pc (slow in loops): %s", cond.error().message.c_str());
   }
   return insert_breakpoint();

@@ -10,6 +10,7 @@
 // rescue copy (the same copy) replays the tail the exact way.
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -41,24 +42,31 @@ double head_fraction() {
 // tail replays in under half its hint), so the head is sized by what
 // replay took, not by the hint alone. Kept across sessions (each batch of a
 // reverse scan is a new one); slsdbg replays one recording per process, and
-// a wrong guess costs time, never exactness.
+// a wrong guess costs time, never exactness. A reverse scan's second thread
+// (timeline_scan_ahead.cc) shares them: hence the lock.
 constexpr size_t kRatios = 4;
+std::mutex ratios_mu;
 double ratios[kRatios];
 size_t ratios_seen = 0;
 
 std::optional<double> replay_ratio() {
+  const std::lock_guard lock(ratios_mu);
   if (ratios_seen == 0) return std::nullopt;  // the first arrival measures it
   double least = 1.0;
   for (size_t i = 0; i < std::min(ratios_seen, kRatios); i++) least = std::min(least, ratios[i]);
   return least;
 }
 
+void note_ratio(double r) {
+  const std::lock_guard lock(ratios_mu);
+  ratios[ratios_seen++ % kRatios] = r;
+}
+
 }  // namespace
 
 void ReplaySession::SegmentRun::note_replay_ratio(uint64_t patched_ns) {
   if (!hint_ || *hint_ < kMinHeadNs) return;  // short tails say little
-  ratios[ratios_seen++ % kRatios] =
-      static_cast<double>(head_ns_ + patched_ns) / static_cast<double>(*hint_);
+  note_ratio(static_cast<double>(head_ns_ + patched_ns) / static_cast<double>(*hint_));
 }
 
 Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
@@ -102,12 +110,42 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   }
   SLSDBG_DEBUG("replay", "segment %llu: the unpatched head stopped early (stop kind %d, signal %d); going on from its copy",
                (unsigned long long)seg_.value, static_cast<int>(w.kind), w.signo);
-  ratios[ratios_seen++ % kRatios] = 0.5 * static_cast<double>(head) / static_cast<double>(*hint_);  // too long, maybe
+  note_ratio(0.5 * static_cast<double>(head) / static_cast<double>(*hint_));  // too long, maybe
   process::Task back = copy.take();
   task_.kill_and_reap();
   task_ = std::move(back);
   outcome_.reruns++;
   return uint64_t{0};
+}
+
+// A head ends wherever its alarm fires, a third of the time inside a tight
+// loop's moved bytes. Stepping out keeps the head's copy as the patched
+// run's rescue; a stop other than the step's trap (or a `syscall` to step)
+// puts the copy back instead, where no head ran.
+Result<user_regs_struct> ReplaySession::SegmentRun::leave_site_after_head(const PatchSite& site,
+                                                                        user_regs_struct now) {
+  auto inside = [&](const user_regs_struct& r) {
+    return r.rip > site.anchor && r.rip < site.end() && !(site.anchored() && r.rip == site.pc);
+  };
+  constexpr int kMaxSteps = 16;  // the moved bytes hold a few instructions
+  for (int i = 0; inside(now) && i < kMaxSteps; i++) {
+    uint8_t code[2] = {0, 0};
+    const bool syscall = task_.read_memory(RemoteAddr(now.rip), code).ok() && code[0] == 0x0f && code[1] == 0x05;
+    if (syscall) break;
+    TRY(task_.singlestep());
+    process::WaitResult w = TRY(task_.wait());
+    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) break;
+    now = TRY(task_.regs());
+  }
+  if (!inside(now)) return now;
+  SLSDBG_DEBUG("replay", "checkpoint %llu: the head ended inside the patch's bytes; going on from its copy",
+               (unsigned long long)seg_.value + 1);
+  process::Task back = head_copy_.take();
+  task_.kill_and_reap();
+  task_ = std::move(back);
+  outcome_.reruns++;
+  head_ns_ = 0;
+  return task_.regs();
 }
 
 }  // namespace slsdbg::replay

@@ -54,11 +54,17 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   }
   // Most of the tail by the recorder's hint with nothing armed (checkpoint_arrival_head.cc).
   // Its copy is the rescue below (the observer has seen nothing since).
-  const uint64_t head_ns = TRY(run_unpatched_head());
+  uint64_t head_ns = TRY(run_unpatched_head());
   // The tracee stands inside the bytes the jump would replace (back from a
   // signal handler into the loop): patch at its next arrival at pc, found
-  // by a plain debug-register breakpoint (one #DB).
+  // by a plain debug-register breakpoint (one #DB). Not after a head, which
+  // may have run past the checkpoint: that arrival would be a later one
+  // and the copy made there a rescue that never reaches it.
   user_regs_struct now = TRY(task_.regs());
+  if (head_ns) {
+    now = TRY(leave_site_after_head(site, now));
+    head_ns = head_ns_;  // 0: back at the head's copy
+  }
   if (now.rip > site.anchor && now.rip < site.end() && !(site.anchored() && now.rip == site.pc)) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: patch deferred to the next arrival at %s", (unsigned long long)seg_.value + 1,
                  hex(target_.rip).c_str());

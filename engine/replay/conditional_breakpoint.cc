@@ -74,7 +74,7 @@ std::vector<bpf_insn> compare_program(const user_regs_struct& target, Conditiona
 
 Result<ConditionalBreakpoint> ConditionalBreakpoint::arm(pid_t tid, const user_regs_struct& target, Compare compare) {
   std::vector<bpf_insn> prog = compare_program(target, compare);
-  static char log[4096];
+  thread_local char log[4096];  // a reverse scan may arm from two threads
   static const char kLicense[] = "GPL";
   bpf_attr load{};
   load.prog_type = BPF_PROG_TYPE_PERF_EVENT;

@@ -6,6 +6,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
 
 #include "common/signal_name.h"
 #include "process/cpu.h"
@@ -66,5 +67,17 @@ int recorded_cpu(const store::RecordingReader& reader) {
     }
   return -1;
 }
+
+namespace {
+constexpr int kRecordedCpu = -2;
+thread_local int t_replay_cpu = kRecordedCpu;
+}  // namespace
+
+int replay_cpu(const store::RecordingReader& reader) {
+  return t_replay_cpu == kRecordedCpu ? recorded_cpu(reader) : t_replay_cpu;
+}
+
+ReplayCpuScope::ReplayCpuScope(int cpu) : was_(std::exchange(t_replay_cpu, cpu)) {}
+ReplayCpuScope::~ReplayCpuScope() { t_replay_cpu = was_; }
 
 }  // namespace slsdbg::replay

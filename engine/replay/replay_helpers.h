@@ -32,4 +32,19 @@ bool pin_placement(int64_t nr, const store::Event& ev, user_regs_struct& r);
 // when it cannot be told.
 int recorded_cpu(const store::RecordingReader& reader);
 
+// The CPU this thread's replayed processes are pinned to: the recorded one,
+// unless a ReplayCpuScope of this thread names another (a reverse scan's
+// second thread, timeline_scan_ahead.cc); -1: not pinned.
+int replay_cpu(const store::RecordingReader& reader);
+class ReplayCpuScope {
+ public:
+  explicit ReplayCpuScope(int cpu);
+  ~ReplayCpuScope();
+  ReplayCpuScope(const ReplayCpuScope&) = delete;
+  ReplayCpuScope& operator=(const ReplayCpuScope&) = delete;
+
+ private:
+  int was_;
+};
+
 }  // namespace slsdbg::replay

@@ -17,7 +17,7 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
   TRY(check_sysbuf_version(reader));
   restore::RestoreOptions options;
   options.fd_numbers = restore::FdNumbers::Exact;
-  const int cpu = recorded_cpu(reader);
+  const int cpu = replay_cpu(reader);
   options.in_child_before_exec = [cpu]() -> Status {
     // Its own session: the terminal's Ctrl-C/Ctrl-Z/SIGHUP (meant for GDB or
     // the user's shell) never reach a replayed process, whose signals all

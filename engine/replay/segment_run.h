@@ -103,6 +103,9 @@ class ReplaySession::SegmentRun {
   Result<uint64_t> run_unpatched_head();
   // The arrival's CPU time after the head (the patched run's): sizes later heads.
   void note_replay_ratio(uint64_t patched_ns);
+  // After a head, the tracee inside the bytes `site` moves: single steps out
+  // of them, or back to the head's copy; the registers where it then stands.
+  Result<user_regs_struct> leave_site_after_head(const PatchSite& site, user_regs_struct now);
   // checkpoint_arrival_proof.cc
   Result<bool> trap_before_checkpoint(const siginfo_t& si, const user_regs_struct& r);
   Result<bool> prove_trampoline(const siginfo_t& si, const user_regs_struct& r);

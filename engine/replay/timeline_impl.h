@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -148,6 +149,20 @@ class Timeline::Impl final : public RunObserver {
     std::optional<Moment> last;
   };
   Result<CountedScan> scan_counted(uint64_t first, uint64_t last, std::optional<Moment> until);
+  // A reverse continue's second thread (timeline_scan_ahead.cc): segments
+  // lo..hi counted by a Timeline of its own, pinned to another CPU, while
+  // this one scans the newer batch. Null where it cannot help (one CPU,
+  // watchpoints, counting off, SLSDBG_REPLAY_SCAN_AHEAD=off).
+  class ScanAhead;
+  struct ScanAheadEnd {
+    void operator()(ScanAhead* s) const;  // cancels it, waits for the thread
+  };
+  using ScanAheadPtr = std::unique_ptr<ScanAhead, ScanAheadEnd>;
+  ScanAheadPtr scan_ahead(uint64_t lo, uint64_t hi);
+  int scan_ahead_cpu() const;  // where it would run; -1: it would not
+  // Waits for its answer; lo..hi of the scan.
+  Result<CountedScan> scan_ahead_result(ScanAhead& s);
+  static std::pair<uint64_t, uint64_t> scan_ahead_range(const ScanAhead& s);
   // reach_base(), reach() and scan() run their *_once, and once more with
   // debug-register probes if that failed with the counter in.
   template <class F>

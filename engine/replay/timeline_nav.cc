@@ -478,23 +478,45 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     // where the scan reached (a half-scanned batch cannot tell the last hit).
     interruptible = true;
     const std::optional<Moment> until = hi == from ? c : std::nullopt;
+    // The next older batch, as wide, counted on another CPU meanwhile
+    // (timeline_scan_ahead.cc); its answer counts only if this one has no hit.
+    // Never the image's first segment: ld.so and libc's start keep CPUID's
+    // leaves in memory, whose APIC id differs there (the arrival would fail).
+    // Near the floor the rest is split in halves, so neither CPU scans the
+    // last wide batch alone.
+    ScanAheadPtr ahead;
+    if (!filter && scan_ahead_cpu() >= 0) {
+      if (hi > floor && hi - floor < 2 * width) lo = hi - (hi - floor + 1) / 2 + 1;
+      if (lo > floor + 1) ahead = scan_ahead(lo - std::min(width, lo - floor - 1), lo - 1);
+    }
+    // After a batch with no hit: the ahead's answer, if it has one.
+    enum class Older { Hit, None, Unknown };
+    std::optional<Moment> older_hit;
+    auto older = [&]() -> Older {
+      if (!ahead) return Older::Unknown;
+      const auto [alo, ahi] = scan_ahead_range(*ahead);
+      Result<CountedScan> a = scan_ahead_result(*ahead);
+      ahead.reset();
+      if (!a.ok() || !a->usable) {
+        SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu scanned here (the other CPU's count: %s)",
+                     (unsigned long long)alo, (unsigned long long)ahi,
+                     a.ok() ? "not usable" : a.error().message.c_str());
+        return Older::Unknown;
+      }
+      segments_replayed += ahi - alo + 1;
+      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted on the other CPU: last hit %s",
+                   (unsigned long long)alo, (unsigned long long)ahi, a->last ? a->last->to_string().c_str() : "none");
+      lo = alo;
+      older_hit = a->last;
+      return a->last ? Older::Hit : Older::None;
+    };
     // Breakpoints counted in the tracee: one run, then straight to the last hit's moment.
     Result<CountedScan> counted = scan_counted(lo, hi, until);
     if (options.interrupted && options.interrupted()) {
       interruptible = false;
       return interrupted_back();
     }
-    if (counted.ok() && counted->usable) {
-      interruptible = false;
-      segments_replayed += hi - lo + 1;
-      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted: last hit %s", (unsigned long long)lo,
-                   (unsigned long long)hi, counted->last ? counted->last->to_string().c_str() : "none");
-      if (!counted->last) {
-        if (lo == floor) break;
-        hi = lo - 1;
-        continue;
-      }
-      const Moment m = *counted->last;
+    auto land = [&](const Moment& m) -> Result<TimelineStop> {
       TRY(reach_base(Base::at(m), std::nullopt));
       TRY(set_traps(user));
       path = Path{Base::at(m), {}};
@@ -504,6 +526,18 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       st.cause = StopCause::Breakpoint;
       st.pc = pc_now();
       return st;
+    };
+    if (counted.ok() && counted->usable) {
+      interruptible = false;
+      segments_replayed += hi - lo + 1;
+      SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu counted: last hit %s", (unsigned long long)lo,
+                   (unsigned long long)hi, counted->last ? counted->last->to_string().c_str() : "none");
+      if (counted->last) return land(*counted->last);
+      const Older o = older();
+      if (o == Older::Hit) return land(*older_hit);
+      if (lo == floor) break;
+      hi = lo - 1;
+      continue;
     }
     if (!counted.ok())
       SLSDBG_INFO("timeline", "reverse-continue: scanning with traps (counted scan failed: %s)",
@@ -518,6 +552,8 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     for (const Hit& h : found)
       if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
     if (!best) {
+      const Older o = older();
+      if (o == Older::Hit) return land(*older_hit);
       if (lo == floor) break;
       hi = lo - 1;
       continue;
