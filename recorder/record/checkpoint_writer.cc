@@ -33,9 +33,10 @@ bool has_cap_sys_nice() {
 }
 
 // CPUS without the caller's CPU, unless that leaves none. The recorder has
-// pinned itself and the tracee there: a writer sharing it takes time slices
-// from the program (creating the store made checkpoint 0's stop wait ~7 ms
-// for the CPU, every recording of /bin/true, at load 2).
+// pinned itself and the tracee there: a writer creating the store there
+// held the program off it (checkpoint 0's stop waited ~7 ms for the CPU in
+// every recording of /bin/true at load 2; the kernel is PREEMPT_NONE, so
+// SCHED_IDLE does not help while the writer is inside a syscall).
 cpu_set_t off_callers_cpu(const cpu_set_t& cpus) {
   cpu_set_t away = cpus;
   const int here = sched_getcpu();
@@ -60,8 +61,10 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start(std::unique_pt
   }
   w->thread_handle_ = w->thread_.native_handle();
   w->all_cpus_ = cpus;
-  w->away_cpus_ = off_callers_cpu(cpus);
-  w->use_all_cpus(false);
+  // Until the store is open (start_opening): creating it is most of a short
+  // recording's kernel work (files, SQLite, io_uring).
+  const cpu_set_t away = off_callers_cpu(cpus);
+  (void)pthread_setaffinity_np(w->thread_handle_, sizeof away, &away);
   w->idle_class_allowed_ = has_cap_sys_nice();
   return w;
 }
@@ -86,11 +89,9 @@ CheckpointWriter::~CheckpointWriter() {
   if (thread_.joinable()) thread_.join();
 }
 
-void CheckpointWriter::use_all_cpus(bool all) {
+void CheckpointWriter::use_all_cpus() {
   // Best effort: where it runs only changes how much of its work overlaps.
-  const cpu_set_t& set = all ? all_cpus_ : away_cpus_;
-  (void)pthread_setaffinity_np(thread_handle_, sizeof set, &set);
-  all_cpus_now_ = all;
+  (void)pthread_setaffinity_np(thread_handle_, sizeof all_cpus_, &all_cpus_);
 }
 
 void CheckpointWriter::thread_main() {
@@ -120,7 +121,12 @@ void CheckpointWriter::thread_main() {
 
 Status CheckpointWriter::run(Op& op) {
   if (auto* job = std::get_if<OpenJob>(&op)) {
-    writer_ = TRY(job->open());
+    Result<std::unique_ptr<store::RecordingWriter>> opened = job->open();
+    // Checkpoints: anywhere. Kept off the tracee's CPU they were stored on
+    // the CPU the capture's scan and copy threads use, and bench (b)'s stop
+    // p50 rose from 2.8 to 5.2 ms (load 2-3).
+    (void)pthread_setaffinity_np(pthread_self(), sizeof all_cpus_, &all_cpus_);
+    writer_ = TRY(std::move(opened));
     return ok_status();
   }
   if (auto* job = std::get_if<CheckpointJob>(&op)) {
@@ -207,7 +213,6 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   if (error_) return *error_;
   hand_over_batch_locked();  // the previous segment's events go first
   if (!has_room_locked(bytes)) {
-    use_all_cpus(true);  // the tracee is stopped meanwhile
     const auto t0 = std::chrono::steady_clock::now();
     done_cv_.wait(lock, [&] { return has_room_locked(bytes) || error_.has_value(); });
     stats_.blocked++;
@@ -224,7 +229,6 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
     idle_.store(false, std::memory_order_relaxed);
   }
   stats_.peak_queued = std::max<uint64_t>(stats_.peak_queued, queued_checkpoints_);
-  if (all_cpus_now_) use_all_cpus(false);  // the tracee runs again
   enqueue_locked(CheckpointJob{std::move(input), std::move(reason), std::move(keepalive), bytes});
   return ok_status();
 }
@@ -241,7 +245,7 @@ Status CheckpointWriter::wait() {
     idle_.store(false, std::memory_order_relaxed);
   }
   // The tracee is stopped (or gone) while the caller waits: its CPU is free.
-  use_all_cpus(true);
+  use_all_cpus();
   done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
   return error_ ? Status(*error_) : ok_status();
 }
