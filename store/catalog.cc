@@ -250,8 +250,14 @@ Result<std::vector<BlockRef>> Catalog::free_blocks() {
   return out;
 }
 
+Status put_summary_rows(SqliteDb& db, const Catalog::Summary& summary) {
+  for (const auto& [key, value] : summary) TRY(put_meta_int(db, std::string(kSummaryPrefix) + key, static_cast<int64_t>(value)));
+  return ok_status();
+}
+
 Status Catalog::commit_checkpoint(const CheckpointRow& row, const std::vector<uint8_t>& state, const std::vector<uint8_t>& dirty,
-                                  std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks) {
+                                  std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks,
+                                  const Summary& summary) {
   return in_transaction(db_, [&]() -> Status {
     auto st = TRY(db_.prepare(
         "INSERT INTO checkpoints(id, time_ns, stop_ns, reason, dirty_pages, root_ref, root_sum, extents, state, dirty_list, "
@@ -263,12 +269,8 @@ Status Catalog::commit_checkpoint(const CheckpointRow& row, const std::vector<ui
     TRY(st.run());
     if (sealed) TRY(insert_segment(db_, *sealed));
     if (took_free_blocks) TRY(db_.exec("DELETE FROM free_blocks"));
-    return ok_status();
+    return put_summary_rows(db_, summary);
   });
-}
-
-Status Catalog::put_summary(const std::string& key, uint64_t value) {
-  return put_meta_int(db_, std::string(kSummaryPrefix) + key, static_cast<int64_t>(value));
 }
 
 Status Catalog::put_meta_threads() { return put_meta_int(db_, "threads", 1); }
@@ -281,9 +283,10 @@ Result<std::map<std::string, uint64_t>> Catalog::summary() {
   return out;
 }
 
-Status Catalog::commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed) {
+Status Catalog::commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed, const Summary& summary) {
   return in_transaction(db_, [&]() -> Status {
     if (sealed) TRY(insert_segment(db_, *sealed));
+    TRY(put_summary_rows(db_, summary));
     return put_meta_int(db_, "finished", 1);
   });
 }

@@ -53,13 +53,14 @@ class Catalog {
   Result<std::vector<uint8_t>> dirty_blob(CheckpointId id);
   Result<std::vector<BlockRef>> free_blocks();
 
+  // Summary counts (store/summary.h) a commit below writes in its transaction.
+  using Summary = std::map<std::string, uint64_t>;
   // One transaction: the checkpoint row, the sealed segment before it (if
-  // any), and forgetting the free blocks the writer has taken over.
+  // any), forgetting the free blocks the writer has taken over, and `summary`.
   Status commit_checkpoint(const CheckpointRow& row, const std::vector<uint8_t>& state, const std::vector<uint8_t>& dirty,
-                           std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks);
-  Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed);
-  // store/summary.h
-  Status put_summary(const std::string& key, uint64_t value);
+                           std::optional<std::pair<uint64_t, SegmentRow>> sealed, bool took_free_blocks,
+                           const Summary& summary = {});
+  Status commit_finish(std::optional<std::pair<uint64_t, SegmentRow>> sealed, const Summary& summary = {});
   // meta `threads` = 1 (RecordingMeta::threads), once the recording holds threads.
   Status put_meta_threads();
   Result<std::map<std::string, uint64_t>> summary();

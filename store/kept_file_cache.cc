@@ -90,6 +90,27 @@ bool make_private_dirs(const std::string& dir) {
          (st.st_mode & 077) == 0;
 }
 
+std::optional<std::string> read_private_file(const std::string& path, size_t max_bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 022) != 0 || static_cast<uint64_t>(st.st_size) > max_bytes)
+    return std::nullopt;
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  if (::pread(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return std::nullopt;
+  return text;
+}
+
+void write_private_file(const std::string& dir, const std::string& name, const std::string& text) {
+  if (!make_private_dirs(dir)) return;
+  const std::string tmp = dir + "/.part-" + std::to_string(::getpid()) + "-" + name;
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return;
+  const bool written = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  fd.reset();
+  if (!written || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) ::unlink(tmp.c_str());
+}
+
 int prune_kept_file_cache(const std::string& cache_dir, int min_age_s) { return prune(cache_dir, "", "", min_age_s); }
 
 std::string user_cache_dir(const std::string& sub) {

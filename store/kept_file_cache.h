@@ -16,8 +16,9 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
+#include <optional>
 #include <string>
-
 
 namespace slsdbg::store {
 
@@ -29,6 +30,15 @@ std::string user_cache_dir(const std::string& sub);
 // mkdir -p with 0700 for what it creates. false unless `dir` is then a
 // directory of this user that nobody else may enter or write.
 bool make_private_dirs(const std::string& dir);
+
+// A small file of the per-user cache (libc sites, CPUID records): its bytes
+// if it is a regular file of this user that nobody else may write, of at
+// most `max_bytes`; nullopt otherwise.
+std::optional<std::string> read_private_file(const std::string& path, size_t max_bytes);
+
+// Publishes `text` as dir/name (dir made private first) whole, by a rename,
+// so a reader never sees half of it. Best effort: the cache is a shortcut.
+void write_private_file(const std::string& dir, const std::string& name, const std::string& text);
 
 // $SLSDBG_CACHE_DIR, else $XDG_CACHE_HOME/slsdbg, else ~/.cache/slsdbg, with
 // "/files" appended; "" when SLSDBG_CACHE_DIR=off or there is no home.

@@ -128,6 +128,9 @@ class Writer final : public RecordingWriter {
   std::unique_ptr<EventLogWriter> log_;  // segment next_id_-1
   uint64_t next_id_ = 0;
   bool threaded_ = false;  // catalog meta `threads` written
+  // put_summary's rows, written in the next commit's transaction (the
+  // recorder's four at the end cost four more WAL commits otherwise).
+  Catalog::Summary pending_summary_;
   Status mark_threaded();
   uint64_t retention_gen_ = 0;
   std::vector<BlockRef> pending_free_;  // freed by retention, reuse held off by readers
@@ -351,7 +354,10 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
   row.root = root;
   row.extents = extents_->extent_count();
   std::vector<uint8_t> state = TRY(compress_state(encode_process_state(input.state)));
-  TRY(commit(durable, [&] { return catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free); }));
+  TRY(commit(durable, [&] {
+    return catalog_->commit_checkpoint(row, state, encode_dirty_list(vaddrs_), sealed, took_free, pending_summary_);
+  }));
+  pending_summary_.clear();
   double t_done = now_ms();
   SLSDBG_DEBUG("store", "checkpoint %llu: pages %.2f ms, tree %.2f ms, %s %.2f ms, commit %.2f ms", (unsigned long long)next_id_,
                t_tree - t_pages, t_sync - t_tree, durable ? "sync" : "flush", t_commit - t_sync, t_done - t_commit);
@@ -361,7 +367,8 @@ Result<CheckpointId> Writer::write_checkpoint(const CheckpointInput& input, cons
 
 Status Writer::put_summary(const std::string& key, uint64_t value) {
   if (state_ != State::Open) return Error::msg("put_summary: the recording writer is not open");
-  return catalog_->put_summary(key, value);
+  pending_summary_[key] = value;
+  return ok_status();
 }
 
 // A recording holds threads from its first thread switch (or checkpoint
@@ -382,7 +389,8 @@ Status Writer::finish() {
   // Not durable: no sync now, nor when the catalog closes and copies its WAL.
   if (!durable_finish_) TRY(catalog_->set_durability(Durability::Off));
   double t_commit = now_ms();
-  TRY(commit(durable_finish_, [&] { return catalog_->commit_finish(sealed); }));
+  TRY(commit(durable_finish_, [&] { return catalog_->commit_finish(sealed, pending_summary_); }));
+  pending_summary_.clear();
   SLSDBG_DEBUG("store", "finish: %s %.2f ms, commit %.2f ms", durable_finish_ ? "sync" : "not synced, flush", t_commit - t_sync,
                now_ms() - t_commit);
   state_ = State::Finished;

@@ -23,8 +23,8 @@ inline constexpr const char* kStretchedTicksKey = "stretched_ticks";
 class RecordingReader;
 class RecordingWriter;
 
-// Sets KEY to VALUE (replacing it); the writer must not be finished. Durable
-// with its next checkpoint or finish().
+// Sets KEY to VALUE (replacing it); the writer must not be finished. Written,
+// and durable, with its next checkpoint or finish(), in that transaction.
 Status put_summary(RecordingWriter& writer, const std::string& key, uint64_t value);
 
 // Every KEY written, with its value.

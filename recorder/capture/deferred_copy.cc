@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "process/task.h"
 #include "recorder/capture/page_copier.h"
 #include "recorder/capture/pagemap_scan.h"
@@ -10,20 +12,36 @@ namespace slsdbg::recorder {
 
 namespace {
 
+// Pages copied and then checked together. A page written after its own copy
+// is harmless; only the check cannot tell that from a write before it, so a
+// check right after each chunk's copy tears the checkpoint only for writes
+// that came before (or within a chunk of) the page's copy, not for every
+// write during the whole copy and check (~1.2 ms for 1,000 pages of 1 GiB,
+// which tore ~15% of bench (b)'s deferrals). Ascending pages make each
+// chunk's check walk only its own part of the address space.
+constexpr size_t kChunkPages = 64;
+
 DeferredCopyResult run_job(DeferredCopyJob& job) {
   DeferredCopyResult r;
   process::Task task(Tid(job.pid), job.pid);
   PageCopier copier;
-  r.copied = job.pages;
-  r.status = copier.copy(task, r.copied, job.dest);
-  if (!r.status.ok()) return r;
-  // Written since the checkpoint's scan, i.e. possibly before the copy above.
-  Result<std::vector<uint64_t>> torn = written_among(job.pagemap_fd, r.copied);
-  if (!torn.ok()) {
-    r.status = torn.take_error();
-    return r;
+  for (size_t at = 0; at < job.pages.size(); at += kChunkPages) {
+    std::vector<uint64_t> chunk(job.pages.begin() + at, job.pages.begin() + std::min(at + kChunkPages, job.pages.size()));
+    // Unreadable pages leave the chunk, so copies stay contiguous in dest.
+    r.status = copier.copy(task, chunk, job.dest + r.copied.size() * kPageSize);
+    if (!r.status.ok()) return r;
+    // Written since the checkpoint's scan, i.e. possibly before the copy above.
+    Result<std::vector<uint64_t>> torn = written_among(job.pagemap_fd, chunk);
+    if (!torn.ok()) {
+      r.status = torn.take_error();
+      return r;
+    }
+    r.copied.insert(r.copied.end(), chunk.begin(), chunk.end());
+    if (!torn->empty()) {
+      r.torn = std::move(*torn);  // the checkpoint is dropped: the rest need no copy
+      return r;
+    }
   }
-  r.torn = std::move(*torn);
   return r;
 }
 

@@ -4,7 +4,9 @@
 // (uffd async) by the checkpoint's PAGEMAP_SCAN, so a write since then shows
 // as PAGE_IS_WRITTEN: a page still protected after its copy was taken was
 // not written in between, so the copy is its content at the checkpoint.
-// A written one makes the checkpoint torn; the caller drops it.
+// A written one makes the checkpoint torn; the caller drops it. Pages are
+// copied and checked in chunks of 64, so a write after a page's chunk was
+// checked does not tear the checkpoint.
 #pragma once
 
 #include <sys/types.h>
@@ -30,7 +32,7 @@ struct DeferredCopyJob {
 struct DeferredCopyResult {
   Status status = ok_status();   // an error other than a torn page
   std::vector<uint64_t> copied;  // the pages read (unreadable ones dropped); copy i at dest + i * 4096
-  std::vector<uint64_t> torn;    // pages written before their copy could be confirmed
+  std::vector<uint64_t> torn;    // pages written before their copy could be confirmed (the first chunk's)
 };
 
 class DeferredCopier {

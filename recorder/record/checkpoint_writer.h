@@ -65,7 +65,9 @@ class CheckpointWriter {
   };
 
   // The thread runs on `cpus` (the recorder's CPUs before it pinned itself
-  // to the tracee's), so the store's work overlaps the program's.
+  // to the tracee's), so the store's work overlaps the program's; while it
+  // creates the store (start_opening) not on the caller's own CPU, where the
+  // tracee runs, unless the caller waits for it.
   static Result<std::unique_ptr<CheckpointWriter>> start(std::unique_ptr<store::RecordingWriter> writer,
                                                          const cpu_set_t& cpus, Limits limits = Limits());
   // As start(), but the store is created by `open` as the thread's first
@@ -124,6 +126,7 @@ class CheckpointWriter {
   void enqueue_locked(Op op);                                     // mu_ held
   void hand_over_batch_locked();                                  // mu_ held
   bool has_room_locked(uint64_t bytes) const;                     // mu_ held
+  void use_all_cpus();
   Status fail(Error e);                 // records the first error, returns it
   Status first_error() const;
 
@@ -133,6 +136,7 @@ class CheckpointWriter {
 
   std::thread thread_;
   pthread_t thread_handle_{};
+  cpu_set_t all_cpus_{};
   mutable std::mutex mu_;
   std::condition_variable work_cv_;   // the thread: something queued, or quit
   std::condition_variable done_cv_;   // the caller: an operation finished

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/signal_name.h"
 #include "process/cpu.h"
+#include "process/cpuid_cache.h"
 #include "process/inject.h"
 #include "process/proc_signals.h"
 #include "process/queued_signals.h"
@@ -456,6 +457,7 @@ Status RecordSession::start() {
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return install_record_filter(syscall_buffer);
   };
+  const uint64_t t_spawn = monotonic_ns();
   leader_task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   task_ = leader_task_.get();
   alt_stacks_.none(task_->tid().value);  // a fresh exec
@@ -476,13 +478,23 @@ Status RecordSession::start() {
   t0_ = stop_time_;
 
   TRY_CTX(process::install_injection_page(*task_), "installing the injection page");
+  const uint64_t t_page = monotonic_ns();
   if (opts_.syscall_buffer) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
+  const uint64_t t_buffer = monotonic_ns();
   const int patched = TRY(patch_vdso_time_functions(pid_));
-  SLSDBG_DEBUG("record", "patched %d vDSO entry points", patched);
+  const uint64_t t_vdso = monotonic_ns();
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
+  const uint64_t t_capture = monotonic_ns();
   dispositions_ = initial_dispositions(pid_);
   fast_write_ = FastWrite::for_process(pid_);
+  // Checkpoint 0's stop starts at the spawn: where its set-up time goes.
+  SLSDBG_DEBUG("record",
+               "start: spawn %.0f us, injection page %.0f us, syscall buffer %.0f us, vDSO %.0f us (%d entry "
+               "points), capture set-up %.0f us, dispositions %.0f us",
+               double(stop_time_ - t_spawn) / 1e3, double(t_page - stop_time_) / 1e3, double(t_buffer - t_page) / 1e3,
+               double(t_vdso - t_buffer) / 1e3, patched, double(t_capture - t_vdso) / 1e3,
+               double(monotonic_ns() - t_capture) / 1e3);
 
   store::RecordingMeta meta;
   meta.program = opts_.argv[0];
@@ -526,7 +538,7 @@ Status RecordSession::start_member() {
 }
 
 Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& all_cpus) {
-  meta.cpuid = encode_cpuid(read_cpuid_leaves());
+  meta.cpuid = encode_cpuid(cpuid_leaves_of_pinned_cpu(cpuid_cache_dir()));
   meta.tracker = capture_->tracker_name();
   meta.interval_ns = opts_.interval_ns;
   meta.created_unix_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;

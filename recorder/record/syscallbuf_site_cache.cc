@@ -32,29 +32,6 @@ bool vm_read(pid_t pid, uint64_t addr, void* out, uint64_t len) {
 
 bool is_libc(const store::Mapping& m) { return m.path.find("/libc.so") != std::string::npos; }
 
-// The cache file of this build, if it is the user's own and only theirs.
-std::optional<std::string> read_private(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  struct stat st;
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-      (st.st_mode & 022) != 0 || static_cast<uint64_t>(st.st_size) > kMaxFile)
-    return std::nullopt;
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  if (::pread(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return std::nullopt;
-  return text;
-}
-
-// Published whole by a rename, so a reader never sees half a table.
-void write_private(const std::string& dir, const std::string& name, const std::string& text) {
-  if (!store::make_private_dirs(dir)) return;
-  const std::string tmp = dir + "/.part-" + std::to_string(::getpid()) + "-" + name;
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return;
-  const bool written = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  fd.reset();
-  if (!written || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) ::unlink(tmp.c_str());
-}
-
 bool hex_only(const std::string& s) {
   return !s.empty() && s.size() <= 128 && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(c); });
 }
@@ -170,7 +147,7 @@ Result<LibcSiteTable> libc_site_table(pid_t pid, const std::vector<store::Mappin
   const std::string id = libc_build_id(pid, l->base);
   const bool cacheable = !cache_dir.empty() && hex_only(id);
   if (cacheable) {
-    if (std::optional<std::string> text = read_private(cache_dir + "/" + id)) {
+    if (std::optional<std::string> text = store::read_private_file(cache_dir + "/" + id, kMaxFile)) {
       std::optional<LibcSiteTable> t = decode_site_table(*text, id);
       if (t && t->text_offset == l->text_start - l->base && t->text_size == l->text_end - l->text_start) {
         *from_cache = true;
@@ -188,7 +165,7 @@ Result<LibcSiteTable> libc_site_table(pid_t pid, const std::vector<store::Mappin
   t.text_offset = l->text_start - l->base;
   t.text_size = l->text_end - l->text_start;
   for (const SysbufSite& s : shapes) t.sites.push_back({s.addr - l->base, s.wide, s.nr, refused.count(s.addr) > 0});
-  if (cacheable) write_private(cache_dir, id, encode_site_table(t));
+  if (cacheable) store::write_private_file(cache_dir, id, encode_site_table(t));
   return t;
 }
 
