@@ -12,7 +12,7 @@
 #include "common/fd.h"
 #include "store/kept_file_cache.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 namespace {
 
@@ -65,4 +65,4 @@ std::vector<CpuidEntry> cpuid_leaves_of_pinned_cpu(const std::string& cache_dir)
   return leaves;
 }
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

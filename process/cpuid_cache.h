@@ -10,7 +10,7 @@
 
 #include "process/cpu.h"
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 
 // read_cpuid_leaves() for a thread pinned to a single CPU, from
 // `cache_dir`/BOOT_ID-CPU when an earlier call of this boot left it there,
@@ -22,4 +22,4 @@ std::vector<CpuidEntry> cpuid_leaves_of_pinned_cpu(const std::string& cache_dir)
 // $SLSDBG_CACHE_DIR/cpuid (or the default cache root's), "" when off.
 std::string cpuid_cache_dir();
 
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -15,7 +15,7 @@
 #include <iterator>
 #include <thread>
 
-namespace slsdbg::recorder {
+namespace slsdbg::process {
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,4 +113,4 @@ TEST(CpuidCache, OffReadsAfresh) {
 }
 
 }  // namespace
-}  // namespace slsdbg::recorder
+}  // namespace slsdbg::process

@@ -74,7 +74,7 @@ class Timeline::Impl::ScanAhead {
   void run(const store::RecordingReader& reader, uint64_t checkpoints, Tid tid, pid_t pid,
            const std::set<uint64_t>& breakpoints, int cpu) {
     // The tracer thread on the tracees' CPU: a cross-CPU wake-up per stop costs more than the stop.
-    if (Status st = recorder::pin_to_cpu(cpu); !st.ok()) {
+    if (Status st = process::pin_to_cpu(cpu); !st.ok()) {
       result_ = st.take_error();
       return;
     }

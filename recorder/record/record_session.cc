@@ -78,7 +78,8 @@ using process::install_record_filter;
 using process::kernel_discards;
 using process::patch_vdso_time_functions;
 using process::pin_to_cpu;
-using process::read_cpuid_leaves;
+using process::cpuid_cache_dir;
+using process::cpuid_leaves_of_pinned_cpu;
 using process::settle_interrupted_syscall;
 using process::syscall_name;
 
