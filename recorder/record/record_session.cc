@@ -936,7 +936,11 @@ Status RecordSession::on_syscall_exit() {
   if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
     threads_->set_clear_child_tid(set->first, set->second);
   alt_stacks_.note_call(pid_, cur_nr_, cur_args_, result, mem);
-  if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
+  // Not while other threads live: one may stand right after a site's
+  // `syscall` (in its call, or parked at the exit stop), which the patch
+  // would turn into the middle of a `call` (thr_poll_cut's poll saw 0).
+  if (syscall_buffer_ && cls == SyscallClass::Modelled && !multi() &&
+      TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
     TRY(log_forced_checkpoint(r.rip));
