@@ -423,7 +423,10 @@ Result<bool> SegmentCheck::last_event_repeats(Tid tid, const store::Event& ev) {
         TRY_CTX(reader_.segment_events(SegmentId(seg)), "reading segment " + std::to_string(seg));
     for (size_t i = before.size(); i-- > 0;) {
       const store::Event& e = before[i];
-      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch) continue;
+      // A forced checkpoint is no call of the thread (a member that shares
+      // memory may log one alone in a segment between two of its calls).
+      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch || e.kind == store::EventKind::ForcedCheckpoint)
+        continue;
       return e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no &&
              e.args == ev.args && e.result == ev.result;
     }
