@@ -20,6 +20,7 @@
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
+#include "engine/replay/cut_call_writes.h"
 #include "engine/replay/differing_word.h"
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/placeholder_mmap.h"
@@ -424,7 +425,10 @@ Result<bool> SegmentCheck::last_event_repeats(Tid tid, const store::Event& ev) {
         TRY_CTX(reader_.segment_events(SegmentId(seg)), "reading segment " + std::to_string(seg));
     for (size_t i = before.size(); i-- > 0;) {
       const store::Event& e = before[i];
-      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch) continue;
+      // A forced checkpoint is no call of the thread (a member that shares
+      // memory may log one alone in a segment between two of its calls).
+      if (e.tid != tid || e.kind == store::EventKind::ThreadSwitch || e.kind == store::EventKind::ForcedCheckpoint)
+        continue;
       return e.kind == store::EventKind::Syscall && e.pc == ev.pc && e.syscall_no == ev.syscall_no &&
              e.args == ev.args && e.result == ev.result;
     }
@@ -577,6 +581,8 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
   if (live != next.threads.size())
     return diverge(0, std::to_string(next.threads.size()) + " threads at checkpoint " + std::to_string(k_.value + 1),
                    std::to_string(live) + " threads");
+  // The bytes the kernel wrote for calls the checkpoint cut (cut_call_writes.h).
+  std::vector<AddressRange> cut_writes;
   for (const store::ThreadState& want : next.threads) {
     Thread* th = find(want.tid.value);
     if (!th || th->at == Thread::At::Gone)
@@ -585,6 +591,8 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     if (th->at == Thread::At::Resumed) return Error::msg("internal: comparing a running thread");
     user_regs_struct r = TRY(th->task.regs());
     RegsAt at = RegsAt::Anywhere;
+    if (th->at == Thread::At::InCall && want.restarted_syscall)
+      for (const AddressRange& w : cut_call_writes(static_cast<long>(r.orig_rax), args_of(r))) cut_writes.push_back(w);
     if (th->at == Thread::At::InCall) {
       // Stored as just before its call (the recorder rewound it).
       r.rip -= 2;
@@ -621,13 +629,14 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
       if (auto r = dead_stack_range(next, t.regs.rsp)) dead.push_back(*r);
   }
   process::Task& task = threads_.front().task;
-  const ImageReader live_image = [this, &task](uint64_t a, std::span<uint8_t> out) -> Status {
-    TRY(task.read_memory(RemoteAddr(a), out));
-    if (reach_) reach_->hide(a, out);
-    return ok_status();
-  };
   const ImageReader recorded_image = [this, at](uint64_t a, std::span<uint8_t> out) {
     return reader_.read_memory(at, a, out);
+  };
+  const ImageReader live_image = [this, &task, &cut_writes, &recorded_image](uint64_t a, std::span<uint8_t> out) -> Status {
+    TRY(task.read_memory(RemoteAddr(a), out));
+    if (reach_) reach_->hide(a, out);
+    overlay_recorded(cut_writes, recorded_image, a, out);
+    return ok_status();
   };
   ThreadSettle settle;
   std::vector<uint8_t> recorded(kPageSize);
@@ -674,6 +683,14 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     TRY_CTX(task.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
   }
   out_.xsave_areas_settled += settle.xsave_areas.size();
+  for (const AddressRange& w : cut_writes) {
+    std::vector<uint8_t> bytes(w.end - w.begin);
+    if (!recorded_image(w.begin, bytes).ok()) continue;  // left as read (overlay_recorded)
+    TRY_CTX(task.write_memory(RemoteAddr(w.begin), bytes), "writing what a cut call wrote at " + hex(w.begin));
+  }
+  if (!cut_writes.empty())
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %zu ranges written by calls it cut set to the recorded bytes",
+                 (unsigned long long)at.value, cut_writes.size());
   if (!settle.dead_runs.empty() || !settle.xsave_areas.empty())
     SLSDBG_DEBUG("replay", "checkpoint %llu: %zu dead stack runs and %zu XSAVE areas set to the recorded bytes",
                  (unsigned long long)at.value, settle.dead_runs.size(), settle.xsave_areas.size());

@@ -11,13 +11,17 @@ namespace slsdbg::process {
 
 namespace {
 
+// The kernel writes every revents back also when a signal cut the wait
+// (then all zero): EINTR, or a restart the recorder sees as a cut call.
+bool wrote_revents(const SyscallCall& c) { return succeeded(c) || c.result == -EINTR; }
+
 SyscallClass poll_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (succeeded(c)) add_region(out, c.args[0], c.args[1] * sizeof(struct pollfd));
+  if (wrote_revents(c)) add_region(out, c.args[0], c.args[1] * sizeof(struct pollfd));
   return SyscallClass::Modelled;
 }
 
 SyscallClass ppoll_model(const SyscallCall& c, const RemoteReader&, std::vector<OutputRegion>& out) {
-  if (succeeded(c)) add_region(out, c.args[0], c.args[1] * sizeof(struct pollfd));
+  if (wrote_revents(c)) add_region(out, c.args[0], c.args[1] * sizeof(struct pollfd));
   add_region(out, c.args[2], sizeof(struct timespec));
   return SyscallClass::Modelled;
 }

@@ -191,10 +191,11 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
   // A signal frame below the handler may hold a pc right after some site's
   // `syscall`, which a patch would turn into the middle of its `call`.
   if (handler_depth_ > 0) return false;
-  // Another thread may wait in the kernel at a site's `syscall`: it would
-  // come back into the middle of the `call` (a checkpoint rewinds it to the
-  // site, where it then enters the stub: a state replay does not reach,
-  // #16, thr_churn). The buffer is off while threads exist anyway.
+  // Another thread may wait in the kernel at a site's `syscall`, or stand
+  // right after it: it would come back into the middle of the `call` (a
+  // checkpoint rewinds it to the site, where it then enters the stub: a
+  // state replay does not reach, #16, thr_churn; thr_poll_cut's poll
+  // returned 0). The buffer is off while threads exist anyway.
   if (threads_) return false;
   uint8_t code[8];
   const bool readable = vm_read(pid_, site, code, sizeof code);
