@@ -348,9 +348,27 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   bool reached = false;
   // DR6 tells which debug registers fired; a single step in the same #DB
   // makes the si_code TRAP_TRACE, so look at it for every trap.
-  const unsigned long dr6 = TRY(DebugRegisters::take_dr6(tid));
-  bool mine = false;
+  constexpr unsigned long long kEflagsRf = 0x10000;  // resume flag: the next instruction's breakpoint is skipped
+  unsigned long dr6 = TRY(DebugRegisters::take_dr6(tid));
   const DebugRegisters& d = dregs();
+  // A watched write's trap and an execute breakpoint on the next instruction
+  // may come in one #DB (both DR6 bits, RF set: some hosts do this, others
+  // report the breakpoint on resuming). Count the arrival when it runs, as
+  // the second kind of host does: the execute bit is dropped here and RF
+  // cleared so that it fires on resuming (crash_uaf's reverse watchpoint
+  // had its moment counted twice: "lost the way back").
+  bool data_hit = false;
+  for (int i = 0; i < DebugRegisters::kSlots; i++)
+    if ((dr6 & (1ul << i)) && d.slot(i).kind != DrKind::Execute) data_hit = true;
+  for (int i = 0; data_hit && i < DebugRegisters::kSlots; i++) {
+    if (!(dr6 & (1ul << i)) || d.slot(i).kind != DrKind::Execute || d.slot(i).addr != r.rip) continue;
+    dr6 &= ~(1ul << i);
+    if (r.eflags & kEflagsRf) {
+      r.eflags &= ~kEflagsRf;
+      TRY(task.set_regs(r));
+    }
+  }
+  bool mine = false;
   for (int i = 0; i < DebugRegisters::kSlots; i++) {
     const DrSlot& slot = d.slot(i);
     if (!(dr6 & (1ul << i)) || !ours(slot.use)) continue;
