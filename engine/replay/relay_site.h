@@ -22,7 +22,17 @@ namespace slsdbg::replay {
 
 inline constexpr uint64_t kShortJmpLen = 2;
 
-// plan_patch_site's site unless a branch of pc's function targets the bytes
+// The site whose jump lies inside the instruction at pc: a 5-byte jump
+// over an instruction that long, else a 2-byte `jmp short` to padding
+// (from pc on only, int3 padding, where no function table covers pc). No
+// other instruction start is overwritten, so a thread resuming at a pc
+// saved before the patch went in never runs the jump's bytes as code: Go
+// preempts a goroutine by a signal whose handler makes it resume at the
+// interrupted pc later, from any thread, through a `ret` (#16).
+Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read);
+
+// plan_one_instruction_site's site where there is one (pc's instruction
+// is 1 byte, or no padding is near); else plan_patch_site's site unless a branch of pc's function targets the bytes
 // its jump replaces; then a relayed site if padding is near, else the same
 // site (its run may fail, then the segment traps per visit), or its error.
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read);
