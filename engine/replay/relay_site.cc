@@ -68,9 +68,6 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
 }
 
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read) {
-  // A jump inside pc's own instruction first: a thread that resumes at a
-  // saved pc never lands in its middle.
-  if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
   Result<PatchSite> site = plan_patch_site(pc, read);
   Result<DecodedFunction> d = decode_function(pc, read);
   if (!d.ok()) return site;

@@ -29,10 +29,12 @@ inline constexpr uint64_t kShortJmpLen = 2;
 // saved before the patch went in never runs the jump's bytes as code: Go
 // preempts a goroutine by a signal whose handler makes it resume at the
 // interrupted pc later, from any thread, through a `ret` (#16).
+// Taken first by the threaded replay (thread_reach.cc); the single-thread
+// session keeps plan_checkpoint_site (its patch goes in after the unpatched
+// head, when no saved pc is left to resume: not proven for Go).
 Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read);
 
-// plan_one_instruction_site's site where there is one (pc's instruction
-// is 1 byte, or no padding is near); else plan_patch_site's site unless a branch of pc's function targets the bytes
+// plan_patch_site's site unless a branch of pc's function targets the bytes
 // its jump replaces; then a relayed site if padding is near, else the same
 // site (its run may fail, then the segment traps per visit), or its error.
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read);

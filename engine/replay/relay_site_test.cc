@@ -2,7 +2,7 @@
 // test binary, read as from a tracee: a pc whose 5-byte jump would cover a
 // loop's branch target gets a 2-byte jump to the 5 bytes of padding after
 // the function's `ret`; without padding in reach it keeps the plain site.
-// The checkpoint's jump stays inside pc's own instruction where it can:
+// The threaded replay's jump stays inside pc's own instruction where it can:
 // relayed for a 2-4 byte one, in place for a longer one, also in code no
 // .eh_frame covers (int3 padding only there), never for a 1-byte one.
 #include "engine/replay/relay_site.h"
@@ -98,7 +98,7 @@ TEST(RelaySite, AShortInstructionIsRelayedEvenWithoutABranchIntoTheBytes) {
   auto plain = plan_patch_site(after, read_self);  // cmp (3 bytes) + jl (2)
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(5u, plain->length);
-  auto site = plan_checkpoint_site(after, read_self);
+  auto site = plan_one_instruction_site(after, read_self);
   ASSERT_TRUE(site.ok()) << site.error().message;
   EXPECT_EQ(3u, site->length);  // a thread resuming at the jl never meets the jump's bytes
   EXPECT_EQ(reinterpret_cast<uint64_t>(slsdbg_relay_pad), site->relay);
@@ -106,7 +106,7 @@ TEST(RelaySite, AShortInstructionIsRelayedEvenWithoutABranchIntoTheBytes) {
 
 TEST(RelaySite, WithoutCfiAShortInstructionIsRelayedToInt3Padding) {
   const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_add);
-  auto site = plan_checkpoint_site(pc, read_self);
+  auto site = plan_one_instruction_site(pc, read_self);
   ASSERT_TRUE(site.ok()) << site.error().message;
   EXPECT_EQ(pc, site->anchor);
   EXPECT_EQ(3u, site->length);
@@ -115,7 +115,7 @@ TEST(RelaySite, WithoutCfiAShortInstructionIsRelayedToInt3Padding) {
 
 TEST(RelaySite, ALongInstructionTakesTheJumpInPlace) {
   const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_cmp);
-  auto site = plan_checkpoint_site(pc, read_self);
+  auto site = plan_one_instruction_site(pc, read_self);
   ASSERT_TRUE(site.ok()) << site.error().message;
   EXPECT_EQ(7u, site->length);  // cmp $1000, %rcx alone
   EXPECT_EQ(0u, site->relay);

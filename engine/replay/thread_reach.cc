@@ -40,8 +40,8 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
   return st;
 }
 
-// Where the jump watching pc goes (relay_site.h's plan_checkpoint_site):
-// inside pc's own instruction where it can (a goroutine resuming at a pc
+// Where the jump watching pc goes (relay_site.h): inside pc's own
+// instruction where it can (plan_one_instruction_site) (a goroutine resuming at a pc
 // saved before the patch went in ran the tail of a jump covering two
 // instructions, #16); else at pc when no branch enters the bytes it
 // covers, else at an anchor before pc or through a relay. A tick in a -O0
@@ -51,6 +51,7 @@ Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
   const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
     return task.read_memory(RemoteAddr(addr), out).ok();
   };
+  if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
   return plan_checkpoint_site(pc, read);
 }
 
