@@ -105,6 +105,58 @@ bool in_group(const cs_insn& insn, uint8_t group) {
   return false;
 }
 
+// Capstone with details over `code`, which lies at `at`: one instruction a call.
+class Decoder {
+ public:
+  Decoder(std::span<const uint8_t> code, uint64_t at) : p_(code.data()), left_(code.size()), addr_(at) {
+    open_ = cs_open(CS_ARCH_X86, CS_MODE_64, &h_) == CS_ERR_OK;
+    if (!open_) return;
+    cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
+    insn_ = cs_malloc(h_);
+  }
+  ~Decoder() {
+    if (insn_) cs_free(insn_, 1);
+    if (open_) cs_close(&h_);
+  }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+  bool ok() const { return insn_ != nullptr; }
+  bool done() const { return left_ == 0; }
+  uint64_t here() const { return addr_; }  // where next() decodes
+  csh handle() const { return h_; }
+  // Null where the bytes do not decode (or are cut by the end).
+  const cs_insn* next() { return cs_disasm_iter(h_, &p_, &left_, &addr_, insn_) ? insn_ : nullptr; }
+
+ private:
+  csh h_ = 0;
+  bool open_ = false;
+  cs_insn* insn_ = nullptr;
+  const uint8_t* p_;
+  size_t left_;
+  uint64_t addr_;
+};
+
+// What the planners need of one instruction at `at`.
+DecodedFunction::Insn classify(const cs_insn& insn, uint64_t at) {
+  const bool jump = in_group(insn, X86_GRP_JUMP), call = in_group(insn, X86_GRP_CALL);
+  const bool ret = in_group(insn, X86_GRP_RET) || in_group(insn, X86_GRP_IRET);
+  const bool special = in_group(insn, X86_GRP_INT) || insn.id == X86_INS_SYSCALL || insn.id == X86_INS_SYSENTER ||
+                       insn.id == X86_INS_UD2 || insn.id == X86_INS_HLT || insn.id == X86_INS_INT3;
+  DecodedFunction::Insn i;
+  i.at = at;
+  i.size = static_cast<uint8_t>(insn.size);
+  i.plain = !jump && !call && !ret && !special;
+  i.ends_flow = insn.id == X86_INS_JMP || ret;
+  i.is_ret = ret;
+  i.padding = insn.id == X86_INS_NOP || insn.id == X86_INS_INT3;
+  i.int3 = insn.id == X86_INS_INT3;
+  const cs_x86& x = insn.detail->x86;
+  const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
+  if (call && direct) i.call_target = static_cast<uint64_t>(x.operands[0].imm);
+  if (jump && direct) i.jump_target = static_cast<uint64_t>(x.operands[0].imm);
+  return i;
+}
+
 }  // namespace
 
 const DecodedFunction::Insn* DecodedFunction::at(uint64_t pc) const {
@@ -118,35 +170,22 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
   if (d.range.end - d.range.start > kMaxFunction) return Error::msg("the function at " + hex_addr(d.range.start) + " is too long to decode");
   std::vector<uint8_t> code(d.range.end - d.range.start);
   if (!read(d.range.start, code)) return Error::msg("the function at " + hex_addr(d.range.start) + " is not mapped whole");
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return Error::msg("capstone: cs_open failed");
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  cs_insn* insn = cs_malloc(h);
-  const uint8_t* p = code.data();
-  size_t left = code.size();
-  uint64_t addr = d.range.start;
+  Decoder dec(code, d.range.start);
+  if (!dec.ok()) return Error::msg("capstone: cs_open failed");
+  const csh h = dec.handle();
   bool failed = false;
   std::deque<OpsInsn> recent;                 // the last instructions, for a dispatch's pattern
   std::vector<std::vector<OpsInsn>> dispatches;  // each ends with an indirect jump
   std::vector<RipLea> leas;
-  while (left > 0) {
-    const uint64_t at = addr;
-    if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
+  while (!dec.done()) {
+    const uint64_t at = dec.here();
+    const cs_insn* insn = dec.next();
+    if (!insn) {
       failed = true;
       break;
     }
     const bool jump = in_group(*insn, X86_GRP_JUMP), call = in_group(*insn, X86_GRP_CALL);
-    const bool ret = in_group(*insn, X86_GRP_RET) || in_group(*insn, X86_GRP_IRET);
-    const bool special = in_group(*insn, X86_GRP_INT) || insn->id == X86_INS_SYSCALL ||
-                         insn->id == X86_INS_SYSENTER || insn->id == X86_INS_UD2 || insn->id == X86_INS_HLT ||
-                         insn->id == X86_INS_INT3;
-    DecodedFunction::Insn i;
-    i.at = at;
-    i.size = static_cast<uint8_t>(insn->size);
-    i.plain = !jump && !call && !ret && !special;
-    i.ends_flow = insn->id == X86_INS_JMP || ret;
-    i.is_ret = ret;
-    i.padding = insn->id == X86_INS_NOP || insn->id == X86_INS_INT3;
+    const DecodedFunction::Insn i = classify(*insn, at);
     const cs_x86& x = insn->detail->x86;
     const bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
     OpsInsn ops{at, i.size, insn->id, 0, x};
@@ -166,12 +205,8 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
       if (direct) d.targets.insert(static_cast<uint64_t>(x.operands[0].imm));
       else if (insn->id == X86_INS_JMP) dispatches.emplace_back(recent.begin(), recent.end());
     }
-    if (call && direct) i.call_target = static_cast<uint64_t>(x.operands[0].imm);
-    if (jump && direct) i.jump_target = static_cast<uint64_t>(x.operands[0].imm);
     d.insns.push_back(i);
   }
-  cs_free(insn, 1);
-  cs_close(&h);
   if (failed) return Error::msg("cannot decode the function at " + hex_addr(d.range.start));
   // A switch's table adds its entries as targets; any other indirect jump
   // could go anywhere. A direct branch into the dispatch after its bound
@@ -189,6 +224,35 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
   }
   d.targets.insert(table_targets.begin(), table_targets.end());
   d.table_targets = std::move(table_targets);
+  return d;
+}
+
+Result<DecodedFunction> decode_ahead(uint64_t pc, uint64_t bytes, const CodeReader& read) {
+  // As much of [pc, pc + bytes) as is mapped, a page at a time.
+  std::vector<uint8_t> code;
+  for (uint64_t at = pc; at < pc + bytes;) {
+    const uint64_t chunk = std::min(pc + bytes, (at & ~(kPage - 1)) + kPage) - at;
+    std::vector<uint8_t> part(chunk);
+    if (!read(at, part)) break;
+    code.insert(code.end(), part.begin(), part.end());
+    at += chunk;
+  }
+  if (code.empty()) return Error::msg("the code at " + hex_addr(pc) + " is not mapped");
+  Decoder dec(code, pc);
+  if (!dec.ok()) return Error::msg("capstone: cs_open failed");
+  DecodedFunction d;
+  while (!dec.done()) {
+    const uint64_t at = dec.here();
+    const cs_insn* insn = dec.next();
+    if (!insn) break;  // data, or an instruction cut by the end
+    const DecodedFunction::Insn i = classify(*insn, at);
+    if (i.call_target) d.targets.insert(*i.call_target);
+    if (i.jump_target) d.targets.insert(*i.jump_target);
+    d.insns.push_back(i);
+  }
+  if (d.insns.empty()) return Error::msg("cannot decode the instruction at " + hex_addr(pc));
+  d.range = CodeFunction{pc, d.insns.back().at + d.insns.back().size};
+  d.whole = false;
   return d;
 }
 

@@ -39,6 +39,7 @@ struct DecodedFunction {
     bool ends_flow = false;  // ret or jmp: what follows is reached by a branch only
     bool is_ret = false;
     bool padding = false;    // nop or int3 (alignment between blocks)
+    bool int3 = false;       // never run by a program that works (Go pads its functions with these)
     std::optional<uint64_t> call_target;  // a direct call's callee
     std::optional<uint64_t> jump_target;  // a direct jump's (jmp, jcc) destination
   };
@@ -48,11 +49,18 @@ struct DecodedFunction {
   bool indirect_jump = false;  // an indirect jump that is no recognised table (a tail call) could go anywhere
   int jump_tables = 0;         // indirect jumps resolved as tables
   std::set<uint64_t> table_targets;  // the tables' entries (also in targets)
+  // False for decode_ahead's instructions: branches from before them, and
+  // targets of branches never decoded, are unknown.
+  bool whole = true;
   // The instruction starting at pc, or nullptr.
   const Insn* at(uint64_t pc) const;
 };
 // The function around pc, decoded whole (refused above 256 KiB or when some
 // bytes do not decode).
 Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read);
+// The instructions from pc on, decoded straight ahead through at most
+// `bytes` (up to the first that does not decode): for code that no
+// .eh_frame_hdr covers (Go's binaries have none). Not `whole`.
+Result<DecodedFunction> decode_ahead(uint64_t pc, uint64_t bytes, const CodeReader& read);
 
 }  // namespace slsdbg::replay

@@ -31,7 +31,9 @@ Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d) {
     if (!s->ends_flow) continue;
     auto run = std::next(s);
     uint64_t from = run == d.insns.end() ? d.range.end : run->at, to = from;
-    while (run != d.insns.end() && run->padding && !d.targets.count(run->at)) {
+    // Seen from pc on only: a nop there may still be some earlier branch's
+    // target; an int3 is run by no branch of a working program.
+    while (run != d.insns.end() && run->padding && (d.whole || run->int3) && !d.targets.count(run->at)) {
       to = run->at + run->size;
       ++run;
     }
@@ -44,6 +46,25 @@ Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d) {
     return site;
   }
   return Error::msg("no padding within a short jump of " + hex_addr(pc));
+}
+
+Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read) {
+  Result<DecodedFunction> d = decode_function(pc, read);
+  // Without a function table (Go): pc's instruction and the padding after
+  // it, within a short jump's reach.
+  if (!d.ok()) d = decode_ahead(pc, kShortJmpLen + 127 + kJmpLen + 15, read);
+  if (!d.ok()) return d.error();
+  const DecodedFunction::Insn* at = d->at(pc);
+  if (!at) return Error::msg(hex_addr(pc) + " is not an instruction start");
+  if (at->size < kShortJmpLen) return Error::msg("the instruction at " + hex_addr(pc) + " is 1 byte long");
+  PatchSite site = PatchSite::at(pc, at->size);
+  if (at->size < kJmpLen) site = TRY(plan_relay_site(pc, *d));
+  // Whether the instruction can move (a `loop`, a far branch cannot).
+  uint8_t code[32] = {};
+  if (!read(pc, code)) return Error::msg("the code at " + hex_addr(pc) + " is not mapped");
+  Emitter e(pc + kTrampPage);
+  TRY(emit_from_pc(code, site, e));
+  return site;
 }
 
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read) {

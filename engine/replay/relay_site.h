@@ -22,6 +22,18 @@ namespace slsdbg::replay {
 
 inline constexpr uint64_t kShortJmpLen = 2;
 
+// The site whose jump lies inside the instruction at pc: a 5-byte jump
+// over an instruction that long, else a 2-byte `jmp short` to padding
+// (from pc on only, int3 padding, where no function table covers pc). No
+// other instruction start is overwritten, so a thread resuming at a pc
+// saved before the patch went in never runs the jump's bytes as code: Go
+// preempts a goroutine by a signal whose handler makes it resume at the
+// interrupted pc later, from any thread, through a `ret` (#16).
+// Taken first by the threaded replay (thread_reach.cc); the single-thread
+// session keeps plan_checkpoint_site (its patch goes in after the unpatched
+// head, when no saved pc is left to resume: not proven for Go).
+Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read);
+
 // plan_patch_site's site unless a branch of pc's function targets the bytes
 // its jump replaces; then a relayed site if padding is near, else the same
 // site (its run may fail, then the segment traps per visit), or its error.

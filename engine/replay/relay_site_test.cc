@@ -2,6 +2,9 @@
 // test binary, read as from a tracee: a pc whose 5-byte jump would cover a
 // loop's branch target gets a 2-byte jump to the 5 bytes of padding after
 // the function's `ret`; without padding in reach it keeps the plain site.
+// The threaded replay's jump stays inside pc's own instruction where it can:
+// relayed for a 2-4 byte one, in place for a longer one, also in code no
+// .eh_frame covers (int3 padding only there), never for a 1-byte one.
 #include "engine/replay/relay_site.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +38,39 @@ slsdbg_relay_pad:
   .size slsdbg_relay, .-slsdbg_relay
 )");
 
+// Go-like code without CFI: 3-byte instructions, a 7-byte compare, a 1-byte
+// cld; int3 padding after the first function, nops after the second.
+extern "C" uint8_t slsdbg_nocfi_add[], slsdbg_nocfi_cmp[], slsdbg_nocfi_cld[], slsdbg_nocfi_pad[];
+extern "C" uint8_t slsdbg_nocfi_nop_add[];
+asm(R"(
+  .text
+slsdbg_nocfi:
+  xor %ecx, %ecx
+  xor %eax, %eax
+1:
+  .globl slsdbg_nocfi_add, slsdbg_nocfi_cmp, slsdbg_nocfi_cld, slsdbg_nocfi_pad, slsdbg_nocfi_nop_add
+slsdbg_nocfi_add:
+  add %rcx, %rax
+  inc %rcx
+slsdbg_nocfi_cmp:
+  cmp $1000, %rcx
+  jl 1b
+slsdbg_nocfi_cld:
+  cld
+  xor %edx, %edx
+  xor %esi, %esi
+  ret
+slsdbg_nocfi_pad:
+  .fill 8, 1, 0xcc
+slsdbg_nocfi_nop:
+  xor %eax, %eax
+slsdbg_nocfi_nop_add:
+  add %rcx, %rax
+  inc %rcx
+  ret
+  .fill 8, 1, 0x90
+)");
+
 namespace slsdbg::replay {
 namespace {
 
@@ -59,12 +95,51 @@ TEST(RelaySite, ABranchIntoThe5BytesGivesAShortJumpToPadding) {
   EXPECT_EQ(reinterpret_cast<uint64_t>(slsdbg_relay_pad), site->relay);
 }
 
-TEST(RelaySite, NoBranchIntoTheBytesKeepsThePlainSite) {
+TEST(RelaySite, AShortInstructionIsRelayedEvenWithoutABranchIntoTheBytes) {
   const uint64_t after = reinterpret_cast<uint64_t>(slsdbg_relay_pc) + 7;  // cmp $10, %eax; jl
-  auto site = plan_checkpoint_site(after, read_self);
-  // cmp (3 bytes) + jl (2): a jump within 5 bytes but as the last one moved.
+  auto plain = plan_patch_site(after, read_self);  // cmp (3 bytes) + jl (2)
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(5u, plain->length);
+  auto site = plan_one_instruction_site(after, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(3u, site->length);  // a thread resuming at the jl never meets the jump's bytes
+  EXPECT_EQ(reinterpret_cast<uint64_t>(slsdbg_relay_pad), site->relay);
+}
+
+TEST(RelaySite, WithoutCfiAShortInstructionIsRelayedToInt3Padding) {
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_add);
+  auto site = plan_one_instruction_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(pc, site->anchor);
+  EXPECT_EQ(3u, site->length);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(slsdbg_nocfi_pad), site->relay);
+}
+
+TEST(RelaySite, ALongInstructionTakesTheJumpInPlace) {
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_cmp);
+  auto site = plan_one_instruction_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(7u, site->length);  // cmp $1000, %rcx alone
+  EXPECT_EQ(0u, site->relay);
+}
+
+TEST(RelaySite, AOneByteInstructionKeepsThePlainSite) {
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_cld);
+  EXPECT_FALSE(plan_one_instruction_site(pc, read_self).ok());
+  auto site = plan_checkpoint_site(pc, read_self);
   ASSERT_TRUE(site.ok()) << site.error().message;
   EXPECT_EQ(0u, site->relay);
+  EXPECT_EQ(5u, site->length);  // cld and the two xors
+}
+
+TEST(RelaySite, WithoutCfiNopsAreNoPadding) {
+  // Seen from pc on only, a nop may be some earlier branch's target.
+  const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_nop_add);
+  EXPECT_FALSE(plan_one_instruction_site(pc, read_self).ok());
+  auto site = plan_checkpoint_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(0u, site->relay);
+  EXPECT_EQ(6u, site->length);  // add, inc
 }
 
 }  // namespace

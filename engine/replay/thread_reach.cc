@@ -40,15 +40,18 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
   return st;
 }
 
-// Where the jump watching pc goes (relay_site.h's plan_checkpoint_site): at
-// pc itself when no branch enters the bytes it covers, else at an anchor
-// before pc or through a relay. A tick in a -O0 loop often stops right
-// before the loop's condition, which the loop's `jmp` enters: a jump at pc
-// there made the branch run its int3 tail (#16).
+// Where the jump watching pc goes (relay_site.h): inside pc's own
+// instruction where it can (plan_one_instruction_site) (a goroutine resuming at a pc
+// saved before the patch went in ran the tail of a jump covering two
+// instructions, #16); else at pc when no branch enters the bytes it
+// covers, else at an anchor before pc or through a relay. A tick in a -O0
+// loop often stops right before the loop's condition, which the loop's
+// `jmp` enters: a jump at pc there made the branch run its int3 tail.
 Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
   const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
     return task.read_memory(RemoteAddr(addr), out).ok();
   };
+  if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
   return plan_checkpoint_site(pc, read);
 }
 
