@@ -23,6 +23,7 @@ extern "C" int slsdbg_anchored(int);  // push rbp; mov rbp, rsp; lea eax, [rdi +
 extern "C" int slsdbg_bare_ret(int);  // ret
 extern "C" int slsdbg_branch_in(int);  // a jl into the `pop rbp` before the ret
 extern "C" int slsdbg_o0_loop(int);    // -O0's loop: `addl $1, i` before the condition the entry jumps to
+extern "C" int slsdbg_call_through(int (*)(int), int);  // push rbx; mov rax, rdi; mov rdi, rsi; call *rax; add eax, 1
 extern "C" uint8_t slsdbg_o0_loop_inc[];
 asm(R"(
   .text
@@ -63,6 +64,21 @@ slsdbg_anchored:
   ret
   .cfi_endproc
   .size slsdbg_anchored, .-slsdbg_anchored
+  .globl slsdbg_call_through
+  .type slsdbg_call_through, @function
+slsdbg_call_through:
+  .cfi_startproc
+  push %rbx
+  .cfi_def_cfa_offset 16
+  mov %rdi, %rax
+  mov %rsi, %rdi
+  call *%rax
+  add $1, %eax
+  pop %rbx
+  .cfi_def_cfa_offset 8
+  ret
+  .cfi_endproc
+  .size slsdbg_call_through, .-slsdbg_call_through
   .globl slsdbg_bare_ret
   .type slsdbg_bare_ret, @function
 slsdbg_bare_ret:
@@ -165,6 +181,53 @@ TEST(PatchSite, AnchoredCounterCountsEveryArrival) {
   std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
   EXPECT_EQ(1000u, count);
   munmap(mem, 2 * 4096);
+}
+
+int add_ten(int x) { return x + 10; }
+
+TEST(PatchSite, AnIndirectCallEndingTheMovedBytesRunsFromTheStub) {
+  // A copy of slsdbg_call_through; pc is `mov %rsi, %rdi`, so the 5 moved
+  // bytes end with `call *%rax`, which the stub makes push the original
+  // return address and `jmp *%rax`.
+  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(MAP_FAILED, mem);
+  auto* code = static_cast<uint8_t*>(mem);
+  const uint64_t fn_at = reinterpret_cast<uint64_t>(code);
+  const uint64_t page = fn_at + 4096;
+  ASSERT_TRUE(read_self(reinterpret_cast<uint64_t>(slsdbg_call_through), {code, 14}));
+  ASSERT_EQ(0xff, code[7]);  // call *%rax
+  ASSERT_EQ(0xd0, code[8]);
+  const uint64_t pc = fn_at + 4;
+  auto site = plan_patch_site(pc, read_self);
+  ASSERT_TRUE(site.ok()) << site.error().message;
+  EXPECT_EQ(pc, site->anchor);
+  EXPECT_EQ(5u, site->length);
+  std::vector<uint8_t> moved(code + 4, code + 9);
+  moved.resize(32, 0x90);
+  auto stub = build_counter_stub(moved, *site, page);
+  ASSERT_TRUE(stub.ok()) << stub.error().message;
+  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
+  code[4] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
+  std::memcpy(code + 5, &rel, 4);
+  auto fn = reinterpret_cast<int (*)(int (*)(int), int)>(fn_at);
+  for (int i = 0; i < 100; i++) ASSERT_EQ(i + 11, fn(add_ten, i));
+  uint64_t count = 0;
+  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
+  EXPECT_EQ(100u, count);
+  munmap(mem, 2 * 4096);
+}
+
+TEST(PatchSite, AnIndirectCallBeforeTheEndOfTheMovedBytesIsRefused) {
+  // At the call itself, the add after it would be moved too: the callee
+  // would return into the jump's bytes.
+  const uint64_t call = reinterpret_cast<uint64_t>(slsdbg_call_through) + 7;
+  std::vector<uint8_t> code(32);
+  ASSERT_TRUE(read_self(call, code));
+  Emitter e(call + kTrampPage);
+  auto moved = emit_displaced(code, call, e);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_NE(std::string::npos, moved.error().message.find("before the end of the moved bytes"));
 }
 
 }  // namespace

@@ -34,8 +34,47 @@ bool in_group(const cs_insn& insn, uint8_t group) {
   return false;
 }
 
-// Moves one instruction from its address to e.here().
-Status relocate(const cs_insn& insn, Emitter& e) {
+// An indirect near call (`call r/m64`, FF /2) that ends the moved bytes:
+// push the original return address (the first byte after the patch, kept
+// inline), then `jmp r/m64` (FF /4) with the same operand. Not before the
+// end (the callee would return into the jump's bytes), nor with %rsp in the
+// operand (the push moved it). python3's GC calls its visitor this way in
+// list_traverse: a checkpoint there cost a #DB per visit.
+Status relocate_indirect_call(const cs_insn& insn, size_t opcode_at, bool last, Emitter& e) {
+  const cs_x86& x = insn.detail->x86;
+  const std::string what = std::string(insn.mnemonic) + " at " + hex_addr(insn.address);
+  if (!last) return Error::msg("cannot move a call before the end of the moved bytes (" + what + ")");
+  for (uint8_t i = 0; i < x.op_count; i++) {
+    const cs_x86_op& op = x.operands[i];
+    if ((op.type == X86_OP_REG && op.reg == X86_REG_RSP) ||
+        (op.type == X86_OP_MEM && (op.mem.base == X86_REG_RSP || op.mem.index == X86_REG_RSP)))
+      return Error::msg("cannot move a call through %rsp (" + what + ")");
+  }
+  e.byte(0xff);
+  e.byte(0x35);  // push qword [rip + to the constant]
+  const size_t to_const = e.out.size();
+  for (int i = 0; i < 4; i++) e.byte(0);
+  std::vector<uint8_t> bytes(insn.bytes, insn.bytes + insn.size);
+  bytes[opcode_at + 1] = static_cast<uint8_t>((bytes[opcode_at + 1] & ~0x38) | (4 << 3));  // ModRM.reg: call -> jmp
+  for (uint8_t i = 0; i < x.op_count; i++) {
+    if (x.operands[i].type != X86_OP_MEM || x.operands[i].mem.base != X86_REG_RIP) continue;
+    if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) return Error::msg("odd rip-relative " + what);
+    const uint64_t target = insn.address + insn.size + static_cast<uint64_t>(x.operands[i].mem.disp);
+    const int64_t d = static_cast<int64_t>(target - (e.here() + insn.size));
+    if (!fits_rel32(d)) return Error::msg("rip-relative operand out of reach: " + what);
+    const int32_t v = static_cast<int32_t>(d);
+    std::memcpy(&bytes[x.encoding.disp_offset], &v, 4);
+  }
+  for (uint8_t b : bytes) e.byte(b);
+  e.bind(to_const, e.here());
+  const uint64_t ret = insn.address + insn.size;
+  for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
+  return ok_status();
+}
+
+// Moves one instruction from its address to e.here(); `last`: it ends the
+// moved bytes.
+Status relocate(const cs_insn& insn, bool last, Emitter& e) {
   const cs_x86& x = insn.detail->x86;
   const std::string what = std::string(insn.mnemonic) + " at " + hex_addr(insn.address);
   if (insn.size == 5 && insn.bytes[0] == 0xe8) {
@@ -55,7 +94,6 @@ Status relocate(const cs_insn& insn, Emitter& e) {
     for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
     return ok_status();
   }
-  if (in_group(insn, X86_GRP_CALL)) return Error::msg("cannot move a call (" + what + ")");
   // Relative branches, from their opcode (after legacy/REX prefixes).
   size_t o = 0;
   while (o < insn.size && (insn.bytes[o] == 0x66 || insn.bytes[o] == 0x67 || insn.bytes[o] == 0xf2 ||
@@ -64,6 +102,8 @@ Status relocate(const cs_insn& insn, Emitter& e) {
     o++;
   const uint8_t op = o < insn.size ? insn.bytes[o] : 0;
   const uint8_t op2 = o + 1 < insn.size ? insn.bytes[o + 1] : 0;
+  if (op == 0xff && ((op2 >> 3) & 7) == 2 && in_group(insn, X86_GRP_CALL)) return relocate_indirect_call(insn, o, last, e);
+  if (in_group(insn, X86_GRP_CALL)) return Error::msg("cannot move a call (" + what + ")");
   const bool jcc8 = op >= 0x70 && op <= 0x7f;
   const bool jcc32 = op == 0x0f && op2 >= 0x80 && op2 <= 0x8f;
   const bool jmp = op == 0xeb || op == 0xe9;
@@ -163,7 +203,7 @@ Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emit
       moved = Error::msg(std::string("a ") + insn->mnemonic + " within 5 bytes of " + hex_addr(pc));
       break;
     }
-    moved = relocate(*insn, e);
+    moved = relocate(*insn, displaced + insn->size >= kJmpLen, e);
     if (!moved.ok()) break;
     displaced += insn->size;
   }
@@ -176,8 +216,9 @@ Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emit
 
 namespace {
 
-// Emits the instructions of code (read at `at`) in [from, to), moved.
-Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uint64_t to, Emitter& e) {
+// Emits the instructions of code (read at `at`) in [from, to), moved;
+// `end`: where the moved bytes end (a call may only end them).
+Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uint64_t to, uint64_t end, Emitter& e) {
   Capstone cs;
   if (!cs.ok) return Error::msg("capstone: cs_open failed");
   const uint8_t* p = code.data();
@@ -192,7 +233,7 @@ Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uin
       break;
     }
     if (start < from) continue;
-    moved = relocate(*insn, e);
+    moved = relocate(*insn, addr == end, e);
     if (!moved.ok()) break;
   }
   cs_free(insn, 1);
@@ -204,11 +245,11 @@ Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uin
 }  // namespace
 
 Status emit_before_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e) {
-  return emit_range(code, site.anchor, site.anchor, site.pc, e);
+  return emit_range(code, site.anchor, site.anchor, site.pc, site.end(), e);
 }
 
 Status emit_from_pc(std::span<const uint8_t> code, const PatchSite& site, Emitter& e) {
-  TRY(emit_range(code, site.anchor, site.pc, site.end(), e));
+  TRY(emit_range(code, site.anchor, site.pc, site.end(), site.end(), e));
   e.byte(0xe9);
   e.rel32(site.end());
   return ok_status();
@@ -220,7 +261,7 @@ Result<uint64_t> moved_offset(std::span<const uint8_t> code, const PatchSite& si
   // part up to rip at a nominal base and measure.
   const uint64_t from = rip < site.pc ? site.anchor : site.pc;
   Emitter e(site.end() + kTrampPage);
-  TRY(emit_range(code, site.anchor, from, rip, e));
+  TRY(emit_range(code, site.anchor, from, rip, site.end(), e));
   return static_cast<uint64_t>(e.out.size());
 }
 
