@@ -34,6 +34,41 @@ bool in_group(const cs_insn& insn, uint8_t group) {
   return false;
 }
 
+// `push qword [rip + slot]`; the slot's offset is returned for
+// place_return_address, which writes it after the jump that follows.
+size_t push_return_address(Emitter& e) {
+  e.byte(0xff);
+  e.byte(0x35);
+  const size_t slot = e.out.size();
+  for (int i = 0; i < 4; i++) e.byte(0);
+  return slot;
+}
+
+// The original return address (the first byte after the moved call),
+// inline where the push reads it.
+void place_return_address(Emitter& e, size_t slot, const cs_insn& call) {
+  e.bind(slot, e.here());
+  const uint64_t ret = call.address + call.size;
+  for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
+}
+
+// Emits `bytes` (the instruction's, maybe with its opcode changed) at
+// e.here() with every rip-relative displacement moved to keep its target.
+Status emit_rip_relocated(const cs_insn& insn, std::vector<uint8_t> bytes, const std::string& what, Emitter& e) {
+  const cs_x86& x = insn.detail->x86;
+  for (uint8_t i = 0; i < x.op_count; i++) {
+    if (x.operands[i].type != X86_OP_MEM || x.operands[i].mem.base != X86_REG_RIP) continue;
+    if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) return Error::msg("odd rip-relative " + what);
+    const uint64_t target = insn.address + insn.size + static_cast<uint64_t>(x.operands[i].mem.disp);
+    const int64_t d = static_cast<int64_t>(target - (e.here() + insn.size));
+    if (!fits_rel32(d)) return Error::msg("rip-relative operand out of reach: " + what);
+    const int32_t v = static_cast<int32_t>(d);
+    std::memcpy(&bytes[x.encoding.disp_offset], &v, 4);
+  }
+  for (uint8_t b : bytes) e.byte(b);
+  return ok_status();
+}
+
 // An indirect near call (`call r/m64`, FF /2) that ends the moved bytes:
 // push the original return address (the first byte after the patch, kept
 // inline), then `jmp r/m64` (FF /4) with the same operand. Not before the
@@ -50,25 +85,11 @@ Status relocate_indirect_call(const cs_insn& insn, size_t opcode_at, bool last, 
         (op.type == X86_OP_MEM && (op.mem.base == X86_REG_RSP || op.mem.index == X86_REG_RSP)))
       return Error::msg("cannot move a call through %rsp (" + what + ")");
   }
-  e.byte(0xff);
-  e.byte(0x35);  // push qword [rip + to the constant]
-  const size_t to_const = e.out.size();
-  for (int i = 0; i < 4; i++) e.byte(0);
+  const size_t slot = push_return_address(e);
   std::vector<uint8_t> bytes(insn.bytes, insn.bytes + insn.size);
   bytes[opcode_at + 1] = static_cast<uint8_t>((bytes[opcode_at + 1] & ~0x38) | (4 << 3));  // ModRM.reg: call -> jmp
-  for (uint8_t i = 0; i < x.op_count; i++) {
-    if (x.operands[i].type != X86_OP_MEM || x.operands[i].mem.base != X86_REG_RIP) continue;
-    if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) return Error::msg("odd rip-relative " + what);
-    const uint64_t target = insn.address + insn.size + static_cast<uint64_t>(x.operands[i].mem.disp);
-    const int64_t d = static_cast<int64_t>(target - (e.here() + insn.size));
-    if (!fits_rel32(d)) return Error::msg("rip-relative operand out of reach: " + what);
-    const int32_t v = static_cast<int32_t>(d);
-    std::memcpy(&bytes[x.encoding.disp_offset], &v, 4);
-  }
-  for (uint8_t b : bytes) e.byte(b);
-  e.bind(to_const, e.here());
-  const uint64_t ret = insn.address + insn.size;
-  for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
+  TRY(emit_rip_relocated(insn, std::move(bytes), what, e));
+  place_return_address(e, slot, insn);
   return ok_status();
 }
 
@@ -82,16 +103,11 @@ Status relocate(const cs_insn& insn, bool last, Emitter& e) {
     // the original return address (kept inline after the jump), then jump
     // to the callee, which returns right after the patch.
     const uint64_t callee = static_cast<uint64_t>(x.operands[0].imm);
-    e.byte(0xff);
-    e.byte(0x35);  // push qword [rip + to the constant]
-    const size_t to_const = e.out.size();
-    for (int i = 0; i < 4; i++) e.byte(0);
+    const size_t slot = push_return_address(e);
     e.byte(0xe9);
     if (!fits_rel32(static_cast<int64_t>(callee - (e.here() + 4)))) return Error::msg("call out of reach: " + what);
     e.rel32(callee);
-    e.bind(to_const, e.here());
-    const uint64_t ret = insn.address + insn.size;
-    for (int i = 0; i < 8; i++) e.byte(static_cast<uint8_t>(ret >> (8 * i)));
+    place_return_address(e, slot, insn);
     return ok_status();
   }
   // Relative branches, from their opcode (after legacy/REX prefixes).
@@ -122,18 +138,7 @@ Status relocate(const cs_insn& insn, bool last, Emitter& e) {
     e.rel32(target);
     return ok_status();
   }
-  std::vector<uint8_t> bytes(insn.bytes, insn.bytes + insn.size);
-  for (uint8_t i = 0; i < x.op_count; i++) {
-    if (x.operands[i].type != X86_OP_MEM || x.operands[i].mem.base != X86_REG_RIP) continue;
-    if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) return Error::msg("odd rip-relative " + what);
-    const uint64_t target = insn.address + insn.size + static_cast<uint64_t>(x.operands[i].mem.disp);
-    const int64_t d = static_cast<int64_t>(target - (e.here() + insn.size));
-    if (!fits_rel32(d)) return Error::msg("rip-relative operand out of reach: " + what);
-    const int32_t v = static_cast<int32_t>(d);
-    std::memcpy(&bytes[x.encoding.disp_offset], &v, 4);
-  }
-  for (uint8_t b : bytes) e.byte(b);
-  return ok_status();
+  return emit_rip_relocated(insn, std::vector<uint8_t>(insn.bytes, insn.bytes + insn.size), what, e);
 }
 
 }  // namespace
