@@ -51,20 +51,22 @@ ThreadedTarget::ThreadedTarget(store::RecordingReader& reader, std::string exe, 
       first_auxv_(std::move(auxv)),
       auxv_([this]() -> Result<std::string> {
         if (!timeline_) return first_auxv_;
-        store::ProcessState s = TRY(state_now());
-        return std::string(s.auxv.begin(), s.auxv.end());
+        const store::ProcessState* s = TRY(state_now());
+        return std::string(s->auxv.begin(), s->auxv.end());
       }),
       exec_file_([this] { return exe_now(); }) {}
 
-Result<store::ProcessState> ThreadedTarget::state_now() {
+Result<const store::ProcessState*> ThreadedTarget::state_now() {
   const CheckpointId k = timeline_->current_segment();
-  return TRY_CTX(reader_.process_state(k), "reading checkpoint " + std::to_string(k.value));
+  if (!state_cache_ || state_cache_->first != k)
+    state_cache_.emplace(k, TRY_CTX(reader_.process_state(k), "reading checkpoint " + std::to_string(k.value)));
+  return &state_cache_->second;
 }
 
 Result<std::string> ThreadedTarget::exe_now() {
   if (!timeline_) return first_exe_;
-  store::ProcessState s = TRY(state_now());
-  return s.exe.empty() ? first_exe_ : s.exe;
+  const store::ProcessState* s = TRY(state_now());
+  return s->exe.empty() ? first_exe_ : s->exe;
 }
 
 ThreadedTarget::~ThreadedTarget() = default;
@@ -231,8 +233,8 @@ Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, Remo
     if (got < out.size()) return Error::from_errno("reading " + std::to_string(out.size()) + " bytes", EFAULT);
     return ok_status();
   };
-  const store::ProcessState s = TRY(state_now());
-  return thread_local_address(read, regs.fs_base, s.auxv, offset, link_map.value);
+  const store::ProcessState* s = TRY(state_now());
+  return thread_local_address(read, regs.fs_base, s->auxv, offset, link_map.value);
 }
 
 Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {

@@ -88,7 +88,10 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   // The image of the checkpoint the session is in (an execve changes it):
   // checkpoint 0's until the timeline opens.
   std::string first_exe_, first_auxv_;
-  Result<store::ProcessState> state_now();
+  // The current checkpoint's state, read once per checkpoint: GDB asks for
+  // the threads (and their names) at every stop.
+  std::optional<std::pair<CheckpointId, store::ProcessState>> state_cache_;
+  Result<const store::ProcessState*> state_now();
   Result<std::string> exe_now();
   ComputedXfer auxv_;
   ComputedXfer exec_file_;
