@@ -1,7 +1,14 @@
 #include "engine/replay/rep_store.h"
+#include "engine/replay/rep_string.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <vector>
 
 namespace slsdbg::replay {
@@ -24,6 +31,33 @@ TEST(RepStore, DecodesStosAndMovs) {
   EXPECT_FALSE(decode_rep_store(plain_stosb));
   EXPECT_FALSE(decode_rep_store(rep_nop));
   EXPECT_FALSE(decode_rep_store(cut));
+}
+
+// What replay needs to run n iterations by the CPU: the instruction's
+// length (the breakpoint after it) and how cmps/scas end early.
+TEST(RepString, DecodesLengthAndEndCondition) {
+  const std::vector<uint8_t> movsb = {0xf3, 0xa4, 0x90}, stosq = {0xf3, 0x48, 0xab}, repe_cmpsb = {0xf3, 0xa6},
+                             repne_scasb = {0xf2, 0xae}, addr32 = {0x67, 0xf3, 0xa4};
+  auto m = decode_rep_string(movsb);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(2u, m->length);
+  EXPECT_EQ(RepUntil::Count, m->until);
+  EXPECT_FALSE(rep_ended_early(*m, 0));
+  auto s = decode_rep_string(stosq);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(3u, s->length);
+  EXPECT_EQ(8u, s->element_size);
+  auto c = decode_rep_string(repe_cmpsb);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(rep_ended_early(*c, 0));      // ZF clear: the bytes differed
+  EXPECT_FALSE(rep_ended_early(*c, 0x40));  // equal: goes on
+  auto n = decode_rep_string(repne_scasb);
+  ASSERT_TRUE(n);
+  EXPECT_TRUE(rep_ended_early(*n, 0x40));  // found
+  auto e = decode_rep_string(addr32);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->counts_ecx);
+  EXPECT_EQ(3u, e->length);
 }
 
 TEST(RepStore, IterationsBetweenStartAndTick) {
@@ -50,6 +84,51 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   target.rcx = 90;
   target.rdi = at.rdi - 10;
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
+}
+
+// memcpy from the heap into a thread's arena: source and destination far
+// apart with nothing mapped between. The copy reads the source alone (one
+// buffer over both ranges read the gap: EIO, or bad_alloc for its size).
+TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
+  constexpr size_t kLen = 3 * 4096 + 100;
+  auto* src = static_cast<uint8_t*>(mmap(nullptr, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(MAP_FAILED, src);
+  void* far = reinterpret_cast<void*>((reinterpret_cast<uint64_t>(src) - (64ull << 30)) & ~uint64_t(0xfff));
+  auto* dst = static_cast<uint8_t*>(
+      mmap(far, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0));
+  ASSERT_EQ(far, dst);
+  for (size_t i = 0; i < kLen; i++) src[i] = static_cast<uint8_t>(i * 7 + 1);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  process::Task task(Tid(pid), pid);
+  auto regs = task.regs();
+  ASSERT_TRUE(regs.ok());
+  user_regs_struct at = *regs;
+  at.rsi = reinterpret_cast<uint64_t>(src);
+  at.rdi = reinterpret_cast<uint64_t>(dst);
+  at.rcx = kLen + 5;
+  at.eflags &= ~0x400ull;
+  Status ran = run_iterations(task, RepStore{1, true}, at, kLen);
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  std::vector<uint8_t> copied(kLen + 1);
+  ASSERT_TRUE(task.read_memory(RemoteAddr(at.rdi), copied).ok());
+  EXPECT_EQ(0, std::memcmp(copied.data(), src, kLen));
+  EXPECT_EQ(0, copied[kLen]);  // one past the count: untouched
+  auto after = task.regs();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(5u, after->rcx);
+  EXPECT_EQ(at.rsi + kLen, after->rsi);
+  EXPECT_EQ(at.rdi + kLen, after->rdi);
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  munmap(src, 4 * 4096);
+  munmap(dst, 4 * 4096);
 }
 
 }  // namespace
