@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "engine/replay/differing_word.h"
+#include "engine/replay/rep_ahead.h"
 #include "engine/replay/segment_run.h"
 
 namespace slsdbg::replay {
@@ -60,6 +61,14 @@ bool ReplaySession::SegmentRun::equal_but_noise(uint64_t vaddr, std::span<const 
     settle.dead_runs.insert(settle.dead_runs.end(), dead->begin(), dead->end());
     return true;
   }
+  if (target_at_ == RegsAt::InsideRepString && target_rep_) {
+    const ImageReader live_image = [this](uint64_t a, std::span<uint8_t> out) { return read_live_page(a, out); };
+    if (std::optional<std::vector<ByteRun>> ahead =
+            ahead_store_differences(vaddr, live, recorded, *target_rep_, target_, live_image)) {
+      settle.ahead_runs.insert(settle.ahead_runs.end(), ahead->begin(), ahead->end());
+      return true;
+    }
+  }
   if (std::optional<std::vector<XsaveArea>> areas = noise_areas(vaddr, live, recorded)) {
     settle.xsave_areas.insert(settle.xsave_areas.end(), areas->begin(), areas->end());
     return true;
@@ -86,7 +95,13 @@ std::optional<MemCheck> ReplaySession::SegmentRun::differing_word_of(uint64_t va
   const ImageReader recorded_image = [this, next](uint64_t a, std::span<uint8_t> out) {
     return s_.reader_.read_memory(next, a, out);
   };
-  return real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image);
+  std::optional<MemCheck> m = real_differing_word(vaddr, live, recorded, dead_stack_, live_image, recorded_image);
+  // Not in what a cut fast string may have stored ahead: it differs at the true visit too.
+  if (m && target_at_ == RegsAt::InsideRepString && target_rep_)
+    if (std::optional<AddressRange> ahead = rep_remaining_destination(*target_rep_, target_);
+        ahead && m->addr + 8 > ahead->begin && m->addr < ahead->end)
+      return std::nullopt;
+  return m;
 }
 
 void ReplaySession::SegmentRun::note_differing_word(uint64_t vaddr, std::span<const uint8_t> live,
@@ -188,6 +203,13 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
     SLSDBG_DEBUG("replay", "checkpoint %llu: %llu dead stack bytes at %s set to the recorded ones",
                  (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
     outcome_.dead_stack_bytes_settled += run.len;
+  }
+  for (const ByteRun& run : settle.ahead_runs) {
+    std::vector<uint8_t> bytes(run.len);
+    TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded bytes at " + hex(run.addr));
+    TRY_CTX(task_.write_memory(RemoteAddr(run.addr), bytes), "writing recorded bytes at " + hex(run.addr));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu bytes the cut rep string had stored ahead at %s set to the recorded ones",
+                 (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
   }
   for (const XsaveArea& a : settle.xsave_areas) {
     std::vector<uint8_t> area(a.size);

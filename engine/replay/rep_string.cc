@@ -25,6 +25,15 @@ std::optional<RepString> decode_rep_string(std::span<const uint8_t> code) {
       s.element_size = byte_form ? 1 : rex_w ? 8 : operand16 ? 2 : 4;
       s.walks_rdi = !(b == 0xac || b == 0xad || b == 0x6e || b == 0x6f);
       s.length = static_cast<unsigned>(i + 1);
+      switch (b & 0xfe) {
+        case 0xa4: s.op = RepOp::Movs; break;
+        case 0xa6: s.op = RepOp::Cmps; break;
+        case 0xaa: s.op = RepOp::Stos; break;
+        case 0xac: s.op = RepOp::Lods; break;
+        case 0xae: s.op = RepOp::Scas; break;
+        case 0x6c: s.op = RepOp::Ins; break;
+        default: s.op = RepOp::Outs; break;
+      }
       s.counts_ecx = addr32;
       const bool compares = b == 0xa6 || b == 0xa7 || b == 0xae || b == 0xaf;  // cmps, scas
       if (compares) s.until = repne ? RepUntil::ZeroFlagSet : RepUntil::ZeroFlagClear;

@@ -15,7 +15,10 @@ namespace slsdbg::replay {
 // How cmps/scas end before rcx does: repe while equal, repne while not.
 enum class RepUntil { Count, ZeroFlagClear, ZeroFlagSet };
 
+enum class RepOp { Movs, Stos, Lods, Cmps, Scas, Ins, Outs };
+
 struct RepString {
+  RepOp op = RepOp::Movs;
   unsigned element_size = 1;  // bytes per iteration: 1, 2, 4 or 8
   bool walks_rdi = true;      // the pointer that moves: rdi (movs, stos, scas, ins) or rsi (lods, outs)
   unsigned length = 0;        // bytes of the instruction, prefixes included (no operands follow the opcode)

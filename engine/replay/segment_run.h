@@ -133,6 +133,7 @@ class ReplaySession::SegmentRun {
   struct Settle {
     std::vector<XsaveArea> xsave_areas;
     std::vector<ByteRun> dead_runs;
+    std::vector<ByteRun> ahead_runs;  // a cut fast string's stores ahead of its rcx (rep_ahead.h)
   };
   bool equal_but_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
                        Settle& settle);
