@@ -1,4 +1,5 @@
 #include "engine/replay/rep_store.h"
+#include "engine/replay/thread_noise.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -7,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -56,6 +58,75 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   target.rcx = 90;
   target.rdi = at.rdi - 10;
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
+}
+
+TEST(RepAhead, StosStoresTheElementPatternFromRdi) {
+  user_regs_struct r{};
+  r.rax = 0x44332211;
+  r.rdi = 0x5002;
+  r.rcx = 3;
+  auto a = rep_ahead(RepStore{4, false}, r);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(0x5002u, a->begin);
+  EXPECT_EQ(0x500eu, a->end);
+  std::vector<uint8_t> out(6);
+  ASSERT_TRUE(rep_ahead_bytes(*a, 0x5004, out, {}).ok());
+  EXPECT_EQ(std::vector<uint8_t>({0x33, 0x44, 0x11, 0x22, 0x33, 0x44}), out);
+  EXPECT_FALSE(rep_ahead_bytes(*a, 0x500c, out, {}).ok()) << "past the last iteration";
+  r.eflags = 0x400;  // DF: elements at rdi, rdi-4, rdi-8
+  a = rep_ahead(RepStore{4, false}, r);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(0x4ffau, a->begin);
+  EXPECT_EQ(0x5006u, a->end);
+  r.rcx = 0;
+  EXPECT_FALSE(rep_ahead(RepStore{4, false}, r)) << "nothing left to store";
+}
+
+TEST(RepAhead, MovsStoresItsSourceUnlessTheyOverlap) {
+  user_regs_struct r{};
+  r.rdi = 0x9000;
+  r.rsi = 0x1000;
+  r.rcx = 64;
+  auto a = rep_ahead(RepStore{1, true}, r);
+  ASSERT_TRUE(a);
+  const ImageReader source = [](uint64_t addr, std::span<uint8_t> out) {
+    for (size_t i = 0; i < out.size(); i++) out[i] = static_cast<uint8_t>(addr + i);
+    return ok_status();
+  };
+  std::vector<uint8_t> out(2);
+  ASSERT_TRUE(rep_ahead_bytes(*a, 0x9010, out, source).ok());
+  EXPECT_EQ(std::vector<uint8_t>({0x10, 0x11}), out);
+  r.rsi = 0x9000 - 8;  // the destination's next bytes are the source's later ones
+  EXPECT_FALSE(rep_ahead(RepStore{1, true}, r));
+}
+
+// thr_memset at a tick inside memcpy: the rest of the 64-byte line at rdi
+// held the new bytes in the recording, the old ones in replay (which stops
+// exactly at rdi). Those are the instruction's own stores; another byte is not.
+TEST(RepAhead, BytesStoredAheadAreNoiseToBeSet) {
+  constexpr uint64_t page = 0x7000;
+  std::vector<uint8_t> live(4096, 3), recorded(4096, 3);
+  for (size_t i = 0; i < 0xfc1; i++) live[i] = recorded[i] = 4;
+  for (size_t i = 0xfc1; i < 4096; i++) recorded[i] = 4;
+  user_regs_struct r{};
+  r.rdi = page + 0xfc1;
+  r.rsi = 0x100000;
+  r.rcx = 0x10000;
+  const std::vector<RepAhead> ahead = {*rep_ahead(RepStore{1, true}, r)};
+  const ImageReader fours = [](uint64_t, std::span<uint8_t> out) {
+    std::fill(out.begin(), out.end(), 4);
+    return ok_status();
+  };
+  ThreadSettle settle;
+  EXPECT_TRUE(equal_but_thread_noise(page, live, recorded, {}, ahead, fours, fours, settle));
+  ASSERT_EQ(1u, settle.rep_ahead_runs.size());
+  EXPECT_EQ(page + 0xfc1, settle.rep_ahead_runs[0].addr);
+  EXPECT_EQ(63u, settle.rep_ahead_runs[0].len);
+  ThreadSettle none;
+  EXPECT_FALSE(equal_but_thread_noise(page, live, recorded, {}, {}, fours, fours, none)) << "without the rep string";
+  recorded[0xff0] = 5;  // not what the copy stores there
+  ThreadSettle other;
+  EXPECT_FALSE(equal_but_thread_noise(page, live, recorded, {}, ahead, fours, fours, other));
 }
 
 // A child stopped by SIGSTOP under PTRACE_TRACEME, sharing the parent's
