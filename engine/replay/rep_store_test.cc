@@ -60,11 +60,18 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
 }
 
-TEST(RepAhead, StosStoresTheElementPatternFromRdi) {
+// A thread standing at a rep string instruction with rcx iterations left.
+user_regs_struct rep_regs(uint64_t rdi, uint64_t rsi, uint64_t rcx, uint64_t rax) {
   user_regs_struct r{};
-  r.rax = 0x44332211;
-  r.rdi = 0x5002;
-  r.rcx = 3;
+  r.rdi = rdi;
+  r.rsi = rsi;
+  r.rcx = rcx;
+  r.rax = rax;
+  return r;
+}
+
+TEST(RepAhead, StosStoresTheElementPatternFromRdi) {
+  user_regs_struct r = rep_regs(0x5002, 0, 3, 0x44332211);
   auto a = rep_ahead(RepStore{4, false}, r);
   ASSERT_TRUE(a);
   EXPECT_EQ(0x5002u, a->begin);
@@ -83,10 +90,7 @@ TEST(RepAhead, StosStoresTheElementPatternFromRdi) {
 }
 
 TEST(RepAhead, MovsStoresItsSourceUnlessTheyOverlap) {
-  user_regs_struct r{};
-  r.rdi = 0x9000;
-  r.rsi = 0x1000;
-  r.rcx = 64;
+  user_regs_struct r = rep_regs(0x9000, 0x1000, 64, 0);
   auto a = rep_ahead(RepStore{1, true}, r);
   ASSERT_TRUE(a);
   const ImageReader source = [](uint64_t addr, std::span<uint8_t> out) {
@@ -108,11 +112,7 @@ TEST(RepAhead, BytesStoredAheadAreNoiseToBeSet) {
   std::vector<uint8_t> live(4096, 3), recorded(4096, 3);
   for (size_t i = 0; i < 0xfc1; i++) live[i] = recorded[i] = 4;
   for (size_t i = 0xfc1; i < 4096; i++) recorded[i] = 4;
-  user_regs_struct r{};
-  r.rdi = page + 0xfc1;
-  r.rsi = 0x100000;
-  r.rcx = 0x10000;
-  const std::vector<RepAhead> ahead = {*rep_ahead(RepStore{1, true}, r)};
+  const std::vector<RepAhead> ahead = {*rep_ahead(RepStore{1, true}, rep_regs(page + 0xfc1, 0x100000, 0x10000, 0))};
   const ImageReader fours = [](uint64_t, std::span<uint8_t> out) {
     std::fill(out.begin(), out.end(), 4);
     return ok_status();
