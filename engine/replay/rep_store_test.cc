@@ -198,6 +198,27 @@ TEST(RepStore, CopiesAcrossAnUnmappedGapBetweenSourceAndDestination) {
   munmap(area + 2 * page, page);
 }
 
+// Heap to mmap is terabytes: one buffer over both asked for that much
+// (std::bad_alloc in xz -T2's replay).
+TEST(RepStore, CopiesBetweenBuffersTerabytesApart) {
+  const size_t page = 4096;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+  void* lo = mmap(reinterpret_cast<void*>(0x100000000000ull), page, PROT_READ | PROT_WRITE, flags, -1, 0);
+  void* hi = mmap(reinterpret_cast<void*>(0x500000000000ull), page, PROT_READ | PROT_WRITE, flags, -1, 0);
+  ASSERT_NE(MAP_FAILED, lo);
+  ASSERT_NE(MAP_FAILED, hi);
+  std::memset(hi, 0x5a, page);
+  std::memset(lo, 0, page);
+  const pid_t pid = stopped_child();
+  ASSERT_GT(pid, 0);
+  const std::vector<uint8_t> got =
+      copy_in_child(pid, reinterpret_cast<uint64_t>(hi), reinterpret_cast<uint64_t>(lo), page);
+  end_child(pid);
+  EXPECT_EQ(std::vector<uint8_t>(page, 0x5a), got);
+  munmap(lo, page);
+  munmap(hi, page);
+}
+
 // Overlapping, destination above the source: byte by byte upwards repeats
 // the first bytes, as the CPU does.
 TEST(RepStore, OverlappingCopyRepeatsAsTheCpuDoes) {
