@@ -6,16 +6,73 @@
 
 namespace slsdbg::replay {
 
+namespace {
+constexpr uint64_t kRF = 0x10000;  // resume flag: not the execution breakpoint on this instruction again
+}  // namespace
+
+// Exactly `n` iterations of the rep string instruction at r.rip, by the CPU:
+// with rcx = n the instruction ends after them, at an execution breakpoint on
+// the next instruction; rcx then holds what the real count had left beyond
+// n. A data breakpoint toward the target element cannot do this: in a fast
+// string run it is reported at the end of a group of iterations, here up to
+// 127 bytes late, and later on other CPUs (a run past the checkpoint).
+// True: the n iterations ran and the instruction goes on (rip back at it);
+// false: it ended early by its condition (cmps/scas), where the real count
+// ends too, so the thread is left at the next instruction.
+Result<bool> ReplaySession::SegmentRun::run_rep_iterations(user_regs_struct& r, uint64_t n) {
+  const pid_t tid = task_.raw_tid();
+  const uint64_t rest = r.rcx - n;
+  const uint64_t next = r.rip + target_rep_->length;
+  user_regs_struct run = r;
+  run.rcx = n;
+  run.eflags |= kRF;
+  DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, next, DrKind::Execute, 1));
+  TRY(s_.dregs_.apply(tid));
+  TRY(task_.set_regs(run));
+  TRY(task_.cont());
+  process::WaitResult w = TRY(task_.wait());
+  s_.dregs_.give_back(lent);
+  TRY(s_.dregs_.apply(tid));
+  if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
+    return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                      ": unexpected stop (signal " + std::to_string(w.signo) + ")");
+  r = TRY(task_.regs());
+  if (r.rip != next)
+    return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                      ": stopped at " + hex(r.rip) + ", not after it at " + hex(next));
+  const bool ended = r.rcx != 0 || rep_ended_early(*target_rep_, r.eflags);
+  r.rcx += rest;
+  if (!ended) {
+    r.rip = target_.rip;
+    // Between two iterations the arithmetic flags are dead (the next one sets
+    // them before the end test reads them), and the CPU that cut a repe
+    // cmpsb left other ones than its last iteration's (0x212 where that set
+    // ZF and PF): the recorded ones.
+    constexpr uint64_t kArithmetic = 0x8d5;  // CF PF AF ZF SF OF
+    if (target_rep_->until != RepUntil::Count) r.eflags = (r.eflags & ~kArithmetic) | (target_.eflags & kArithmetic);
+  }
+  TRY(task_.set_regs(r));
+  return !ended;
+}
+
 // At the start of the rep string instruction checkpoint k+1 interrupted, all
 // other registers equal: run iterations up to the recorded rcx. False: not
-// this execution of it. Single steps trap after each iteration but cost a
-// stop each, so a long run first goes to a data watchpoint (any debug
-// register, borrowed from the observer when none is free) on the
-// element a margin before the target, then steps the rest: a data breakpoint
-// in a fast-string run may be reported some iterations late.
+// this execution of it. With an address-size prefix (ecx counts) a data
+// breakpoint a margin before the target and single steps the rest do it:
+// each step traps after one iteration.
 Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
-  constexpr uint64_t kStepMargin = 256;  // iterations single-stepped at the end (the data breakpoint was never seen late here)
+  constexpr uint64_t kStepMargin = 256;  // iterations single-stepped at the end
   const pid_t tid = task_.raw_tid();
+  if (r.rip == target_.rip && r.rcx > target_.rcx && !target_rep_->counts_ecx) {
+    const uint64_t n = r.rcx - target_.rcx;
+    if (!TRY(run_rep_iterations(r, n))) {
+      SLSDBG_DEBUG("replay", "rep string at %s ended by its condition before rcx %s: not this execution",
+                   hex(target_.rip).c_str(), hex(target_.rcx).c_str());
+      return false;
+    }
+    SLSDBG_DEBUG("replay", "rep string at %s: %s iterations run by the CPU to rcx %s", hex(target_.rip).c_str(),
+                 std::to_string(n).c_str(), hex(r.rcx).c_str());
+  }
   if (r.rip == target_.rip && r.rcx > target_.rcx + 2 * kStepMargin) {
     const uint64_t run = r.rcx - target_.rcx - kStepMargin;  // iterations to let run
     const uint64_t walked = target_rep_->walks_rdi ? r.rdi : r.rsi;
@@ -25,7 +82,7 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
     // A free debug register, else one of the observer's, borrowed and given back.
     DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, watch, DrKind::Access, 1));
     TRY(s_.dregs_.apply(tid));
-    r.eflags |= 0x10000ull;  // RF: not the execution breakpoint on this instruction again
+    r.eflags |= kRF;
     TRY(task_.set_regs(r));
     TRY(task_.cont());
     process::WaitResult w = TRY(task_.wait());
@@ -40,10 +97,8 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
   }
   int stuck = 0;
   while (r.rip == target_.rip && r.rcx > target_.rcx) {
-    // RF: the execution breakpoint on this very instruction must not fire
-    // again before the next iteration.
     const uint64_t before = r.rcx;
-    r.eflags |= 0x10000ull;
+    r.eflags |= kRF;
     TRY(task_.set_regs(r));
     TRY(task_.singlestep());
     process::WaitResult w = TRY(task_.wait());
@@ -55,7 +110,7 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
       return Error::msg("stepping a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
                         ": no progress at " + hex(r.rip));
   }
-  r.eflags &= ~0x10000ull;
+  r.eflags &= ~kRF;
   std::string diff;
   const bool there = same_general_registers(r, target_, &diff, RegsAt::Anywhere);
   SLSDBG_DEBUG("replay", "rep string at %s stepped to rcx %s: %s", hex(target_.rip).c_str(), hex(r.rcx).c_str(),

@@ -60,27 +60,23 @@ Status run_iterations(process::Task& task, const RepStore& op, user_regs_struct 
     std::vector<uint8_t> bytes(len);
     for (uint64_t i = 0; i < len; i += op.size) std::memcpy(&bytes[i], &at.rax, op.size);
     TRY(task.write_memory(RemoteAddr(dst_lo), bytes));
+  } else if (const uint64_t src_lo = down ? at.rsi - len + op.size : at.rsi;
+             src_lo + len <= dst_lo || dst_lo + len <= src_lo) {
+    // Apart (memcpy between a heap and a thread arena, gigabytes apart):
+    // the source as it is, not the gap between, which may be unmapped.
+    std::vector<uint8_t> bytes(len);
+    TRY(task.read_memory(RemoteAddr(src_lo), bytes));
+    TRY(task.write_memory(RemoteAddr(dst_lo), bytes));
+    at.rsi = down ? at.rsi - len : at.rsi + len;
   } else {
-    const uint64_t src_lo = down ? at.rsi - len + op.size : at.rsi;
-    const bool overlap = src_lo < dst_lo + len && dst_lo < src_lo + len;
-    if (!overlap) {
-      // Only the two ranges: what lies between them may be unmapped (a
-      // thread arena's freed tail between memcpy's source and destination
-      // failed the read with EIO) or terabytes wide (heap to mmap: bad_alloc).
-      std::vector<uint8_t> buf(len);
-      TRY(task.read_memory(RemoteAddr(src_lo), buf));
-      TRY(task.write_memory(RemoteAddr(dst_lo), buf));
-    } else {
-      // Element by element in one buffer over both ranges (at most 2 x len):
-      // an overlap repeats bytes as the CPU's copy does.
-      const uint64_t lo = std::min(src_lo, dst_lo), hi = std::max(src_lo, dst_lo) + len;
-      std::vector<uint8_t> buf(hi - lo);
-      TRY(task.read_memory(RemoteAddr(lo), buf));
-      for (uint64_t i = 0; i < n; i++) {
-        const uint64_t k = down ? n - 1 - i : i;
-        std::memmove(&buf[dst_lo - lo + k * op.size], &buf[src_lo - lo + k * op.size], op.size);
-      }
-      TRY(task.write_memory(RemoteAddr(dst_lo), std::span<const uint8_t>(&buf[dst_lo - lo], len)));
+    // Overlapping: element by element in one buffer over both ranges, which
+    // repeats bytes as the CPU's copy does.
+    const uint64_t lo = std::min(src_lo, dst_lo), hi = std::max(src_lo, dst_lo) + len;
+    std::vector<uint8_t> buf(hi - lo);
+    TRY(task.read_memory(RemoteAddr(lo), buf));
+    for (uint64_t i = 0; i < n; i++) {
+      const uint64_t k = down ? n - 1 - i : i;
+      std::memmove(&buf[dst_lo - lo + k * op.size], &buf[src_lo - lo + k * op.size], op.size);
     }
     at.rsi = down ? at.rsi - len : at.rsi + len;
   }

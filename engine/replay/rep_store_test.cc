@@ -1,4 +1,5 @@
 #include "engine/replay/rep_store.h"
+#include "engine/replay/rep_string.h"
 #include "engine/replay/thread_noise.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,33 @@ TEST(RepStore, DecodesStosAndMovs) {
   EXPECT_FALSE(decode_rep_store(cut));
 }
 
+// What replay needs to run n iterations by the CPU: the instruction's
+// length (the breakpoint after it) and how cmps/scas end early.
+TEST(RepString, DecodesLengthAndEndCondition) {
+  const std::vector<uint8_t> movsb = {0xf3, 0xa4, 0x90}, stosq = {0xf3, 0x48, 0xab}, repe_cmpsb = {0xf3, 0xa6},
+                             repne_scasb = {0xf2, 0xae}, addr32 = {0x67, 0xf3, 0xa4};
+  auto m = decode_rep_string(movsb);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(2u, m->length);
+  EXPECT_EQ(RepUntil::Count, m->until);
+  EXPECT_FALSE(rep_ended_early(*m, 0));
+  auto s = decode_rep_string(stosq);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(3u, s->length);
+  EXPECT_EQ(8u, s->element_size);
+  auto c = decode_rep_string(repe_cmpsb);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(rep_ended_early(*c, 0));      // ZF clear: the bytes differed
+  EXPECT_FALSE(rep_ended_early(*c, 0x40));  // equal: goes on
+  auto n = decode_rep_string(repne_scasb);
+  ASSERT_TRUE(n);
+  EXPECT_TRUE(rep_ended_early(*n, 0x40));  // found
+  auto e = decode_rep_string(addr32);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->counts_ecx);
+  EXPECT_EQ(3u, e->length);
+}
+
 TEST(RepStore, IterationsBetweenStartAndTick) {
   user_regs_struct at{};
   at.rip = 0x1000;
@@ -58,6 +86,51 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   target.rcx = 90;
   target.rdi = at.rdi - 10;
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
+}
+
+// memcpy from the heap into a thread's arena: source and destination far
+// apart with nothing mapped between. The copy reads the source alone (one
+// buffer over both ranges read the gap: EIO, or bad_alloc for its size).
+TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
+  constexpr size_t kLen = 3 * 4096 + 100;
+  auto* src = static_cast<uint8_t*>(mmap(nullptr, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(MAP_FAILED, src);
+  void* far = reinterpret_cast<void*>((reinterpret_cast<uint64_t>(src) - (64ull << 30)) & ~uint64_t(0xfff));
+  auto* dst = static_cast<uint8_t*>(
+      mmap(far, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0));
+  ASSERT_EQ(far, dst);
+  for (size_t i = 0; i < kLen; i++) src[i] = static_cast<uint8_t>(i * 7 + 1);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  process::Task task(Tid(pid), pid);
+  auto regs = task.regs();
+  ASSERT_TRUE(regs.ok());
+  user_regs_struct at = *regs;
+  at.rsi = reinterpret_cast<uint64_t>(src);
+  at.rdi = reinterpret_cast<uint64_t>(dst);
+  at.rcx = kLen + 5;
+  at.eflags &= ~0x400ull;
+  Status ran = run_iterations(task, RepStore{1, true}, at, kLen);
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  std::vector<uint8_t> copied(kLen + 1);
+  ASSERT_TRUE(task.read_memory(RemoteAddr(at.rdi), copied).ok());
+  EXPECT_EQ(0, std::memcmp(copied.data(), src, kLen));
+  EXPECT_EQ(0, copied[kLen]);  // one past the count: untouched
+  auto after = task.regs();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(5u, after->rcx);
+  EXPECT_EQ(at.rsi + kLen, after->rsi);
+  EXPECT_EQ(at.rdi + kLen, after->rdi);
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  munmap(src, 4 * 4096);
+  munmap(dst, 4 * 4096);
 }
 
 // A thread standing at a rep string instruction with rcx iterations left.
@@ -127,114 +200,6 @@ TEST(RepAhead, BytesStoredAheadAreNoiseToBeSet) {
   recorded[0xff0] = 5;  // not what the copy stores there
   ThreadSettle other;
   EXPECT_FALSE(equal_but_thread_noise(page, live, recorded, {}, ahead, fours, fours, other));
-}
-
-// A child stopped by SIGSTOP under PTRACE_TRACEME, sharing the parent's
-// mappings as they were at the fork.
-pid_t stopped_child() {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
-}
-
-// `rep movsb` of `n` bytes from src to dst in a stopped child: the bytes at
-// dst afterwards (empty on an error, reported).
-std::vector<uint8_t> copy_in_child(pid_t pid, uint64_t src, uint64_t dst, uint64_t n) {
-  process::Task task(Tid(pid), pid);
-  auto regs = task.regs();
-  EXPECT_TRUE(regs.ok());
-  if (!regs.ok()) return {};
-  user_regs_struct at = *regs;
-  at.eflags &= ~0x400ull;  // upwards
-  at.rcx = n;
-  at.rsi = src;
-  at.rdi = dst;
-  Status st = run_iterations(task, RepStore{1, true}, at, n);
-  EXPECT_TRUE(st.ok()) << st.error().message;
-  if (!st.ok()) return {};
-  auto after = task.regs();
-  EXPECT_TRUE(after.ok());
-  if (after.ok()) {
-    EXPECT_EQ(0u, after->rcx);
-    EXPECT_EQ(src + n, after->rsi);
-    EXPECT_EQ(dst + n, after->rdi);
-  }
-  std::vector<uint8_t> out(n);
-  EXPECT_TRUE(task.read_memory(RemoteAddr(dst), out).ok());
-  return out;
-}
-
-void end_child(pid_t pid) {
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-}
-
-// memcpy between two buffers with an unmapped page between them (a thread
-// arena's freed tail in thr_memset's recordings): the copy reads the source
-// and writes the destination only. It read one buffer spanning both, and
-// failed with EIO at the hole (or bad_alloc when they lay terabytes apart).
-TEST(RepStore, CopiesAcrossAnUnmappedGapBetweenSourceAndDestination) {
-  const size_t page = 4096;
-  auto* area = static_cast<uint8_t*>(mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(MAP_FAILED, area);
-  for (size_t i = 0; i < page; i++) area[i] = static_cast<uint8_t>(i * 7 + 1);
-  std::memset(area + 2 * page, 0, page);
-  ASSERT_EQ(0, munmap(area + page, page));
-  const pid_t pid = stopped_child();
-  ASSERT_GT(pid, 0);
-  const uint64_t src = reinterpret_cast<uint64_t>(area), dst = src + 2 * page;
-  const std::vector<uint8_t> got = copy_in_child(pid, src + 16, dst + 16, 1000);
-  end_child(pid);
-  ASSERT_EQ(1000u, got.size());
-  EXPECT_EQ(0, std::memcmp(got.data(), area + 16, 1000));
-  munmap(area, page);
-  munmap(area + 2 * page, page);
-}
-
-// Heap to mmap is terabytes: one buffer over both asked for that much
-// (std::bad_alloc in xz -T2's replay).
-TEST(RepStore, CopiesBetweenBuffersTerabytesApart) {
-  const size_t page = 4096;
-  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
-  void* lo = mmap(reinterpret_cast<void*>(0x100000000000ull), page, PROT_READ | PROT_WRITE, flags, -1, 0);
-  void* hi = mmap(reinterpret_cast<void*>(0x500000000000ull), page, PROT_READ | PROT_WRITE, flags, -1, 0);
-  ASSERT_NE(MAP_FAILED, lo);
-  ASSERT_NE(MAP_FAILED, hi);
-  std::memset(hi, 0x5a, page);
-  std::memset(lo, 0, page);
-  const pid_t pid = stopped_child();
-  ASSERT_GT(pid, 0);
-  const std::vector<uint8_t> got =
-      copy_in_child(pid, reinterpret_cast<uint64_t>(hi), reinterpret_cast<uint64_t>(lo), page);
-  end_child(pid);
-  EXPECT_EQ(std::vector<uint8_t>(page, 0x5a), got);
-  munmap(lo, page);
-  munmap(hi, page);
-}
-
-// Overlapping, destination above the source: byte by byte upwards repeats
-// the first bytes, as the CPU does.
-TEST(RepStore, OverlappingCopyRepeatsAsTheCpuDoes) {
-  const size_t page = 4096;
-  auto* area = static_cast<uint8_t*>(mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  ASSERT_NE(MAP_FAILED, area);
-  std::memset(area, 0, page);
-  area[0] = 'a';
-  area[1] = 'b';
-  const pid_t pid = stopped_child();
-  ASSERT_GT(pid, 0);
-  const uint64_t base = reinterpret_cast<uint64_t>(area);
-  const std::vector<uint8_t> got = copy_in_child(pid, base, base + 2, 6);
-  end_child(pid);
-  EXPECT_EQ(std::vector<uint8_t>({'a', 'b', 'a', 'b', 'a', 'b'}), got);
-  munmap(area, page);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // instruction while rcx, rsi and rdi have advanced. Execution breakpoints fire
 // only before its first iteration, so replay reaches such a checkpoint by
 // stopping at the instruction with every other register equal, then running
-// iterations up to the recorded rcx (replay_session.cc).
+// iterations up to the recorded rcx (checkpoint_arrival_rep_string.cc).
 #pragma once
 
 #include <cstdint>
@@ -12,10 +12,19 @@
 
 namespace slsdbg::replay {
 
+// How cmps/scas end before rcx does: repe while equal, repne while not.
+enum class RepUntil { Count, ZeroFlagClear, ZeroFlagSet };
+
 struct RepString {
   unsigned element_size = 1;  // bytes per iteration: 1, 2, 4 or 8
   bool walks_rdi = true;      // the pointer that moves: rdi (movs, stos, scas, ins) or rsi (lods, outs)
+  unsigned length = 0;        // bytes of the instruction, prefixes included (no operands follow the opcode)
+  bool counts_ecx = false;    // address-size prefix: ecx counts, not rcx
+  RepUntil until = RepUntil::Count;
 };
+
+// Whether an iteration that left `eflags` ended the instruction before rcx did.
+bool rep_ended_early(const RepString& s, uint64_t eflags);
 
 // The rep/repne-prefixed string instruction (movs, stos, lods, cmps, scas,
 // ins, outs) that `code` (the bytes at a pc) starts with, allowing the

@@ -117,6 +117,7 @@ class ReplaySession::SegmentRun {
   Status after_free_run(int signo);
   // checkpoint_arrival_rep_string.cc
   Result<bool> step_rep_iterations(user_regs_struct& r);
+  Result<bool> run_rep_iterations(user_regs_struct& r, uint64_t n);
   // checkpoint_match.cc
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<bool> at_next_checkpoint();
