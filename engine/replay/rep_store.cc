@@ -78,6 +78,7 @@ Status run_iterations(process::Task& task, const RepStore& op, user_regs_struct 
       const uint64_t k = down ? n - 1 - i : i;
       std::memmove(&buf[dst_lo - lo + k * op.size], &buf[src_lo - lo + k * op.size], op.size);
     }
+    TRY(task.write_memory(RemoteAddr(dst_lo), std::span<const uint8_t>(&buf[dst_lo - lo], len)));
     at.rsi = down ? at.rsi - len : at.rsi + len;
   }
   at.rdi = down ? at.rdi - len : at.rdi + len;

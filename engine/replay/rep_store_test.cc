@@ -88,6 +88,18 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
 }
 
+// A child stopped by SIGSTOP under PTRACE_TRACEME, with the parent's mappings.
+pid_t stopped_child() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  int status = 0;
+  return waitpid(pid, &status, 0) == pid ? pid : -1;
+}
+
 // memcpy from the heap into a thread's arena: source and destination far
 // apart with nothing mapped between. The copy reads the source alone (one
 // buffer over both ranges read the gap: EIO, or bad_alloc for its size).
@@ -100,14 +112,9 @@ TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
       mmap(far, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0));
   ASSERT_EQ(far, dst);
   for (size_t i = 0; i < kLen; i++) src[i] = static_cast<uint8_t>(i * 7 + 1);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    _exit(0);
-  }
+  const pid_t pid = stopped_child();
+  ASSERT_GT(pid, 0);
   int status = 0;
-  ASSERT_EQ(pid, waitpid(pid, &status, 0));
   process::Task task(Tid(pid), pid);
   auto regs = task.regs();
   ASSERT_TRUE(regs.ok());
@@ -131,6 +138,30 @@ TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
   waitpid(pid, &status, 0);
   munmap(src, 4 * 4096);
   munmap(dst, 4 * 4096);
+}
+
+// Overlapping, destination 2 bytes above the source: upwards byte by byte
+// repeats the first two, as the CPU does.
+TEST(RepStore, RunsAnOverlappingMovsAsTheCpuDoes) {
+  alignas(8) static uint8_t buf[16] = {'a', 'b'};
+  const pid_t pid = stopped_child();
+  ASSERT_GT(pid, 0);
+  process::Task task(Tid(pid), pid);
+  auto regs = task.regs();
+  ASSERT_TRUE(regs.ok());
+  user_regs_struct at = *regs;
+  at.rsi = reinterpret_cast<uint64_t>(buf);
+  at.rdi = at.rsi + 2;
+  at.rcx = 6;
+  at.eflags &= ~0x400ull;
+  Status ran = run_iterations(task, RepStore{1, true}, at, 6);
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  std::vector<uint8_t> copied(8);
+  ASSERT_TRUE(task.read_memory(RemoteAddr(at.rsi), copied).ok());
+  EXPECT_EQ(std::vector<uint8_t>({'a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'}), copied);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
 }
 
 // A thread standing at a rep string instruction with rcx iterations left.
