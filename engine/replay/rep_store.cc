@@ -86,4 +86,26 @@ Status run_iterations(process::Task& task, const RepStore& op, user_regs_struct 
   return task.set_regs(at);
 }
 
+std::optional<RepAhead> rep_ahead(const RepStore& op, const user_regs_struct& r) {
+  if (r.rcx == 0 || r.rcx > kMaxBytes / op.size) return std::nullopt;
+  const uint64_t len = r.rcx * op.size;
+  const bool down = r.eflags & kDF;
+  RepAhead a{op, down ? r.rdi + op.size - len : r.rdi, 0, r.rax, r.rdi, r.rsi};
+  a.end = a.begin + len;
+  if (op.movs) {
+    const uint64_t src = a.begin + (r.rsi - r.rdi);
+    if (src < a.end && a.begin < src + len) return std::nullopt;
+  }
+  return a;
+}
+
+Status rep_ahead_bytes(const RepAhead& ahead, uint64_t addr, std::span<uint8_t> out, const ImageReader& source) {
+  if (addr < ahead.begin || addr + out.size() > ahead.end) return Error::msg("outside the rep string's stores");
+  if (ahead.op.movs) return source(addr + (ahead.rsi - ahead.rdi), out);
+  // Element i starts at rdi +/- i*size: a byte's place in the element is its distance from rdi modulo size.
+  for (size_t i = 0; i < out.size(); i++)
+    out[i] = static_cast<uint8_t>(ahead.rax >> (8 * ((addr + i - ahead.rdi) & (ahead.op.size - 1))));
+  return ok_status();
+}
+
 }  // namespace slsdbg::replay

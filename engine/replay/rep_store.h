@@ -15,6 +15,7 @@
 #include <span>
 
 #include "common/result.h"
+#include "engine/replay/xsave_noise.h"
 #include "process/task.h"
 
 namespace slsdbg::replay {
@@ -37,5 +38,24 @@ std::optional<uint64_t> iterations_between(const RepStore& op, const user_regs_s
 // Performs `n` iterations of `op` in the thread's memory from registers
 // `at`, then sets rcx, rdi and rsi as they end.
 Status run_iterations(process::Task& task, const RepStore& op, user_regs_struct at, uint64_t n);
+
+// A tick that cuts a fast-string run may find some of the next iterations
+// stored already: at one of thr_memset's checkpoints the rest of the 64-byte
+// line at rdi held memcpy's new bytes, rdi not past them. Resuming stores
+// them again, so such bytes are the instruction's own, not a divergence.
+struct RepAhead {
+  RepStore op;
+  uint64_t begin = 0, end = 0;  // the bytes the remaining rcx iterations store
+  uint64_t rax = 0, rdi = 0, rsi = 0;
+};
+
+// The stores ahead of thread registers `r` standing at `op` with rcx left;
+// nullopt when none remain or a movs's source overlaps them (an earlier
+// iteration may have changed it).
+std::optional<RepAhead> rep_ahead(const RepStore& op, const user_regs_struct& r);
+
+// The bytes the remaining iterations store at [addr, addr + out.size())
+// (inside [begin, end)); a movs reads its source through `source`.
+Status rep_ahead_bytes(const RepAhead& ahead, uint64_t addr, std::span<uint8_t> out, const ImageReader& source);
 
 }  // namespace slsdbg::replay

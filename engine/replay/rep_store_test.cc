@@ -1,5 +1,6 @@
 #include "engine/replay/rep_store.h"
 #include "engine/replay/rep_string.h"
+#include "engine/replay/thread_noise.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -86,6 +88,18 @@ TEST(RepStore, IterationsBetweenStartAndTick) {
   EXPECT_EQ(iterations_between(RepStore{1, false}, at, target), std::optional<uint64_t>(10));
 }
 
+// A child stopped by SIGSTOP under PTRACE_TRACEME, with the parent's mappings.
+pid_t stopped_child() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  int status = 0;
+  return waitpid(pid, &status, 0) == pid ? pid : -1;
+}
+
 // memcpy from the heap into a thread's arena: source and destination far
 // apart with nothing mapped between. The copy reads the source alone (one
 // buffer over both ranges read the gap: EIO, or bad_alloc for its size).
@@ -98,14 +112,9 @@ TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
       mmap(far, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0));
   ASSERT_EQ(far, dst);
   for (size_t i = 0; i < kLen; i++) src[i] = static_cast<uint8_t>(i * 7 + 1);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    _exit(0);
-  }
+  const pid_t pid = stopped_child();
+  ASSERT_GT(pid, 0);
   int status = 0;
-  ASSERT_EQ(pid, waitpid(pid, &status, 0));
   process::Task task(Tid(pid), pid);
   auto regs = task.regs();
   ASSERT_TRUE(regs.ok());
@@ -129,6 +138,99 @@ TEST(RepStore, RunsAMovsBetweenRangesFarApart) {
   waitpid(pid, &status, 0);
   munmap(src, 4 * 4096);
   munmap(dst, 4 * 4096);
+}
+
+// Overlapping, destination 2 bytes above the source: upwards byte by byte
+// repeats the first two, as the CPU does.
+TEST(RepStore, RunsAnOverlappingMovsAsTheCpuDoes) {
+  alignas(8) static uint8_t buf[16] = {'a', 'b'};
+  const pid_t pid = stopped_child();
+  ASSERT_GT(pid, 0);
+  process::Task task(Tid(pid), pid);
+  auto regs = task.regs();
+  ASSERT_TRUE(regs.ok());
+  user_regs_struct at = *regs;
+  at.rsi = reinterpret_cast<uint64_t>(buf);
+  at.rdi = at.rsi + 2;
+  at.rcx = 6;
+  at.eflags &= ~0x400ull;
+  Status ran = run_iterations(task, RepStore{1, true}, at, 6);
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  std::vector<uint8_t> copied(8);
+  ASSERT_TRUE(task.read_memory(RemoteAddr(at.rsi), copied).ok());
+  EXPECT_EQ(std::vector<uint8_t>({'a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'}), copied);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
+// A thread standing at a rep string instruction with rcx iterations left.
+user_regs_struct rep_regs(uint64_t rdi, uint64_t rsi, uint64_t rcx, uint64_t rax) {
+  user_regs_struct r{};
+  r.rdi = rdi;
+  r.rsi = rsi;
+  r.rcx = rcx;
+  r.rax = rax;
+  return r;
+}
+
+TEST(RepAhead, StosStoresTheElementPatternFromRdi) {
+  user_regs_struct r = rep_regs(0x5002, 0, 3, 0x44332211);
+  auto a = rep_ahead(RepStore{4, false}, r);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(0x5002u, a->begin);
+  EXPECT_EQ(0x500eu, a->end);
+  std::vector<uint8_t> out(6);
+  ASSERT_TRUE(rep_ahead_bytes(*a, 0x5004, out, {}).ok());
+  EXPECT_EQ(std::vector<uint8_t>({0x33, 0x44, 0x11, 0x22, 0x33, 0x44}), out);
+  EXPECT_FALSE(rep_ahead_bytes(*a, 0x500c, out, {}).ok()) << "past the last iteration";
+  r.eflags = 0x400;  // DF: elements at rdi, rdi-4, rdi-8
+  a = rep_ahead(RepStore{4, false}, r);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(0x4ffau, a->begin);
+  EXPECT_EQ(0x5006u, a->end);
+  r.rcx = 0;
+  EXPECT_FALSE(rep_ahead(RepStore{4, false}, r)) << "nothing left to store";
+}
+
+TEST(RepAhead, MovsStoresItsSourceUnlessTheyOverlap) {
+  user_regs_struct r = rep_regs(0x9000, 0x1000, 64, 0);
+  auto a = rep_ahead(RepStore{1, true}, r);
+  ASSERT_TRUE(a);
+  const ImageReader source = [](uint64_t addr, std::span<uint8_t> out) {
+    for (size_t i = 0; i < out.size(); i++) out[i] = static_cast<uint8_t>(addr + i);
+    return ok_status();
+  };
+  std::vector<uint8_t> out(2);
+  ASSERT_TRUE(rep_ahead_bytes(*a, 0x9010, out, source).ok());
+  EXPECT_EQ(std::vector<uint8_t>({0x10, 0x11}), out);
+  r.rsi = 0x9000 - 8;  // the destination's next bytes are the source's later ones
+  EXPECT_FALSE(rep_ahead(RepStore{1, true}, r));
+}
+
+// thr_memset at a tick inside memcpy: the rest of the 64-byte line at rdi
+// held the new bytes in the recording, the old ones in replay (which stops
+// exactly at rdi). Those are the instruction's own stores; another byte is not.
+TEST(RepAhead, BytesStoredAheadAreNoiseToBeSet) {
+  constexpr uint64_t page = 0x7000;
+  std::vector<uint8_t> live(4096, 3), recorded(4096, 3);
+  for (size_t i = 0; i < 0xfc1; i++) live[i] = recorded[i] = 4;
+  for (size_t i = 0xfc1; i < 4096; i++) recorded[i] = 4;
+  const std::vector<RepAhead> ahead = {*rep_ahead(RepStore{1, true}, rep_regs(page + 0xfc1, 0x100000, 0x10000, 0))};
+  const ImageReader fours = [](uint64_t, std::span<uint8_t> out) {
+    std::fill(out.begin(), out.end(), 4);
+    return ok_status();
+  };
+  ThreadSettle settle;
+  EXPECT_TRUE(equal_but_thread_noise(page, live, recorded, {}, ahead, fours, fours, settle));
+  ASSERT_EQ(1u, settle.rep_ahead_runs.size());
+  EXPECT_EQ(page + 0xfc1, settle.rep_ahead_runs[0].addr);
+  EXPECT_EQ(63u, settle.rep_ahead_runs[0].len);
+  ThreadSettle none;
+  EXPECT_FALSE(equal_but_thread_noise(page, live, recorded, {}, {}, fours, fours, none)) << "without the rep string";
+  recorded[0xff0] = 5;  // not what the copy stores there
+  ThreadSettle other;
+  EXPECT_FALSE(equal_but_thread_noise(page, live, recorded, {}, ahead, fours, fours, other));
 }
 
 }  // namespace

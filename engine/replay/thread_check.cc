@@ -632,6 +632,14 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
   const ImageReader recorded_image = [this, at](uint64_t a, std::span<uint8_t> out) {
     return reader_.read_memory(at, a, out);
   };
+  // Stores a cut rep string instruction made ahead of its registers (rep_store.h).
+  std::vector<RepAhead> ahead;
+  for (const store::ThreadState& t : next.threads) {
+    uint8_t code[16] = {};
+    if (!recorded_image(t.regs.rip, code).ok()) continue;
+    if (std::optional<RepStore> op = decode_rep_store(code))
+      if (std::optional<RepAhead> a = rep_ahead(*op, t.regs)) ahead.push_back(*a);
+  }
   const ImageReader live_image = [this, &task, &cut_writes, &recorded_image](uint64_t a, std::span<uint8_t> out) -> Status {
     TRY(task.read_memory(RemoteAddr(a), out));
     if (reach_) reach_->hide(a, out);
@@ -644,7 +652,7 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     // A loop whose state lives in memory repeats its registers: the page
     // that differed last time usually differs again.
     if (reader_.read_memory(at, *last_diff_page_, recorded).ok() && live_image(*last_diff_page_, page).ok() &&
-        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, live_image, recorded_image, settle)) {
+        !equal_but_thread_noise(*last_diff_page_, page, recorded, dead, ahead, live_image, recorded_image, settle)) {
       note_differing_word(*last_diff_page_, page, recorded, dead, live_image, recorded_image);
       return false;
     }
@@ -656,7 +664,7 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
     if (!same) return ok_status();
     TRY_CTX(live_image(vaddr, page), "reading page " + hex(vaddr));
     compared++;
-    if (equal_but_thread_noise(vaddr, page, data, dead, live_image, recorded_image, settle)) return ok_status();
+    if (equal_but_thread_noise(vaddr, page, data, dead, ahead, live_image, recorded_image, settle)) return ok_status();
     same = false;
     last_diff_page_ = vaddr;
     note_differing_word(vaddr, page, data, dead, live_image, recorded_image);
@@ -671,17 +679,25 @@ Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
   out_.pages_compared += compared;
   if (!same) return false;
   // Equal but for noise: the live process is made equal to the checkpoint.
+  const auto set_recorded = [&](uint64_t addr, uint64_t len, const std::string& what) -> Status {
+    std::vector<uint8_t> bytes(len);
+    TRY_CTX(reader_.read_memory(at, addr, bytes), "reading recorded " + what + " at " + hex(addr));
+    TRY_CTX(task.write_memory(RemoteAddr(addr), bytes), "writing recorded " + what + " at " + hex(addr));
+    return ok_status();
+  };
   for (const ByteRun& run : settle.dead_runs) {
-    std::vector<uint8_t> bytes(run.len);
-    TRY_CTX(reader_.read_memory(at, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
-    TRY_CTX(task.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
+    TRY(set_recorded(run.addr, run.len, "dead stack"));
     out_.dead_stack_bytes_settled += run.len;
   }
-  for (const XsaveArea& a : settle.xsave_areas) {
-    std::vector<uint8_t> area(a.size);
-    TRY_CTX(reader_.read_memory(at, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));
-    TRY_CTX(task.write_memory(RemoteAddr(a.start), area), "writing the recorded XSAVE area at " + hex(a.start));
+  uint64_t ahead_bytes = 0;
+  for (const ByteRun& run : settle.rep_ahead_runs) {
+    TRY(set_recorded(run.addr, run.len, "rep string stores"));
+    ahead_bytes += run.len;
   }
+  if (ahead_bytes)
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu bytes a cut rep string instruction stored ahead of its registers set",
+                 (unsigned long long)at.value, (unsigned long long)ahead_bytes);
+  for (const XsaveArea& a : settle.xsave_areas) TRY(set_recorded(a.start, a.size, "XSAVE area"));
   out_.xsave_areas_settled += settle.xsave_areas.size();
   for (const AddressRange& w : cut_writes) {
     std::vector<uint8_t> bytes(w.end - w.begin);

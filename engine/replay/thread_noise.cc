@@ -1,5 +1,6 @@
 #include "engine/replay/thread_noise.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace slsdbg::replay {
@@ -14,10 +15,33 @@ bool in_any(std::span<const AddressRange> ranges, uint64_t a) {
   return false;
 }
 
+void add_byte(std::vector<ByteRun>& runs, uint64_t a) {
+  if (!runs.empty() && runs.back().addr + runs.back().len == a)
+    runs.back().len++;
+  else
+    runs.push_back(ByteRun{a, 1});
+}
+
+// What the cut rep string instructions will store in the page at vaddr,
+// byte by byte (-1: nothing; empty: nothing in the whole page).
+std::vector<int> rep_stores_in_page(uint64_t vaddr, std::span<const RepAhead> ahead, const ImageReader& recorded) {
+  std::vector<int> out;
+  for (const RepAhead& r : ahead) {
+    const uint64_t lo = std::max(vaddr, r.begin), hi = std::min(vaddr + kPage, r.end);
+    if (lo >= hi) continue;
+    std::vector<uint8_t> bytes(hi - lo);
+    if (!rep_ahead_bytes(r, lo, bytes, recorded).ok()) continue;
+    if (out.empty()) out.assign(kPage, -1);
+    for (uint64_t a = lo; a < hi; a++) out[a - vaddr] = bytes[a - lo];
+  }
+  return out;
+}
+
 }  // namespace
 
 bool equal_but_thread_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
-                            std::span<const AddressRange> dead, const ImageReader& live_image,
+                            std::span<const AddressRange> dead, std::span<const RepAhead> ahead,
+                            const ImageReader& live_image,
                             const ImageReader& recorded_image, ThreadSettle& settle) {
   if (std::memcmp(live.data(), recorded.data(), kPage) == 0) return true;
   // Reads inside the page at hand come from the copies: the XSAVE search
@@ -33,14 +57,16 @@ bool equal_but_thread_noise(uint64_t vaddr, std::span<const uint8_t> live, std::
   };
   const ImageReader live_here = image(live, live_image), recorded_here = image(recorded, recorded_image);
   ThreadSettle found;
+  const std::vector<int> rep_stores = rep_stores_in_page(vaddr, ahead, recorded_here);
   for (size_t i = 0; i < kPage; i++) {
     if (live[i] == recorded[i]) continue;
     const uint64_t a = vaddr + i;
     if (in_any(dead, a)) {
-      if (!found.dead_runs.empty() && found.dead_runs.back().addr + found.dead_runs.back().len == a)
-        found.dead_runs.back().len++;
-      else
-        found.dead_runs.push_back(ByteRun{a, 1});
+      add_byte(found.dead_runs, a);
+      continue;
+    }
+    if (!rep_stores.empty() && rep_stores[i] == recorded[i]) {
+      add_byte(found.rep_ahead_runs, a);
       continue;
     }
     bool covered = false;
@@ -51,6 +77,7 @@ bool equal_but_thread_noise(uint64_t vaddr, std::span<const uint8_t> live, std::
     found.xsave_areas.push_back(*area);
   }
   settle.dead_runs.insert(settle.dead_runs.end(), found.dead_runs.begin(), found.dead_runs.end());
+  settle.rep_ahead_runs.insert(settle.rep_ahead_runs.end(), found.rep_ahead_runs.begin(), found.rep_ahead_runs.end());
   settle.xsave_areas.insert(settle.xsave_areas.end(), found.xsave_areas.begin(), found.xsave_areas.end());
   return true;
 }
