@@ -3,6 +3,7 @@
 // new kEventLogVersion.
 #include "store/event_codec.h"
 
+#include <cstring>
 #include <string>
 
 #include "store/byte_codec.h"
@@ -31,13 +32,73 @@ bool valid_kind(uint8_t k) { return k >= uint8_t(EventKind::Syscall) && k <= uin
 
 }  // namespace
 
+namespace {
+
+// Appends to a vector through a small stack buffer: the event log encodes
+// every buffered syscall (a million one-byte writes is a million events),
+// and a push_back per varint byte was the writer thread's largest cost.
+class BufferedWriter {
+ public:
+  explicit BufferedWriter(std::vector<uint8_t>& out) : out_(out) {}
+  ~BufferedWriter() { flush(); }
+  void u8(uint8_t v) {
+    room(1);
+    buf_[n_++] = v;
+  }
+  void u16(uint16_t v) {
+    room(2);
+    std::memcpy(buf_ + n_, &v, 2);
+    n_ += 2;
+  }
+  void varint(uint64_t v) {
+    room(10);
+    // Through a local pointer: a store through buf_[n_] may alias n_, which
+    // the compiler would reload after every byte.
+    uint8_t* p = buf_ + n_;
+    while (v >= 0x80) {
+      *p++ = uint8_t(v) | 0x80;
+      v >>= 7;
+    }
+    *p++ = uint8_t(v);
+    n_ = size_t(p - buf_);
+  }
+  void svarint(int64_t v) { varint((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }  // zigzag
+  void bytes(const uint8_t* p, size_t n) {
+    varint(n);
+    if (n <= sizeof buf_ - n_) {
+      std::memcpy(buf_ + n_, p, n);
+      n_ += n;
+      return;
+    }
+    flush();
+    out_.insert(out_.end(), p, p + n);
+  }
+
+ private:
+  void room(size_t n) {
+    if (n > sizeof buf_ - n_) flush();
+  }
+  void flush() {
+    out_.insert(out_.end(), buf_, buf_ + n_);
+    n_ = 0;
+  }
+  std::vector<uint8_t>& out_;
+  uint8_t buf_[256];
+  size_t n_ = 0;
+};
+
+}  // namespace
+
 void encode_event(const Event& e, std::vector<uint8_t>& out) {
-  const Event d;  // defaults
+  static const Event d;  // defaults
+  uint64_t any_arg = 0;
+  for (uint64_t a : e.args) any_arg |= a;
+  static_assert(sizeof d.args == 6 * sizeof(uint64_t));
   uint16_t present = 0;
   if (e.tid != d.tid) present |= kTid;
   if (e.pc != d.pc) present |= kPc;
   if (e.syscall_no != d.syscall_no) present |= kSyscallNo;
-  if (e.args != d.args) present |= kArgs;
+  if (any_arg != 0) present |= kArgs;  // the default args are zeros
   if (e.result != d.result) present |= kResult;
   if (!e.writes.empty()) present |= kWrites;
   if (e.signo != d.signo) present |= kSigno;
@@ -47,8 +108,7 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
   if (e.is_rdtscp) present |= kRdtscp;
   if (e.exit_status != d.exit_status) present |= kExitStatus;
 
-  ByteWriter w;
-  w.buffer().swap(out);
+  BufferedWriter w(out);
   w.u8(uint8_t(e.kind));
   w.u16(present);
   if (present & kTid) w.svarint(e.tid.value);
@@ -69,7 +129,6 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
   if (present & kTsc) w.varint(e.tsc);
   if (present & kTscAux) w.varint(e.tsc_aux);
   if (present & kExitStatus) w.svarint(e.exit_status);
-  w.buffer().swap(out);
 }
 
 Result<Event> decode_event(const uint8_t* data, size_t size) {

@@ -65,18 +65,21 @@ Status EventLogWriter::flush_buffer() {
 
 Status EventLogWriter::append(const Event& event) {
   TRY(open_if_needed());
-  scratch_.clear();
-  encode_event(event, scratch_);
-  if (scratch_.size() > kMaxRecord) return Error::msg("event too large for the event log");
-  uint64_t index = offsets_.size();
-  offsets_.push_back(file_offset_ + buffer_.size());
-  uint32_t len = uint32_t(scratch_.size());
-  uint32_t sum = record_checksum(scratch_.data(), scratch_.size(), index);
-  const uint8_t* lp = reinterpret_cast<const uint8_t*>(&len);
-  const uint8_t* sp = reinterpret_cast<const uint8_t*>(&sum);
-  buffer_.insert(buffer_.end(), lp, lp + 4);
-  buffer_.insert(buffer_.end(), sp, sp + 4);
-  buffer_.insert(buffer_.end(), scratch_.begin(), scratch_.end());
+  // Encoded in place after room for its length and checksum (no copy).
+  const size_t at = buffer_.size();
+  buffer_.resize(at + 8);
+  encode_event(event, buffer_);
+  const size_t size = buffer_.size() - at - 8;
+  if (size > kMaxRecord) {
+    buffer_.resize(at);
+    return Error::msg("event too large for the event log");
+  }
+  const uint64_t index = offsets_.size();
+  offsets_.push_back(file_offset_ + at);
+  const uint32_t len = uint32_t(size);
+  const uint32_t sum = record_checksum(buffer_.data() + at + 8, size, index);
+  std::memcpy(buffer_.data() + at, &len, 4);
+  std::memcpy(buffer_.data() + at + 4, &sum, 4);
   if (buffer_.size() >= kFlushThreshold) TRY(flush_buffer());
   return ok_status();
 }

@@ -40,7 +40,6 @@ class EventLogWriter {
   std::vector<uint8_t> buffer_;   // not yet written, starts at file_offset_
   uint64_t file_offset_ = 0;
   std::vector<uint64_t> offsets_;
-  std::vector<uint8_t> scratch_;
 };
 
 enum class LogState { Sealed, Unsealed };

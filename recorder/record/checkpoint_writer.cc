@@ -20,6 +20,11 @@ namespace {
 // slice (3 ms seen at nice 10). Only with CAP_SYS_NICE, which leaving
 // SCHED_IDLE needs; without it the writer stays a normal thread.
 constexpr size_t kIdleQueueDepth = 2;
+// Events handed over raw (append_events) beyond this also lift it: at load
+// 9-11 an idle-class writer ran none of a million buffered writes' ~88 MB
+// of entries before the program ended, and the recording then waited for
+// all of them (and a fresh buffer was mapped at every drain).
+constexpr uint64_t kIdleEventBytes = uint64_t(8) << 20;
 
 bool has_cap_sys_nice() {
   std::FILE* f = std::fopen("/proc/self/status", "r");
@@ -102,7 +107,8 @@ void CheckpointWriter::thread_main() {
     Op op = std::move(queue_.front());
     queue_.pop_front();
     // Caught up: back to the idle class (the caller lifts it when the queue grows).
-    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1) {
+    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1 &&
+        queued_event_bytes_ <= kIdleEventBytes) {
       set_idle(pthread_self(), true);
       idle_.store(true, std::memory_order_relaxed);
     }
@@ -111,10 +117,13 @@ void CheckpointWriter::thread_main() {
     Status st = skip ? ok_status() : run(op);
     const bool checkpoint = std::holds_alternative<CheckpointJob>(op);
     const uint64_t bytes = checkpoint ? std::get<CheckpointJob>(op).bytes : 0;
+    const auto* events = std::get_if<EventsJob>(&op);
+    const uint64_t event_bytes = events ? events->bytes : 0;
     // Release the pages (keepalive) before anyone can see the checkpoint done.
     op = Op();
     lock.lock();
     if (checkpoint && st.ok() && !skip) stats_.stored++;
+    queued_event_bytes_ -= event_bytes;
     finished_op(checkpoint, bytes, std::move(st));
   }
 }
@@ -134,6 +143,11 @@ Status CheckpointWriter::run(Op& op) {
     if (!k.ok()) return k.error().context("storing a checkpoint (" + job->reason + ")");
     return ok_status();
   }
+  if (auto* job = std::get_if<EventsJob>(&op))
+    return job->source([this](const store::Event& ev) -> Status {
+      TRY_CTX(writer_->append_event(ev), "writing the event log");
+      return ok_status();
+    });
   for (const store::Event& ev : std::get<std::vector<store::Event>>(op))
     TRY_CTX(writer_->append_event(ev), "writing the event log");
   return ok_status();
@@ -206,6 +220,31 @@ Status CheckpointWriter::append_event(const store::Event& event) {
   return ok_status();
 }
 
+Status CheckpointWriter::append_events(EventSource source, uint64_t bytes) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (error_) return *error_;
+  hand_over_batch_locked();  // the events before these go first
+  if (queued_event_bytes_ + bytes > kIdleEventBytes) lift_idle_locked();
+  if (queued_event_bytes_ != 0 && queued_event_bytes_ + bytes > limits_.max_bytes) {
+    // The store is not keeping up with the program's calls: it waits, as
+    // for checkpoints, rather than the recorder's memory growing without end.
+    const auto t0 = std::chrono::steady_clock::now();
+    done_cv_.wait(lock, [&] { return queued_event_bytes_ + bytes <= limits_.max_bytes || error_.has_value(); });
+    stats_.blocked++;
+    stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    if (error_) return *error_;
+  }
+  queued_event_bytes_ += bytes;
+  enqueue_locked(EventsJob{std::move(source), bytes});
+  return ok_status();
+}
+
+void CheckpointWriter::lift_idle_locked() {
+  if (!idle_.load(std::memory_order_relaxed)) return;
+  set_idle(thread_handle_, false);
+  idle_.store(false, std::memory_order_relaxed);
+}
+
 Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::string reason,
                                            std::shared_ptr<const void> keepalive) {
   const uint64_t bytes = input.dirty.size() * kPageSize;
@@ -224,10 +263,7 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   // Behind: a fair share of the CPU again. An idle-class thread under load
   // may not run for seconds, fill the queue and hold the tracee; only this
   // side can lift it, since the starved thread cannot.
-  if (idle_.load(std::memory_order_relaxed) && queued_checkpoints_ > kIdleQueueDepth) {
-    set_idle(thread_handle_, false);
-    idle_.store(false, std::memory_order_relaxed);
-  }
+  if (queued_checkpoints_ > kIdleQueueDepth) lift_idle_locked();
   stats_.peak_queued = std::max<uint64_t>(stats_.peak_queued, queued_checkpoints_);
   enqueue_locked(CheckpointJob{std::move(input), std::move(reason), std::move(keepalive), bytes});
   return ok_status();
@@ -240,10 +276,7 @@ Status CheckpointWriter::wait() {
   // The caller waits for nothing else now: an idle-class writer on a busy
   // machine would run only when a CPU idles (a recording of /bin/true took
   // 1.2 s at load 10, finish() waiting for it).
-  if (idle_.load(std::memory_order_relaxed) && pending_.load(std::memory_order_acquire) != 0) {
-    set_idle(thread_handle_, false);
-    idle_.store(false, std::memory_order_relaxed);
-  }
+  if (pending_.load(std::memory_order_acquire) != 0) lift_idle_locked();
   // The tracee is stopped (or gone) while the caller waits: its CPU is free.
   use_all_cpus();
   done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });

@@ -10,6 +10,7 @@
 // idle with nothing queued, events are written directly on the caller's
 // thread; while it is busy they are collected into one batch (no lock per
 // event) that is queued ahead of the next checkpoint or once it is idle.
+// Event sources (append_events) are always queued: the thread makes them.
 //
 // Pages: DirtyPage::data of a queued checkpoint must stay valid until it is
 // stored: either `keepalive` owns that memory, or the caller wait()s before
@@ -86,6 +87,15 @@ class CheckpointWriter {
   // nothing more is stored after it.
 
   Status append_event(const store::Event& event);
+  // Events that the thread makes itself, in order with everything appended
+  // before and after: `source` calls `append` for each. The caller hands
+  // over raw material (a drained syscall buffer) and its decoding and
+  // encoding run off the caller's CPU, which is the tracee's. `bytes` (the
+  // material's size) counts against Limits::max_bytes: the caller blocks
+  // while that much waits.
+  using EventAppender = std::function<Status(const store::Event&)>;
+  using EventSource = std::function<Status(const EventAppender& append)>;
+  Status append_events(EventSource source, uint64_t bytes);
 
   // Queues the checkpoint and returns (blocking only for backpressure).
   // `keepalive` owns what input.dirty[i].data points into; it is released
@@ -116,7 +126,11 @@ class CheckpointWriter {
   struct OpenJob {
     StoreOpener open;
   };
-  using Op = std::variant<CheckpointJob, std::vector<store::Event>, OpenJob>;
+  struct EventsJob {
+    EventSource source;
+    uint64_t bytes = 0;  // for the byte bound
+  };
+  using Op = std::variant<CheckpointJob, std::vector<store::Event>, OpenJob, EventsJob>;
 
   CheckpointWriter(std::unique_ptr<store::RecordingWriter> writer, Limits limits)
       : writer_(std::move(writer)), limits_(limits) {}
@@ -126,6 +140,7 @@ class CheckpointWriter {
   void enqueue_locked(Op op);                                     // mu_ held
   void hand_over_batch_locked();                                  // mu_ held
   bool has_room_locked(uint64_t bytes) const;                     // mu_ held
+  void lift_idle_locked();                                        // mu_ held: a fair share of the CPU
   void use_all_cpus();
   Status fail(Error e);                 // records the first error, returns it
   Status first_error() const;
@@ -143,6 +158,7 @@ class CheckpointWriter {
   std::deque<Op> queue_;              // guarded by mu_
   size_t queued_checkpoints_ = 0;     // guarded by mu_; queued or being stored
   uint64_t queued_bytes_ = 0;         // guarded by mu_
+  uint64_t queued_event_bytes_ = 0;   // guarded by mu_; EventsJob bytes queued or being written
   std::optional<Error> error_;        // guarded by mu_; the first store error
   Stats stats_;                       // guarded by mu_
   bool quit_ = false;                 // guarded by mu_

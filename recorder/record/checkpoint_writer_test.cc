@@ -298,5 +298,86 @@ TEST(CheckpointWriter, BackpressureOnQueuedBytes) {
   expect_blocks_until_stored(limits, 4, 1);
 }
 
+// The syscall buffer's entries are handed over raw and turned into events on
+// the thread: they land between the events appended before and after them,
+// whether the thread was busy (stalled store) or idle when they came.
+TEST(CheckpointWriter, EventSourcesLandInOrderWithOtherEvents) {
+  TempDir tmp;
+  Model model(9);
+  const uint64_t kCheckpoints = 4;
+  auto source_of = [](uint64_t k, uint64_t from, uint64_t n) {
+    return [k, from, n](const CheckpointWriter::EventAppender& append) -> Status {
+      for (uint64_t i = from; i < from + n; i++) TRY(append(event(k, i)));
+      return ok_status();
+    };
+  };
+  {
+    auto w = start_writer(tmp);
+    ASSERT_TRUE(w);
+    auto stall = std::make_unique<StoreStall>(tmp);
+    for (uint64_t k = 0; k < kCheckpoints; k++) {
+      if (k == kCheckpoints / 2) {
+        stall->release();
+        ASSERT_TRUE(w->wait().ok());
+      }
+      Owned o = next_checkpoint(model, k);
+      ASSERT_TRUE(w->add_in_background(std::move(o.input), "tick", std::move(o.pages)).ok());
+      if (k >= kCheckpoints / 2) {
+        ASSERT_TRUE(w->wait().ok());  // idle: the next event is written directly
+      }
+      ASSERT_TRUE(w->append_event(event(k, 0)).ok());
+      ASSERT_TRUE(w->append_events(source_of(k, 1, 30), 30 * 88).ok());
+      ASSERT_TRUE(w->append_event(event(k, 31)).ok());
+      ASSERT_TRUE(w->append_events(source_of(k, 32, 5), 5 * 88).ok());
+    }
+    ASSERT_TRUE(w->finish().ok());
+  }
+  auto r = open_reader(tmp);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->checkpoints().size(), kCheckpoints);
+  for (uint64_t k = 0; k < kCheckpoints; k++) {
+    auto evs = r->segment_events(SegmentId(k));
+    ASSERT_TRUE(evs.ok()) << evs.error().message;
+    ASSERT_EQ(evs->size(), 37u) << "segment " << k;
+    for (uint64_t i = 0; i < evs->size(); i++) EXPECT_EQ((*evs)[i].pc, event(k, i).pc) << "segment " << k << " event " << i;
+  }
+}
+
+// Entries handed over count against max_bytes: behind a stalled store the
+// caller waits instead of holding ever more of them.
+TEST(CheckpointWriter, EventSourcesWaitPastTheByteBound) {
+  TempDir tmp;
+  Model model(4);
+  CheckpointWriter::Limits limits;
+  limits.max_bytes = 1 << 20;
+  auto w = start_writer(tmp, limits);
+  ASSERT_TRUE(w);
+  StoreStall stall(tmp);
+  Owned o = next_checkpoint(model, 0);
+  ASSERT_TRUE(w->add_in_background(std::move(o.input), "start", std::move(o.pages)).ok());
+  auto one = [](uint64_t i) {
+    return [i](const CheckpointWriter::EventAppender& append) { return append(event(0, i)); };
+  };
+  ASSERT_TRUE(w->append_events(one(0), 700 << 10).ok());  // admitted: nothing else waits
+  std::atomic<bool> returned{false};
+  std::thread adder([&] {
+    EXPECT_TRUE(w->append_events(one(1), 700 << 10).ok());
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(returned.load()) << "append_events did not wait for room";
+  stall.release();
+  adder.join();
+  EXPECT_EQ(w->stats().blocked, 1u);
+  EXPECT_GE(w->stats().blocked_ns, 100'000'000u);
+  ASSERT_TRUE(w->finish().ok());
+  auto r = open_reader(tmp);
+  ASSERT_TRUE(r);
+  auto evs = r->segment_events(SegmentId(0));
+  ASSERT_TRUE(evs.ok()) << evs.error().message;
+  ASSERT_EQ(evs->size(), 2u);
+  EXPECT_EQ((*evs)[1].pc, event(0, 1).pc);
+}
+
 }  // namespace
 }  // namespace slsdbg::recorder

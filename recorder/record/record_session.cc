@@ -391,16 +391,20 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
       pending_ = std::max(pending_, Reason::Signal);
     }
   }
-  const uint64_t before = syscall_buffer_->drained();
   // Not log_event: its CPU-time read per event would cost a syscall each.
-  TRY_CTX(syscall_buffer_->drain([this](const store::Event& ev) -> Status {
-            TRY_CTX(writer_->append_event(ev), "writing the event log");
-            fast_write_.before_syscall(ev.syscall_no, ev.args);  // a buffered close or openat
-            events_++;
-            return ok_status();
-          }),
-          "draining the syscall buffer");
-  if (syscall_buffer_->drained() != before) {
+  SysbufEntries entries = TRY_CTX(syscall_buffer_->take([this](const SysbufEntryHead& e) {
+                                    fast_write_.before_syscall(e.nr, e.args);  // a buffered close or openat
+                                  }),
+                                  "draining the syscall buffer");
+  if (entries.count() != 0) {
+    events_ += entries.count();
+    const uint64_t bytes = entries.bytes();
+    // Decoded and encoded on the writer's thread, not on the tracee's CPU.
+    TRY_CTX(writer_->append_events([taken = std::move(entries)](const CheckpointWriter::EventAppender& append) {
+              return taken.each(append);
+            },
+                                   bytes),
+            "writing the event log");
     // File offsets moved (buffered calls change nothing else the capture
     // reads); and the CPU time since the last event is unknown (the entries
     // were logged late), so the checkpoint gets no hint.

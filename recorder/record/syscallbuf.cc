@@ -312,41 +312,23 @@ Result<size_t> SyscallBuf::patch_scanned_sites() {
   return found;
 }
 
-Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) {
+Result<SysbufEntries> SyscallBuf::take(const std::function<void(const SysbufEntryHead&)>& seen) {
   static_assert(kSysbufCursorOffset == 0 && kSysbufBusyOffset == 8);
   uint64_t head[2] = {0, 0};  // cursor, busy
-  if (!vm_read(pid_, kSysbufHeaderAddr, head, sizeof head)) return ok_status();  // no area (exec)
+  if (!vm_read(pid_, kSysbufHeaderAddr, head, sizeof head)) return SysbufEntries();  // no area (exec)
   const uint64_t cursor = head[0];
   if (cursor > kSysbufEntriesSize || cursor < consumed_) return Error::msg("syscall buffer: corrupt cursor");
+  SysbufEntries taken;
   if (cursor > consumed_) {
-    std::vector<uint8_t> bytes(cursor - consumed_);
-    if (!vm_read(pid_, kSysbufEntriesAddr + consumed_, bytes.data(), bytes.size()))
+    const uint64_t size = cursor - consumed_;
+    SysbufBytePool::Bytes bytes = pool_->take();
+    if (!vm_read(pid_, kSysbufEntriesAddr + consumed_, bytes.get(), size))
       return Error::from_errno("reading the syscall buffer");
-    const SysbufStubLayout layout = sysbuf_stub_layout();
-    size_t at = 0;
-    while (at + kSysbufEntryHeader <= bytes.size()) {
-      uint64_t w[10];
-      std::memcpy(w, bytes.data() + at, sizeof w);
-      const uint64_t out_len = w[9];
-      if (out_len > bytes.size() - at - kSysbufEntryHeader) return Error::msg("syscall buffer: corrupt entry");
-      store::Event ev;
-      ev.kind = store::EventKind::Syscall;
-      ev.tid = Tid(pid_);
-      ev.pc = layout.slow + 2;  // where replay returns from the call: its stub takes the trapped path
-      ev.syscall_no = static_cast<int64_t>(w[0]);
-      for (int i = 0; i < 6; i++) ev.args[i] = w[1 + i];
-      ev.result = static_cast<int64_t>(w[7]);
-      if (out_len) {
-        store::MemoryWrite mw;
-        mw.addr = w[8];
-        mw.bytes.assign(bytes.begin() + at + kSysbufEntryHeader, bytes.begin() + at + kSysbufEntryHeader + out_len);
-        ev.writes.push_back(std::move(mw));
-      }
-      TRY(log(ev));
-      note_fd_change(ev);
-      drained_++;
-      at += kSysbufEntryHeader + ((out_len + 7) & ~uint64_t{7});
-    }
+    taken = TRY(SysbufEntries::parse(pid_, std::move(bytes), size, [&](const SysbufEntryHead& e) {
+      note_fd_change(e);
+      seen(e);
+    }));
+    drained_ += taken.count();
     consumed_ = cursor;
   }
   // Reset only while no entry is half made: a stub that claimed the buffer
@@ -356,21 +338,21 @@ Status SyscallBuf::drain(const std::function<Status(const store::Event&)>& log) 
     TRY(write_header(kSysbufCursorOffset, &zero, sizeof zero));
     consumed_ = 0;
   }
-  return ok_status();
+  return taken;
 }
 
 // The stub cleared a closed fd's byte, set an opened one's (a directory's,
 // for O_DIRECTORY) and copied a duplicated one's; the mirror follows.
-void SyscallBuf::note_fd_change(const store::Event& ev) {
-  if (ev.syscall_no == SYS_close && ev.args[0] < table_.size()) {
+void SyscallBuf::note_fd_change(const SysbufEntryHead& ev) {
+  if (ev.nr == SYS_close && ev.args[0] < table_.size()) {
     table_[ev.args[0]] = 0;
     known_.reset(ev.args[0]);
-  } else if (ev.syscall_no == SYS_openat && ev.result >= 0 && static_cast<uint64_t>(ev.result) < table_.size()) {
+  } else if (ev.nr == SYS_openat && ev.result >= 0 && static_cast<uint64_t>(ev.result) < table_.size()) {
     const bool dir = (ev.args[2] & O_DIRECTORY) != 0;
     table_[ev.result] = dir ? kSysbufFdDir : 0;
     known_.set(ev.result, dir);
     table_dirty_ = table_dirty_ || dir;
-  } else if (ev.syscall_no == SYS_fcntl && (ev.args[1] == F_DUPFD || ev.args[1] == F_DUPFD_CLOEXEC) && ev.result >= 0 &&
+  } else if (ev.nr == SYS_fcntl && (ev.args[1] == F_DUPFD || ev.args[1] == F_DUPFD_CLOEXEC) && ev.result >= 0 &&
              static_cast<uint64_t>(ev.result) < table_.size()) {
     const uint8_t kind = ev.args[0] < table_.size() ? table_[ev.args[0]] : 0;
     table_[ev.result] = kind;

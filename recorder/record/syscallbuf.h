@@ -37,9 +37,10 @@
 //    replace or re-flag an fd (and after an unmodelled one). Across a
 //    fork-family call the stub is disabled (a vfork child shares the buffer),
 //    and for good after a CLONE_THREAD one (the stub is not thread-safe).
-// 3. At every stop of the tracee the committed entries are logged as the
-//    Syscall events the traced path would have logged (same number, args,
-//    result and output bytes), in order, before anything the stop logs. At
+// 3. At every stop of the tracee the committed entries are taken out and
+//    logged (by the store's thread, syscallbuf_entries.h) as the Syscall
+//    events the traced path would have logged (same number, args, result
+//    and output bytes), in order, before anything the stop logs. At
 //    an interrupt stop that takes a checkpoint the tracee is first run
 //    out of the stub, so no checkpoint sits between a buffered syscall and
 //    its entry. The buffer is reset only while no stub holds it (busy).
@@ -57,12 +58,15 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "common/fd.h"
 #include "common/result.h"
+#include "process/syscallbuf_stub.h"
+#include "recorder/record/syscallbuf_entries.h"
 #include "recorder/record/syscallbuf_site_cache.h"
 #include "store/event.h"
 #include "store/process_state.h"
@@ -96,8 +100,10 @@ class SyscallBuf {
   // program that joins its workers and then writes its output.
   void on_threads_gone();
 
-  // Logs the committed entries through `log`.
-  Status drain(const std::function<Status(const store::Event&)>& log);
+  // Takes the committed entries out of the tracee (to be logged, in order,
+  // before anything this stop logs) and resets the buffer; `seen` is called
+  // with each entry's call at once.
+  Result<SysbufEntries> take(const std::function<void(const SysbufEntryHead&)>& seen);
   // At an interrupt stop: runs the tracee out of the stub to a `ret` with
   // hardware breakpoints (syscallbuf_run_out.h) and steps over it; single
   // steps where the breakpoints cannot be set (a `rep movsb` is then
@@ -111,7 +117,7 @@ class SyscallBuf {
  private:
   Status write_header(uint64_t offset, const void* data, uint64_t len);
   uint8_t classify(int fd) const;
-  void note_fd_change(const store::Event& ev);
+  void note_fd_change(const SysbufEntryHead& ev);
   Status patch_site(uint64_t site, bool wide, int mem_fd = -1);  // mem_fd: /proc/PID/mem, else opened
   Result<size_t> patch_scanned_sites();  // sites patched
 
@@ -130,6 +136,7 @@ class SyscallBuf {
   uint64_t consumed_ = 0;  // bytes of entries already logged
   uint64_t drained_ = 0;
   std::set<uint64_t> patched_, declined_;
+  std::shared_ptr<SysbufBytePool> pool_ = SysbufBytePool::create(process::kSysbufEntriesSize);
 };
 
 }  // namespace slsdbg::recorder

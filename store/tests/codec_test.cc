@@ -3,6 +3,7 @@
 // and event records are errors, not crashes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "store/byte_codec.h"
@@ -209,6 +210,44 @@ TEST(StoreCodec, EventRecordsRoundTripAndRejectGarbage) {
   for (size_t cut = 0; cut + 1 < out.size(); cut++) EXPECT_FALSE(decode_event(out.data(), cut).ok());
   std::vector<uint8_t> bad_kind = {99, 0, 0};
   EXPECT_FALSE(decode_event(bad_kind.data(), bad_kind.size()).ok());
+}
+
+// The format is pinned byte for byte (the encoder was rewritten for speed
+// and must write what older builds read), appending after what `out` holds;
+// a write larger than the encoder's stack buffer comes out whole.
+TEST(StoreCodec, EventRecordBytesArePinned) {
+  Event e;
+  e.kind = EventKind::Syscall;
+  e.tid = Tid(4242);
+  e.pc = 0x70002370;
+  e.syscall_no = 1;
+  e.args = {3, 0x55d0c0a01004, 1, 0, ~0ull, 0};
+  e.result = 1;
+  e.writes.push_back(MemoryWrite{0x2000, {0xab, 0xcd}});
+  std::vector<uint8_t> out = {9};
+  encode_event(e, out);
+  const std::vector<uint8_t> want = {
+      0x09, 0x01, 0x3f, 0x00, 0xa4, 0x42, 0xf0, 0xc6, 0x80, 0x80, 0x07, 0x02, 0x03, 0x84, 0xa0, 0x80, 0x85, 0x8c, 0xba, 0x15,
+      0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x02, 0x01, 0x80, 0x40, 0x02, 0xab, 0xcd};
+  EXPECT_EQ(out, want);
+
+  Event big;
+  big.writes.push_back(MemoryWrite{1, std::vector<uint8_t>(1000, 0x5a)});
+  big.siginfo.assign(128, 0x11);
+  out.clear();
+  encode_event(big, out);
+  // kind, bitmap (writes, siginfo), 1 write at 1 of 1000 (varint e8 07), then the siginfo.
+  const std::vector<uint8_t> head = {0x01, 0xa0, 0x00, 0x01, 0x01, 0xe8, 0x07};
+  ASSERT_EQ(out.size(), head.size() + 1000 + 2 + 128);
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), out.begin()));
+  EXPECT_EQ(std::count(out.begin() + 7, out.begin() + 1007, 0x5a), 1000);
+  EXPECT_EQ(out[1007], 0x80);
+  EXPECT_EQ(out[1008], 0x01);
+  EXPECT_EQ(std::count(out.begin() + 1009, out.end(), 0x11), 128);
+  auto d = decode_event(out.data(), out.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->writes.at(0).bytes.size(), 1000u);
+  EXPECT_EQ(d->siginfo.size(), 128u);
 }
 
 }  // namespace
