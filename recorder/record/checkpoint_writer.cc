@@ -113,8 +113,12 @@ void CheckpointWriter::thread_main() {
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
-    // Caught up: back to the idle class (the caller lifts it when the queue grows).
-    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1) {
+    // Caught up: back to the idle class (the caller lifts it when the queue
+    // grows). Not to create the store: it runs off the tracee's CPU then,
+    // and idle there on a busy machine it had not begun when the program
+    // had exited.
+    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1 &&
+        !std::holds_alternative<OpenJob>(op)) {
       set_idle(pthread_self(), true);
       idle_.store(true, std::memory_order_relaxed);
     }
