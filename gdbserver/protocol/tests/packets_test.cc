@@ -425,6 +425,88 @@ TEST(StopReply, ExecNamesTheNewProgramOnlyToAClientThatAskedForIt) {
   EXPECT_EQ(encode_stop_reply(StopReason::exec(kMainTid, "/bin/ls"), client), "T05thread:65;exec:2f62696e2f6c73;");
 }
 
+TEST(StopReply, ForkStopsNameTheChildAsItsOwnProcess) {
+  ClientFeatures client;
+  client.pid = kMainTid.value;
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::Fork, Tid(0x70)), client),
+            "T05thread:p65.65;fork:p70.70;");
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::VFork, Tid(0x71)), client),
+            "T05thread:p65.65;vfork:p71.71;");
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::VForkDone, Tid{}), client),
+            "T05thread:p65.65;vforkdone:;");
+}
+
+// A process that forks child 0x70 at its next forward resume, when told to
+// report forks.
+class ForkingTarget final : public MemoryTestTarget, public ForkEvents {
+ public:
+  ForkEvents* fork_events() override { return this; }
+  void report_forks(bool fork, bool vfork) override {
+    forks = fork;
+    vforks = vfork;
+  }
+  int32_t process_id() override { return kMainTid.value; }
+  Result<StopReason> resume(const ResumeRequest& request, StopRequest& stop) override {
+    if (forks) return StopReason::fork(kMainTid, StopKind::Fork, Tid(0x70));
+    return MemoryTestTarget::resume(request, stop);
+  }
+  bool forks = false, vforks = false;
+};
+
+TEST(ForkPackets, ForksAreReportedOnlyToAMultiprocessClientThatFollowsThem) {
+  ForkingTarget target;
+  Session session(target);
+  NeverStop never;
+  std::vector<std::string> r;
+  session.handle_packet("qSupported:fork-events+;vfork-events+", never, r);
+  EXPECT_EQ(r.back().find("fork-events"), std::string::npos) << r.back();
+  EXPECT_FALSE(target.forks);
+  session.handle_packet("qSupported:multiprocess+;fork-events+;vfork-events+", never, r);
+  EXPECT_TRUE(r.back().ends_with(";fork-events+;vfork-events+")) << r.back();
+  EXPECT_TRUE(target.forks && target.vforks);
+}
+
+TEST(ForkPackets, TheChildsBreakpointRemovalAndDetachLeaveTheReplayAlone) {
+  ForkingTarget target;
+  Session session(target);
+  NeverStop never;
+  auto ask = [&](std::string_view packet) {
+    std::vector<std::string> r;
+    session.handle_packet(packet, never, r);
+    return r.empty() ? std::string("<none>") : r.back();
+  };
+  ask("qSupported:multiprocess+;fork-events+");
+  EXPECT_EQ(ask("Z0,401010,1"), "OK");
+  EXPECT_EQ(ask("vCont;c"), "T05thread:p65.65;fork:p70.70;");
+  // GDB takes its breakpoints out of the child, then detaches it.
+  EXPECT_EQ(ask("Hgp70.70"), "OK");
+  EXPECT_EQ(ask("z0,401010,1"), "OK");
+  EXPECT_EQ(target.breakpoint_count(), 1u);
+  EXPECT_TRUE(ask("Z0,401020,1").starts_with("E.")) << "a breakpoint in the child is refused";
+  EXPECT_EQ(ask("Hgp65.65"), "OK");
+  EXPECT_EQ(ask("D;70"), "OK");
+  EXPECT_FALSE(session.closed());
+  EXPECT_EQ(target.detach_count, 0);
+  EXPECT_EQ(ask("Hgp70.70"), "E03") << "a detached child is gone";
+  EXPECT_EQ(ask("z0,401010,1"), "OK");
+  EXPECT_EQ(target.breakpoint_count(), 0u) << "the parent's own removal reaches the target";
+}
+
+TEST(ForkPackets, DetachingTheParentFirstKeepsTheConnectionForTheChild) {
+  ForkingTarget target;
+  Session session(target);
+  NeverStop never;
+  std::vector<std::string> r;
+  session.handle_packet("qSupported:multiprocess+;fork-events+", never, r);
+  session.handle_packet("vCont;c", never, r);
+  session.handle_packet("D;65", never, r);
+  EXPECT_EQ(r.back(), "OK");
+  EXPECT_FALSE(session.closed());
+  session.handle_packet("D;70", never, r);
+  EXPECT_EQ(r.back(), "OK");
+  EXPECT_TRUE(session.closed());
+}
+
 TEST(Signals, LinuxAndGdbNumbersRoundTrip) {
   EXPECT_EQ(gdb_signal_from_host(SIGBUS), 10);
   EXPECT_EQ(gdb_signal_from_host(SIGUSR1), 30);
