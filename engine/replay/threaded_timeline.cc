@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "common/log.h"
+#include "engine/replay/exec_boundary.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/write_filter.h"
@@ -809,6 +810,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         return back;
       }
       if (seg + 1 >= checkpoints) return Error::msg("internal: segment " + std::to_string(seg) + " ended past history");
+      if (is_exec_checkpoint(reader, seg + 1)) {
+        // A new image: the client stops there and loads its symbols.
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Exec;
+        stop = at;
+        return at;
+      }
       if (interrupt_requested()) {
         ThreadedStop at = TRY(goto_checkpoint(seg + 1));
         at.stop.cause = StopCause::Interrupted;
@@ -979,6 +987,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         stop = at;
         return at;
       }
+      if (seg < from.k && is_exec_checkpoint(reader, seg + 1)) return before_exec(seg + 1);
       Position t = seg == from.k ? from : Position{seg, true};
       if (t.is_start() && t.steps.empty()) continue;
       std::vector<Hit> found = TRY(collect(seg, t));
@@ -988,6 +997,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.stop.cause = StopCause::HistoryBegin;
     stop = s;
     return s;
+  }
+
+  // Backward across exec checkpoint k: the old image's execve call in
+  // segment k - 1, at its entry, as an exec stop (the client reloads the
+  // old program's symbols, then goes on backward).
+  Result<ThreadedStop> before_exec(uint64_t k) {
+    const ExecveEvent execve = TRY(execve_event_before(reader, k));
+    Position p{k - 1, false, execve.tid};
+    p.event = execve.index;
+    p.entry = true;
+    TRY(seek(p));
+    stop.stop.cause = StopCause::Exec;
+    stop.syscall_no.reset();
+    return stop;
   }
 
   // A reverse continue with only write watches on the bytes asked, the

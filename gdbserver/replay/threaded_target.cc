@@ -96,6 +96,7 @@ Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
     return stop.take_error();
   }
   MappedStop mapped = map_timeline_stop(stop->stop, stop->thread);
+  if (mapped.reason.kind == StopKind::Exec) mapped.reason.exec_path = TRY(exe_now());  // the image of the stop's segment
   if (stop->syscall_no) {
     mapped.reason.kind = stop->syscall_entry ? StopKind::SyscallEntry : StopKind::SyscallReturn;
     mapped.reason.syscall_no = *stop->syscall_no;
