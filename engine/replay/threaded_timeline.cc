@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "engine/replay/exec_boundary.h"
+#include "engine/replay/fork_events.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/write_filter.h"
@@ -109,6 +110,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::set<WatchRange> user_watches;  // the client's watched pieces
   bool catching = false;              // catch syscall
   std::set<int64_t> caught;           // its numbers; empty: every call
+  bool fork_stops = false, vfork_stops = false;  // report_forks
   bool continuing = false;            // the client's forward move is a continue (a step catches nothing)
   uint64_t runs = 0;
   uint64_t skipped = 0;  // segments a reverse search did not replay (write_filter.h)
@@ -336,10 +338,25 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     Position p{k, false, th.recorded};
     p.event = index;
     p.entry = entry;
-    const bool catches = catching && (caught.empty() || caught.count(ev.syscall_no));
+    bool catches = catching && (caught.empty() || caught.count(ev.syscall_no));
     ThreadedStop s = plain_stop(th.recorded, StopCause::Breakpoint);
     s.syscall_no = ev.syscall_no;
     s.syscall_entry = entry;
+    if (!entry && (fork_stops || vfork_stops) && may_fork(ev)) {
+      // clone3's flags are in its struct clone_args, still in the caller's frame.
+      const ForkKind kind = fork_kind(ev, [&th](uint64_t addr) -> std::optional<uint64_t> {
+        uint64_t word = 0;
+        if (!th.task->read_memory(RemoteAddr(addr), {reinterpret_cast<uint8_t*>(&word), sizeof word}).ok())
+          return std::nullopt;
+        return word;
+      });
+      if ((kind == ForkKind::Fork && fork_stops) || (kind == ForkKind::VFork && vfork_stops)) {
+        s.fork_child = static_cast<int32_t>(ev.result);
+        s.vfork = kind == ForkKind::VFork;
+        s.syscall_no.reset();
+        catches = true;
+      }
+    }
     if (mode == Mode::Live) {
       if (!catches || !continuing) return ok_status();
       cur = p;
@@ -849,6 +866,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(seek(*found));
     stop.stop.cause = StopCause::Step;
     stop.syscall_no.reset();
+    stop.fork_child.reset();
     return stop;
   }
 
@@ -1010,6 +1028,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(seek(p));
     stop.stop.cause = StopCause::Exec;
     stop.syscall_no.reset();
+    stop.fork_child.reset();
     return stop;
   }
 
@@ -1032,8 +1051,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     std::set<uint64_t> bps = std::exchange(user_bps, {});
     std::set<WatchRange> watches = std::exchange(user_watches, pieces);
     const bool catches = std::exchange(catching, false);
+    const bool forks = std::exchange(fork_stops, false), vforks = std::exchange(vfork_stops, false);
     Result<ThreadedStop> found = backward();
     catching = catches;
+    fork_stops = forks;
+    vfork_stops = vforks;
     std::optional<ThreadedLastWrite> out;
     Status described = ok_status();
     if (found.ok() && found->stop.cause == StopCause::Watchpoint) {
@@ -1084,6 +1106,11 @@ Result<ThreadedStop> ThreadedTimeline::goto_moment(const ThreadedPosition& p) { 
 void ThreadedTimeline::catch_syscalls(bool enabled, std::set<int64_t> numbers) {
   impl_->catching = enabled;
   impl_->caught = enabled ? std::move(numbers) : std::set<int64_t>{};
+}
+
+void ThreadedTimeline::report_forks(bool fork, bool vfork) {
+  impl_->fork_stops = fork;
+  impl_->vfork_stops = vfork;
 }
 
 Status ThreadedTimeline::add_breakpoint(uint64_t addr) {

@@ -13,7 +13,7 @@
 // A call both caught and forking is a syscall entry, then a fork at its return.
 #include <algorithm>
 
-#include "gdbserver/replay/fork_events.h"
+#include "engine/replay/fork_events.h"
 #include "gdbserver/replay/timeline_target.h"
 
 namespace slsdbg::gdbserver {
@@ -55,22 +55,22 @@ bool TimelineTarget::catches(const store::Event& ev) const {
 
 bool TimelineTarget::stops_at(const store::Event& ev) const {
   if (ev.kind != store::EventKind::Syscall || ev.pc < 2) return false;
-  return catches(ev) || ((fork_stops_ || vfork_stops_) && may_fork(ev));
+  return catches(ev) || ((fork_stops_ || vfork_stops_) && replay::may_fork(ev));
 }
 
 // The fork stop of `ev` if it made a process the client follows; memory is
 // read where the timeline stands (the call's entry or return).
 Result<std::optional<StopReason>> TimelineTarget::fork_stop(const store::Event& ev) {
   replay::Timeline* t = TRY(live());
-  const ForkKind kind = fork_kind(ev, [t](uint64_t addr) -> std::optional<uint64_t> {
+  const replay::ForkKind kind = replay::fork_kind(ev, [t](uint64_t addr) -> std::optional<uint64_t> {
     uint64_t word = 0;
     auto got = t->read_memory(addr, {reinterpret_cast<uint8_t*>(&word), sizeof word});
     if (!got.ok()) return std::nullopt;
     return word;
   });
-  if ((kind == ForkKind::Fork && fork_stops_) || (kind == ForkKind::VFork && vfork_stops_))
+  if ((kind == replay::ForkKind::Fork && fork_stops_) || (kind == replay::ForkKind::VFork && vfork_stops_))
     return std::optional<StopReason>(
-        StopReason::fork(tid_, kind == ForkKind::Fork ? StopKind::Fork : StopKind::VFork, Tid(static_cast<int32_t>(ev.result))));
+        StopReason::fork(tid_, kind == replay::ForkKind::Fork ? StopKind::Fork : StopKind::VFork, Tid(static_cast<int32_t>(ev.result))));
   return std::optional<StopReason>();
 }
 

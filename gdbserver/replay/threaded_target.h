@@ -24,7 +24,8 @@
 namespace slsdbg::gdbserver {
 
 class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
-                             public MonitorCommands, public ThreadLocalStorage, public SyscallCatch {
+                             public MonitorCommands, public ThreadLocalStorage, public SyscallCatch,
+                             public ForkEvents {
  public:
   static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
   ~ThreadedTarget() override;
@@ -35,6 +36,9 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   // `catch syscall`: the logged calls of every thread (threaded_timeline.h).
   SyscallCatch* syscall_catch() override { return this; }
   Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
+  // Fork and vfork stops: the logged calls that made a process, both ways.
+  ForkEvents* fork_events() override { return this; }
+  void report_forks(bool fork, bool vfork) override;
 
   Result<std::vector<ThreadInfo>> threads() override;
   Status read_register(Tid thread, int number, std::span<uint8_t> out) override;
@@ -85,6 +89,8 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   std::optional<StopReason> last_reason_;
   StopRequest* running_ = nullptr;  // the client's interrupt source during a move
   std::string notes_;
+  bool vfork_done_due_ = false;  // the resume after a vfork stop reports vforkdone there
+  Result<StopReason> vfork_done();
   // The image of the checkpoint the session is in (an execve changes it):
   // checkpoint 0's until the timeline opens.
   std::string first_exe_, first_auxv_;

@@ -1,7 +1,8 @@
 // What a logged fork-family call created, for the fork and vfork stops GDB
 // follows (fork-events+, vfork-events+): a process, one sharing the
 // caller's memory until it execs (vfork, posix_spawn's CLONE_VM|CLONE_VFORK),
-// or no process at all (a thread, a failed call). Shared by both targets.
+// or no process at all (a thread, a failed call). Shared by both timelines'
+// targets (gdbserver/replay).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "store/event.h"
 
-namespace slsdbg::gdbserver {
+namespace slsdbg::replay {
 
 enum class ForkKind { None, Fork, VFork };
 
@@ -24,4 +25,4 @@ bool may_fork(const store::Event& ev);
 // an unreadable one counts as a plain fork.
 ForkKind fork_kind(const store::Event& ev, const std::function<std::optional<uint64_t>(uint64_t)>& read_word);
 
-}  // namespace slsdbg::gdbserver
+}  // namespace slsdbg::replay

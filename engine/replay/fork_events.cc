@@ -1,9 +1,9 @@
-#include "gdbserver/replay/fork_events.h"
+#include "engine/replay/fork_events.h"
 
 #include <sched.h>
 #include <sys/syscall.h>
 
-namespace slsdbg::gdbserver {
+namespace slsdbg::replay {
 
 bool may_fork(const store::Event& ev) {
   if (ev.kind != store::EventKind::Syscall || ev.result <= 0) return false;
@@ -31,4 +31,4 @@ ForkKind fork_kind(const store::Event& ev, const std::function<std::optional<uin
   return ForkKind::Fork;
 }
 
-}  // namespace slsdbg::gdbserver
+}  // namespace slsdbg::replay
