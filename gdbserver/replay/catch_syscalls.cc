@@ -112,6 +112,14 @@ Result<StopReason> TimelineTarget::to_return(const CaughtCall& call, StopRequest
 Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   if (at_syscall_entry_) return to_return(*at_syscall_entry_, stop);
+  if (t->last_stop().cause == replay::StopCause::Signal) {
+    // Finding the next call needs the exact moment, and resolving it
+    // re-runs the path to just before the recorded signal, which the next
+    // resume then reports again, for ever: one step delivers it first.
+    // (A caught call whose `syscall` is that very instruction is missed.)
+    StopReason r = TRY(move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Step); }));
+    if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
+  }
   for (;;) {
     auto next = TRY(next_caught_syscall(TRY(t->current_moment())));
     if (!next) return move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Continue); });

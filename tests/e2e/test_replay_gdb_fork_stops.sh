@@ -5,7 +5,7 @@
 # replay of the parent goes on (its breakpoint after each call is hit, with
 # the recorded argument); reverse-continue stops at the same two calls, in
 # the opposite order, and forward again after them. The children stay
-# replayable on their own (replay -p PID --check).
+# replayable on their own (replay -p PID --check). A shell pipeline too.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/fork.rec
 "$SLSDBG" record -o "$rec" -- "$PROGRAMS/fork_stops" >"$WORK/record.out" 2>"$WORK/record.err" ||
@@ -40,6 +40,16 @@ out=$WORK/plain.out
 replay_gdb "$rec" "$out" -ex 'break after_fork' -ex 'continue' -ex 'continue' -ex 'reverse-continue' -ex 'print which'
 [ "$(grep -c '^Breakpoint 1, after_fork' "$out")" -eq 3 ] || { cat "$out"; die "expected three breakpoint stops"; }
 expect "$out" '^\$1 = 1$' "reverse-continue across the vfork finds the breakpoint before it"
+
+# A shell pipeline: two forks, and the shell's recorded SIGCHLD on the way
+# (a continue that looks for the next fork from a signal stop delivered it
+# first; before, it reported the same signal for ever).
+rec2=$WORK/sh.rec
+"$SLSDBG" record -o "$rec2" -- /bin/sh -c 'ls / | wc -l' >"$WORK/sh.out" 2>"$WORK/sh.err" || { cat "$WORK/sh.err"; die "recording sh"; }
+out=$WORK/sh_gdb.out
+replay_gdb "$rec2" "$out" -ex 'catch fork' -ex 'continue' -ex 'continue' -ex 'continue' -ex 'reverse-continue'
+[ "$(grep -c '^Catchpoint 1 (forked process [0-9]*)' "$out")" -eq 3 ] || { cat "$out"; die "expected the pipeline's two forks, then the last again in reverse"; }
+expect "$out" 'the program exited with status 0 here' "the third continue runs to the shell's exit"
 
 for child in "$forked" "$vforked"; do
   "$SLSDBG" replay "$rec" -p "$child" --check >"$WORK/check.out" 2>&1 || { cat "$WORK/check.out"; die "replay -p $child --check"; }
