@@ -109,6 +109,27 @@ Result<StopReason> TimelineTarget::to_return(const CaughtCall& call, StopRequest
   return r;
 }
 
+// Runs `direction` until the timeline stands at `m` (a breakpoint at its pc
+// for the while, unless the client has one there) or stops for the client
+// first; `arrived` says which. Other visits of m's pc run on.
+Result<StopReason> TimelineTarget::run_to(const replay::Moment& m, replay::Direction direction, StopRequest& stop,
+                                          bool& arrived) {
+  replay::Timeline* t = TRY(live());
+  const bool user_breakpoint = breakpoints_.count(m.pc) != 0;
+  if (!user_breakpoint) TRY(t->add_breakpoint(m.pc));
+  arrived = false;
+  auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
+    for (;;) {
+      replay::TimelineStop s = TRY(t->resume(direction, replay::Motion::Continue));
+      if (s.cause != replay::StopCause::Breakpoint || s.pc != m.pc) return s;
+      arrived = TRY(t->current_moment()) == m;
+      if (arrived || user_breakpoint) return s;
+    }
+  });
+  if (!user_breakpoint) (void)t->remove_breakpoint(m.pc);
+  return r;
+}
+
 Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   if (at_syscall_entry_) return to_return(*at_syscall_entry_, stop);
@@ -124,18 +145,8 @@ Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
     auto next = TRY(next_caught_syscall(TRY(t->current_moment())));
     if (!next) return move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Continue); });
     const replay::Moment entry = next->entry;
-    const bool user_breakpoint = breakpoints_.count(entry.pc) != 0;
-    if (!user_breakpoint) TRY(t->add_breakpoint(entry.pc));
     bool at_entry = false;
-    auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
-      for (;;) {
-        replay::TimelineStop s = TRY(t->resume(replay::Direction::Forward, replay::Motion::Continue));
-        if (s.cause != replay::StopCause::Breakpoint || s.pc != entry.pc) return s;
-        at_entry = TRY(t->current_moment()) == entry;
-        if (at_entry || user_breakpoint) return s;  // else an earlier syscall through the same instruction
-      }
-    });
-    if (!user_breakpoint) (void)t->remove_breakpoint(entry.pc);
+    auto r = run_to(entry, replay::Direction::Forward, stop, at_entry);
     if (!r.ok() || !at_entry) return r;
     if (catches(next->event)) {
       r->kind = StopKind::SyscallEntry;
@@ -225,18 +236,8 @@ Result<StopReason> TimelineTarget::reverse_catching(StopRequest& stop) {
       now = ret;
       continue;
     }
-    const bool user_breakpoint = breakpoints_.count(ret.pc) != 0;
-    if (!user_breakpoint) TRY(t->add_breakpoint(ret.pc));
     bool at_return = false;
-    auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
-      for (;;) {
-        replay::TimelineStop s = TRY(t->resume(replay::Direction::Backward, replay::Motion::Continue));
-        if (s.cause != replay::StopCause::Breakpoint || s.pc != ret.pc) return s;
-        at_return = TRY(t->current_moment()) == ret;
-        if (at_return || user_breakpoint) return s;  // else a later return through the same instruction
-      }
-    });
-    if (!user_breakpoint) (void)t->remove_breakpoint(ret.pc);
+    auto r = run_to(ret, replay::Direction::Backward, stop, at_return);
     if (!r.ok() || !at_return) return r;
     if (auto stop_here = TRY(at_return_of(*prev, *r))) return *stop_here;
     now = ret;

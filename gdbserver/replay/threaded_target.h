@@ -4,7 +4,8 @@
 // log, breakpoints hit by any thread (the stop names it), reverse-continue
 // to the last earlier hit, `monitor goto K`; watchpoints (write, read,
 // access) forward and backward, stopping in the accessing thread; `catch
-// syscall` forward and backward (the logged calls' entries and returns).
+// syscall` forward and backward (the logged calls' entries and returns);
+// fork and vfork stops, and exec stops (GDB reloads the program), both ways.
 //
 // Refused with a message, for now: reverse steps into a segment where the
 // thread did not run or from a caught call, register and memory writes (no

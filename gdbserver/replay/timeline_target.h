@@ -153,6 +153,7 @@ class TimelineTarget final : public Target,
   Result<std::optional<CaughtCall>> next_caught_syscall(const replay::Moment& from);
   Result<std::optional<CaughtCall>> previous_caught_syscall(std::pair<uint64_t, uint64_t> before);
   Result<StopReason> to_return(const CaughtCall& call, StopRequest& stop);
+  Result<StopReason> run_to(const replay::Moment& m, replay::Direction direction, StopRequest& stop, bool& arrived);
   Result<StopReason> resume_catching(StopRequest& stop);
   Result<StopReason> reverse_catching(StopRequest& stop);
   bool follows_forks() const { return fork_stops_ || vfork_stops_; }

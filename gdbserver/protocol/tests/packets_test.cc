@@ -18,6 +18,14 @@ using testing::kMainTid;
 using testing::kWorkerTid;
 using testing::MemoryTestTarget;
 
+// A session's last reply to one packet.
+std::string last_reply(Session& session, std::string_view packet) {
+  NeverStop never;
+  std::vector<std::string> r;
+  session.handle_packet(packet, never, r);
+  return r.empty() ? std::string("<none>") : r.back();
+}
+
 class Packets : public ::testing::Test {
  protected:
   explicit Packets(unsigned caps = testing::kAllCapabilities) : target(caps), session(target) {}
@@ -364,11 +372,7 @@ TEST(PartialCapabilities, AdvertisedAndAnsweredPerType) {
   SoftwareOnlyTarget target;
   Session session(target);
   NeverStop never;
-  auto ask = [&](std::string_view p) {
-    std::vector<std::string> r;
-    session.handle_packet(p, never, r);
-    return r.empty() ? std::string("<none>") : r.back();
-  };
+  auto ask = [&](std::string_view p) { return last_reply(session, p); };
   std::string features = ask("qSupported");
   EXPECT_NE(features.find(";swbreak+"), std::string::npos);
   EXPECT_EQ(features.find("hwbreak+"), std::string::npos);
@@ -469,12 +473,7 @@ TEST(ForkPackets, ForksAreReportedOnlyToAMultiprocessClientThatFollowsThem) {
 TEST(ForkPackets, TheChildsBreakpointRemovalAndDetachLeaveTheReplayAlone) {
   ForkingTarget target;
   Session session(target);
-  NeverStop never;
-  auto ask = [&](std::string_view packet) {
-    std::vector<std::string> r;
-    session.handle_packet(packet, never, r);
-    return r.empty() ? std::string("<none>") : r.back();
-  };
+  auto ask = [&](std::string_view packet) { return last_reply(session, packet); };
   ask("qSupported:multiprocess+;fork-events+");
   EXPECT_EQ(ask("Z0,401010,1"), "OK");
   EXPECT_EQ(ask("vCont;c"), "T05thread:p65.65;fork:p70.70;");
@@ -534,12 +533,7 @@ class TlsTarget final : public MemoryTestTarget, public ThreadLocalStorage {
 TEST(ThreadLocalStorage, QGetTlsAddrAsksTheTargetForTheThread) {
   TlsTarget target;
   Session session(target);
-  NeverStop never;
-  auto ask = [&](std::string_view p) {
-    std::vector<std::string> r;
-    session.handle_packet(p, never, r);
-    return r.empty() ? std::string("<none>") : r.back();
-  };
+  auto ask = [&](std::string_view p) { return last_reply(session, p); };
   EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kWorkerTid.value) + ",10,7ffff7ffe2e0"),
             hex_number(0x7f0000000000ull + static_cast<uint64_t>(kWorkerTid.value) * 0x1000 + 0x10));
   EXPECT_EQ(ask("qGetTLSAddr:p1." + hex_number(kMainTid.value) + ",0,1"),
