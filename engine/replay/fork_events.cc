@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include "store/summary.h"
+
 namespace slsdbg::replay {
 
 bool may_fork(const store::Event& ev) {
@@ -29,6 +31,13 @@ ForkKind fork_kind(const store::Event& ev, const std::function<std::optional<uin
   if ((flags & CLONE_VM) && (flags & CLONE_VFORK)) return ForkKind::VFork;
   if (flags & CLONE_VM) return ForkKind::None;  // shares memory for good: no process GDB follows
   return ForkKind::Fork;
+}
+
+bool may_have_children(const store::RecordingReader& reader) {
+  auto summary = store::read_summary(reader);
+  if (!summary.ok()) return true;
+  auto it = summary->find(store::kChildrenStartedKey);
+  return it == summary->end() || it->second > 0;
 }
 
 }  // namespace slsdbg::replay

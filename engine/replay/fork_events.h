@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "store/event.h"
+#include "store/recording.h"
 
 namespace slsdbg::replay {
 
@@ -24,5 +25,10 @@ bool may_fork(const store::Event& ev);
 // clone_args, still in the caller's frame at the call's entry and return);
 // an unreadable one counts as a plain fork.
 ForkKind fork_kind(const store::Event& ev, const std::function<std::optional<uint64_t>(uint64_t)>& read_word);
+
+// Whether the recorded process may have started a child: false only when
+// the store summary says it started none, so that a recording without
+// children never scans its logs for forks at every continue.
+bool may_have_children(const store::RecordingReader& reader);
 
 }  // namespace slsdbg::replay

@@ -1109,8 +1109,9 @@ void ThreadedTimeline::catch_syscalls(bool enabled, std::set<int64_t> numbers) {
 }
 
 void ThreadedTimeline::report_forks(bool fork, bool vfork) {
-  impl_->fork_stops = fork;
-  impl_->vfork_stops = vfork;
+  const bool children = may_have_children(impl_->reader);  // else nothing to look for
+  impl_->fork_stops = fork && children;
+  impl_->vfork_stops = vfork && children;
 }
 
 Status ThreadedTimeline::add_breakpoint(uint64_t addr) {

@@ -45,8 +45,9 @@ Status TimelineTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& 
 }
 
 void TimelineTarget::report_forks(bool fork, bool vfork) {
-  fork_stops_ = fork;
-  vfork_stops_ = vfork;
+  const bool children = replay::may_have_children(reader_);
+  fork_stops_ = fork && children;
+  vfork_stops_ = vfork && children;
 }
 
 bool TimelineTarget::catches(const store::Event& ev) const {
