@@ -460,13 +460,11 @@ class ForkingTarget final : public MemoryTestTarget, public ForkEvents {
 TEST(ForkPackets, ForksAreReportedOnlyToAMultiprocessClientThatFollowsThem) {
   ForkingTarget target;
   Session session(target);
-  NeverStop never;
-  std::vector<std::string> r;
-  session.handle_packet("qSupported:fork-events+;vfork-events+", never, r);
-  EXPECT_EQ(r.back().find("fork-events"), std::string::npos) << r.back();
+  const std::string plain = last_reply(session, "qSupported:fork-events+;vfork-events+");
+  EXPECT_EQ(plain.find("fork-events"), std::string::npos) << plain;
   EXPECT_FALSE(target.forks);
-  session.handle_packet("qSupported:multiprocess+;fork-events+;vfork-events+", never, r);
-  EXPECT_TRUE(r.back().ends_with(";fork-events+;vfork-events+")) << r.back();
+  const std::string multi = last_reply(session, "qSupported:multiprocess+;fork-events+;vfork-events+");
+  EXPECT_TRUE(multi.ends_with(";fork-events+;vfork-events+")) << multi;
   EXPECT_TRUE(target.forks && target.vforks);
 }
 
@@ -494,15 +492,11 @@ TEST(ForkPackets, TheChildsBreakpointRemovalAndDetachLeaveTheReplayAlone) {
 TEST(ForkPackets, DetachingTheParentFirstKeepsTheConnectionForTheChild) {
   ForkingTarget target;
   Session session(target);
-  NeverStop never;
-  std::vector<std::string> r;
-  session.handle_packet("qSupported:multiprocess+;fork-events+", never, r);
-  session.handle_packet("vCont;c", never, r);
-  session.handle_packet("D;65", never, r);
-  EXPECT_EQ(r.back(), "OK");
+  last_reply(session, "qSupported:multiprocess+;fork-events+");
+  last_reply(session, "vCont;c");
+  EXPECT_EQ(last_reply(session, "D;65"), "OK");
   EXPECT_FALSE(session.closed());
-  session.handle_packet("D;70", never, r);
-  EXPECT_EQ(r.back(), "OK");
+  EXPECT_EQ(last_reply(session, "D;70"), "OK");
   EXPECT_TRUE(session.closed());
 }
 
