@@ -12,6 +12,8 @@
 #include <tuple>
 
 #include "common/log.h"
+#include "engine/replay/exec_boundary.h"
+#include "engine/replay/fork_events.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/write_filter.h"
@@ -108,6 +110,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::set<WatchRange> user_watches;  // the client's watched pieces
   bool catching = false;              // catch syscall
   std::set<int64_t> caught;           // its numbers; empty: every call
+  bool fork_stops = false, vfork_stops = false;  // report_forks
   bool continuing = false;            // the client's forward move is a continue (a step catches nothing)
   uint64_t runs = 0;
   uint64_t skipped = 0;  // segments a reverse search did not replay (write_filter.h)
@@ -335,10 +338,25 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     Position p{k, false, th.recorded};
     p.event = index;
     p.entry = entry;
-    const bool catches = catching && (caught.empty() || caught.count(ev.syscall_no));
+    bool catches = catching && (caught.empty() || caught.count(ev.syscall_no));
     ThreadedStop s = plain_stop(th.recorded, StopCause::Breakpoint);
     s.syscall_no = ev.syscall_no;
     s.syscall_entry = entry;
+    if (!entry && (fork_stops || vfork_stops) && may_fork(ev)) {
+      // clone3's flags are in its struct clone_args, still in the caller's frame.
+      const ForkKind kind = fork_kind(ev, [&th](uint64_t addr) -> std::optional<uint64_t> {
+        uint64_t word = 0;
+        if (!th.task->read_memory(RemoteAddr(addr), {reinterpret_cast<uint8_t*>(&word), sizeof word}).ok())
+          return std::nullopt;
+        return word;
+      });
+      if ((kind == ForkKind::Fork && fork_stops) || (kind == ForkKind::VFork && vfork_stops)) {
+        s.fork_child = static_cast<int32_t>(ev.result);
+        s.vfork = kind == ForkKind::VFork;
+        s.syscall_no.reset();
+        catches = true;
+      }
+    }
     if (mode == Mode::Live) {
       if (!catches || !continuing) return ok_status();
       cur = p;
@@ -809,6 +827,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         return back;
       }
       if (seg + 1 >= checkpoints) return Error::msg("internal: segment " + std::to_string(seg) + " ended past history");
+      if (is_exec_checkpoint(reader, seg + 1)) {
+        // A new image: the client stops there and loads its symbols.
+        ThreadedStop at = TRY(goto_checkpoint(seg + 1));
+        at.stop.cause = StopCause::Exec;
+        stop = at;
+        return at;
+      }
       if (interrupt_requested()) {
         ThreadedStop at = TRY(goto_checkpoint(seg + 1));
         at.stop.cause = StopCause::Interrupted;
@@ -841,6 +866,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(seek(*found));
     stop.stop.cause = StopCause::Step;
     stop.syscall_no.reset();
+    stop.fork_child.reset();
     return stop;
   }
 
@@ -979,6 +1005,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         stop = at;
         return at;
       }
+      if (seg < from.k && is_exec_checkpoint(reader, seg + 1)) return before_exec(seg + 1);
       Position t = seg == from.k ? from : Position{seg, true};
       if (t.is_start() && t.steps.empty()) continue;
       std::vector<Hit> found = TRY(collect(seg, t));
@@ -988,6 +1015,21 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.stop.cause = StopCause::HistoryBegin;
     stop = s;
     return s;
+  }
+
+  // Backward across exec checkpoint k: the old image's execve call in
+  // segment k - 1, at its entry, as an exec stop (the client reloads the
+  // old program's symbols, then goes on backward).
+  Result<ThreadedStop> before_exec(uint64_t k) {
+    const ExecveEvent execve = TRY(execve_event_before(reader, k));
+    Position p{k - 1, false, execve.tid};
+    p.event = execve.index;
+    p.entry = true;
+    TRY(seek(p));
+    stop.stop.cause = StopCause::Exec;
+    stop.syscall_no.reset();
+    stop.fork_child.reset();
+    return stop;
   }
 
   // A reverse continue with only write watches on the bytes asked, the
@@ -1009,8 +1051,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     std::set<uint64_t> bps = std::exchange(user_bps, {});
     std::set<WatchRange> watches = std::exchange(user_watches, pieces);
     const bool catches = std::exchange(catching, false);
+    const bool forks = std::exchange(fork_stops, false), vforks = std::exchange(vfork_stops, false);
     Result<ThreadedStop> found = backward();
     catching = catches;
+    fork_stops = forks;
+    vfork_stops = vforks;
     std::optional<ThreadedLastWrite> out;
     Status described = ok_status();
     if (found.ok() && found->stop.cause == StopCause::Watchpoint) {
@@ -1061,6 +1106,12 @@ Result<ThreadedStop> ThreadedTimeline::goto_moment(const ThreadedPosition& p) { 
 void ThreadedTimeline::catch_syscalls(bool enabled, std::set<int64_t> numbers) {
   impl_->catching = enabled;
   impl_->caught = enabled ? std::move(numbers) : std::set<int64_t>{};
+}
+
+void ThreadedTimeline::report_forks(bool fork, bool vfork) {
+  const bool children = may_have_children(impl_->reader);  // else nothing to look for
+  impl_->fork_stops = fork && children;
+  impl_->vfork_stops = vfork && children;
 }
 
 Status ThreadedTimeline::add_breakpoint(uint64_t addr) {

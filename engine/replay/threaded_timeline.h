@@ -38,6 +38,9 @@
 // (write_filter.h); last_write is that search from the current position,
 // the client's own breakpoints and watches set aside, and back.
 //
+// Fork stops (report_forks) are found the same way, at the return of each
+// logged call that made a process, both ways.
+//
 // `catch syscall`: a forward continue also stops at the entry and the
 // return of each logged system call that matches (the event's seccomp stop,
 // then right after the log served it); a reverse continue at the last such
@@ -77,6 +80,10 @@ struct ThreadedStop {
   // return. The stop's cause is then Breakpoint.
   std::optional<int64_t> syscall_no;
   bool syscall_entry = false;
+  // A fork stop (report_forks): the call at its return made process
+  // `fork_child`, vfork-style when `vfork`. The cause is then Breakpoint.
+  std::optional<int32_t> fork_child;
+  bool vfork = false;
 };
 
 // The last write found by ThreadedTimeline::last_write: its moment (the
@@ -112,6 +119,9 @@ class ThreadedTimeline {
   // Stop at logged system calls: `numbers` empty means every one; off with
   // `enabled` false.
   void catch_syscalls(bool enabled, std::set<int64_t> numbers);
+  // Stop also at the return of each logged call that made a process
+  // (fork_events.h): forks, vfork-style calls, either or both.
+  void report_forks(bool fork, bool vfork);
 
   Status add_breakpoint(uint64_t addr);
   Status remove_breakpoint(uint64_t addr);

@@ -33,6 +33,15 @@ std::optional<PointSpec> parse_point(std::string_view args) {
 Reply change_point(PacketContext& ctx, std::string_view args, PointOp op) {
   auto spec = parse_point(args);
   if (!spec) return std::string(kErrorMalformed);
+  if (ctx.session.general_child > 0) {
+    // A fork child's memory: the replay has no process of it. Removing
+    // what GDB thinks it holds there is done; inserting (GDB keeping the
+    // child attached, detach-on-fork off) is not served.
+    if (op == PointOp::Remove) return std::string("OK");
+    return error_reply_with_text(Error::msg("the fork child " + std::to_string(ctx.session.general_child) +
+                                            " is not replayed in this session (detach-on-fork on; slsdbg replay -p " +
+                                            std::to_string(ctx.session.general_child) + ")"));
+  }
   Status status;
   if (spec->type <= 1) {
     Breakpoints* bp = ctx.target.breakpoints();

@@ -16,6 +16,8 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
     if (f == "swbreak+") ctx.session.client.swbreak = true;
     if (f == "hwbreak+") ctx.session.client.hwbreak = true;
     if (f == "exec-events+") ctx.session.client.exec_events = true;
+    if (f == "fork-events+") ctx.session.client.fork_events = true;
+    if (f == "vfork-events+") ctx.session.client.vfork_events = true;
     if (f == "multiprocess+") ctx.session.client.pid = ctx.target.process_id();
     if (end == std::string_view::npos) break;
     features = features.substr(end + 1);
@@ -37,6 +39,12 @@ Reply handle_q_supported(PacketContext& ctx, std::string_view args) {
   if (ctx.session.client.pid > 0) out += ";multiprocess+";
   if (t.syscall_catch()) out += ";QCatchSyscalls+";
   if (ctx.session.client.exec_events) out += ";exec-events+";  // a target that never execs just never says so
+  // Fork stops name the child as "pPID.TID": only under multiprocess.
+  ForkEvents* forks = ctx.session.client.pid > 0 ? t.fork_events() : nullptr;
+  if (!forks) ctx.session.client.fork_events = ctx.session.client.vfork_events = false;
+  if (ctx.session.client.fork_events) out += ";fork-events+";
+  if (ctx.session.client.vfork_events) out += ";vfork-events+";
+  if (forks) forks->report_forks(ctx.session.client.fork_events, ctx.session.client.vfork_events);
   return out;
 }
 

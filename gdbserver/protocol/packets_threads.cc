@@ -21,6 +21,13 @@ Reply handle_set_thread(PacketContext& ctx, std::string_view args) {
   if (args.size() < 2 || (args[0] != 'g' && args[0] != 'c')) return std::string(kErrorMalformed);
   auto selector = parse_thread_selector(args.substr(1));
   if (!selector) return std::string(kErrorMalformed);
+  // A fork child GDB has not detached yet: it removes its breakpoints from
+  // the child's copy of memory first (packets_breakpoints.cc ignores them).
+  if (const int32_t pid = thread_selector_pid(args.substr(1)); pid > 0 && ctx.session.fork_children.count(pid)) {
+    if (args[0] == 'g') ctx.session.general_child = pid;
+    return std::string("OK");
+  }
+  if (args[0] == 'g') ctx.session.general_child = 0;
   if (selector->kind == ThreadSelector::Kind::One && !thread_exists(ctx, selector->tid)) {
     return std::string(kErrorNoThread);
   }

@@ -90,6 +90,13 @@ std::optional<ThreadSelector> parse_thread_selector(std::string_view text) {
   return ThreadSelector{ThreadSelector::Kind::One, Tid(static_cast<int32_t>(*value))};
 }
 
+int32_t thread_selector_pid(std::string_view text) {
+  if (text.empty() || text[0] != 'p') return 0;
+  text.remove_prefix(1);
+  auto pid = parse_hex_u64(text.substr(0, text.find('.')));
+  return pid && *pid <= 0x7fffffff ? static_cast<int32_t>(*pid) : 0;
+}
+
 std::string error_reply(const Error& error) {
   int code = error.errno_value > 0 && error.errno_value < 256 ? error.errno_value : 1;
   std::string out = "E";
@@ -135,7 +142,9 @@ Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
     // The client's next queries are about the thread that stopped.
     ctx.session.general_thread = ThreadSelector{ThreadSelector::Kind::One, stop->thread};
     ctx.session.continue_thread = ThreadSelector{ThreadSelector::Kind::Any, Tid{}};
+    ctx.session.general_child = 0;
   }
+  if (stop->kind == StopKind::Fork || stop->kind == StopKind::VFork) ctx.session.fork_children.insert(stop->child.value);
   return encode_stop_reply(*stop, ctx.session.client);
 }
 

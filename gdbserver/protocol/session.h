@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ struct ThreadSelector {
 
 // Parses "-1", "0", "1f" and the multiprocess form "p1f.20" (pid ignored).
 std::optional<ThreadSelector> parse_thread_selector(std::string_view text);
+// The pid of the multiprocess form "p1f.20" or "p1f" (0 for the plain forms).
+int32_t thread_selector_pid(std::string_view text);
 
 struct SessionData {
   SessionOptions options;
@@ -42,6 +45,13 @@ struct SessionData {
   ThreadSelector general_thread;   // Hg: registers and memory
   ThreadSelector continue_thread;  // Hc: legacy c/s, bc/bs
   std::optional<Tid> last_stop_thread;
+  // Children named by fork/vfork stops that the client has not detached yet,
+  // and the one its Hg selects (0: the target's own process). Breakpoint
+  // removals aimed at a child never reach the target: its process is the
+  // parent's replay.
+  std::set<int32_t> fork_children;
+  int32_t general_child = 0;
+  bool target_gone = false;  // detached or killed, the connection open for the children's D
   std::map<int, std::string> open_files;  // vFile: fd -> content
   int next_file = 1;
 };

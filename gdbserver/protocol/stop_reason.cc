@@ -14,6 +14,13 @@ std::string two_hex(int v) {
   return buf;
 }
 
+// A new process's first thread: under multiprocess "pPID.TID" with its own
+// pid (the tid), not the parent's.
+std::string process_thread_id(const ClientFeatures& client, Tid child) {
+  const std::string t = hex_number(static_cast<uint64_t>(child.value));
+  return client.pid > 0 ? "p" + t + "." + t : t;
+}
+
 }  // namespace
 
 std::string thread_id_text(const ClientFeatures& client, Tid tid) {
@@ -64,6 +71,15 @@ std::string encode_stop_reply(const StopReason& stop, const ClientFeatures& clie
       break;
     case StopKind::Exec:
       if (client.exec_events) out += "exec:" + to_hex(std::string_view(stop.exec_path)) + ";";
+      break;
+    case StopKind::Fork:
+      out += "fork:" + process_thread_id(client, stop.child) + ";";
+      break;
+    case StopKind::VFork:
+      out += "vfork:" + process_thread_id(client, stop.child) + ";";
+      break;
+    case StopKind::VForkDone:
+      out += "vforkdone:;";
       break;
     default:
       break;

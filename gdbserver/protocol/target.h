@@ -176,6 +176,18 @@ class ThreadLocalStorage {
   virtual Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) = 0;
 };
 
+// fork-events+ / vfork-events+: the target stops its process right after a
+// fork-family call returned in it (StopKind::Fork or VFork, naming the child)
+// and, after a VFork, reports VForkDone at its next forward resume. Off until
+// the client says in qSupported that it follows forks; the protocol then
+// keeps the child apart (breakpoint removals aimed at it, its detach: the
+// child is not the target's process).
+class ForkEvents {
+ public:
+  virtual ~ForkEvents() = default;
+  virtual void report_forks(bool fork, bool vfork) = 0;
+};
+
 // --- The target ----------------------------------------------------------------
 
 class Target {
@@ -230,6 +242,7 @@ class Target {
   virtual TargetFiles* target_files() { return nullptr; }
   virtual SyscallCatch* syscall_catch() { return nullptr; }
   virtual ThreadLocalStorage* thread_local_storage() { return nullptr; }
+  virtual ForkEvents* fork_events() { return nullptr; }
 };
 
 }  // namespace slsdbg::gdbserver

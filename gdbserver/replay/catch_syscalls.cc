@@ -4,24 +4,35 @@
 // its return (right after its event), as GDB sees them in a live session.
 // Breakpoints on the way stop first. A reverse continue mirrors it: it stops
 // at the return of the previous matching syscall, then at its entry.
-#include "gdbserver/replay/timeline_target.h"
-
+//
+// Fork stops (fork-events+, vfork-events+) are found the same way: a
+// continue stops at the return of each fork-family call that created a
+// process, the child named (StopKind::Fork / VFork; after a vfork the next
+// resume reports VForkDone where it is: the recorded parent resumed only
+// once its child had exec'd or exited). A reverse continue stops there too.
+// A call both caught and forking is a syscall entry, then a fork at its return.
 #include <algorithm>
+
+#include "engine/replay/fork_events.h"
+#include "gdbserver/replay/timeline_target.h"
 
 namespace slsdbg::gdbserver {
 
 namespace {
 
 // Where a caught call returns: right after its event, at the pc after its
-// `syscall`. The call at whose exit stop the recorder patched its glibc
-// site for the syscall buffer returns past the patch instead, where the
-// forced checkpoint that follows it stands (the next segment's start).
+// `syscall`. A call followed by a forced checkpoint returns at that
+// checkpoint, the next segment's start (replay crosses it by restore, so
+// nothing runs after the event in this segment): a vfork-style call, whose
+// child wrote into the caller's memory, an unmodelled call, and the call at
+// whose exit stop the recorder patched its glibc site for the syscall
+// buffer (it returns past the patch).
 Result<replay::Moment> syscall_return(const store::RecordingReader& reader, const replay::Moment& entry) {
   const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
   const std::vector<store::Event> events = TRY(reader.segment_events(SegmentId(entry.checkpoint)));
   if (entry.event + 1 >= events.size() || entry.checkpoint + 1 >= reader.checkpoints().size()) return ret;
   const store::Event& next = events[entry.event + 1];
-  if (next.kind != store::EventKind::ForcedCheckpoint || next.pc == ret.pc) return ret;
+  if (next.kind != store::EventKind::ForcedCheckpoint) return ret;
   return replay::Moment{entry.checkpoint + 1, 0, next.pc, 1};
 }
 
@@ -33,136 +44,205 @@ Status TimelineTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& 
   return ok_status();
 }
 
-// The first matching syscall event at or after the current moment's next event.
-Result<std::optional<std::pair<replay::Moment, int64_t>>> TimelineTarget::next_caught_syscall() {
+void TimelineTarget::report_forks(bool fork, bool vfork) {
+  const bool children = replay::may_have_children(reader_);
+  fork_stops_ = fork && children;
+  vfork_stops_ = vfork && children;
+}
+
+bool TimelineTarget::catches(const store::Event& ev) const {
+  return catching_ && (caught_.empty() || caught_.count(ev.syscall_no));
+}
+
+bool TimelineTarget::stops_at(const store::Event& ev) const {
+  if (ev.kind != store::EventKind::Syscall || ev.pc < 2) return false;
+  return catches(ev) || ((fork_stops_ || vfork_stops_) && replay::may_fork(ev));
+}
+
+// The fork stop of `ev` if it made a process the client follows; memory is
+// read where the timeline stands (the call's entry or return).
+Result<std::optional<StopReason>> TimelineTarget::fork_stop(const store::Event& ev) {
   replay::Timeline* t = TRY(live());
-  const replay::Moment now = TRY(t->current_moment());
+  const replay::ForkKind kind = replay::fork_kind(ev, [t](uint64_t addr) -> std::optional<uint64_t> {
+    uint64_t word = 0;
+    auto got = t->read_memory(addr, {reinterpret_cast<uint8_t*>(&word), sizeof word});
+    if (!got.ok()) return std::nullopt;
+    return word;
+  });
+  if ((kind == replay::ForkKind::Fork && fork_stops_) || (kind == replay::ForkKind::VFork && vfork_stops_))
+    return std::optional<StopReason>(
+        StopReason::fork(tid_, kind == replay::ForkKind::Fork ? StopKind::Fork : StopKind::VFork, Tid(static_cast<int32_t>(ev.result))));
+  return std::optional<StopReason>();
+}
+
+// The first call to stop at whose event lies at or after `from`'s next event.
+Result<std::optional<TimelineTarget::CaughtCall>> TimelineTarget::next_caught_syscall(const replay::Moment& from) {
+  replay::Timeline* t = TRY(live());
   const uint64_t segments = t->checkpoint_count();
-  for (uint64_t k = now.checkpoint; k < segments; k++) {
+  for (uint64_t k = from.checkpoint; k < segments; k++) {
     auto events = reader_.segment_events(SegmentId(k));
     if (!events.ok()) break;
-    for (uint64_t i = k == now.checkpoint ? now.event : 0; i < events->size(); i++) {
+    for (uint64_t i = k == from.checkpoint ? from.event : 0; i < events->size(); i++) {
       const store::Event& ev = (*events)[i];
-      if (ev.kind != store::EventKind::Syscall || ev.pc < 2) continue;
-      if (!caught_.empty() && !caught_.count(ev.syscall_no)) continue;
-      return std::optional<std::pair<replay::Moment, int64_t>>{{replay::Moment{k, i, ev.pc - 2, 1}, ev.syscall_no}};
+      if (stops_at(ev)) return std::optional<CaughtCall>(CaughtCall{replay::Moment{k, i, ev.pc - 2, 1}, ev});
     }
   }
-  return std::optional<std::pair<replay::Moment, int64_t>>{};
+  return std::optional<CaughtCall>();
+}
+
+// From a call's entry (the timeline stands there) to its return: a fork stop
+// when it made a process the client follows, else the syscall's return.
+Result<StopReason> TimelineTarget::to_return(const CaughtCall& call, StopRequest& stop) {
+  replay::Timeline* t = TRY(live());
+  const replay::Moment ret = TRY(syscall_return(reader_, call.entry));
+  const std::optional<StopReason> fork = TRY(fork_stop(call.event));
+  StopReason r = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
+  if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
+  if (fork) {
+    r = *fork;
+    vfork_done_due_ = fork->kind == StopKind::VFork;
+  } else {
+    r.kind = StopKind::SyscallReturn;
+    r.syscall_no = call.event.syscall_no;
+  }
+  last_reason_ = r;
+  at_syscall_return_ = call;
+  return r;
+}
+
+// Runs `direction` until the timeline stands at `m` (a breakpoint at its pc
+// for the while, unless the client has one there) or stops for the client
+// first; `arrived` says which. Other visits of m's pc run on.
+Result<StopReason> TimelineTarget::run_to(const replay::Moment& m, replay::Direction direction, StopRequest& stop,
+                                          bool& arrived) {
+  replay::Timeline* t = TRY(live());
+  const bool user_breakpoint = breakpoints_.count(m.pc) != 0;
+  if (!user_breakpoint) TRY(t->add_breakpoint(m.pc));
+  arrived = false;
+  auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
+    for (;;) {
+      replay::TimelineStop s = TRY(t->resume(direction, replay::Motion::Continue));
+      if (s.cause != replay::StopCause::Breakpoint || s.pc != m.pc) return s;
+      arrived = TRY(t->current_moment()) == m;
+      if (arrived || user_breakpoint) return s;
+    }
+  });
+  if (!user_breakpoint) (void)t->remove_breakpoint(m.pc);
+  return r;
 }
 
 Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
   replay::Timeline* t = TRY(live());
-  if (at_syscall_entry_) {
-    const auto [entry, nr] = *at_syscall_entry_;
-    const replay::Moment ret = TRY(syscall_return(reader_, entry));
-    StopReason r = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
+  if (at_syscall_entry_) return to_return(*at_syscall_entry_, stop);
+  if (t->last_stop().cause == replay::StopCause::Signal) {
+    // Finding the next call needs the exact moment, and resolving it
+    // re-runs the path to just before the recorded signal, which the next
+    // resume then reports again, for ever: one step delivers it first.
+    // (A caught call whose `syscall` is that very instruction is missed.)
+    StopReason r = TRY(move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Step); }));
     if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
-    r.kind = StopKind::SyscallReturn;
-    r.syscall_no = nr;
-    last_reason_ = r;
-    at_syscall_return_ = {entry, nr};
-    return r;
   }
-  auto next = TRY(next_caught_syscall());
-  if (!next) return move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Continue); });
-  const auto [entry, nr] = *next;
-  const bool user_breakpoint = breakpoints_.count(entry.pc) != 0;
-  if (!user_breakpoint) TRY(t->add_breakpoint(entry.pc));
-  bool at_entry = false;
-  auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
-    for (;;) {
-      replay::TimelineStop s = TRY(t->resume(replay::Direction::Forward, replay::Motion::Continue));
-      if (s.cause != replay::StopCause::Breakpoint || s.pc != entry.pc) return s;
-      at_entry = TRY(t->current_moment()) == entry;
-      if (at_entry || user_breakpoint) return s;  // else an earlier syscall through the same instruction
+  for (;;) {
+    auto next = TRY(next_caught_syscall(TRY(t->current_moment())));
+    if (!next) return move(&stop, [&] { return t->resume(replay::Direction::Forward, replay::Motion::Continue); });
+    const replay::Moment entry = next->entry;
+    bool at_entry = false;
+    auto r = run_to(entry, replay::Direction::Forward, stop, at_entry);
+    if (!r.ok() || !at_entry) return r;
+    if (catches(next->event)) {
+      r->kind = StopKind::SyscallEntry;
+      r->syscall_no = next->event.syscall_no;
+      at_syscall_entry_ = *next;
+      last_reason_ = *r;
+      return r;
     }
-  });
-  if (!user_breakpoint) (void)t->remove_breakpoint(entry.pc);
-  if (!r.ok() || !at_entry) return r;
-  r->kind = StopKind::SyscallEntry;
-  r->syscall_no = nr;
-  at_syscall_entry_ = {entry, nr};
-  last_reason_ = *r;
-  return r;
+    if (TRY(fork_stop(next->event))) return to_return(*next, stop);
+    // A clone that made a thread, not a process: on from its return.
+    const replay::Moment ret = TRY(syscall_return(reader_, entry));
+    StopReason past = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
+    if (past.kind != StopKind::Signal || past.signal != SIGTRAP) return past;
+  }
 }
 
-// The last matching syscall event before the current moment (its entry moment).
-Result<std::optional<std::pair<replay::Moment, int64_t>>> TimelineTarget::previous_caught_syscall() {
-  replay::Timeline* t = TRY(live());
-  const replay::Moment now = TRY(t->current_moment());
-  for (uint64_t k = now.checkpoint + 1; k-- > 0;) {
+// The last call to stop at whose event lies before event `before.second`
+// of segment `before.first`.
+Result<std::optional<TimelineTarget::CaughtCall>> TimelineTarget::previous_caught_syscall(
+    std::pair<uint64_t, uint64_t> before) {
+  for (uint64_t k = before.first + 1; k-- > 0;) {
     auto events = reader_.segment_events(SegmentId(k));
     if (!events.ok()) continue;
-    for (uint64_t i = k == now.checkpoint ? std::min<uint64_t>(now.event, events->size()) : events->size(); i-- > 0;) {
+    for (uint64_t i = k == before.first ? std::min<uint64_t>(before.second, events->size()) : events->size(); i-- > 0;) {
       const store::Event& ev = (*events)[i];
-      if (ev.kind != store::EventKind::Syscall || ev.pc < 2) continue;
-      if (!caught_.empty() && !caught_.count(ev.syscall_no)) continue;
-      return std::optional<std::pair<replay::Moment, int64_t>>{{replay::Moment{k, i, ev.pc - 2, 1}, ev.syscall_no}};
+      if (stops_at(ev)) return std::optional<CaughtCall>(CaughtCall{replay::Moment{k, i, ev.pc - 2, 1}, ev});
     }
   }
-  return std::optional<std::pair<replay::Moment, int64_t>>{};
+  return std::optional<CaughtCall>();
 }
 
 Result<StopReason> TimelineTarget::reverse_catching(StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   // From a syscall's return, the step back is its entry: nothing runs between.
-  auto back_to_entry = [&](const replay::Moment& entry, int64_t nr) -> Result<StopReason> {
-    StopReason r = TRY(move(&stop, [&] { return t->goto_moment(entry); }));
+  auto back_to_entry = [&](const CaughtCall& call) -> Result<StopReason> {
+    StopReason r = TRY(move(&stop, [&] { return t->goto_moment(call.entry); }));
     if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
     r.kind = StopKind::SyscallEntry;
-    r.syscall_no = nr;
+    r.syscall_no = call.event.syscall_no;
     last_reason_ = r;
-    at_syscall_entry_ = {entry, nr};
+    at_syscall_entry_ = call;
     return r;
   };
-  if (at_syscall_return_) {
-    const auto [entry, nr] = *at_syscall_return_;
-    return back_to_entry(entry, nr);
-  }
-  auto prev = TRY(previous_caught_syscall());
-  if (!prev) return move(&stop, [&] { return t->resume(replay::Direction::Backward, replay::Motion::Continue); });
-  const auto [entry, nr] = *prev;
-  const replay::Moment ret = TRY(syscall_return(reader_, entry));
-  if (TRY(t->current_moment()) == ret) return back_to_entry(entry, nr);
-  if (ret.event == 0 && ret.checkpoint != entry.checkpoint) {
-    // A return at a checkpoint's start is no breakpoint hit: a reverse
-    // continue that stops at or after that checkpoint stopped on the way;
-    // one that went past it found nothing, and the return is the stop.
-    // FIXME: that search runs to the start of history, not just to the
-    // checkpoint; it happens once per recording (the first patch).
-    bool at_return = false;
-    auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
-      replay::TimelineStop s = TRY(t->resume(replay::Direction::Backward, replay::Motion::Continue));
-      if (TRY(t->current_moment()).checkpoint >= ret.checkpoint) return s;
-      at_return = true;
-      return t->goto_moment(ret);
-    });
-    if (!r.ok() || !at_return || r->kind != StopKind::Signal || r->signal != SIGTRAP) return r;
-    r->kind = StopKind::SyscallReturn;
-    r->syscall_no = nr;
-    at_syscall_return_ = {entry, nr};
-    last_reason_ = *r;
-    return r;
-  }
-  const bool user_breakpoint = breakpoints_.count(ret.pc) != 0;
-  if (!user_breakpoint) TRY(t->add_breakpoint(ret.pc));
-  bool at_return = false;
-  auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
-    for (;;) {
-      replay::TimelineStop s = TRY(t->resume(replay::Direction::Backward, replay::Motion::Continue));
-      if (s.cause != replay::StopCause::Breakpoint || s.pc != ret.pc) return s;
-      at_return = TRY(t->current_moment()) == ret;
-      if (at_return || user_breakpoint) return s;  // else a later return through the same instruction
+  // At the return of `call`: its fork stop, its caught return, or nothing.
+  auto at_return_of = [&](const CaughtCall& call, StopReason r) -> Result<std::optional<StopReason>> {
+    if (std::optional<StopReason> fork = TRY(fork_stop(call.event))) {
+      r = *fork;
+      vfork_done_due_ = fork->kind == StopKind::VFork;
+    } else if (catches(call.event)) {
+      r.kind = StopKind::SyscallReturn;
+      r.syscall_no = call.event.syscall_no;
+    } else {
+      return std::optional<StopReason>();
     }
-  });
-  if (!user_breakpoint) (void)t->remove_breakpoint(ret.pc);
-  if (!r.ok() || !at_return) return r;
-  r->kind = StopKind::SyscallReturn;
-  r->syscall_no = nr;
-  at_syscall_return_ = {entry, nr};
-  last_reason_ = *r;
-  return r;
+    at_syscall_return_ = call;
+    last_reason_ = r;
+    return std::optional<StopReason>(r);
+  };
+  if (at_syscall_return_ && catches(at_syscall_return_->event)) return back_to_entry(*at_syscall_return_);
+  replay::Moment now = TRY(t->current_moment());
+  std::pair<uint64_t, uint64_t> before{now.checkpoint, now.event};
+  for (;;) {
+    auto prev = TRY(previous_caught_syscall(before));
+    if (!prev) return move(&stop, [&] { return t->resume(replay::Direction::Backward, replay::Motion::Continue); });
+    before = {prev->entry.checkpoint, prev->entry.event};
+    const replay::Moment ret = TRY(syscall_return(reader_, prev->entry));
+    if (now == ret) {
+      if (catches(prev->event)) return back_to_entry(*prev);
+      continue;  // the fork stop the client is at: the search goes on before it
+    }
+    if (ret.event == 0 && ret.checkpoint != prev->entry.checkpoint) {
+      // A return at a checkpoint's start is no breakpoint hit: a reverse
+      // continue that stops at or after that checkpoint stopped on the way;
+      // one that went past it found nothing, and the return is the stop.
+      // FIXME: that search runs to the start of history, not just to the
+      // checkpoint; it happens once per recording (the first patch) and at
+      // each vfork.
+      bool at_return = false;
+      auto r = move(&stop, [&]() -> Result<replay::TimelineStop> {
+        replay::TimelineStop s = TRY(t->resume(replay::Direction::Backward, replay::Motion::Continue));
+        if (TRY(t->current_moment()).checkpoint >= ret.checkpoint) return s;
+        at_return = true;
+        return t->goto_moment(ret);
+      });
+      if (!r.ok() || !at_return || r->kind != StopKind::Signal || r->signal != SIGTRAP) return r;
+      if (auto stop_here = TRY(at_return_of(*prev, *r))) return *stop_here;
+      now = ret;
+      continue;
+    }
+    bool at_return = false;
+    auto r = run_to(ret, replay::Direction::Backward, stop, at_return);
+    if (!r.ok() || !at_return) return r;
+    if (auto stop_here = TRY(at_return_of(*prev, *r))) return *stop_here;
+    now = ret;
+  }
 }
 
 }  // namespace slsdbg::gdbserver

@@ -96,6 +96,10 @@ Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
     return stop.take_error();
   }
   MappedStop mapped = map_timeline_stop(stop->stop, stop->thread);
+  if (mapped.reason.kind == StopKind::Exec) mapped.reason.exec_path = TRY(exe_now());  // the image of the stop's segment
+  vfork_done_due_ = stop->fork_child.has_value() && stop->vfork;
+  if (stop->fork_child)
+    mapped.reason = StopReason::fork(stop->thread, stop->vfork ? StopKind::VFork : StopKind::Fork, Tid(*stop->fork_child));
   if (stop->syscall_no) {
     mapped.reason.kind = stop->syscall_entry ? StopKind::SyscallEntry : StopKind::SyscallReturn;
     mapped.reason.syscall_no = *stop->syscall_no;
@@ -158,6 +162,7 @@ Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequ
     if (r.mode != ResumeMode::Stay) any = true;
   }
   if (!any) return last_stop();
+  if (vfork_done_due_) return vfork_done();
   if (step) return report(t->resume(replay::Direction::Forward, replay::Motion::Step, *step));
   return report(t->resume(replay::Direction::Forward, replay::Motion::Continue, Tid{}));
 }
@@ -170,10 +175,26 @@ Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, S
     ~Done() { r = nullptr; }
   } done{running_};
   if (mode == ResumeMode::Stay) return last_stop();
+  if (vfork_done_due_) return vfork_done();
   // An error (a reverse step that is not undoing a forward one) is printed
   // by the protocol layer with the error reply.
   const replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return report(t->resume(replay::Direction::Backward, motion, thread));
+}
+
+// The recorded parent came back from its vfork only once the child had
+// exec'd or exited, where the vfork stop was: the resume after it, either
+// way, reports that without moving (GDB keeps the parent's breakpoints out
+// until it hears it).
+Result<StopReason> ThreadedTarget::vfork_done() {
+  replay::ThreadedTimeline* t = TRY(live());
+  vfork_done_due_ = false;
+  last_reason_ = StopReason::fork(t->last_stop().thread, StopKind::VForkDone, Tid{});
+  return *last_reason_;
+}
+
+void ThreadedTarget::report_forks(bool fork, bool vfork) {
+  if (timeline_) timeline_->report_forks(fork, vfork);
 }
 
 Result<StopReason> ThreadedTarget::last_stop() {

@@ -4,7 +4,8 @@
 // log, breakpoints hit by any thread (the stop names it), reverse-continue
 // to the last earlier hit, `monitor goto K`; watchpoints (write, read,
 // access) forward and backward, stopping in the accessing thread; `catch
-// syscall` forward and backward (the logged calls' entries and returns).
+// syscall` forward and backward (the logged calls' entries and returns);
+// fork and vfork stops, and exec stops (GDB reloads the program), both ways.
 //
 // Refused with a message, for now: reverse steps into a segment where the
 // thread did not run or from a caught call, register and memory writes (no
@@ -24,7 +25,8 @@
 namespace slsdbg::gdbserver {
 
 class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
-                             public MonitorCommands, public ThreadLocalStorage, public SyscallCatch {
+                             public MonitorCommands, public ThreadLocalStorage, public SyscallCatch,
+                             public ForkEvents {
  public:
   static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
   ~ThreadedTarget() override;
@@ -35,6 +37,9 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   // `catch syscall`: the logged calls of every thread (threaded_timeline.h).
   SyscallCatch* syscall_catch() override { return this; }
   Status catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) override;
+  // Fork and vfork stops: the logged calls that made a process, both ways.
+  ForkEvents* fork_events() override { return this; }
+  void report_forks(bool fork, bool vfork) override;
 
   Result<std::vector<ThreadInfo>> threads() override;
   Status read_register(Tid thread, int number, std::span<uint8_t> out) override;
@@ -85,6 +90,8 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   std::optional<StopReason> last_reason_;
   StopRequest* running_ = nullptr;  // the client's interrupt source during a move
   std::string notes_;
+  bool vfork_done_due_ = false;  // the resume after a vfork stop reports vforkdone there
+  Result<StopReason> vfork_done();
   // The image of the checkpoint the session is in (an execve changes it):
   // checkpoint 0's until the timeline opens.
   std::string first_exe_, first_auxv_;

@@ -67,6 +67,7 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   diversion_.reset();  // history moves on; whatever ran in the copy is gone
   at_syscall_entry_.reset();
   at_syscall_return_.reset();
+  vfork_done_due_ = false;
   running_ = stop;
   auto result = fn();
   running_ = nullptr;
@@ -168,7 +169,8 @@ Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequ
       return r;
     }
   }
-  if (catching_ && mode == ResumeMode::Continue) return resume_catching(stop);
+  if (vfork_done_due_) return vfork_done();
+  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) return resume_catching(stop);
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Forward, motion); });
 }
@@ -176,9 +178,20 @@ Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequ
 Result<StopReason> TimelineTarget::reverse_resume(Tid, ResumeMode mode, StopRequest& stop) {
   replay::Timeline* t = TRY(live());
   if (mode == ResumeMode::Stay) return last_stop();
-  if (catching_ && mode == ResumeMode::Continue) return reverse_catching(stop);
+  if (vfork_done_due_) return vfork_done();
+  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) return reverse_catching(stop);
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Backward, motion); });
+}
+
+// The recorded parent came back from its vfork only once the child had
+// exec'd or exited: that is where the vfork stop was, so the resume after
+// it, either way, reports it without moving (GDB holds the parent's
+// breakpoints out until it hears it).
+StopReason TimelineTarget::vfork_done() {
+  vfork_done_due_ = false;
+  last_reason_ = StopReason::fork(tid_, StopKind::VForkDone, Tid{});
+  return *last_reason_;
 }
 
 Result<StopReason> TimelineTarget::last_stop() {

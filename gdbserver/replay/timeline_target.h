@@ -32,7 +32,8 @@ class TimelineTarget final : public Target,
                              public HistorySeek,
                              public TargetFiles,
                              public SyscallCatch,
-                             public ThreadLocalStorage {
+                             public ThreadLocalStorage,
+                             public ForkEvents {
  public:
   // `reader` must outlive the target; bookmarks are written through it.
   static Result<std::unique_ptr<TimelineTarget>> open(store::RecordingReader& reader);
@@ -65,6 +66,9 @@ class TimelineTarget final : public Target,
   TargetFiles* target_files() override { return this; }
   SyscallCatch* syscall_catch() override { return this; }
   ThreadLocalStorage* thread_local_storage() override { return this; }
+  ForkEvents* fork_events() override { return this; }
+  // --- ForkEvents (catch_syscalls.cc): fork and vfork stops from the log.
+  void report_forks(bool fork, bool vfork) override;
   // --- ThreadLocalStorage (tls_address.h): `print errno` and other __thread variables.
   Result<RemoteAddr> tls_address(Tid thread, uint64_t offset, RemoteAddr link_map) override;
   // --- SyscallCatch (catch_syscalls.cc): recorded syscalls as catchpoints.
@@ -131,15 +135,29 @@ class TimelineTarget final : public Target,
   Result<Diversion*> diversion();
   ComputedXfer siginfo_{[this] { return siginfo_bytes(); }};
   Result<std::string> siginfo_bytes();  // monitor.cc
-  // catch syscall: the filter, and the syscall whose entry GDB stopped at.
+  // catch syscall: the filter, and the syscall whose entry GDB stopped at;
+  // fork stops: which ones the client follows, and a vforkdone to report.
   bool catching_ = false;
   std::set<int64_t> caught_;  // empty: every syscall
-  std::optional<std::pair<replay::Moment, int64_t>> at_syscall_entry_;
-  std::optional<std::pair<replay::Moment, int64_t>> at_syscall_return_;  // ... or at the return of
-  Result<std::optional<std::pair<replay::Moment, int64_t>>> next_caught_syscall();
-  Result<std::optional<std::pair<replay::Moment, int64_t>>> previous_caught_syscall();
+  bool fork_stops_ = false, vfork_stops_ = false;
+  bool vfork_done_due_ = false;
+  struct CaughtCall {
+    replay::Moment entry;  // its `syscall` instruction about to run
+    store::Event event;
+  };
+  std::optional<CaughtCall> at_syscall_entry_;
+  std::optional<CaughtCall> at_syscall_return_;  // ... or at the return of
+  bool catches(const store::Event& ev) const;
+  bool stops_at(const store::Event& ev) const;
+  Result<std::optional<StopReason>> fork_stop(const store::Event& ev);
+  Result<std::optional<CaughtCall>> next_caught_syscall(const replay::Moment& from);
+  Result<std::optional<CaughtCall>> previous_caught_syscall(std::pair<uint64_t, uint64_t> before);
+  Result<StopReason> to_return(const CaughtCall& call, StopRequest& stop);
+  Result<StopReason> run_to(const replay::Moment& m, replay::Direction direction, StopRequest& stop, bool& arrived);
   Result<StopReason> resume_catching(StopRequest& stop);
   Result<StopReason> reverse_catching(StopRequest& stop);
+  bool follows_forks() const { return fork_stops_ || vfork_stops_; }
+  StopReason vfork_done();
 };
 
 }  // namespace slsdbg::gdbserver

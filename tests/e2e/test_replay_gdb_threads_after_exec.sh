@@ -5,6 +5,10 @@
 # see its threads by its name. Before, the threaded target gave checkpoint
 # 0's image (/bin/sh) at every checkpoint: no symbols, no breakpoint on the
 # program's functions, no thread-local variables.
+# From checkpoint 0 (the shell), a continue stops at the exec as it does
+# live, so GDB loads the program and a pending breakpoint in it is hit; a
+# reverse-continue back across the exec stops at the shell's execve as an
+# exec event naming the shell (GDB reloads it), and forward again.
 source "$(dirname "$0")/record_lib.sh"
 timeout 60 "$SLSDBG" record -o "$WORK/rec" -- /bin/sh -c "exec '$PROGRAMS/thr_gdb'" >"$WORK/out" 2>"$WORK/record.err" </dev/null ||
   die "record failed: $(tail -3 "$WORK/record.err")"
@@ -23,4 +27,21 @@ grep -q "tests/programs/thr_gdb *\$" <<<"$(grep -A1 Executable <<<"$gdb_out")" |
 [ "$(grep -c '"thr_gdb"' <<<"$gdb_out")" -ge 4 ] || die "the threads are not named after the exec'd program: $gdb_out"
 grep -Eq '^\$1 = (11|22|33)$' <<<"$gdb_out" || die "the thread-local tls_id was not read through the new auxv: $gdb_out"
 echo "from checkpoint $after: $(grep 'hit Breakpoint' <<<"$gdb_out"); $(grep '^\$1' <<<"$gdb_out")"
+
+sh=$(readlink -f /bin/sh)
+gdb_out=$(timeout 300 "$SLSDBG" replay "$WORK/rec" -- -nx -batch -ex 'set breakpoint pending on' -ex 'break take_turn' \
+  -ex 'continue' -ex 'print tls_id' -ex 'catch exec' -ex 'echo ---reverse\n' -ex 'reverse-continue' -ex 'bt 1' \
+  -ex 'info inferiors' -ex 'echo ---forward\n' -ex 'continue' -ex 'continue' -ex 'print tls_id' 2>&1 </dev/null)
+before=$(sed -n '1,/^---reverse/p' <<<"$gdb_out")
+back=$(sed -n '/^---reverse/,/^---forward/p' <<<"$gdb_out")
+again=$(sed -n '/^---forward/,$p' <<<"$gdb_out")
+grep -q "is executing new program: .*tests/programs/thr_gdb\$" <<<"$before" || die "no exec stop going forward: $gdb_out"
+grep -q "hit Breakpoint 1, take_turn" <<<"$before" || die "the pending breakpoint in the exec'd program was not hit: $gdb_out"
+grep -Eq '^\$1 = (11|22|33)$' <<<"$before" || die "no thread-local value after the exec: $gdb_out"
+grep -q "hit Catchpoint 2 (exec'd $sh), .* in .*execve" <<<"$back" || die "reverse-continue did not stop at the shell's execve: $gdb_out"
+grep -q "^\* 1 .* $sh *\$" <<<"$back" || die "GDB did not reload the shell going back: $gdb_out"
+grep -q "hit Catchpoint 2 (exec'd .*tests/programs/thr_gdb)" <<<"$again" || die "forward again: no exec stop: $gdb_out"
+grep -q "hit Breakpoint 1, take_turn" <<<"$again" || die "forward again: the breakpoint was not hit: $gdb_out"
+grep -Eq '^\$2 = (11|22|33)$' <<<"$again" || die "forward again: no thread-local value: $gdb_out"
+echo "across the exec: forward and back"
 echo "test_replay_gdb_threads_after_exec: OK"

@@ -18,6 +18,14 @@ using testing::kMainTid;
 using testing::kWorkerTid;
 using testing::MemoryTestTarget;
 
+// A session's last reply to one packet.
+std::string last_reply(Session& session, std::string_view packet) {
+  NeverStop never;
+  std::vector<std::string> r;
+  session.handle_packet(packet, never, r);
+  return r.empty() ? std::string("<none>") : r.back();
+}
+
 class Packets : public ::testing::Test {
  protected:
   explicit Packets(unsigned caps = testing::kAllCapabilities) : target(caps), session(target) {}
@@ -364,11 +372,7 @@ TEST(PartialCapabilities, AdvertisedAndAnsweredPerType) {
   SoftwareOnlyTarget target;
   Session session(target);
   NeverStop never;
-  auto ask = [&](std::string_view p) {
-    std::vector<std::string> r;
-    session.handle_packet(p, never, r);
-    return r.empty() ? std::string("<none>") : r.back();
-  };
+  auto ask = [&](std::string_view p) { return last_reply(session, p); };
   std::string features = ask("qSupported");
   EXPECT_NE(features.find(";swbreak+"), std::string::npos);
   EXPECT_EQ(features.find("hwbreak+"), std::string::npos);
@@ -425,6 +429,77 @@ TEST(StopReply, ExecNamesTheNewProgramOnlyToAClientThatAskedForIt) {
   EXPECT_EQ(encode_stop_reply(StopReason::exec(kMainTid, "/bin/ls"), client), "T05thread:65;exec:2f62696e2f6c73;");
 }
 
+TEST(StopReply, ForkStopsNameTheChildAsItsOwnProcess) {
+  ClientFeatures client;
+  client.pid = kMainTid.value;
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::Fork, Tid(0x70)), client),
+            "T05thread:p65.65;fork:p70.70;");
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::VFork, Tid(0x71)), client),
+            "T05thread:p65.65;vfork:p71.71;");
+  EXPECT_EQ(encode_stop_reply(StopReason::fork(kMainTid, StopKind::VForkDone, Tid{}), client),
+            "T05thread:p65.65;vforkdone:;");
+}
+
+// A process that forks child 0x70 at its next forward resume, when told to
+// report forks.
+class ForkingTarget final : public MemoryTestTarget, public ForkEvents {
+ public:
+  ForkEvents* fork_events() override { return this; }
+  void report_forks(bool fork, bool vfork) override {
+    forks = fork;
+    vforks = vfork;
+  }
+  int32_t process_id() override { return kMainTid.value; }
+  Result<StopReason> resume(const ResumeRequest& request, StopRequest& stop) override {
+    if (forks) return StopReason::fork(kMainTid, StopKind::Fork, Tid(0x70));
+    return MemoryTestTarget::resume(request, stop);
+  }
+  bool forks = false, vforks = false;
+};
+
+TEST(ForkPackets, ForksAreReportedOnlyToAMultiprocessClientThatFollowsThem) {
+  ForkingTarget target;
+  Session session(target);
+  const std::string plain = last_reply(session, "qSupported:fork-events+;vfork-events+");
+  EXPECT_EQ(plain.find("fork-events"), std::string::npos) << plain;
+  EXPECT_FALSE(target.forks);
+  const std::string multi = last_reply(session, "qSupported:multiprocess+;fork-events+;vfork-events+");
+  EXPECT_TRUE(multi.ends_with(";fork-events+;vfork-events+")) << multi;
+  EXPECT_TRUE(target.forks && target.vforks);
+}
+
+TEST(ForkPackets, TheChildsBreakpointRemovalAndDetachLeaveTheReplayAlone) {
+  ForkingTarget target;
+  Session session(target);
+  auto ask = [&](std::string_view packet) { return last_reply(session, packet); };
+  ask("qSupported:multiprocess+;fork-events+");
+  EXPECT_EQ(ask("Z0,401010,1"), "OK");
+  EXPECT_EQ(ask("vCont;c"), "T05thread:p65.65;fork:p70.70;");
+  // GDB takes its breakpoints out of the child, then detaches it.
+  EXPECT_EQ(ask("Hgp70.70"), "OK");
+  EXPECT_EQ(ask("z0,401010,1"), "OK");
+  EXPECT_EQ(target.breakpoint_count(), 1u);
+  EXPECT_TRUE(ask("Z0,401020,1").starts_with("E.")) << "a breakpoint in the child is refused";
+  EXPECT_EQ(ask("Hgp65.65"), "OK");
+  EXPECT_EQ(ask("D;70"), "OK");
+  EXPECT_FALSE(session.closed());
+  EXPECT_EQ(target.detach_count, 0);
+  EXPECT_EQ(ask("Hgp70.70"), "E03") << "a detached child is gone";
+  EXPECT_EQ(ask("z0,401010,1"), "OK");
+  EXPECT_EQ(target.breakpoint_count(), 0u) << "the parent's own removal reaches the target";
+}
+
+TEST(ForkPackets, DetachingTheParentFirstKeepsTheConnectionForTheChild) {
+  ForkingTarget target;
+  Session session(target);
+  last_reply(session, "qSupported:multiprocess+;fork-events+");
+  last_reply(session, "vCont;c");
+  EXPECT_EQ(last_reply(session, "D;65"), "OK");
+  EXPECT_FALSE(session.closed());
+  EXPECT_EQ(last_reply(session, "D;70"), "OK");
+  EXPECT_TRUE(session.closed());
+}
+
 TEST(Signals, LinuxAndGdbNumbersRoundTrip) {
   EXPECT_EQ(gdb_signal_from_host(SIGBUS), 10);
   EXPECT_EQ(gdb_signal_from_host(SIGUSR1), 30);
@@ -452,12 +527,7 @@ class TlsTarget final : public MemoryTestTarget, public ThreadLocalStorage {
 TEST(ThreadLocalStorage, QGetTlsAddrAsksTheTargetForTheThread) {
   TlsTarget target;
   Session session(target);
-  NeverStop never;
-  auto ask = [&](std::string_view p) {
-    std::vector<std::string> r;
-    session.handle_packet(p, never, r);
-    return r.empty() ? std::string("<none>") : r.back();
-  };
+  auto ask = [&](std::string_view p) { return last_reply(session, p); };
   EXPECT_EQ(ask("qGetTLSAddr:" + hex_number(kWorkerTid.value) + ",10,7ffff7ffe2e0"),
             hex_number(0x7f0000000000ull + static_cast<uint64_t>(kWorkerTid.value) * 0x1000 + 0x10));
   EXPECT_EQ(ask("qGetTLSAddr:p1." + hex_number(kMainTid.value) + ",0,1"),
