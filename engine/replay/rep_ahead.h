@@ -6,7 +6,9 @@
 // lie in the destination the remaining rcx iterations write, and hold what
 // those iterations store (the source's bytes, or rax's): such differences
 // are no reason to refuse the arrival, and the recorded bytes are written
-// (the remaining iterations would write the same).
+// (the remaining iterations would write the same). The threaded replay
+// compares the same stores page by page itself (rep_store.h's RepAhead,
+// thread_noise.h); this is the single-thread SegmentRun's.
 #pragma once
 
 #include <sys/user.h>
@@ -23,7 +25,8 @@
 namespace slsdbg::replay {
 
 // The destination the remaining iterations write, for a movs or stos cut at
-// `at` (registers of the checkpoint); nullopt for other string instructions.
+// `at` (registers of the checkpoint); nullopt for other string instructions
+// and a movs whose source overlaps it.
 std::optional<AddressRange> rep_remaining_destination(const RepString& op, const user_regs_struct& at);
 
 // The runs where `live` differs from `recorded` (one page at `vaddr`) if
