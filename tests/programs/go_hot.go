@@ -1,4 +1,4 @@
-// Fixture (#20), built by e2e_replay_gdb_threads_go only where Go is
+// Fixture (#20), built by e2e_replay_gdb_threads_hot_loop only where Go is
 // installed: main's hot loop runs while three goroutines spin on other
 // threads (Go preempts them by SIGURG). The loop keeps its counter and sum
 // in package variables, so GDB prints them in optimized code: at the
