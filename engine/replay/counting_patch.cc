@@ -99,20 +99,9 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.relay_original_ = relay_code;
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
   Status written = task.write_memory(RemoteAddr(page), s.bytes);
-  std::vector<uint8_t> jump(s.displaced, 0xcc);  // a branch into the moved bytes stops
-  std::vector<uint8_t> far(kJmpLen);
-  far[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (jump_at + kJmpLen)));
-  std::memcpy(&far[1], &rel, 4);
-  if (site.relay) {
-    // Relayed (relay_site.h): the far jump in the padding first, then the short jump to it.
-    if (written.ok()) written = task.write_memory(RemoteAddr(site.relay), far);
-    jump[0] = 0xeb;
-    jump[1] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int64_t>(site.relay) - static_cast<int64_t>(pc + 2)));
-  } else {
-    std::copy(far.begin(), far.end(), jump.begin());
-  }
-  if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump);
+  const SiteJump jump = site_jump(site, s.displaced, page);
+  if (site.relay && written.ok()) written = task.write_memory(RemoteAddr(site.relay), jump.at_relay);
+  if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump.at_anchor);
   if (!written.ok()) {
     if (site.relay) (void)task.write_memory(RemoteAddr(site.relay), relay_code);
     (void)process::inject_syscall(task, SYS_munmap, {page, kTrampPage, 0, 0, 0, 0});
