@@ -66,15 +66,11 @@ check() {
 # breakpoint, throttled, misses it); see engine/replay/README.md.
 check thr_hot_loop "$PROGRAMS/thr_hot_loop" "$FIXTURE_SRC/thr_hot_loop.c" "" shallow
 
-go=$(command -v go || echo /usr/local/go/bin/go)
-if [ -x "$go" ]; then
-  mkdir -p "$WORK/gosrc"
-  cp "$FIXTURE_SRC/go_hot.go" "$WORK/gosrc/main.go"
-  printf 'module go_hot\ngo 1.21\n' >"$WORK/gosrc/go.mod"
-  (cd "$WORK/gosrc" && GOCACHE=${GOCACHE:-$SLSDBG_BUILD_DIR/gocache} GOFLAGS=-buildvcs=false "$go" build -o go_hot .) ||
-    die "go build of go_hot.go"
-  check go_hot "$WORK/gosrc/go_hot" "$WORK/gosrc/main.go" "main." deep
-else
-  echo "go_hot: skipped (no Go toolchain)"
-fi
+. "$(dirname "$0")/go_fixture_lib.sh"
+go_fixture go_hot "$WORK"
+case $? in
+  0) check go_hot "$WORK/gosrc/go_hot" "$WORK/gosrc/main.go" "main." deep ;;
+  2) echo "go_hot: skipped (no Go toolchain)" ;;
+  *) die "go build of go_hot.go" ;;
+esac
 echo "replay_gdb_threads_hot_loop: OK"
