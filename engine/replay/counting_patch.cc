@@ -74,11 +74,14 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const Patc
 Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSite& site,
                                             std::span<const uint8_t> code) {
   const uint64_t pc = site.anchor;  // where the jump goes
-  const uint64_t page = TRY(free_page_near(task.tgid(), pc, PagePlace::Quiet));
+  const uint64_t jump_at = site.relay ? site.relay : pc;
+  const uint64_t page = TRY(free_page_near(task.tgid(), jump_at, PagePlace::Quiet));
   CounterStub s = TRY(build_counter_stub(code, site, page));
   const user_regs_struct now = TRY(task.regs());
   if (now.rip > pc && now.rip < pc + s.displaced && now.rip != site.pc)
     return Error::msg("the tracee stands inside the bytes the jump would replace");
+  std::vector<uint8_t> relay_code(site.relay ? kJmpLen : 0);
+  if (site.relay) TRY_CTX(task.read_memory(RemoteAddr(site.relay), relay_code), "reading the padding of the relay");
   const int64_t mapped = TRY(process::inject_syscall(
       task, SYS_mmap,
       {page, kTrampPage, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
@@ -92,14 +95,15 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.page_ = page;
   c.reached_ = s.reached;
   c.run_ = s.run;
+  c.relay_ = site.relay;
+  c.relay_original_ = relay_code;
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
   Status written = task.write_memory(RemoteAddr(page), s.bytes);
-  std::vector<uint8_t> jump(s.displaced, 0xcc);  // a branch into the moved bytes stops
-  jump[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + kJmpLen)));
-  std::memcpy(&jump[1], &rel, 4);
-  if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump);
+  const SiteJump jump = site_jump(site, s.displaced, page);
+  if (site.relay && written.ok()) written = task.write_memory(RemoteAddr(site.relay), jump.at_relay);
+  if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump.at_anchor);
   if (!written.ok()) {
+    if (site.relay) (void)task.write_memory(RemoteAddr(site.relay), relay_code);
     (void)process::inject_syscall(task, SYS_munmap, {page, kTrampPage, 0, 0, 0, 0});
     return written.take_error();
   }
@@ -108,12 +112,18 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
 
 Status CountingPatch::remove(process::Task& task) {
   TRY_CTX(task.write_memory(RemoteAddr(anchor_), original_), "putting back the code at " + hex_addr(anchor_));
+  if (relay_)
+    TRY_CTX(task.write_memory(RemoteAddr(relay_), relay_original_), "putting back the padding at " + hex_addr(relay_));
   const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the counter stub failed (" + std::to_string(r) + ")");
   return ok_status();
 }
 
 bool CountingPatch::intact(process::Task& task) const {
+  if (relay_) {
+    uint8_t b[2] = {};
+    return task.read_memory(RemoteAddr(anchor_), b).ok() && b[0] == 0xeb;
+  }
   uint8_t b[5] = {};
   if (!task.read_memory(RemoteAddr(anchor_), b).ok()) return false;
   const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page_ - (anchor_ + kJmpLen)));
@@ -150,6 +160,10 @@ void CountingPatch::hide(uint64_t addr, std::span<uint8_t> bytes) const {
   for (size_t i = 0; i < original_.size(); i++) {
     const uint64_t a = anchor_ + i;
     if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = original_[i];
+  }
+  for (size_t i = 0; i < relay_original_.size(); i++) {
+    const uint64_t a = relay_ + i;
+    if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = relay_original_[i];
   }
 }
 

@@ -14,6 +14,8 @@
 //   run(), displaced(): the instructions that were at pc; jmp pc + length
 //
 // Resuming at displaced() runs the instruction at pc without counting it.
+// A relayed site (relay_site.h: the threaded timeline's, thread_counters.h)
+// has a 2-byte jump at pc to padding that holds the jump to the stub.
 // Where pc's own bytes cannot move, the jump goes at an anchor before it
 // (patch_site.h) and the stub first runs the moved instructions from the
 // anchor up to pc; entry() is then where an arrival at pc is counted.
@@ -68,6 +70,8 @@ class CountingPatch {
   // The bytes the jump replaced: [anchor(), anchor() + length()).
   uint64_t anchor() const { return anchor_; }
   bool anchored() const { return anchor_ != pc_; }
+  // A relayed site's padding holding the far jump (relay_site.h), else 0.
+  uint64_t relay() const { return relay_; }
   uint64_t length() const { return original_.size(); }
   uint64_t entry_addr() const { return entry_; }
   uint64_t reached_rip() const { return reached_; }
@@ -80,6 +84,8 @@ class CountingPatch {
   CountingPatch() = default;
   uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0;
   std::vector<uint8_t> original_;
+  uint64_t relay_ = 0;  // a relayed site's padding (relay_site.h), 0 if none
+  std::vector<uint8_t> relay_original_;
 };
 
 }  // namespace slsdbg::replay

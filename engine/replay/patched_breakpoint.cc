@@ -184,22 +184,10 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
   b.relay_ = site.relay;
   b.relay_original_ = relay_code;
   Status written = task.write_memory(RemoteAddr(page), t.bytes);
-  std::vector<uint8_t> jump(t.displaced, 0xcc);  // int3 after the jump: a branch there stops
-  const uint64_t jump_at = site.relay ? site.relay : site.anchor;
-  std::vector<uint8_t> far(kJmpLen);
-  far[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (jump_at + kJmpLen)));
-  std::memcpy(&far[1], &rel, 4);
-  if (site.relay) {
-    // The far jump in the padding first, then the short jump to it.
-    if (written.ok()) written = task.write_memory(RemoteAddr(site.relay), far);
-    jump[0] = 0xeb;
-    jump[1] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int64_t>(site.relay) -
-                                                        static_cast<int64_t>(site.anchor + 2)));
-  } else {
-    std::copy(far.begin(), far.end(), jump.begin());
-  }
-  if (written.ok()) written = task.write_memory(RemoteAddr(site.anchor), jump);
+  const SiteJump jump = site_jump(site, t.displaced, page);
+  // Relayed: the far jump in the padding first, then the short jump to it.
+  if (site.relay && written.ok()) written = task.write_memory(RemoteAddr(site.relay), jump.at_relay);
+  if (written.ok()) written = task.write_memory(RemoteAddr(site.anchor), jump.at_anchor);
   if (written.ok() && at_anchored_pc) {
     now.rip = t.check;  // pc's bytes are gone: go on from the trampoline's comparison
     written = task.set_regs(now);

@@ -8,8 +8,9 @@
 // unconditional jump to align the next block, never run and never a
 // target), which holds the 5-byte jump to the trampoline.
 //
-// Only the session's PatchedBreakpoint takes relayed sites; the Timeline's
-// counter stubs keep plan_patch_site (patch_site.h).
+// The session's PatchedBreakpoint and the threaded timeline's counter
+// stubs (thread_counters.h) take relayed sites; the single-thread
+// Timeline's counter stubs keep plan_patch_site (patch_site.h).
 #pragma once
 
 #include <cstdint>

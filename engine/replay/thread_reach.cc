@@ -112,9 +112,9 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
     Result<PatchSite> site = site_for(task, target.rip);
     if (site.ok()) {
       t.allowed_ = allowed;
-      t.range_ = {site->relay ? std::min(site->anchor, site->relay) : site->anchor,
-                  site->relay ? std::max(site->end(), site->relay + 5) : site->end()};
-      if (allowed && !allowed(t.range_.first, t.range_.second))
+      t.range_ = {site->anchor, site->end()};
+      t.relay_range_ = {site->relay, site->relay ? site->relay + kJmpLen : 0};
+      if (allowed && !t.patch_allowed())
         site = Error::msg("the debugger's breakpoints or steps are in the way");
     }
     if (site.ok())
@@ -208,7 +208,7 @@ Status ThreadTarget::refit(process::Task& task, const MemCheck& word) {
 // debug register, stands in), in again once it no longer does.
 Status ThreadTarget::follow_debugger(process::Task& task) {
   if (!allowed_ || !site_) return ok_status();
-  const bool allowed = allowed_(range_.first, range_.second);
+  const bool allowed = patch_allowed();
   if (!allowed && (patch_ || patch_deferred_)) {
     if (patch_) TRY(patch_->remove(task));
     patch_.reset();

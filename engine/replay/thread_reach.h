@@ -91,7 +91,12 @@ class ThreadTarget {
   std::vector<MemCheck> mem_checks_;  // the words patch_ compares too
   bool paused_ = false;  // the patch is out for the debugger (follow_debugger)
   PatchAllowed allowed_;
-  std::pair<uint64_t, uint64_t> range_{0, 0};  // the bytes the patch replaces, relay included
+  // The bytes the patch replaces: at pc, and a relay's in the padding (each
+  // asked on its own: what lies between them is not touched).
+  std::pair<uint64_t, uint64_t> range_{0, 0}, relay_range_{0, 0};
+  bool patch_allowed() const {
+    return allowed_(range_.first, range_.second) && (!relay_range_.second || allowed_(relay_range_.first, relay_range_.second));
+  }
   std::optional<ConditionalBreakpoint> conditional_;
   bool dr_ = false;              // its debug register is claimed
   bool patch_deferred_ = false;  // the debug register first: the thread stood inside the displaced bytes

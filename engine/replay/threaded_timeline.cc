@@ -5,6 +5,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "engine/replay/exec_boundary.h"
 #include "engine/replay/fork_events.h"
 #include "engine/replay/thread_check.h"
+#include "engine/replay/thread_counters.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/write_filter.h"
 #include "process/inject.h"
@@ -88,6 +90,8 @@ struct Hit {
 };
 
 constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
+// A loop's iteration, stepped from the previous arrival at the same pc.
+constexpr uint64_t kMaxStepsFromPreviousArrival = 100'000;
 
 std::string hex_of(uint64_t v) {
   char buf[32];
@@ -131,6 +135,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::vector<WatchRange> armed;                  // DR0.. of every thread in this run
   std::map<std::tuple<int32_t, uint64_t, WatchRange>, uint64_t> wcounts;  // accesses per (thread, pc after, range)
   Position cur;                                   // where the replay is
+  // Counter stubs instead of int3s (thread_counters.h) in this run, asked
+  // for by start_run's caller; `all_counted`: every wanted pc got one.
+  bool use_counters = false;
+  bool all_counted = false;
+  ThreadCounters counters;
+  uint64_t count_at_resume = 0;  // Locate: the target's count when its thread's last counted resume began
 
   // --- what the run does
   // Live: the client drives. Collect: hits before `target`. Seek: go to
@@ -168,6 +178,22 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::vector<Hit> hits;              // Collect: the client's breakpoints and watches hit before target
   bool target_reached = false;
 
+  // Whether a run in mode m counts by stubs: no watch (a debug register
+  // would see the stub's copy of a moved access), and for a collection a
+  // target whose arrivals the stubs order: a segment's end or a breakpoint
+  // arrival of the client's.
+  bool counters_refused = false;  // a collection is being redone with int3s
+  bool counters_fit(Mode m) const {
+    static const bool off = [] {
+      const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
+      return v && std::string(v) == "trap";
+    }();
+    if (off || counters_refused || !user_watches.empty() || target.watch) return false;
+    if (m == Mode::Seek || m == Mode::Locate) return true;
+    if (m != Mode::Collect || catching || !target.steps.empty()) return false;
+    return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
+  }
+
   // --- the pause
   enum class Command { Go, Abort };
   Command command = Command::Go;
@@ -177,6 +203,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status pause(ThreadedStop s) {
     if (command == Command::Abort) return Error::msg("replay aborted");
+    TRY(stop_counting());
     step_tid.reset();
     stop = std::move(s);
     paused = true;
@@ -226,6 +253,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     target_reached = false;
     step_tid.reset();
     wcounts.clear();
+    use_counters = counters_fit(m);
+    counters = ThreadCounters{};  // the old process, and its stubs, are gone
+    all_counted = false;
+    count_at_resume = 0;
     armed = watch_set();
     cur = Position{seg};
     runs++;
@@ -375,10 +406,19 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (told_threads) return ok_status();
     told_threads = true;
     // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
-    for (uint64_t a : wanted()) {
+    const std::set<uint64_t> want = wanted();
+    std::set<uint64_t> by_stub;
+    if (use_counters && !want.empty() && any_task()) {
+      by_stub = counters.install(*any_task(), want);
+      all_counted = by_stub.size() == want.size();
+      if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
+    }
+    for (uint64_t a : want) {
       counted.insert(a);
+      if (by_stub.count(a)) continue;
       if (!insert_at(a).ok()) pending.insert(a);
     }
+    if (!all_counted) TRY(stop_counting());  // stubs and int3s together cannot order their arrivals
     if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -391,8 +431,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool step_on_resume(Tid thread) override {
     executed = true;
     refresh_breakpoints();
+    if (!counters.empty() && any_task())
+      if (Status s = counters.switch_to(*any_task(), thread); !s.ok() && pending_status.ok()) pending_status = std::move(s);
     if (!after_trap.erase(thread.value)) {
       const uint64_t m = ++resumes[thread.value];
+      if (thread == target.tid && mode == Mode::Locate) count_at_resume = counters.count(thread, target.pc);
       if (thread == target.tid && command != Command::Abort) {
         if (mode == Mode::Measure && measuring && measure_end == MeasureEnd::NextResume && m == target.resume_m + 1) {
           end_measure();
@@ -421,6 +464,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   // Collect/Seek arrived at the target's anchor.
   Status anchor_reached(ThreadedStop s) {
+    if (mode != Mode::Collect || !target.steps.empty()) TRY(stop_counting());  // steps go through the program's code
     if (mode == Mode::Collect) {
       if (!target.steps.empty() && target.n > 0 && !target.watch && user_bps.count(target.pc))
         hits.push_back(Hit{cur, {}, false, cur.tid});
@@ -567,6 +611,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return std::optional<process::WaitResult>();  // step_tid stays: the next resume steps again
     }
     user_regs_struct r = TRY(th.task->regs());
+    if (si.si_code == SI_KERNEL && !counters.empty())
+      if (const std::optional<uint64_t> pc = counters.reached(r.rip)) {
+        TRY(arrived_by_counter(th, *pc, r));
+        return go_on(th);
+      }
     if (si.si_code == SI_KERNEL) {
       const uint64_t addr = r.rip - 1;
       if (!inserted.count(addr)) return std::optional<process::WaitResult>(w);  // the program's own int3
@@ -620,11 +669,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // watches (a debug register would see the trampoline's copies of the
   // moved accesses) and nothing steps; it comes out at our first trap.
   bool allows_patch(uint64_t begin, uint64_t end) override {
+    // The counter stubs stay through the last stretch to the checkpoint
+    // (an int3 there would take the patch out), unless the jump would
+    // overwrite one.
+    if (counters.overlaps(begin, end)) return false;
     if (mode == Mode::Measure || step_tid || !armed.empty()) return false;
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
 
   Status lift_breakpoints() override {
+    TRY(stop_counting());
     process::Task* t = any_task();
     if (!t) return ok_status();
     for (auto& [addr, orig] : inserted) TRY(t->write_memory(RemoteAddr(addr), {&orig, 1}));
@@ -639,6 +693,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status at_history_end(const store::Event* exit) override {
     if (command == Command::Abort) return Error::msg("replay aborted");
+    TRY(stop_counting());
     cur = Position{k, true};
     ThreadedStop s;
     s.thread = exit ? exit->tid : (live.empty() ? Tid{} : live.front().recorded);
@@ -654,6 +709,44 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (mode == Mode::Collect) return finish_collect();
     if (mode == Mode::Seek && !target.end) return Error::msg("the position was not found in segment " + std::to_string(k));
     for (;;) TRY(pause(s));  // forward moves stay here; another move aborts the run
+  }
+
+  // The aimed arrival's stub trapped (thread_counters.h): th stands in the
+  // stub, at pc's arrival, its instruction not run yet.
+  Status arrived_by_counter(const SegmentThread& th, uint64_t pc, user_regs_struct r) {
+    TRY(counters.flush(*th.task));
+    const uint64_t n = counters.count(th.recorded, pc);
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d's arrival %llu at 0x%llx (counted in-process)", (unsigned long long)k,
+                 th.recorded.value, (unsigned long long)n, (unsigned long long)pc);
+    if (mode == Mode::Locate) {
+      located_m = resumes[th.recorded.value];
+      located_j = n - count_at_resume;
+      return finish_collect();
+    }
+    if (mode == Mode::Collect) return finish_collect();
+    r.rip = pc;  // the stubs go: the thread runs pc's own instruction next
+    TRY(th.task->set_regs(r));
+    TRY(stop_counting());
+    cur = Position{k, false, th.recorded, pc, n, {}};
+    ThreadedStop s;
+    s.stop.cause = StopCause::Breakpoint;
+    s.stop.pc = pc;
+    s.thread = th.recorded;
+    if (cur.same_anchor(target)) return anchor_reached(s);
+    return ok_status();
+  }
+
+  // The stubs out, their counts kept as the int3 counts go on from here:
+  // each counted pc still wanted gets its int3.
+  Status stop_counting() {
+    if (counters.empty()) return ok_status();
+    process::Task* t = any_task();
+    if (!t) return Error::msg("no live thread");
+    TRY(counters.remove_all(*t));
+    for (const auto& [key, n] : counters.totals()) counts[key] = n;
+    for (uint64_t a : counted)
+      if (!inserted.count(a) && !pending.count(a) && !insert_at(a).ok()) pending.insert(a);
+    return ok_status();
   }
 
   // --- moves
@@ -680,6 +773,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         redo = true;
       }
     }
+    if (redo) {
+      SLSDBG_DEBUG("replay", "a breakpoint was added inside segment %llu: replaying it again to count arrivals",
+                   (unsigned long long)k);
+      TRY(seek(cur));
+    }
     uint64_t stepping_pc = 0;
     if (stepping)
       for (SegmentThread& t : live)
@@ -699,11 +797,6 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         continue;
       }
       it = counted.erase(it);
-    }
-    if (redo) {
-      SLSDBG_DEBUG("replay", "a breakpoint was added inside segment %llu: replaying it again to count arrivals",
-                   (unsigned long long)k);
-      TRY(seek(cur));
     }
     return ok_status();
   }
@@ -726,12 +819,29 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   }
 
   // Runs segment `seg` collecting the client's breakpoint hits before `t`.
+  // With counter stubs, the last arrival comes from their windows (int3
+  // hits, after the stubs came out for the segment's last stretch, are
+  // later); when it is ambiguous, the segment is collected again by int3s.
   Result<std::vector<Hit>> collect(uint64_t seg, const Position& t) {
     target = t;
     TRY(start_run(seg, Mode::Collect));
+    const bool by_counters = use_counters;
     TRY(drive());
     if (paused) return Error::msg("internal: a collecting replay paused");
     TRY(check_outcome(/*aborted_ok=*/true));
+    if (!by_counters || !all_counted || !hits.empty()) return hits;
+    std::optional<ThreadCounters::Arrival> left_out;
+    if (t.n > 0) left_out = ThreadCounters::Arrival{t.tid, t.pc, t.n};
+    Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out);
+    if (!last.ok()) {
+      SLSDBG_DEBUG("replay", "segment %llu: %s; collecting again with int3s", (unsigned long long)seg,
+                   last.error().message.c_str());
+      counters_refused = true;
+      Result<std::vector<Hit>> again = collect(seg, t);
+      counters_refused = false;
+      return again;
+    }
+    if (*last) hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
     return hits;
   }
 
@@ -897,6 +1007,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(drive());
     TRY(check_outcome(true));
     if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
+    if (located_j >= 2 && !arrival.watch) {
+      // Its previous arrival at pc came after that resume: a loop's last
+      // iteration is the way, not everything since the resume.
+      const Position arrival_copy = arrival;
+      Result<Position> p = position_before_by_previous_arrival(arrival_copy);
+      if (p.ok()) return p;
+      SLSDBG_DEBUG("replay", "reverse step from the previous arrival: %s", p.error().message.c_str());
+      target = arrival;
+    }
     target.resume_m = located_m;
     measure_end = MeasureEnd::Arrival;
     SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival follows its resume %llu (arrival %llu since)",
@@ -906,6 +1025,24 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(check_outcome(true));
     if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
     return Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+  }
+
+  // The position one instruction before `arrival` from the thread's
+  // arrival before it at the same pc (n - 1): single steps of the thread
+  // until it stands at pc again, at most kMaxStepsFromPreviousArrival.
+  Result<Position> position_before_by_previous_arrival(const Position& arrival) {
+    Position previous{arrival.k, false, arrival.tid, arrival.pc, arrival.n - 1, {}};
+    TRY(seek(previous));
+    for (uint64_t s = 1; s <= kMaxStepsFromPreviousArrival; s++) {
+      ThreadedStop st = TRY(forward(Motion::Step, arrival.tid));
+      if (st.stop.cause != StopCause::Step || st.thread != arrival.tid || k != arrival.k)
+        return Error::msg("another stop came first");
+      if (st.stop.pc == arrival.pc) {
+        previous.steps.assign(s - 1, arrival.tid);
+        return previous;
+      }
+    }
+    return Error::msg("more than " + std::to_string(kMaxStepsFromPreviousArrival) + " instructions since");
   }
 
   // The position one instruction before checkpoint k's start: the last

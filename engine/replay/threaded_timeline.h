@@ -12,6 +12,8 @@
 // without one, the segment before is replayed whole, and so on back to
 // checkpoint 0. Cost: two segment replays per reverse continue that finds
 // its hit in the current segment, one more per earlier segment searched.
+// Those replays count arrivals with counter stubs in the process
+// (thread_counters.h), so a breakpoint in a hot loop costs no trap per visit.
 //
 // The segment's replay runs on a stack of its own (a ucontext coroutine) so
 // it can pause inside a ptrace wait and resume there: the same OS thread

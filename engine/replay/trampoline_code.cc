@@ -312,4 +312,23 @@ Result<uint64_t> free_page_near(pid_t pid, uint64_t pc, PagePlace place) {
   return best;
 }
 
+SiteJump site_jump(const PatchSite& site, uint64_t displaced, uint64_t page) {
+  const uint64_t jump_at = site.relay ? site.relay : site.anchor;
+  std::vector<uint8_t> far(kJmpLen);
+  far[0] = 0xe9;
+  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (jump_at + kJmpLen)));
+  std::memcpy(&far[1], &rel, 4);
+  SiteJump j;
+  j.at_anchor.assign(displaced, 0xcc);
+  if (site.relay) {
+    j.at_anchor[0] = 0xeb;
+    j.at_anchor[1] = static_cast<uint8_t>(
+        static_cast<int8_t>(static_cast<int64_t>(site.relay) - static_cast<int64_t>(site.anchor + 2)));  // after the 2-byte short jump
+    j.at_relay = std::move(far);
+  } else {
+    std::copy(far.begin(), far.end(), j.at_anchor.begin());
+  }
+  return j;
+}
+
 }  // namespace slsdbg::replay

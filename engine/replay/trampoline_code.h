@@ -62,6 +62,16 @@ struct PatchSite {
   static PatchSite at(uint64_t pc, uint64_t length) { return PatchSite{pc, pc, length}; }
 };
 
+// The bytes that send `site` to a stub at `page`: at the anchor, the jump
+// and int3s over the rest of the `displaced` bytes (a branch into them
+// stops); relayed, a 2-byte short jump there and the far jump for the
+// padding at site.relay (write it first).
+struct SiteJump {
+  std::vector<uint8_t> at_anchor;
+  std::vector<uint8_t> at_relay;  // empty unless relayed
+};
+SiteJump site_jump(const PatchSite& site, uint64_t displaced, uint64_t page);
+
 // The displaced instructions of `site` (`code`: at least site.length bytes
 // read at site.anchor) in two parts: those before pc, which run before the
 // trampoline's check (none unless anchored), and those from pc on, followed

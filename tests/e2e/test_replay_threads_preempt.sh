@@ -39,15 +39,11 @@ for i in 1 2 3; do
   [ "${n:-0}" -ge 5 ] || fail "thr_preempt: only ${n:-no} preemptions while recorded"
 done
 
-go=$(command -v go || echo /usr/local/go/bin/go)
-if [ -x "$go" ]; then
-  mkdir -p "$tmp/gosrc"
-  cp "$SLSDBG_SOURCE_DIR/tests/programs/go_spin.go" "$tmp/gosrc/main.go"
-  printf 'module go_spin\ngo 1.21\n' >"$tmp/gosrc/go.mod"
-  (cd "$tmp/gosrc" && GOCACHE=${GOCACHE:-$SLSDBG_BUILD_DIR/gocache} GOFLAGS=-buildvcs=false "$go" build -o go_spin .) ||
-    fail "go build of go_spin.go"
-  for i in 1 2; do check go_spin "$tmp/gosrc/go_spin"; done
-else
-  echo "go_spin: skipped (no Go toolchain)"
-fi
+. "$(dirname "$0")/go_fixture_lib.sh"
+go_fixture go_spin "$tmp"
+case $? in
+  0) for i in 1 2; do check go_spin "$tmp/gosrc/go_spin"; done ;;
+  2) echo "go_spin: skipped (no Go toolchain)" ;;
+  *) fail "go build of go_spin.go" ;;
+esac
 echo "replay_threads_preempt: OK"

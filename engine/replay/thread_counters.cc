@@ -1,0 +1,113 @@
+#include "engine/replay/thread_counters.h"
+
+#include "common/log.h"
+#include "engine/replay/relay_site.h"
+
+namespace slsdbg::replay {
+
+std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs) {
+  const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
+    return task.read_memory(RemoteAddr(addr), out).ok();
+  };
+  std::set<uint64_t> done;
+  for (uint64_t pc : pcs) {
+    Result<PatchSite> site = plan_one_instruction_site(pc, read);
+    std::vector<uint8_t> code(32);
+    Result<CountingPatch> patch = site.ok() && task.read_memory(RemoteAddr(site->anchor), code).ok()
+                                      ? CountingPatch::install(task, *site, code)
+                                      : Result<CountingPatch>(site.ok() ? Error::msg("code unreadable") : site.error());
+    if (!patch.ok()) {
+      SLSDBG_DEBUG("replay", "no counter stub at 0x%llx: %s", (unsigned long long)pc, patch.error().message.c_str());
+      continue;
+    }
+    stubs_.emplace(pc, std::move(*patch));
+    seen_[pc] = 0;
+    done.insert(pc);
+  }
+  return done;
+}
+
+Status ThreadCounters::flush(process::Task& task) {
+  if (stubs_.empty() || !running_) return ok_status();
+  Window w{*running_, {}};
+  for (auto& [pc, stub] : stubs_) {
+    const uint64_t now = TRY(stub.count(task));
+    if (now == seen_[pc]) continue;
+    w.arrivals[pc] = now - seen_[pc];
+    totals_[{running_->value, pc}] += now - seen_[pc];
+    seen_[pc] = now;
+  }
+  if (!w.arrivals.empty()) windows_.push_back(std::move(w));
+  return ok_status();
+}
+
+Status ThreadCounters::set_limits(process::Task& task) {
+  if (!aim_) return ok_status();
+  auto it = stubs_.find(aim_->pc);
+  if (it == stubs_.end()) return ok_status();
+  uint64_t limit = 0;  // never
+  if (running_ && *running_ == aim_->thread) {
+    const uint64_t had = count(aim_->thread, aim_->pc);
+    if (aim_->n > had) limit = seen_[aim_->pc] + (aim_->n - had);
+  }
+  return it->second.set_limit(task, limit);
+}
+
+Status ThreadCounters::switch_to(process::Task& task, Tid next) {
+  if (stubs_.empty()) return ok_status();
+  TRY(flush(task));
+  running_ = next;
+  return set_limits(task);
+}
+
+void ThreadCounters::aim(Tid thread, uint64_t pc, uint64_t n) { aim_ = Arrival{thread, pc, n}; }
+
+std::optional<uint64_t> ThreadCounters::reached(uint64_t rip) const {
+  for (const auto& [pc, stub] : stubs_)
+    if (stub.reached_rip() == rip) return pc;
+  return std::nullopt;
+}
+
+uint64_t ThreadCounters::count(Tid thread, uint64_t pc) const {
+  auto it = totals_.find({thread.value, pc});
+  return it == totals_.end() ? 0 : it->second;
+}
+
+Result<std::optional<ThreadCounters::Arrival>> ThreadCounters::last_arrival(std::optional<Arrival> left_out) const {
+  std::map<std::pair<int32_t, uint64_t>, uint64_t> totals = totals_;
+  for (size_t i = windows_.size(); i-- > 0;) {
+    std::map<uint64_t, uint64_t> arrivals = windows_[i].arrivals;
+    const Tid t = windows_[i].thread;
+    if (left_out && i + 1 == windows_.size() && t == left_out->thread) {
+      auto it = arrivals.find(left_out->pc);
+      if (it != arrivals.end() && --it->second == 0) arrivals.erase(it);
+      totals[{t.value, left_out->pc}]--;
+    }
+    if (arrivals.empty()) continue;
+    if (arrivals.size() > 1)
+      return Error::msg("thread " + std::to_string(t.value) + " ran " + std::to_string(arrivals.size()) +
+                        " counted breakpoints between two switches: their order is unknown");
+    const uint64_t pc = arrivals.begin()->first;
+    return std::optional<Arrival>(Arrival{t, pc, totals[{t.value, pc}]});
+  }
+  return std::optional<Arrival>();
+}
+
+bool ThreadCounters::overlaps(uint64_t begin, uint64_t end) const {
+  for (const auto& [pc, stub] : stubs_) {
+    if (stub.anchor() < end && begin < stub.anchor() + stub.length()) return true;
+    if (stub.relay() && stub.relay() < end && begin < stub.relay() + kJmpLen) return true;
+  }
+  return false;
+}
+
+Status ThreadCounters::remove_all(process::Task& task) {
+  TRY(flush(task));
+  Status first = ok_status();
+  for (auto& [pc, stub] : stubs_)
+    if (Status s = stub.remove(task); !s.ok() && first.ok()) first = std::move(s);
+  stubs_.clear();
+  return first;
+}
+
+}  // namespace slsdbg::replay

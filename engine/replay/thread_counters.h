@@ -1,0 +1,82 @@
+// In-process counting of the threaded timeline's breakpoint arrivals (#20).
+// A breakpoint in a hot loop costs an int3 trap per visit (~10-20 us); a
+// goroutine's loop visits it millions of times a segment, so a reverse
+// continue to it, or a move to its n-th arrival, took minutes. Here each
+// counted pc gets a counter stub (counting_patch.h) whose jump stays inside
+// pc's own instruction (plan_one_instruction_site: a goroutine resumed by
+// Go's preemption at a saved pc never enters the jump's bytes).
+//
+// The stubs count every thread's visits in one counter each. The replay runs
+// one thread at a time and tells us which (switch_to at every resume), so
+// the counts since the previous switch belong to the thread that ran: per
+// thread counts, and the windows (a thread's run between two switches) in
+// which each pc ran, which order the arrivals of different pcs. The one
+// arrival a run aims at (aim) traps: its stub's limit is set while that
+// thread runs, cleared while the others do.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "engine/replay/counting_patch.h"
+#include "process/task.h"
+
+namespace slsdbg::replay {
+
+class ThreadCounters {
+ public:
+  // Counter stubs at those of `pcs` whose own instruction can hold the
+  // jump; returns the pcs counted. The threads stand at their checkpoint.
+  std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs);
+  bool empty() const { return stubs_.empty(); }
+
+  // `next` starts running: the counts since the last switch go to the
+  // thread that ran, and the aimed stub's limit follows `next`.
+  Status switch_to(process::Task& task, Tid next);
+  // The counts since the last switch go to the running thread (at its stop).
+  Status flush(process::Task& task);
+  // Trap at `thread`'s n-th arrival at pc (one of the counted pcs).
+  void aim(Tid thread, uint64_t pc, uint64_t n);
+  // The counted pc whose limit int3 leaves a thread at `rip`.
+  std::optional<uint64_t> reached(uint64_t rip) const;
+
+  uint64_t count(Tid thread, uint64_t pc) const;
+  const std::map<std::pair<int32_t, uint64_t>, uint64_t>& totals() const { return totals_; }
+
+  // The latest arrival at one of the counted pcs, with `latest_left_out`
+  // (the aimed arrival a run stopped at) not counted: nullopt when none;
+  // Error when two pcs ran in that thread's last window (their order is
+  // unknown).
+  struct Arrival {
+    Tid thread;
+    uint64_t pc = 0;
+    uint64_t n = 0;
+  };
+  Result<std::optional<Arrival>> last_arrival(std::optional<Arrival> latest_left_out) const;
+
+  // Whether a jump or relay of a stub lies in [begin, end).
+  bool overlaps(uint64_t begin, uint64_t end) const;
+  // The program's code back, the stubs unmapped; the counts stay.
+  Status remove_all(process::Task& task);
+
+ private:
+  struct Window {
+    Tid thread;
+    std::map<uint64_t, uint64_t> arrivals;  // pc -> arrivals in the window
+  };
+  Status set_limits(process::Task& task);
+
+  std::map<uint64_t, CountingPatch> stubs_;       // by pc
+  std::map<uint64_t, uint64_t> seen_;             // stub counts already given out
+  std::map<std::pair<int32_t, uint64_t>, uint64_t> totals_;  // (thread, pc) -> arrivals
+  std::vector<Window> windows_;
+  std::optional<Tid> running_;
+  std::optional<Arrival> aim_;
+};
+
+}  // namespace slsdbg::replay
