@@ -121,6 +121,7 @@ Result<TimelineStop> Timeline::goto_moment(const Moment& m_in) {
   impl_->path = Path{Base::at(m), {}};
   impl_->known = m;
   impl_->trace_base.reset();
+  impl_->companions_out();
   TimelineStop stop;
   stop.cause = StopCause::Step;
   stop.pc = impl_->pc_now();
@@ -182,6 +183,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
     return st;
   }
   t.last = *st;
+  t.companions_out();
   return st;
 }
 

@@ -388,11 +388,13 @@ void Timeline::Impl::recover() {
       at_end = p->at_end;
       exit_signo = p->exit_signo;
       last = p->last;
+      companions_out();
       return;
     }
   }
   auto st = to_checkpoint(0);
   if (st.ok()) last = *st;
+  companions_out();
 }
 
 // Runs segments first..last from checkpoint `first`'s start in one go (up to
@@ -448,6 +450,20 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
   const CountingOff guard(*this, at_faulting_stop());
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
+  // The breakpoint's arrivals in this window are known (companion counts):
+  // its last one is the answer, no scan.
+  if (std::optional<Moment> m = c && !at_faulting_stop() ? last_hit_by_companions(*c) : std::nullopt) {
+    SLSDBG_DEBUG("timeline", "reverse-continue: last hit %s by the companion count", m->to_string().c_str());
+    TRY(reach_base(Base::at(*m), std::nullopt));
+    TRY(set_traps(user));
+    path = Path{Base::at(*m), {}};
+    known = *m;
+    trace_base.reset();
+    TimelineStop st;
+    st.cause = StopCause::Breakpoint;
+    st.pc = pc_now();
+    return st;
+  }
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
   // With only write watchpoints, segments that cannot write the watched
   // bytes are skipped, and a batch never spans one (write_filter.h).
