@@ -136,6 +136,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
   if (direction == Direction::Backward) {
     st = motion == Motion::Continue ? t.reverse_continue() : t.reverse_step();
   } else {
+    t.set_companions({});  // a forward move needs none: no stubs for them at every stop
     const Path before = t.path;
     const std::optional<Moment> known_before = t.known;
     const bool was_exit = t.at_exit, was_end = t.at_end;

@@ -60,7 +60,11 @@ bool Timeline::Impl::companion_only(uint64_t pc) const {
 
 Status Timeline::Impl::evict_companion(uint64_t pc, const char* why) {
   auto it = counters.find(pc);
-  if (it == counters.end()) return ok_status();
+  if (it == counters.end()) {  // not placed: not to be placed later either
+    counter_refused.insert(pc);
+    drop_companion(pc, why);
+    return ok_status();
+  }
   TRY(fold_counter());
   Status st = it->second.remove(session->task());
   if (!st.ok()) SLSDBG_DEBUG("timeline", "removing the counter stub: %s", st.error().message.c_str());
@@ -174,8 +178,7 @@ Status Timeline::Impl::place_counter(process::Task& task) {
       if (other != pc && c.anchor() < site->end() && site->anchor < c.anchor() + c.length()) overlap = true;
     // Another probe's pc among the bytes to move would never be reached.
     for (uint64_t other : want)
-      if (other != pc && other >= site->anchor && other < site->end() &&
-          !(companion_only(other) && counter_refused.count(other)))
+      if (other != pc && other >= site->anchor && other < site->end() && (companion || !companion_only(other)))
         overlap = true;
     if (overlap) {
       refuse("a breakpoint or another counter lies in the bytes to move");
