@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -293,6 +294,10 @@ class Timeline::Impl final : public RunObserver {
 
   const store::RecordingReader& reader;
   TimelineOptions options;
+  // The scan ahead's (timeline_scan_ahead.cc): the current replayed process
+  // is published here, so that a cancel kills it (and its copies, in its
+  // process group) instead of waiting for the segment's end.
+  std::atomic<pid_t>* tracee_published = nullptr;
   uint64_t checkpoints = 0;
   Tid recorded_tid;
   pid_t pid = 0;

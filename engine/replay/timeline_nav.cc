@@ -23,6 +23,7 @@ std::string where(const Base& b) {
 Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reader(r), options(std::move(o)) {}
 
 Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
+  if (tracee_published) tracee_published->store(0);
   session.reset();
   forget_counter();
   if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
@@ -34,6 +35,7 @@ Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
     forked = ReplaySession::start(reader, CheckpointId(k));
   }
   session = TRY(std::move(forked));
+  if (tracee_published) tracee_published->store(session->task().tgid());
   SLSDBG_DEBUG("timeline", "a session from checkpoint %llu", (unsigned long long)k);
   session->set_observer(this);
   segment = k;
