@@ -121,6 +121,7 @@ Result<TimelineStop> Timeline::goto_moment(const Moment& m_in) {
   impl_->path = Path{Base::at(m), {}};
   impl_->known = m;
   impl_->trace_base.reset();
+  impl_->companions_out();
   TimelineStop stop;
   stop.cause = StopCause::Step;
   stop.pc = impl_->pc_now();
@@ -135,6 +136,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
   if (direction == Direction::Backward) {
     st = motion == Motion::Continue ? t.reverse_continue() : t.reverse_step();
   } else {
+    t.set_companions({});  // a forward move needs none: no stubs for them at every stop
     const Path before = t.path;
     const std::optional<Moment> known_before = t.known;
     const bool was_exit = t.at_exit, was_end = t.at_end;
@@ -182,6 +184,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
     return st;
   }
   t.last = *st;
+  t.companions_out();
   return st;
 }
 

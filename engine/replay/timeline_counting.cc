@@ -50,7 +50,28 @@ std::set<uint64_t> Timeline::Impl::counters_wanted() const {
   std::set<uint64_t> want = counted_bps;
   if (target) want.insert(target->pc);
   if (count_pc) want.insert(*count_pc);
+  if (!collect) want.insert(companions.begin(), companions.end());
   return want;
+}
+
+bool Timeline::Impl::companion_only(uint64_t pc) const {
+  return companions.count(pc) && !counted_bps.count(pc) && !(target && target->pc == pc) && !(count_pc && *count_pc == pc);
+}
+
+Status Timeline::Impl::evict_companion(uint64_t pc, const char* why) {
+  auto it = counters.find(pc);
+  if (it == counters.end()) {  // not placed: not to be placed later either
+    counter_refused.insert(pc);
+    drop_companion(pc, why);
+    return ok_status();
+  }
+  TRY(fold_counter());
+  Status st = it->second.remove(session->task());
+  if (!st.ok()) SLSDBG_DEBUG("timeline", "removing the counter stub: %s", st.error().message.c_str());
+  counters.erase(it);
+  counter_refused.insert(pc);  // not again in this process
+  drop_companion(pc, why);
+  return ok_status();
 }
 
 void Timeline::Impl::forget_counter() {
@@ -68,6 +89,7 @@ Status Timeline::Impl::fold_counter() {
     if (count_pc && *count_pc == pc) count_value += n;
     if (target && target->pc == pc) target_count += n;
     if (counted_bps.count(pc)) bp_count[pc] += n;
+    if (companions.count(pc)) companion_count[pc] += n;
     TRY(c.set_count(task, 0));
   }
   return ok_status();
@@ -109,10 +131,26 @@ Status Timeline::Impl::place_counter(process::Task& task) {
     it = counters.erase(it);
     changed = true;
   }
-  for (uint64_t pc : want) {
-    if (counters.count(pc) || counter_refused.count(pc)) continue;
+  // The probes' own pcs first: a companion never takes their place.
+  std::vector<uint64_t> order;
+  for (uint64_t pc : want)
+    if (!companion_only(pc)) order.push_back(pc);
+  for (uint64_t pc : want)
+    if (companion_only(pc)) order.push_back(pc);
+  for (uint64_t pc : order) {
+    const bool companion = companion_only(pc);
+    if (counters.count(pc)) continue;
+    if (companion && !companion_valid.count(pc)) continue;  // not known in this window anyway
+    if (counter_refused.count(pc)) {
+      if (companion) drop_companion(pc, "not counted in this process");
+      continue;
+    }
     auto refuse = [&](const std::string& why) {
       counter_refused.insert(pc);
+      if (companion) {
+        drop_companion(pc, why.c_str());
+        return;
+      }
       if (counted_bps.count(pc)) counted_bp_refused = true;
       SLSDBG_INFO("timeline", "counting arrivals at %s with a trap per visit: %s", hex_addr(pc).c_str(), why.c_str());
     };
@@ -125,12 +163,23 @@ Status Timeline::Impl::place_counter(process::Task& task) {
       refuse(site.error().message);
       continue;
     }
+    // A companion in the way of a probe makes room for it.
+    if (!companion) {
+      std::vector<uint64_t> in_the_way;
+      for (const auto& [other, c] : counters)
+        if (companion_only(other) && c.anchor() < site->end() && site->anchor < c.anchor() + c.length())
+          in_the_way.push_back(other);
+      for (uint64_t other : want)
+        if (companion_only(other) && other >= site->anchor && other < site->end()) in_the_way.push_back(other);
+      for (uint64_t other : in_the_way) TRY(evict_companion(other, "in the way of a probe"));
+    }
     bool overlap = inserted.lower_bound(site->anchor) != inserted.lower_bound(site->end());
     for (const auto& [other, c] : counters)
       if (other != pc && c.anchor() < site->end() && site->anchor < c.anchor() + c.length()) overlap = true;
     // Another probe's pc among the bytes to move would never be reached.
     for (uint64_t other : want)
-      if (other != pc && other >= site->anchor && other < site->end()) overlap = true;
+      if (other != pc && other >= site->anchor && other < site->end() && (companion || !companion_only(other)))
+        overlap = true;
     if (overlap) {
       refuse("a breakpoint or another counter lies in the bytes to move");
       continue;
@@ -140,11 +189,18 @@ Status Timeline::Impl::place_counter(process::Task& task) {
       continue;
     }
     // The tracee inside the bytes to move: the debug register counts this
-    // resumption, the stub goes in at a later one.
+    // resumption, the stub goes in at a later one (a companion has no
+    // debug register: not known in this window).
     const uint64_t rip = pc_now();
-    if (rip > site->anchor && rip < site->end() && (rip != pc || stepping)) continue;
+    if (rip > site->anchor && rip < site->end() && (rip != pc || stepping)) {
+      if (companion) drop_companion(pc, "the tracee stands in its moved bytes");
+      continue;
+    }
     std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
-    if (!task.read_memory(RemoteAddr(site->anchor), code).ok()) continue;
+    if (!task.read_memory(RemoteAddr(site->anchor), code).ok()) {
+      if (companion) drop_companion(pc, "its code is not readable");
+      continue;
+    }
     hide_traps(site->anchor, code);
     Result<CountingPatch> patch = CountingPatch::install(task, *site, code);
     if (!patch.ok()) {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -168,6 +169,30 @@ class Timeline::Impl final : public RunObserver {
   template <class F>
   auto counted_retry(const char* what, F once) -> decltype(once());
 
+  // Companion counts (timeline_companions.cc): pcs the next moves will
+  // need, counted in the tracee beside a run's own probes so that the
+  // copies it keeps know them too. A reverse-next over a call is a reverse
+  // step into the callee's `ret`, GDB's reverse-continue to its entry and a
+  // reverse step to the call: with the entry and the call counted by the
+  // first run from the checkpoint, the others start from its copies.
+  // A companion is never given a debug register: one that cannot be counted
+  // in the tracee for a whole window is not known in that window.
+  std::set<uint64_t> companions;                 // wanted (kept until replaced)
+  std::map<uint64_t, uint64_t> companion_count;  // arrivals since the latest event
+  std::set<uint64_t> companion_valid;            // counted exactly since then
+  void set_companions(std::set<uint64_t> pcs);
+  // At the end of a move: their stubs out (the user's int3s, reads and forks
+  // see the program's code); their counts stay, placed again at the next run.
+  void companions_out();
+  bool companion_only(uint64_t pc) const;  // a companion and none of the run's probes
+  // Its stub out for the rest of this process (another trap needs its bytes).
+  Status evict_companion(uint64_t pc, const char* why);
+  void drop_companion(uint64_t pc, const char* why);
+  // The last arrival before c (the current position, standing there) at
+  // the user's only breakpoint, from the companion counts of c's window;
+  // nullopt: not known that way (scan instead).
+  std::optional<Moment> last_hit_by_companions(const Moment& c);
+
   // Arrivals at pc in event window e of segment k (timeline_arrivals.cc).
   Result<uint64_t> count_window_once(uint64_t k, uint64_t e, uint64_t pc);
 
@@ -269,6 +294,10 @@ class Timeline::Impl final : public RunObserver {
 
   const store::RecordingReader& reader;
   TimelineOptions options;
+  // The scan ahead's (timeline_scan_ahead.cc): the current replayed process
+  // is published here, so that a cancel kills it (and its copies, in its
+  // process group) instead of waiting for the segment's end.
+  std::atomic<pid_t>* tracee_published = nullptr;
   uint64_t checkpoints = 0;
   Tid recorded_tid;
   pid_t pid = 0;

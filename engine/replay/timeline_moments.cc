@@ -52,6 +52,12 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   // The probe's and the target's arrivals up to that moment, where the copy
   // knows them (reach_base picks such a copy when it counts them).
   if (count_pc) count_value = s.count_of(*count_pc).value_or(0);
+  // The companions that copy knows (not by a lent count: one may be taken back).
+  for (uint64_t pc : companions) {
+    const std::optional<uint64_t> n = s.lent.count(pc) ? std::nullopt : s.count_of(pc);
+    if (n && companion_valid.count(pc)) companion_count[pc] = *n;
+    else companion_valid.erase(pc);
+  }
   if (target) target_count = s.count_of(target->pc).value_or(0);
   TRY(assign_slots());
   TRY(apply_debug_registers());
@@ -76,6 +82,8 @@ void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
     // from a copy that does not know it): exact at this moment too.
     std::map<uint64_t, uint64_t> counts;
     if (steps == 0 && count_pc) counts[*count_pc] = count_value;
+    if (steps == 0)
+      for (uint64_t pc : companion_valid) counts.emplace(pc, companion_count[pc]);
     return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts));
   }();
   const uint8_t int3 = 0xcc;

@@ -23,6 +23,7 @@ std::string where(const Base& b) {
 Timeline::Impl::Impl(const store::RecordingReader& r, TimelineOptions o) : reader(r), options(std::move(o)) {}
 
 Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
+  if (tracee_published) tracee_published->store(0);
   session.reset();
   forget_counter();
   if (!snapshots) snapshots = std::make_unique<SnapshotCache>(reader, options.max_snapshots);
@@ -34,6 +35,7 @@ Status Timeline::Impl::fresh(uint64_t k, SnapshotCache::Use use) {
     forked = ReplaySession::start(reader, CheckpointId(k));
   }
   session = TRY(std::move(forked));
+  if (tracee_published) tracee_published->store(session->task().tgid());
   SLSDBG_DEBUG("timeline", "a session from checkpoint %llu", (unsigned long long)k);
   session->set_observer(this);
   segment = k;
@@ -388,11 +390,13 @@ void Timeline::Impl::recover() {
       at_end = p->at_end;
       exit_signo = p->exit_signo;
       last = p->last;
+      companions_out();
       return;
     }
   }
   auto st = to_checkpoint(0);
   if (st.ok()) last = *st;
+  companions_out();
 }
 
 // Runs segments first..last from checkpoint `first`'s start in one go (up to
@@ -448,6 +452,20 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
   const CountingOff guard(*this, at_faulting_stop());
   std::optional<Moment> c;
   if (!at_end) c = TRY(resolve());
+  // The breakpoint's arrivals in this window are known (companion counts):
+  // its last one is the answer, no scan.
+  if (std::optional<Moment> m = c && !at_faulting_stop() ? last_hit_by_companions(*c) : std::nullopt) {
+    SLSDBG_DEBUG("timeline", "reverse-continue: last hit %s by the companion count", m->to_string().c_str());
+    TRY(reach_base(Base::at(*m), std::nullopt));
+    TRY(set_traps(user));
+    path = Path{Base::at(*m), {}};
+    known = *m;
+    trace_base.reset();
+    TimelineStop st;
+    st.cause = StopCause::Breakpoint;
+    st.pc = pc_now();
+    return st;
+  }
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
   // With only write watchpoints, segments that cannot write the watched
   // bytes are skipped, and a batch never spans one (write_filter.h).

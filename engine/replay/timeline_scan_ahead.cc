@@ -13,6 +13,7 @@
 // here, on the recorded CPU. The reader is shared (store/ reads are
 // thread-safe); the head's replay ratio is shared under a lock.
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -58,6 +59,13 @@ class Timeline::Impl::ScanAhead {
   }
   ~ScanAhead() {
     cancel_.store(true);
+    // Deep in a long CPU-bound segment the worker polls the cancel only at
+    // the segment's end: its tracee (a restore, in a process group of its
+    // own with the copies forked from it) is killed, so the join is prompt.
+    if (const pid_t pid = tracee_.load(); pid > 0 && thread_.joinable()) {
+      if (getpgid(pid) == pid) ::kill(-pid, SIGKILL);
+      else ::kill(pid, SIGKILL);
+    }
     if (thread_.joinable()) thread_.join();
   }
   ScanAhead(const ScanAhead&) = delete;
@@ -90,12 +98,15 @@ class Timeline::Impl::ScanAhead {
     w.pid = pid;
     w.user.breakpoints = breakpoints;
     w.interruptible = true;
+    w.tracee_published = &tracee_;
     result_ = w.scan_counted(lo_, hi_, std::nullopt);
+    tracee_.store(0);
     if (cancel_.load()) result_ = Error::msg("cancelled");
   }
 
   const uint64_t lo_, hi_;
   std::atomic<bool> cancel_{false};
+  std::atomic<pid_t> tracee_{0};  // the worker's replayed process, while it runs
   Result<CountedScan> result_ = Error::msg("not run");
   std::thread thread_;
 };

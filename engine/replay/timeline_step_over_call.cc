@@ -111,6 +111,9 @@ Result<std::optional<Moment>> Timeline::Impl::previous_by_code(const Moment& c) 
     ret = i.at;
   }
   if (!ret) return std::optional<Moment>();
+  // GDB goes on with a reverse-continue to the callee's entry, then a
+  // reverse step to the call: counted beside this run, both start from its copies.
+  set_companions({*prev.call_target, prev.at});
   return verified_before(c, *ret);
 }
 

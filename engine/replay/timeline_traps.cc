@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "common/log.h"
 #include "engine/replay/timeline_impl.h"
@@ -43,6 +44,11 @@ void Timeline::Impl::reset_counts() {
   count_value = 0;
   target_count = 0;
   for (auto& [pc, c] : counters) (void)c.set_count(session->task(), 0);
+  // Counted from this window's start (where they can be placed).
+  companion_count.clear();
+  companion_valid.clear();
+  for (uint64_t pc : companions)
+    if (!counter_refused.count(pc)) companion_valid.insert(pc);
 }
 
 Status Timeline::Impl::apply_debug_registers() {
@@ -155,6 +161,7 @@ bool Timeline::Impl::count_landing(bool instruction_next) {
     landed_bp = pc;
   }
   if (count_pc && *count_pc == pc) count_value++;
+  if (companions.count(pc)) companion_count[pc]++;
   if (target && target->pc == pc) {
     target_count++;
     return cursor == target->event && target_count == target->n;
@@ -220,9 +227,15 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   // displaced accesses, and the session's rescue copy (a fork) has none.
   for (int i = 0; i < DebugRegisters::kSlots; i++)
     if (ours(dregs().slot(i).use)) return false;
+  std::vector<uint64_t> in_the_way;  // companions give way to the checkpoint's patch
   for (const auto& [pc, c] : counters)
-    if (begin < c.anchor() + c.length() && c.anchor() < end) return false;
+    if (begin < c.anchor() + c.length() && c.anchor() < end) {
+      if (!companion_only(pc)) return false;
+      in_the_way.push_back(pc);
+    }
   if (inserted.lower_bound(begin) != inserted.lower_bound(end)) return false;
+  for (uint64_t pc : in_the_way)
+    if (!evict_companion(pc, "in the way of the checkpoint's patch").ok()) return false;
   session_patch = {begin, end};
   return true;
 }
