@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A user breakpoint hit while the checkpoint's patched breakpoint is in
-# (#20, checkpoint_arrival_proof.cc). revstep_far 2 N with 10 ms
-# checkpoints in its hot loop; GDB `break FAR_MARK`, `ignore 1 1`,
+# (#20, checkpoint_arrival_proof.cc). revstep_far 3 N with 4 ms
+# checkpoints in its hot loop: a tick must end the segment of the 1st hit
+# (i = 0), so a third round of ~5 ms follows the 2nd (with 2 rounds and
+# 10 ms ticks the one tick came after the loop in most recordings once the
+# store began before the spawn and the program ran ~12 ms); GDB `break FAR_MARK`, `ignore 1 1`,
 # `continue` must stop at the 2nd hit (i = 1). The 1st hit comes in a
 # patched segment: a copy of the tracee proves that the patched run still
 # reaches the checkpoint after it, so the patch only steps aside. Before,
@@ -39,7 +42,7 @@ run_case() {  # run_case LABEL REC [ENV=VALUE...]
 rec=$WORK/far.rec
 out=$WORK/patched.out
 for try in 1 2 3; do
-  record "$rec" 10 "$prog" 2 2000000
+  record "$rec" 4 "$prog" 3 2000000
   echo "recording $try: $checkpoints checkpoints"
   run_case patched "$rec"
   grep -Eq "after the observer's trap|a trap for the observer while patched" "$out" && break
