@@ -5,7 +5,9 @@
 # visits of the checkpoint's pc in-process and learns which one is the
 # checkpoint (checkpoint_arrival_counted.cc), instead of the perf breakpoint
 # taking a kernel #DB at each visit (36 s at load 12 for this recording
-# before, 2.5 M #DBs). revstep_far 2 2000000 with 10 ms checkpoints; GDB
+# before, 2.5 M #DBs). revstep_far 3 2000000 with 4 ms checkpoints (a
+# tick must end the 1st hit's segment; with 2 rounds and 10 ms ticks the
+# one tick often came after the loop, test_replay_gdb_patched_user_breakpoint.sh); GDB
 # `break FAR_MARK`, `ignore 1 1`, `continue` must stop at the 2nd hit
 # (i = 1), and the perf breakpoints' #DBs (logged when each goes away) stay
 # under a bound the old path exceeds by orders of magnitude.
@@ -28,7 +30,7 @@ out=$WORK/miss.out
 # The 1st hit must come while a segment is patched (then the rescue copy
 # takes over); the ticks land at random pcs, so up to 4 recordings.
 for try in 1 2 3 4; do
-  record "$rec" 10 "$prog" 2 2000000
+  record "$rec" 4 "$prog" 3 2000000
   echo "recording $try: $checkpoints checkpoints"
   start=$SECONDS
   env SLSDBG_LOG=debug SLSDBG_REPLAY_PATCH=miss timeout 100 "$SLSDBG" replay "$rec" -- -nx -batch \
