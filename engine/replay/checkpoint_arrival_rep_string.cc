@@ -10,6 +10,27 @@ namespace {
 constexpr uint64_t kRF = 0x10000;  // resume flag: not the execution breakpoint on this instruction again
 }  // namespace
 
+// Resumes the thread at `r` (RF set: not the execution breakpoint on this
+// instruction again) until a debug register at `addr` traps: a free one,
+// else one of the observer's, borrowed and given back. `r` becomes the
+// registers there.
+Status ReplaySession::SegmentRun::run_to_debug_register(user_regs_struct& r, uint64_t addr, DrKind kind) {
+  const pid_t tid = task_.raw_tid();
+  DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, addr, kind, 1));
+  TRY(s_.dregs_.apply(tid));
+  r.eflags |= kRF;
+  TRY(task_.set_regs(r));
+  TRY(task_.cont());
+  process::WaitResult w = TRY(task_.wait());
+  s_.dregs_.give_back(lent);
+  TRY(s_.dregs_.apply(tid));
+  if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
+    return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
+                      ": unexpected stop (signal " + std::to_string(w.signo) + ")");
+  r = TRY(task_.regs());
+  return ok_status();
+}
+
 // Exactly `n` iterations of the rep string instruction at r.rip, by the CPU:
 // with rcx = n the instruction ends after them, at an execution breakpoint on
 // the next instruction; rcx then holds what the real count had left beyond
@@ -20,23 +41,10 @@ constexpr uint64_t kRF = 0x10000;  // resume flag: not the execution breakpoint 
 // false: it ended early by its condition (cmps/scas), where the real count
 // ends too, so the thread is left at the next instruction.
 Result<bool> ReplaySession::SegmentRun::run_rep_iterations(user_regs_struct& r, uint64_t n) {
-  const pid_t tid = task_.raw_tid();
   const uint64_t rest = r.rcx - n;
   const uint64_t next = r.rip + target_rep_->length;
-  user_regs_struct run = r;
-  run.rcx = n;
-  run.eflags |= kRF;
-  DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, next, DrKind::Execute, 1));
-  TRY(s_.dregs_.apply(tid));
-  TRY(task_.set_regs(run));
-  TRY(task_.cont());
-  process::WaitResult w = TRY(task_.wait());
-  s_.dregs_.give_back(lent);
-  TRY(s_.dregs_.apply(tid));
-  if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
-    return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
-                      ": unexpected stop (signal " + std::to_string(w.signo) + ")");
-  r = TRY(task_.regs());
+  r.rcx = n;
+  TRY(run_to_debug_register(r, next, DrKind::Execute));
   if (r.rip != next)
     return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
                       ": stopped at " + hex(r.rip) + ", not after it at " + hex(next));
@@ -62,7 +70,6 @@ Result<bool> ReplaySession::SegmentRun::run_rep_iterations(user_regs_struct& r, 
 // each step traps after one iteration.
 Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r) {
   constexpr uint64_t kStepMargin = 256;  // iterations single-stepped at the end
-  const pid_t tid = task_.raw_tid();
   if (r.rip == target_.rip && r.rcx > target_.rcx && !target_rep_->counts_ecx) {
     const uint64_t n = r.rcx - target_.rcx;
     if (!TRY(run_rep_iterations(r, n))) {
@@ -79,19 +86,7 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
     const bool down = (r.eflags & 0x400) != 0;  // DF
     const uint64_t offset = (run - 1) * target_rep_->element_size;
     const uint64_t watch = down ? walked - offset : walked + offset;
-    // A free debug register, else one of the observer's, borrowed and given back.
-    DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, watch, DrKind::Access, 1));
-    TRY(s_.dregs_.apply(tid));
-    r.eflags |= kRF;
-    TRY(task_.set_regs(r));
-    TRY(task_.cont());
-    process::WaitResult w = TRY(task_.wait());
-    s_.dregs_.give_back(lent);
-    TRY(s_.dregs_.apply(tid));
-    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
-      return Error::msg("running a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
-                        ": unexpected stop (signal " + std::to_string(w.signo) + ")");
-    r = TRY(task_.regs());
+    TRY(run_to_debug_register(r, watch, DrKind::Access));
     SLSDBG_DEBUG("replay", "rep string at %s: watchpoint stop at rcx %s (target %s)", hex(target_.rip).c_str(),
                  hex(r.rcx).c_str(), hex(target_.rcx).c_str());
   }

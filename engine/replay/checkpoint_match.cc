@@ -196,21 +196,20 @@ Result<bool> ReplaySession::SegmentRun::at_next_checkpoint() {
     }
     return false;
   }
+  // Bytes that differ for no program input's sake take the recorded values.
+  const auto set_recorded = [&](uint64_t addr, uint64_t len, const char* what) -> Status {
+    std::vector<uint8_t> bytes(len);
+    TRY_CTX(s_.reader_.read_memory(next, addr, bytes), std::string("reading recorded ") + what + " at " + hex(addr));
+    TRY_CTX(task_.write_memory(RemoteAddr(addr), bytes), std::string("writing recorded ") + what + " at " + hex(addr));
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu bytes of %s at %s set to the recorded ones", (unsigned long long)next.value,
+                 (unsigned long long)len, what, hex(addr).c_str());
+    return ok_status();
+  };
   for (const ByteRun& run : settle.dead_runs) {
-    std::vector<uint8_t> bytes(run.len);
-    TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded dead stack at " + hex(run.addr));
-    TRY_CTX(task_.write_memory(RemoteAddr(run.addr), bytes), "writing recorded dead stack at " + hex(run.addr));
-    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu dead stack bytes at %s set to the recorded ones",
-                 (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
+    TRY(set_recorded(run.addr, run.len, "dead stack"));
     outcome_.dead_stack_bytes_settled += run.len;
   }
-  for (const ByteRun& run : settle.ahead_runs) {
-    std::vector<uint8_t> bytes(run.len);
-    TRY_CTX(s_.reader_.read_memory(next, run.addr, bytes), "reading recorded bytes at " + hex(run.addr));
-    TRY_CTX(task_.write_memory(RemoteAddr(run.addr), bytes), "writing recorded bytes at " + hex(run.addr));
-    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu bytes the cut rep string had stored ahead at %s set to the recorded ones",
-                 (unsigned long long)next.value, (unsigned long long)run.len, hex(run.addr).c_str());
-  }
+  for (const ByteRun& run : settle.ahead_runs) TRY(set_recorded(run.addr, run.len, "the cut rep string's stores ahead"));
   for (const XsaveArea& a : settle.xsave_areas) {
     std::vector<uint8_t> area(a.size);
     TRY_CTX(s_.reader_.read_memory(next, a.start, area), "reading the recorded XSAVE area at " + hex(a.start));

@@ -118,6 +118,7 @@ class ReplaySession::SegmentRun {
   // checkpoint_arrival_rep_string.cc
   Result<bool> step_rep_iterations(user_regs_struct& r);
   Result<bool> run_rep_iterations(user_regs_struct& r, uint64_t n);
+  Status run_to_debug_register(user_regs_struct& r, uint64_t addr, DrKind kind);
   // checkpoint_match.cc
   Result<Next> on_breakpoint(user_regs_struct& r);
   Result<bool> at_next_checkpoint();
