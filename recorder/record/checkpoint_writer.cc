@@ -83,27 +83,15 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start_opening(StoreO
 }
 
 CheckpointWriter::~CheckpointWriter() {
-  tell_thread_to_quit();
-  if (thread_.joinable()) thread_.join();
-}
-
-void CheckpointWriter::tell_thread_to_quit() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (quit_) return;
     // The thread stores what is queued before it quits: whole checkpoints,
     // and the last segment's events as far as they came.
     if (!error_) hand_over_batch_locked();
     quit_ = true;
-    // Someone joins it soon: as in wait(), an idle-class thread on a busy
-    // machine would run only when a CPU idles (the join at the end of a
-    // recording of /bin/true took 3.4 ms median at load 12).
-    if (idle_.load(std::memory_order_relaxed)) {
-      set_idle(thread_handle_, false);
-      idle_.store(false, std::memory_order_relaxed);
-    }
   }
   work_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 void CheckpointWriter::use_all_cpus() {
@@ -118,12 +106,9 @@ void CheckpointWriter::thread_main() {
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
-    // Caught up: back to the idle class (the caller lifts it when the queue
-    // grows). Not to create the store: it runs off the tracee's CPU then,
-    // and idle there on a busy machine it had not begun when the program
-    // had exited.
+    // Caught up: back to the idle class (the caller lifts it when the queue grows).
     if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1 &&
-        queued_event_bytes_ <= kIdleEventBytes && !std::holds_alternative<OpenJob>(op)) {
+        queued_event_bytes_ <= kIdleEventBytes) {
       set_idle(pthread_self(), true);
       idle_.store(true, std::memory_order_relaxed);
     }
@@ -265,7 +250,6 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   const uint64_t bytes = input.dirty.size() * kPageSize;
   std::unique_lock<std::mutex> lock(mu_);
   if (error_) return *error_;
-  if (quit_) return Error::msg("storing a checkpoint: the recording is finished");
   hand_over_batch_locked();  // the previous segment's events go first
   if (!has_room_locked(bytes)) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -310,10 +294,6 @@ Result<CheckpointId> CheckpointWriter::add_now(const store::CheckpointInput& inp
 
 Status CheckpointWriter::finish(const std::map<std::string, uint64_t>& summary) {
   TRY(wait());
-  // Nothing is queued after the end: the thread exits while the recording
-  // is finished here, and the destructor's join does not wait for it to
-  // get a CPU.
-  tell_thread_to_quit();
   for (const auto& [key, value] : summary)
     if (Status put = store::put_summary(*writer_, key, value); !put.ok()) return fail(put.error());
   Status st = writer_->finish();

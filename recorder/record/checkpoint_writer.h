@@ -108,8 +108,7 @@ class CheckpointWriter {
 
   // Until everything queued (and the events collected meanwhile) is stored.
   Status wait();
-  // wait(), then marks the recording complete (the thread quits: nothing
-  // is stored after it).
+  // wait(), then marks the recording complete.
   // Writes each summary count (store/summary.h), then finishes.
   Status finish(const std::map<std::string, uint64_t>& summary = {});
 
@@ -143,7 +142,6 @@ class CheckpointWriter {
   bool has_room_locked(uint64_t bytes) const;                     // mu_ held
   void lift_idle_locked();                                        // mu_ held: a fair share of the CPU
   void use_all_cpus();
-  void tell_thread_to_quit();  // after what is queued; no-op the second time
   Status fail(Error e);                 // records the first error, returns it
   Status first_error() const;
 
