@@ -6,13 +6,13 @@
 #include "engine/replay/counting_patch.h"
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 
 #include <signal.h>
 
 #include <cstring>
 #include <vector>
 
+#include "engine/replay/code_pages_test.h"
 #include "engine/replay/stub_flags_test.h"
 
 namespace slsdbg::replay {
@@ -25,40 +25,32 @@ std::vector<uint8_t> padded(std::vector<uint8_t> code) {
 
 TEST(CountingPatch, CountsCallsAndKeepsResults) {
   // Two pages: the code at `pc`, the stub right after it.
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t pc = reinterpret_cast<uint64_t>(code);
-  const uint64_t page = pc + 4096;
+  testing::CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t pc = pages.base(), page = pages.stub();
   // int f(int x) { return (x + 1) ^ 3; }: mov eax, edi; add eax, 1; xor eax, 3; ret
   const std::vector<uint8_t> f = {0x89, 0xf8, 0x83, 0xc0, 0x01, 0x83, 0xf0, 0x03, 0xc3};
   std::memcpy(code, f.data(), f.size());
   auto stub = build_counter_stub(padded(f), pc, page);
   ASSERT_TRUE(stub.ok()) << stub.error().message;
   EXPECT_EQ(5u, stub->displaced);  // mov + add; xor and ret stay in place
-  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
-  code[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
-  std::memcpy(code + 1, &rel, 4);
+  pages.place_stub(stub->bytes);
+  pages.jump_to_stub(0);
   auto fn = reinterpret_cast<int (*)(int)>(pc);
   for (int i = 0; i < 1000; i++) ASSERT_EQ((i + 1) ^ 3, fn(i));
-  uint64_t count = 0;
-  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
-  EXPECT_EQ(1000u, count);
+  EXPECT_EQ(1000u, pages.stub_word(kCounterCountOffset));
   // Entering at the moved copy runs the instructions without counting.
   auto uncounted = reinterpret_cast<int (*)(int)>(stub->run);
   EXPECT_EQ((41 + 1) ^ 3, uncounted(41));
-  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
-  EXPECT_EQ(1000u, count);
-  munmap(mem, 2 * 4096);
+  EXPECT_EQ(1000u, pages.stub_word(kCounterCountOffset));
 }
 
 TEST(CountingPatch, MovesADirectCall) {
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t pc = reinterpret_cast<uint64_t>(code);
-  const uint64_t page = pc + 4096;
+  testing::CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t pc = pages.base(), page = pages.stub();
   // f: call g; add eax, 1; ret.  g (at pc + 64): lea eax, [rdi + 7]; ret.  f(x) = x + 8
   std::vector<uint8_t> f = {0xe8, 59, 0, 0, 0, 0x83, 0xc0, 0x01, 0xc3};
   std::memcpy(code, f.data(), f.size());
@@ -67,16 +59,11 @@ TEST(CountingPatch, MovesADirectCall) {
   auto stub = build_counter_stub(padded(f), pc, page);
   ASSERT_TRUE(stub.ok()) << stub.error().message;
   EXPECT_EQ(5u, stub->displaced);
-  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
-  code[0] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
-  std::memcpy(code + 1, &rel, 4);
+  pages.place_stub(stub->bytes);
+  pages.jump_to_stub(0);
   auto fn = reinterpret_cast<int (*)(int)>(pc);
   for (int i = 0; i < 100; i++) ASSERT_EQ(i + 8, fn(i));
-  uint64_t count = 0;
-  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
-  EXPECT_EQ(100u, count);
-  munmap(mem, 2 * 4096);
+  EXPECT_EQ(100u, pages.stub_word(kCounterCountOffset));
 }
 
 TEST(CountingPatch, StopsAtTheLimit) {
@@ -102,21 +89,19 @@ void on_trap(int) {
 // limit's int3 comes once, at the limit's visit.
 TEST(CountingPatch, KeepsFlagsAndRegistersAndTrapsAtTheLimit) {
   using namespace testing;
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t fn = reinterpret_cast<uint64_t>(code), pc = fn + kFlagsFnPc, page = fn + 4096;
+  CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t fn = pages.base(), pc = fn + kFlagsFnPc, page = pages.stub();
   std::memcpy(code, kFlagsFn.data(), kFlagsFn.size());
   auto stub = build_counter_stub(padded(std::vector<uint8_t>(code + kFlagsFnPc, code + kFlagsFn.size())), pc, page);
   ASSERT_TRUE(stub.ok()) << stub.error().message;
   EXPECT_EQ(kFlagsFnMoved, stub->displaced);
-  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
+  pages.place_stub(stub->bytes);
   const uint64_t limit = 7;
   std::memcpy(reinterpret_cast<void*>(page + kCounterLimitOffset), &limit, 8);
   g_count = reinterpret_cast<const volatile uint64_t*>(page + kCounterCountOffset);
-  code[kFlagsFnPc] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
-  std::memcpy(code + kFlagsFnPc + 1, &rel, 4);
+  pages.jump_to_stub(kFlagsFnPc);
   struct sigaction sa{}, old{};
   sa.sa_handler = on_trap;
   ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
@@ -133,7 +118,6 @@ TEST(CountingPatch, KeepsFlagsAndRegistersAndTrapsAtTheLimit) {
   EXPECT_EQ(limit, g_count_at_trap);
   EXPECT_EQ(static_cast<uint64_t>(visits), *g_count);
   sigaction(SIGTRAP, &old, nullptr);
-  munmap(mem, 2 * 4096);
 }
 
 TEST(CountingPatch, RefusesCodeItCannotMove) {

@@ -9,7 +9,6 @@
 #include "engine/replay/patch_site.h"
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/replay/code_pages_test.h"
 #include "engine/replay/counting_patch.h"
 
 extern "C" int slsdbg_anchored(int);  // push rbp; mov rbp, rsp; lea eax, [rdi + 1]; pop rbp; ret
@@ -160,27 +160,21 @@ TEST(PatchSite, ABranchIntoPcsFiveBytesMovesTheJumpToAnAnchor) {
 
 TEST(PatchSite, AnchoredCounterCountsEveryArrival) {
   // A copy of slsdbg_anchored in a writable page, the stub in the next one.
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t pc = reinterpret_cast<uint64_t>(code);
-  const uint64_t page = pc + 4096;
+  testing::CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t pc = pages.base(), page = pages.stub();
   ASSERT_TRUE(read_self(addr_of(slsdbg_anchored), {code, 9}));
   const PatchSite site{pc + 4, pc + 7, 5};
   std::vector<uint8_t> moved(code + 4, code + 9);
   moved.resize(32, 0x90);
   auto stub = build_counter_stub(moved, site, page);
   ASSERT_TRUE(stub.ok()) << stub.error().message;
-  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
-  code[4] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 4 + 5)));
-  std::memcpy(code + 5, &rel, 4);
+  pages.place_stub(stub->bytes);
+  pages.jump_to_stub(4);
   auto fn = reinterpret_cast<int (*)(int)>(pc);
   for (int i = 0; i < 1000; i++) ASSERT_EQ(i + 1, fn(i));
-  uint64_t count = 0;
-  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
-  EXPECT_EQ(1000u, count);
-  munmap(mem, 2 * 4096);
+  EXPECT_EQ(1000u, pages.stub_word(kCounterCountOffset));
 }
 
 int add_ten(int x) { return x + 10; }
@@ -189,11 +183,10 @@ TEST(PatchSite, AnIndirectCallEndingTheMovedBytesRunsFromTheStub) {
   // A copy of slsdbg_call_through; pc is `mov %rsi, %rdi`, so the 5 moved
   // bytes end with `call *%rax`, which the stub makes push the original
   // return address and `jmp *%rax`.
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t fn_at = reinterpret_cast<uint64_t>(code);
-  const uint64_t page = fn_at + 4096;
+  testing::CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t fn_at = pages.base(), page = pages.stub();
   ASSERT_TRUE(read_self(reinterpret_cast<uint64_t>(slsdbg_call_through), {code, 14}));
   ASSERT_EQ(0xff, code[7]);  // call *%rax
   ASSERT_EQ(0xd0, code[8]);
@@ -206,16 +199,11 @@ TEST(PatchSite, AnIndirectCallEndingTheMovedBytesRunsFromTheStub) {
   moved.resize(32, 0x90);
   auto stub = build_counter_stub(moved, *site, page);
   ASSERT_TRUE(stub.ok()) << stub.error().message;
-  std::memcpy(reinterpret_cast<void*>(page), stub->bytes.data(), stub->bytes.size());
-  code[4] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
-  std::memcpy(code + 5, &rel, 4);
+  pages.place_stub(stub->bytes);
+  pages.jump_to_stub(4);
   auto fn = reinterpret_cast<int (*)(int (*)(int), int)>(fn_at);
   for (int i = 0; i < 100; i++) ASSERT_EQ(i + 11, fn(add_ten, i));
-  uint64_t count = 0;
-  std::memcpy(&count, reinterpret_cast<void*>(page + kCounterCountOffset), 8);
-  EXPECT_EQ(100u, count);
-  munmap(mem, 2 * 4096);
+  EXPECT_EQ(100u, pages.stub_word(kCounterCountOffset));
 }
 
 TEST(PatchSite, AnIndirectCallBeforeTheEndOfTheMovedBytesIsRefused) {

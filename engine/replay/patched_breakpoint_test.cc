@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/mman.h>
 
 #include <cstring>
 #include <vector>
 
+#include "engine/replay/code_pages_test.h"
 #include "engine/replay/stub_flags_test.h"
 
 namespace slsdbg::replay {
@@ -105,10 +105,10 @@ void on_trap(int) { g_traps = g_traps + 1; }
 // rcx of the program, and none traps.
 TEST(PatchedBreakpoint, VisitsThatDifferKeepFlagsAndRegisters) {
   using namespace testing;
-  void* mem = mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(MAP_FAILED, mem);
-  auto* code = static_cast<uint8_t*>(mem);
-  const uint64_t fn = reinterpret_cast<uint64_t>(code), pc = fn + kFlagsFnPc, page = fn + 4096;
+  CodePages pages;
+  ASSERT_TRUE(pages.ok());
+  uint8_t* code = pages.code();
+  const uint64_t fn = pages.base(), pc = fn + kFlagsFnPc, page = pages.stub();
   std::memcpy(code, kFlagsFn.data(), kFlagsFn.size());
   user_regs_struct target{};
   target.rip = pc;
@@ -118,10 +118,8 @@ TEST(PatchedBreakpoint, VisitsThatDifferKeepFlagsAndRegisters) {
   auto t = build_trampoline(padded(std::vector<uint8_t>(code + kFlagsFnPc, code + kFlagsFn.size())), target, PatchCompare::All, page);
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(kFlagsFnMoved, t->displaced);
-  std::memcpy(reinterpret_cast<void*>(page), t->bytes.data(), t->bytes.size());
-  code[kFlagsFnPc] = 0xe9;
-  const int32_t rel = static_cast<int32_t>(static_cast<int64_t>(page - (pc + 5)));
-  std::memcpy(code + kFlagsFnPc + 1, &rel, 4);
+  pages.place_stub(t->bytes);
+  pages.jump_to_stub(kFlagsFnPc);
   struct sigaction sa{}, old{};
   sa.sa_handler = on_trap;
   ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
@@ -132,7 +130,6 @@ TEST(PatchedBreakpoint, VisitsThatDifferKeepFlagsAndRegisters) {
       for (int64_t z : {8, 9, 10}) EXPECT_EQ(flags_fn_expected(x, y, z), f(x, y, z)) << x << " " << y << " " << z;
   EXPECT_EQ(0, g_traps);
   sigaction(SIGTRAP, &old, nullptr);
-  munmap(mem, 2 * 4096);
 }
 
 }  // namespace
