@@ -20,11 +20,7 @@ std::optional<std::vector<ByteRun>> dead_only_differences(uint64_t vaddr, std::s
     if (live[i] == recorded[i]) continue;
     const uint64_t a = vaddr + i;
     if (!dead || !dead->contains(a)) return std::nullopt;
-    if (!runs.empty() && runs.back().addr + runs.back().len == a) {
-      runs.back().len++;
-    } else {
-      runs.push_back(ByteRun{a, 1});
-    }
+    add_byte(runs, a);
   }
   return runs;
 }

@@ -38,6 +38,14 @@ struct ByteRun {
   uint64_t len = 0;
 };
 
+// Adds byte `a` to `runs`, extending the last run when it ends right before it.
+inline void add_byte(std::vector<ByteRun>& runs, uint64_t a) {
+  if (!runs.empty() && runs.back().addr + runs.back().len == a)
+    runs.back().len++;
+  else
+    runs.push_back(ByteRun{a, 1});
+}
+
 // The runs where `live` differs from `recorded` (one page at `vaddr`) if every
 // such byte lies in `dead`; nullopt when some difference is live data. An
 // equal page gives an empty vector.

@@ -25,19 +25,13 @@ std::optional<std::vector<ByteRun>> ahead_store_differences(uint64_t vaddr, std:
                                                             const user_regs_struct& at, const ImageReader& live_image) {
   const std::optional<RepAhead> ahead = ahead_of(op, at);
   if (!ahead || live.size() < kPage || recorded.size() < kPage) return std::nullopt;
-  // What the remaining iterations store in this page's part of their destination.
-  const uint64_t lo = std::max(vaddr, ahead->begin), hi = std::min(vaddr + kPage, ahead->end);
-  std::vector<uint8_t> stored(lo < hi ? hi - lo : 0);
-  if (lo < hi && !rep_ahead_bytes(*ahead, lo, stored, live_image).ok()) return std::nullopt;
+  const std::vector<int> stored = rep_stores_in_page(vaddr, {&*ahead, 1}, live_image);
+  if (stored.empty()) return std::nullopt;
   std::vector<ByteRun> runs;
   for (size_t i = 0; i < kPage; i++) {
     if (live[i] == recorded[i]) continue;
-    const uint64_t a = vaddr + i;
-    if (a < lo || a >= hi || recorded[i] != stored[a - lo]) return std::nullopt;
-    if (!runs.empty() && runs.back().addr + runs.back().len == a)
-      runs.back().len++;
-    else
-      runs.push_back(ByteRun{a, 1});
+    if (stored[i] != recorded[i]) return std::nullopt;
+    add_byte(runs, vaddr + i);
   }
   return runs;
 }

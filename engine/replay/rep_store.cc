@@ -108,4 +108,18 @@ Status rep_ahead_bytes(const RepAhead& ahead, uint64_t addr, std::span<uint8_t> 
   return ok_status();
 }
 
+std::vector<int> rep_stores_in_page(uint64_t vaddr, std::span<const RepAhead> ahead, const ImageReader& source) {
+  constexpr uint64_t kPage = 4096;
+  std::vector<int> out;
+  for (const RepAhead& r : ahead) {
+    const uint64_t lo = std::max(vaddr, r.begin), hi = std::min(vaddr + kPage, r.end);
+    if (lo >= hi) continue;
+    std::vector<uint8_t> bytes(hi - lo);
+    if (!rep_ahead_bytes(r, lo, bytes, source).ok()) continue;
+    if (out.empty()) out.assign(kPage, -1);
+    for (uint64_t a = lo; a < hi; a++) out[a - vaddr] = bytes[a - lo];
+  }
+  return out;
+}
+
 }  // namespace slsdbg::replay

@@ -58,4 +58,8 @@ std::optional<RepAhead> rep_ahead(const RepStore& op, const user_regs_struct& r)
 // (inside [begin, end)); a movs reads its source through `source`.
 Status rep_ahead_bytes(const RepAhead& ahead, uint64_t addr, std::span<uint8_t> out, const ImageReader& source);
 
+// What the cut instructions `ahead` will store in the page at `vaddr`, byte
+// by byte (-1: nothing there; empty: nothing in the whole page).
+std::vector<int> rep_stores_in_page(uint64_t vaddr, std::span<const RepAhead> ahead, const ImageReader& source);
+
 }  // namespace slsdbg::replay

@@ -15,28 +15,6 @@ bool in_any(std::span<const AddressRange> ranges, uint64_t a) {
   return false;
 }
 
-void add_byte(std::vector<ByteRun>& runs, uint64_t a) {
-  if (!runs.empty() && runs.back().addr + runs.back().len == a)
-    runs.back().len++;
-  else
-    runs.push_back(ByteRun{a, 1});
-}
-
-// What the cut rep string instructions will store in the page at vaddr,
-// byte by byte (-1: nothing; empty: nothing in the whole page).
-std::vector<int> rep_stores_in_page(uint64_t vaddr, std::span<const RepAhead> ahead, const ImageReader& recorded) {
-  std::vector<int> out;
-  for (const RepAhead& r : ahead) {
-    const uint64_t lo = std::max(vaddr, r.begin), hi = std::min(vaddr + kPage, r.end);
-    if (lo >= hi) continue;
-    std::vector<uint8_t> bytes(hi - lo);
-    if (!rep_ahead_bytes(r, lo, bytes, recorded).ok()) continue;
-    if (out.empty()) out.assign(kPage, -1);
-    for (uint64_t a = lo; a < hi; a++) out[a - vaddr] = bytes[a - lo];
-  }
-  return out;
-}
-
 }  // namespace
 
 bool equal_but_thread_noise(uint64_t vaddr, std::span<const uint8_t> live, std::span<const uint8_t> recorded,
