@@ -1,6 +1,5 @@
-// vFile for GDB: /proc/PID/maps is the replayed moment's memory map in the
-// kernel's format (`info proc mappings`); other /proc files do not exist;
-// any other path is read from this machine.
+#include "gdbserver/replay/target_files.h"
+
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gdbserver/replay/threaded_target.h"
 #include "gdbserver/replay/timeline_target.h"
 
 namespace slsdbg::gdbserver {
@@ -35,12 +35,9 @@ std::string maps_text(const std::vector<store::Mapping>& maps) {
 
 }  // namespace
 
-Result<std::string> TimelineTarget::read_file(std::string_view path) {
+Result<std::string> read_replay_file(std::string_view path, const MappingsNow& mappings_now) {
   if (path.starts_with("/proc/")) {
-    if (path.ends_with("/maps")) {
-      replay::Timeline* t = TRY(live());
-      return maps_text(TRY(t->live_mappings()));
-    }
+    if (path.ends_with("/maps")) return maps_text(TRY(mappings_now()));
     return Error::from_errno(std::string(path), ENOENT);
   }
   std::ifstream in{std::string(path), std::ios::binary};
@@ -48,6 +45,20 @@ Result<std::string> TimelineTarget::read_file(std::string_view path) {
   std::ostringstream data;
   data << in.rdbuf();
   return data.str();
+}
+
+Result<std::string> TimelineTarget::read_file(std::string_view path) {
+  return read_replay_file(path, [this]() -> Result<std::vector<store::Mapping>> {
+    replay::Timeline* t = TRY(live());
+    return t->live_mappings();
+  });
+}
+
+Result<std::string> ThreadedTarget::read_file(std::string_view path) {
+  return read_replay_file(path, [this]() -> Result<std::vector<store::Mapping>> {
+    replay::ThreadedTimeline* t = TRY(live());
+    return t->live_mappings();
+  });
 }
 
 }  // namespace slsdbg::gdbserver

@@ -26,7 +26,7 @@ namespace slsdbg::gdbserver {
 
 class ThreadedTarget final : public Target, public Breakpoints, public Watchpoints, public ReverseExecution,
                              public MonitorCommands, public ThreadLocalStorage, public SyscallCatch,
-                             public ForkEvents {
+                             public ForkEvents, public TargetFiles {
  public:
   static Result<std::unique_ptr<ThreadedTarget>> open(store::RecordingReader& reader);
   ~ThreadedTarget() override;
@@ -74,6 +74,10 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   Status remove_watchpoint(WatchType type, RemoteAddr addr, uint64_t length) override;
   Result<StopReason> reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) override;
   Result<std::string> run_monitor_command(std::string_view command_line) override;
+  // vFile (target_files.cc): /proc/PID/maps of the moment, other files from
+  // this machine.
+  TargetFiles* target_files() override { return this; }
+  Result<std::string> read_file(std::string_view path) override;
 
  private:
   ThreadedTarget(store::RecordingReader& reader, std::string exe, std::string auxv, int32_t pid);

@@ -20,12 +20,16 @@ ids = [c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["reason"] == "e
 print(ids[0] + 1 if ids else "")')
 [ -n "$after" ] || die "no exec checkpoint in the recording"
 gdb_out=$(timeout 120 "$SLSDBG" replay "$WORK/rec" --at "$after" -- -nx -batch -ex 'break take_turn' -ex 'continue' \
-  -ex 'info inferiors' -ex 'info threads' -ex 'print tls_id' 2>&1 </dev/null)
+  -ex 'info inferiors' -ex 'info threads' -ex 'print tls_id' -ex 'info proc mappings' 2>&1 </dev/null)
 grep -q "hit Breakpoint 1, take_turn" <<<"$gdb_out" || die "GDB did not stop in the exec'd program's take_turn: $gdb_out"
 grep -q "tests/programs/thr_gdb *\$" <<<"$(grep -A1 Executable <<<"$gdb_out")" ||
   die "GDB's executable is not the exec'd program: $gdb_out"
 [ "$(grep -c '"thr_gdb"' <<<"$gdb_out")" -ge 4 ] || die "the threads are not named after the exec'd program: $gdb_out"
 grep -Eq '^\$1 = (11|22|33)$' <<<"$gdb_out" || die "the thread-local tls_id was not read through the new auxv: $gdb_out"
+# The moment's memory map (vFile /proc/PID/maps), not this machine's: the
+# exec'd program's code and the libc it mapped.
+grep -Eq 'r-xp +[^ ]*tests/programs/thr_gdb$' <<<"$gdb_out" || die "info proc mappings lacks the program's code: $gdb_out"
+grep -Eq 'r-xp +[^ ]*libc\.so\.6$' <<<"$gdb_out" || die "info proc mappings lacks libc's code: $gdb_out"
 echo "from checkpoint $after: $(grep 'hit Breakpoint' <<<"$gdb_out"); $(grep '^\$1' <<<"$gdb_out")"
 
 sh=$(readlink -f /bin/sh)
@@ -36,6 +40,8 @@ before=$(sed -n '1,/^---reverse/p' <<<"$gdb_out")
 back=$(sed -n '/^---reverse/,/^---forward/p' <<<"$gdb_out")
 again=$(sed -n '/^---forward/,$p' <<<"$gdb_out")
 grep -q "is executing new program: .*tests/programs/thr_gdb\$" <<<"$before" || die "no exec stop going forward: $gdb_out"
+# GDB reads /proc/PID/task/TID/maps after an exec: served from the moment.
+grep -q "unable to open /proc file" <<<"$gdb_out" && die "GDB could not read the moment's /proc maps: $gdb_out"
 grep -q "hit Breakpoint 1, take_turn" <<<"$before" || die "the pending breakpoint in the exec'd program was not hit: $gdb_out"
 grep -Eq '^\$1 = (11|22|33)$' <<<"$before" || die "no thread-local value after the exec: $gdb_out"
 grep -q "hit Catchpoint 2 (exec'd $sh), .* in .*execve" <<<"$back" || die "reverse-continue did not stop at the shell's execve: $gdb_out"
