@@ -92,15 +92,24 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start_opening(StoreO
 }
 
 CheckpointWriter::~CheckpointWriter() {
+  tell_thread_to_quit();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CheckpointWriter::tell_thread_to_quit() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (quit_) return;
     // The thread stores what is queued before it quits: whole checkpoints,
     // and the last segment's events as far as they came.
     if (!error_) hand_over_batch_locked();
     quit_ = true;
+    // Someone joins it soon: as in wait(), an idle-class thread on a busy
+    // machine would run only when a CPU idles (the join at the end of a
+    // recording of /bin/true took 3.4 ms median at load 12).
+    lift_idle_locked();
   }
   work_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
 }
 
 void CheckpointWriter::use_all_cpus() {
@@ -116,9 +125,12 @@ void CheckpointWriter::thread_main() {
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
-    // Caught up: back to the idle class (the caller lifts it when the queue grows).
+    // Caught up: back to the idle class (the caller lifts it when the queue
+    // grows). Not to create the store: it runs off the tracee's CPU then,
+    // and idle there on a busy machine it had not begun when the program
+    // had exited.
     const bool go_idle = idle_class_allowed_ && !idle_.load() && queued_checkpoints_ <= 1 &&
-                         queued_event_bytes_ <= kIdleEventBytes;
+                         queued_event_bytes_ <= kIdleEventBytes && !std::holds_alternative<OpenJob>(op);
     if (go_idle) idle_.store(true);
     const bool skip = error_.has_value();  // nothing is stored after an error
     lock.unlock();
@@ -275,6 +287,7 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   const uint64_t bytes = input.dirty.size() * kPageSize;
   std::unique_lock<std::mutex> lock(mu_);
   if (error_) return *error_;
+  if (quit_) return Error::msg("storing a checkpoint: the recording is finished");
   hand_over_batch_locked();  // the previous segment's events go first
   if (!has_room_locked(bytes)) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -319,6 +332,10 @@ Result<CheckpointId> CheckpointWriter::add_now(const store::CheckpointInput& inp
 
 Status CheckpointWriter::finish(const std::map<std::string, uint64_t>& summary) {
   TRY(wait());
+  // Nothing is queued after the end: the thread exits while the recording
+  // is finished here, and the destructor's join does not wait for it to
+  // get a CPU.
+  tell_thread_to_quit();
   for (const auto& [key, value] : summary)
     if (Status put = store::put_summary(*writer_, key, value); !put.ok()) return fail(put.error());
   Status st = writer_->finish();

@@ -108,7 +108,8 @@ class CheckpointWriter {
 
   // Until everything queued (and the events collected meanwhile) is stored.
   Status wait();
-  // wait(), then marks the recording complete.
+  // wait(), then marks the recording complete (the thread quits: nothing
+  // is stored after it).
   // Writes each summary count (store/summary.h), then finishes.
   Status finish(const std::map<std::string, uint64_t>& summary = {});
 
@@ -143,6 +144,7 @@ class CheckpointWriter {
   void lift_idle_locked();                                        // mu_ held: a fair share of the CPU
   void become_idle();                                             // on the thread, mu_ not held
   void use_all_cpus();
+  void tell_thread_to_quit();  // after what is queued; no-op the second time
   Status fail(Error e);                 // records the first error, returns it
   Status first_error() const;
 
