@@ -85,7 +85,9 @@ Status in_transaction(SqliteDb& db, Fn&& fn) {
 
 }  // namespace
 
-Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& meta, Durability durability) {
+Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& known, Durability durability,
+                                const std::function<Status(RecordingMeta&)>& complete) {
+  RecordingMeta meta = known;
   std::string path = dir + "/catalog.db";
   // Create the file ourselves so it is 0600; SQLite gives -wal/-shm the same mode.
   { UniqueFd fd = TRY(open_file(path, O_RDWR | O_CREAT | O_EXCL)); }
@@ -98,6 +100,7 @@ Result<Catalog> Catalog::create(const std::string& dir, const RecordingMeta& met
   TRY(in_transaction(c.db_, [&]() -> Status {
     TRY(c.db_.exec(kSchema));
     TRY(c.db_.exec("PRAGMA user_version=" + std::to_string(kRecordingFormatVersion)));
+    if (complete) TRY(complete(meta));
     TRY(put_meta(c.db_, "magic", kMagic));
     TRY(put_meta_int(c.db_, "format_version", kRecordingFormatVersion));
     TRY(put_meta(c.db_, "program", meta.program));

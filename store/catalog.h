@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +38,11 @@ enum class Durability { Full, Normal, Off };
 
 class Catalog {
  public:
-  static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta, Durability durability = Durability::Full);
+  // `complete`, when given, fills in what of the meta was not known yet
+  // (store/recording_early.h); it runs inside the schema's transaction, so
+  // a catalog never holds half its meta.
+  static Result<Catalog> create(const std::string& dir, const RecordingMeta& meta, Durability durability = Durability::Full,
+                                const std::function<Status(RecordingMeta&)>& complete = nullptr);
   // Errors: not a recording, permission denied (naming the path),
   // truncated/corrupt, version mismatch. Opens read-only when this user
   // cannot write the recording.

@@ -6,11 +6,13 @@
 //
 // put() copies a block into a 1 MiB staging buffer and returns its BlockRef at
 // once; full buffers are submitted as one write per contiguous run (>= 64 KiB
-// whenever blocks are appended) while the caller keeps hashing. sync() waits
+// whenever blocks are appended) while the caller keeps hashing (O_DIRECT
+// writes; those into the page cache are made at once, without the ring). sync() waits
 // for every write and fdatasyncs the files: only then may the catalog point
-// at the blocks. Files are opened O_DIRECT where the filesystem allows it
+// at the blocks. Files are written O_DIRECT where the filesystem allows it
 // (else, e.g. tmpfs before Linux 6.6, buffered writes, still through
-// io_uring). Blocks freed
+// io_uring), after the first 4 MiB, which go through the page cache: a
+// short recording does not wait for the device. Blocks freed
 // by retention (drop_checkpoints_before) are reused before the file grows.
 #pragma once
 
@@ -82,6 +84,8 @@ class ExtentWriter {
   ExtentWriter() = default;
 
   Status open_extent(uint32_t extent);
+  Status go_direct();  // the buffered start is over: O_DIRECT from now on
+  Status ensure_ring();
   Result<BlockRef> allocate();
   Status submit_current();
   Status reap(bool wait_one);
@@ -91,7 +95,8 @@ class ExtentWriter {
   std::string dir_;
   bool sync_new_files_ = true;
   uint32_t blocks_per_extent_ = 0;
-  IoMode mode_ = IoMode::Direct;
+  IoMode mode_ = IoMode::Direct;  // Direct: O_DIRECT once past the buffered start
+  bool direct_now_ = false;       // the files are O_DIRECT now
   std::vector<File> files_;
   uint32_t head_slot_ = 1;  // next new slot in the last extent
   std::vector<BlockRef> free_;

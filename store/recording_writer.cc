@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <dirent.h>
+#include <filesystem>
 #include <numeric>
 #include <set>
 #include <unordered_map>
@@ -33,6 +34,7 @@
 #include "store/kept_files.h"
 #include "store/page_tree.h"
 #include "store/recording.h"
+#include "store/recording_early.h"
 #include "store/recording_files.h"
 #include "store/state_compression.h"
 #include "store/summary.h"
@@ -88,7 +90,7 @@ Status dir_is_empty_or_missing(const std::string& dir, bool tree_entries) {
 class Writer final : public RecordingWriter {
  public:
   Status init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io,
-              const WriterOptions& options);
+              const WriterOptions& options, const MetaCompleter& complete = nullptr);
   Status append_event(const Event& event) override;
   Result<CheckpointId> add_checkpoint(const CheckpointInput& input, const std::string& reason) override;
   Status put_summary(const std::string& key, uint64_t value);
@@ -146,7 +148,7 @@ class Writer final : public RecordingWriter {
 };
 
 Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t blocks_per_extent, IoMode io,
-                    const WriterOptions& options) {
+                    const WriterOptions& options, const MetaCompleter& complete) {
   dir_ = dir;
   if (options.sync == WriterOptions::Sync::Deferred) sync_interval_ms_ = std::max<uint32_t>(options.sync_interval_ms, 1);
   durable_finish_ = !deferred() || options.durable_finish;
@@ -157,9 +159,10 @@ Status Writer::init(const std::string& dir, const RecordingMeta& meta, uint32_t 
   TRY(make_dir(dir + "/events"));
   writer_lock_ = TRY(lock_file(dir + "/" + kWriterLockFile, LockWait::NoWait));
   { UniqueFd readers = TRY(open_file(dir + "/" + kReadersLockFile, O_RDWR | O_CREAT)); }
-  catalog_ = TRY(Catalog::create(dir, meta, deferred() ? Durability::Normal : Durability::Full));
-  threaded_ = meta.threads;
+  // The extents first: the catalog may wait for the rest of the meta (create_awaiting_meta).
   extents_ = TRY(ExtentWriter::create(dir, blocks_per_extent, io, /*sync_new_files=*/!deferred()));
+  catalog_ = TRY(Catalog::create(dir, meta, deferred() ? Durability::Normal : Durability::Full, complete));
+  threaded_ = meta.threads;
   last_sync_ms_ = now_ms();
   if (deferred()) return ok_status();  // the first sync covers the directories
   synced_extents_ = 1;
@@ -416,14 +419,26 @@ Status RecordingWriter::claim_dir(const std::string& dir) {
 
 Result<std::unique_ptr<RecordingWriter>> RecordingWriter::create(const std::string& dir, const RecordingMeta& meta,
                                                                  const WriterOptions& options) {
+  return create_awaiting_meta(dir, meta, options, nullptr);
+}
+
+Result<std::unique_ptr<RecordingWriter>> create_awaiting_meta(const std::string& dir, const RecordingMeta& known,
+                                                              const WriterOptions& options, const MetaCompleter& complete) {
   uint64_t blocks = options.blocks_per_extent ? options.blocks_per_extent : kBlocksPerExtent;
   if (blocks < kMinBlocksPerExtent || blocks > kBlocksPerExtent)
     return Error::msg("creating recording " + dir + ": blocks_per_extent must be between " + std::to_string(kMinBlocksPerExtent) +
                       " and " + std::to_string(kBlocksPerExtent));
   auto w = std::make_unique<Writer>();
   IoMode io = options.io == WriterOptions::Io::Buffered ? IoMode::Buffered : IoMode::Direct;
-  TRY_CTX(w->init(dir, meta, uint32_t(blocks), io, options), "creating recording " + dir);
+  TRY_CTX(w->init(dir, known, uint32_t(blocks), io, options, complete), "creating recording " + dir);
   return std::unique_ptr<RecordingWriter>(std::move(w));
+}
+
+Status discard_unstarted_recording(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec) return Error{"removing the unstarted recording " + dir + ": " + ec.message(), ec.value()};
+  return ok_status();
 }
 
 }  // namespace slsdbg::store

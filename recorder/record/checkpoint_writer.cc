@@ -1,6 +1,9 @@
 #include "recorder/record/checkpoint_writer.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -49,9 +52,15 @@ cpu_set_t off_callers_cpu(const cpu_set_t& cpus) {
   return away;
 }
 
-void set_idle(pthread_t thread, bool idle) {
+// By kernel thread id (0: the caller), not pthread_setschedparam: glibc
+// holds the target's descriptor lock across that call, and a thread putting
+// itself in SCHED_IDLE is switched out inside it on a busy CPU, with the
+// lock held. The recorder's lift then waited for that lock, with mu_ held,
+// until the idle-class thread got a CPU again: hundreds of ms, the tracee
+// stopped (few ticks in thr_spin_busy's recordings beside CPU hogs, #18).
+void set_idle(pid_t tid, bool idle) {
   sched_param p{};
-  (void)pthread_setschedparam(thread, idle ? SCHED_IDLE : SCHED_OTHER, &p);
+  (void)sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &p);
 }
 
 }  // namespace
@@ -83,15 +92,24 @@ Result<std::unique_ptr<CheckpointWriter>> CheckpointWriter::start_opening(StoreO
 }
 
 CheckpointWriter::~CheckpointWriter() {
+  tell_thread_to_quit();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CheckpointWriter::tell_thread_to_quit() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (quit_) return;
     // The thread stores what is queued before it quits: whole checkpoints,
     // and the last segment's events as far as they came.
     if (!error_) hand_over_batch_locked();
     quit_ = true;
+    // Someone joins it soon: as in wait(), an idle-class thread on a busy
+    // machine would run only when a CPU idles (the join at the end of a
+    // recording of /bin/true took 3.4 ms median at load 12).
+    lift_idle_locked();
   }
   work_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
 }
 
 void CheckpointWriter::use_all_cpus() {
@@ -100,20 +118,23 @@ void CheckpointWriter::use_all_cpus() {
 }
 
 void CheckpointWriter::thread_main() {
+  thread_tid_.store(pid_t(syscall(SYS_gettid)));
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     work_cv_.wait(lock, [&] { return !queue_.empty() || quit_; });
     if (queue_.empty()) return;  // quit, and everything queued is done
     Op op = std::move(queue_.front());
     queue_.pop_front();
-    // Caught up: back to the idle class (the caller lifts it when the queue grows).
-    if (idle_class_allowed_ && !idle_.load(std::memory_order_relaxed) && queued_checkpoints_ <= 1 &&
-        queued_event_bytes_ <= kIdleEventBytes) {
-      set_idle(pthread_self(), true);
-      idle_.store(true, std::memory_order_relaxed);
-    }
+    // Caught up: back to the idle class (the caller lifts it when the queue
+    // grows). Not to create the store: it runs off the tracee's CPU then,
+    // and idle there on a busy machine it had not begun when the program
+    // had exited.
+    const bool go_idle = idle_class_allowed_ && !idle_.load() && queued_checkpoints_ <= 1 &&
+                         queued_event_bytes_ <= kIdleEventBytes && !std::holds_alternative<OpenJob>(op);
+    if (go_idle) idle_.store(true);
     const bool skip = error_.has_value();  // nothing is stored after an error
     lock.unlock();
+    if (go_idle) become_idle();
     Status st = skip ? ok_status() : run(op);
     const bool checkpoint = std::holds_alternative<CheckpointJob>(op);
     const uint64_t bytes = checkpoint ? std::get<CheckpointJob>(op).bytes : 0;
@@ -125,7 +146,22 @@ void CheckpointWriter::thread_main() {
     if (checkpoint && st.ok() && !skip) stats_.stored++;
     queued_event_bytes_ -= event_bytes;
     finished_op(checkpoint, bytes, std::move(st));
+    // The wake-up after the unlock: an idle-class thread that wakes the
+    // recorder is switched out for it at once, and with mu_ held the
+    // recorder would then wait for mu_ until this thread got a CPU again.
+    lock.unlock();
+    done_cv_.notify_all();
+    lock.lock();
   }
+}
+
+void CheckpointWriter::become_idle() {
+  // Outside mu_: a thread that puts itself in SCHED_IDLE while others are
+  // runnable on its CPU is switched out at once, and the recorder would
+  // wait for any lock it holds until it gets a CPU again (see set_idle).
+  set_idle(0, true);
+  // A lift since the decision may have been made before the call above.
+  if (!idle_.load()) set_idle(0, false);
 }
 
 Status CheckpointWriter::run(Op& op) {
@@ -163,8 +199,8 @@ void CheckpointWriter::finished_op(bool checkpoint, uint64_t bytes, Status st) {
     failed_.store(true, std::memory_order_release);
   }
   // After the thread's last use of writer_ for this operation (see pending_).
+  // The thread wakes done_cv_'s waiters once mu_ is released.
   pending_.fetch_sub(1, std::memory_order_release);
-  done_cv_.notify_all();
 }
 
 void CheckpointWriter::enqueue_locked(Op op) {
@@ -240,9 +276,10 @@ Status CheckpointWriter::append_events(EventSource source, uint64_t bytes) {
 }
 
 void CheckpointWriter::lift_idle_locked() {
-  if (!idle_.load(std::memory_order_relaxed)) return;
-  set_idle(thread_handle_, false);
-  idle_.store(false, std::memory_order_relaxed);
+  if (!idle_.load()) return;
+  // The flag first: become_idle() reads it after its own change.
+  idle_.store(false);
+  set_idle(thread_tid_.load(), false);  // known: only the thread sets idle_
 }
 
 Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::string reason,
@@ -250,6 +287,7 @@ Status CheckpointWriter::add_in_background(store::CheckpointInput input, std::st
   const uint64_t bytes = input.dirty.size() * kPageSize;
   std::unique_lock<std::mutex> lock(mu_);
   if (error_) return *error_;
+  if (quit_) return Error::msg("storing a checkpoint: the recording is finished");
   hand_over_batch_locked();  // the previous segment's events go first
   if (!has_room_locked(bytes)) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -294,6 +332,10 @@ Result<CheckpointId> CheckpointWriter::add_now(const store::CheckpointInput& inp
 
 Status CheckpointWriter::finish(const std::map<std::string, uint64_t>& summary) {
   TRY(wait());
+  // Nothing is queued after the end: the thread exits while the recording
+  // is finished here, and the destructor's join does not wait for it to
+  // get a CPU.
+  tell_thread_to_quit();
   for (const auto& [key, value] : summary)
     if (Status put = store::put_summary(*writer_, key, value); !put.ok()) return fail(put.error());
   Status st = writer_->finish();
@@ -302,10 +344,8 @@ Status CheckpointWriter::finish(const std::map<std::string, uint64_t>& summary) 
 }
 
 int CheckpointWriter::thread_policy() const {
-  int policy = -1;
-  sched_param p{};
-  if (pthread_getschedparam(thread_handle_, &policy, &p) != 0) return -1;
-  return policy;
+  const pid_t tid = thread_tid_.load();
+  return tid ? sched_getscheduler(tid) : -1;
 }
 
 CheckpointWriter::Stats CheckpointWriter::stats() const {

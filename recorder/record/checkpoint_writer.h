@@ -108,7 +108,8 @@ class CheckpointWriter {
 
   // Until everything queued (and the events collected meanwhile) is stored.
   Status wait();
-  // wait(), then marks the recording complete.
+  // wait(), then marks the recording complete (the thread quits: nothing
+  // is stored after it).
   // Writes each summary count (store/summary.h), then finishes.
   Status finish(const std::map<std::string, uint64_t>& summary = {});
 
@@ -141,7 +142,9 @@ class CheckpointWriter {
   void hand_over_batch_locked();                                  // mu_ held
   bool has_room_locked(uint64_t bytes) const;                     // mu_ held
   void lift_idle_locked();                                        // mu_ held: a fair share of the CPU
+  void become_idle();                                             // on the thread, mu_ not held
   void use_all_cpus();
+  void tell_thread_to_quit();  // after what is queued; no-op the second time
   Status fail(Error e);                 // records the first error, returns it
   Status first_error() const;
 
@@ -151,6 +154,7 @@ class CheckpointWriter {
 
   std::thread thread_;
   pthread_t thread_handle_{};
+  std::atomic<pid_t> thread_tid_{0};  // the thread's kernel id, set first thing on it
   cpu_set_t all_cpus_{};
   mutable std::mutex mu_;
   std::condition_variable work_cv_;   // the thread: something queued, or quit
@@ -171,7 +175,7 @@ class CheckpointWriter {
   // The thread's scheduling class: SCHED_IDLE while it keeps up (with
   // CAP_SYS_NICE only, which leaving it needs), SCHED_OTHER when behind.
   bool idle_class_allowed_ = false;   // set before any job is queued
-  std::atomic<bool> idle_{false};     // changed under mu_
+  std::atomic<bool> idle_{false};     // changed under mu_; the class follows (become_idle)
 };
 
 }  // namespace slsdbg::recorder

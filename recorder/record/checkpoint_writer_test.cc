@@ -188,6 +188,35 @@ TEST(CheckpointWriter, DestructorStoresWhatWasQueued) {
   }
 }
 
+// finish() lets the thread go (the destructor's join does not wait for it
+// to get a CPU): what was queued is stored first, and a checkpoint offered
+// after the end is refused rather than queued for a thread that is gone.
+TEST(CheckpointWriter, AfterFinishACheckpointIsRefusedNotQueued) {
+  TempDir tmp;
+  Model model(5);
+  auto w = start_writer(tmp);
+  ASSERT_TRUE(w);
+  {
+    StoreStall stall(tmp);
+    Owned o = next_checkpoint(model, 0);
+    ASSERT_TRUE(w->add_in_background(std::move(o.input), "start", std::move(o.pages)).ok());
+    ASSERT_TRUE(w->append_event(event(0, 0)).ok());
+    stall.release();
+  }
+  ASSERT_TRUE(w->finish().ok());
+  Owned late = next_checkpoint(model, 1);
+  Status st = w->add_in_background(std::move(late.input), "tick", std::move(late.pages));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("finished"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(w->wait().ok());  // nothing pending: returns at once
+  w.reset();
+  auto r = open_reader(tmp);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->open_report().finished);
+  ASSERT_EQ(r->checkpoints().size(), 1u);
+  EXPECT_EQ(store::testing::compare_checkpoint(*r, model, 0), "");
+}
+
 TEST(CheckpointWriter, StoreErrorSurfacesFromALaterCallAndStopsStoring) {
   TempDir tmp;
   Model model(11);

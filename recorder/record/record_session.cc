@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -55,6 +56,7 @@
 #include "recorder/record/alt_stacks.h"
 #include "recorder/record/tick.h"
 #include "store/recording.h"
+#include "store/recording_early.h"
 #include "store/summary.h"
 
 extern char** environ;
@@ -185,6 +187,11 @@ class RecordSession {
   Status start();
   Status start_member();
   Status start_store(store::RecordingMeta meta, const cpu_set_t& all_cpus);
+  // The root's store is created from before the spawn (store/recording_early.h):
+  // open_store() starts it with what is known then, start_store() sends the rest.
+  using LateMeta = std::promise<std::optional<store::RecordingMeta>>;
+  Status open_store(const store::RecordingMeta& known, const cpu_set_t& all_cpus, bool awaiting_meta);
+  void abandon_store();  // the program never started: no recording
   CaptureOptions capture_options() const {
     return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir, opts_.pool_dir)};
   }
@@ -280,6 +287,11 @@ class RecordSession {
   std::optional<uint64_t> cpu_at_progress_;
   std::unique_ptr<CheckpointCapture> capture_;
   std::unique_ptr<CheckpointWriter> writer_;
+  // The root's meta, for a store opened before the spawn; after writer_:
+  // destroyed first, so a store still waiting for it gives up before the
+  // writer's join.
+  std::optional<LateMeta> late_meta_;
+  bool meta_sent_ = false;
   struct Unsettled {
     CapturedCheckpoint checkpoint;
     std::string why;
@@ -462,6 +474,18 @@ Status RecordSession::start() {
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return install_record_filter(syscall_buffer);
   };
+  store::RecordingMeta meta;
+  meta.program = opts_.argv[0];
+  meta.args = opts_.argv;
+  meta.env = so.env;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
+  meta.parent_pid = getpid();
+  meta.origin = "spawn";
+  // The store's creation (~1.5 ms: directories, extent file, SQLite schema)
+  // overlaps the spawn and the set-up below; its meta rows wait for the
+  // pid, the tracker and the CPUID (start_store).
+  TRY(open_store(meta, all_cpus, /*awaiting_meta=*/true));
   const uint64_t t_spawn = monotonic_ns();
   leader_task_ = std::make_unique<process::Task>(TRY(process::spawn_traced(so)));
   task_ = leader_task_.get();
@@ -501,15 +525,7 @@ Status RecordSession::start() {
                double(t_vdso - t_buffer) / 1e3, patched, double(t_capture - t_vdso) / 1e3,
                double(monotonic_ns() - t_capture) / 1e3);
 
-  store::RecordingMeta meta;
-  meta.program = opts_.argv[0];
-  meta.args = opts_.argv;
-  meta.env = so.env;
-  char cwd[4096];
-  if (getcwd(cwd, sizeof cwd)) meta.cwd = cwd;
   meta.pid = pid_;
-  meta.parent_pid = getpid();
-  meta.origin = "spawn";
   return start_store(meta, all_cpus);
 }
 
@@ -550,22 +566,12 @@ Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& al
   // Marked by the store once a thread runs (its first ThreadSwitch): a
   // program that starts none stays a single-thread recording.
   meta.threads = false;
-  // The rest of the store's setup (catalog, files, fsyncs) runs on the
-  // writer's thread while the program starts.
-  // Synced to disk once a second and at the end, not at every checkpoint:
-  // a killed recorder still leaves every committed checkpoint, and a short
-  // program does not wait for a dozen fsyncs (docs/performance.md `## record`).
-  store::WriterOptions wo;
-  wo.sync = store::WriterOptions::Sync::Deferred;
-  wo.durable_finish = opts_.durable;
-  writer_ = TRY(CheckpointWriter::start_opening(
-      [dir = opts_.out_dir, meta, wo, sysbuf = opts_.syscall_buffer]() -> Result<std::unique_ptr<store::RecordingWriter>> {
-        auto w = TRY(store::RecordingWriter::create(dir, meta, wo));
-        // Durable with checkpoint 0: replay must run the same stub.
-        if (sysbuf) TRY(store::put_summary(*w, process::kSysbufStubSummaryKey, process::kSysbufStubVersion));
-        return w;
-      },
-      all_cpus));
+  if (late_meta_) {  // the store was opened before the spawn
+    late_meta_->set_value(meta);
+    meta_sent_ = true;
+  } else {
+    TRY(open_store(meta, all_cpus, /*awaiting_meta=*/false));
+  }
   outcome_.tracker = meta.tracker;
 
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
@@ -576,6 +582,48 @@ Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& al
   // than a whole interval later.
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   return ok_status();
+}
+
+Status RecordSession::open_store(const store::RecordingMeta& known, const cpu_set_t& all_cpus, bool awaiting_meta) {
+  // The store's setup (catalog, files) runs on the writer's thread while the
+  // program starts.
+  // Synced to disk once a second and at the end, not at every checkpoint:
+  // a killed recorder still leaves every committed checkpoint, and a short
+  // program does not wait for a dozen fsyncs (docs/performance.md `## record`).
+  store::WriterOptions wo;
+  wo.sync = store::WriterOptions::Sync::Deferred;
+  wo.durable_finish = opts_.durable;
+  store::MetaCompleter complete;
+  if (awaiting_meta) {
+    late_meta_.emplace();
+    complete = [late = late_meta_->get_future().share()](store::RecordingMeta& meta) -> Status {
+      std::optional<store::RecordingMeta> full;
+      try {
+        full = late.get();
+      } catch (const std::future_error&) {  // the session ended without sending it
+      }
+      if (!full) return Error::msg("the program did not start");
+      meta = std::move(*full);
+      return ok_status();
+    };
+  }
+  writer_ = TRY(CheckpointWriter::start_opening(
+      [dir = opts_.out_dir, known, wo, complete, sysbuf = opts_.syscall_buffer]()
+          -> Result<std::unique_ptr<store::RecordingWriter>> {
+        auto w = TRY(store::create_awaiting_meta(dir, known, wo, complete));
+        // Durable with checkpoint 0: replay must run the same stub.
+        if (sysbuf) TRY(store::put_summary(*w, process::kSysbufStubSummaryKey, process::kSysbufStubVersion));
+        return w;
+      },
+      all_cpus));
+  return ok_status();
+}
+
+void RecordSession::abandon_store() {
+  late_meta_->set_value(std::nullopt);
+  writer_.reset();  // its creation fails on that
+  late_meta_.reset();
+  (void)store::discard_unstarted_recording(opts_.out_dir);
 }
 
 Status RecordSession::checkpoint(Reason reason, bool restarted_syscall, const siginfo_t* fatal) {
@@ -1708,8 +1756,10 @@ Result<RecordOutcome> RecordSession::run() {
   if (!started.ok()) {
     kill_tracee();
     // The directory claimed before the spawn, if nothing was stored in it
-    // (rmdir removes only an empty one).
-    if (!writer_) ::rmdir(opts_.out_dir.c_str());
+    // (rmdir removes only an empty one); the store begun before the spawn
+    // and never given its meta, with what it created.
+    if (late_meta_ && !meta_sent_) abandon_store();
+    else if (!writer_) ::rmdir(opts_.out_dir.c_str());
     return started.take_error();
   }
   Status ran = loop();
