@@ -129,9 +129,11 @@ Status relocate(const cs_insn& insn, bool last, Emitter& e) {
   const cs_x86& x = insn.detail->x86;
   const std::string what = std::string(insn.mnemonic) + " at " + hex_addr(insn.address);
   if (insn.size == 5 && insn.bytes[0] == 0xe8) {
-    // A direct call, always the last instruction displaced (5 bytes): push
+    // A direct call ending the displaced bytes (5 bytes long, it always
+    // does for the planners' sites; checked for any other caller): push
     // the original return address (kept inline after the jump), then jump
     // to the callee, which returns right after the patch.
+    if (!last) return Error::msg("cannot move a call before the end of the moved bytes (" + what + ")");
     const uint64_t callee = static_cast<uint64_t>(x.operands[0].imm);
     const size_t slot = push_return_address(e);
     e.byte(0xe9);
