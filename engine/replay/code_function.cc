@@ -8,8 +8,8 @@
 #include <deque>
 
 #include "engine/replay/jump_table.h"
-
 #include "engine/replay/trampoline_code.h"
+#include "engine/replay/vex_insn.h"
 
 namespace slsdbg::replay {
 
@@ -126,6 +126,20 @@ class Decoder {
   csh handle() const { return h_; }
   // Null where the bytes do not decode (or are cut by the end).
   const cs_insn* next() { return cs_disasm_iter(h_, &p_, &left_, &addr_, insn_) ? insn_ : nullptr; }
+  // After next() failed: a VEX/EVEX instruction Capstone does not know
+  // (vex_insn.h), stepped over, as a plain instruction; else nullopt.
+  std::optional<DecodedFunction::Insn> skip_vex() {
+    const std::optional<VexInsn> v = decode_vex({p_, left_});
+    if (!v) return std::nullopt;
+    DecodedFunction::Insn i;
+    i.at = addr_;
+    i.size = v->size;
+    i.plain = true;
+    p_ += v->size;
+    left_ -= v->size;
+    addr_ += v->size;
+    return i;
+  }
 
  private:
   csh h_ = 0;
@@ -181,8 +195,15 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
     const uint64_t at = dec.here();
     const cs_insn* insn = dec.next();
     if (!insn) {
-      failed = true;
-      break;
+      const std::optional<DecodedFunction::Insn> v = dec.skip_vex();
+      if (!v) {
+        failed = true;
+        break;
+      }
+      recent.push_back(OpsInsn{at, v->size, X86_INS_INVALID, ~0u, {}});  // writes unknown: no table's pattern
+      if (recent.size() > kDispatchWindow) recent.pop_front();
+      d.insns.push_back(*v);
+      continue;
     }
     const bool jump = in_group(*insn, X86_GRP_JUMP), call = in_group(*insn, X86_GRP_CALL);
     const DecodedFunction::Insn i = classify(*insn, at);
@@ -244,7 +265,12 @@ Result<DecodedFunction> decode_ahead(uint64_t pc, uint64_t bytes, const CodeRead
   while (!dec.done()) {
     const uint64_t at = dec.here();
     const cs_insn* insn = dec.next();
-    if (!insn) break;  // data, or an instruction cut by the end
+    if (!insn) {
+      const std::optional<DecodedFunction::Insn> v = dec.skip_vex();
+      if (!v) break;  // data, or an instruction cut by the end
+      d.insns.push_back(*v);
+      continue;
+    }
     const DecodedFunction::Insn i = classify(*insn, at);
     if (i.call_target) d.targets.insert(*i.call_target);
     if (i.jump_target) d.targets.insert(*i.jump_target);

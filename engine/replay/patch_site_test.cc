@@ -218,5 +218,20 @@ TEST(PatchSite, AnIndirectCallBeforeTheEndOfTheMovedBytesIsRefused) {
   EXPECT_NE(std::string::npos, moved.error().message.find("before the end of the moved bytes"));
 }
 
+TEST(PatchSite, ADirectCallBeforeTheEndOfTheMovedBytesIsRefused) {
+  // No planner makes such a site (a 5-byte call always ends the 5 moved
+  // bytes), but a site given whole must not move `call rel32; nop` as if
+  // the callee returned after it.
+  const uint64_t at = 0x400000;
+  std::vector<uint8_t> code = {0xe8, 0x10, 0, 0, 0, 0x90};  // call .+0x15; nop
+  code.resize(32, 0x90);
+  Emitter e(at + kTrampPage);
+  Status moved = emit_from_pc(code, PatchSite::at(at, 6), e);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_NE(std::string::npos, moved.error().message.find("before the end of the moved bytes"));
+  Emitter ok(at + kTrampPage);
+  EXPECT_TRUE(emit_from_pc(code, PatchSite::at(at, 5), ok).ok());
+}
+
 }  // namespace
 }  // namespace slsdbg::replay

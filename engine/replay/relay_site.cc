@@ -10,6 +10,40 @@ bool targets_inside(const DecodedFunction& d, uint64_t from, uint64_t to) {  // 
   return d.targets.lower_bound(from + 1) != d.targets.lower_bound(to);
 }
 
+// How far before pc a function may start for plan_relay_before: a short
+// jump at pc reaches back 126 bytes past its own 2.
+constexpr uint64_t kLookBack = 128 + 32;
+// Go aligns its functions to 32 bytes and pads between them with int3s.
+constexpr uint64_t kFunctionAlign = 16;
+
+// Without a function table: int3 padding before pc, between the function
+// holding pc and the one before it. The run must end at an aligned
+// address from which straight decoding meets pc (a function's start), so
+// it is padding and not bytes of some instruction's immediate; int3s are
+// run by no branch of a working program. `end`: the bytes at pc the short
+// jump replaces.
+Result<PatchSite> plan_relay_before(uint64_t pc, uint64_t end, const CodeReader& read) {
+  const uint64_t lo = pc > kLookBack ? pc - kLookBack : 0;
+  std::vector<uint8_t> before(pc - lo);
+  if (!read(lo, before)) return Error::msg("the code before " + hex_addr(pc) + " is not mapped");
+  auto byte_at = [&](uint64_t a) { return before[a - lo]; };
+  for (uint64_t start = pc & ~(kFunctionAlign - 1); start >= lo + kJmpLen && start >= kFunctionAlign;
+       start -= kFunctionAlign) {
+    if (start < pc && byte_at(start) == 0xcc) continue;  // the run must end here
+    uint64_t run = start;
+    while (run > lo && byte_at(run - 1) == 0xcc) run--;
+    // The 5 bytes nearest pc, within a short jump's reach back.
+    const uint64_t from = start - kJmpLen;
+    if (start - run < kJmpLen || static_cast<int64_t>(from) - static_cast<int64_t>(pc + kShortJmpLen) < -128) continue;
+    Result<DecodedFunction> d = decode_ahead(start, end - start, read);
+    if (!d.ok() || !d->at(pc)) continue;  // pc is no instruction start seen from there
+    PatchSite site{pc, pc, end - pc};
+    site.relay = from;
+    return site;
+  }
+  return Error::msg("no int3 padding within a short jump before " + hex_addr(pc));
+}
+
 }  // namespace
 
 Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d) {
@@ -58,7 +92,15 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
   if (!at) return Error::msg(hex_addr(pc) + " is not an instruction start");
   if (at->size < kShortJmpLen) return Error::msg("the instruction at " + hex_addr(pc) + " is 1 byte long");
   PatchSite site = PatchSite::at(pc, at->size);
-  if (at->size < kJmpLen) site = TRY(plan_relay_site(pc, *d));
+  if (at->size < kJmpLen) {
+    Result<PatchSite> relay = plan_relay_site(pc, *d);
+    if (!relay.ok() && !d->whole) {
+      Result<PatchSite> back = plan_relay_before(pc, pc + at->size, read);
+      if (!back.ok()) return Error::msg(relay.error().message + "; " + back.error().message);
+      relay = back;
+    }
+    site = TRY(std::move(relay));
+  }
   // Whether the instruction can move (a `loop`, a far branch cannot).
   uint8_t code[32] = {};
   if (!read(pc, code)) return Error::msg("the code at " + hex_addr(pc) + " is not mapped");
@@ -70,7 +112,14 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read) {
   Result<PatchSite> site = plan_patch_site(pc, read);
   Result<DecodedFunction> d = decode_function(pc, read);
-  if (!d.ok()) return site;
+  if (!d.ok()) {
+    // No function table (Go): a `jmp`/`jcc` at pc has no own site; the
+    // jump inside its instruction, relayed to int3 padding, has.
+    if (site.ok()) return site;
+    Result<PatchSite> one = plan_one_instruction_site(pc, read);
+    if (one.ok()) return one;
+    return Error::msg(site.error().message + "; " + one.error().message);
+  }
   if (site.ok() && !targets_inside(*d, site->anchor, site->end())) return site;
   Result<PatchSite> relay = plan_relay_site(pc, *d);
   if (relay.ok()) return relay;

@@ -25,7 +25,9 @@ inline constexpr uint64_t kShortJmpLen = 2;
 
 // The site whose jump lies inside the instruction at pc: a 5-byte jump
 // over an instruction that long, else a 2-byte `jmp short` to padding
-// (from pc on only, int3 padding, where no function table covers pc). No
+// (where no function table covers pc: int3 padding after pc, else the
+// int3s before an aligned function start from which decoding meets pc,
+// as between Go's functions). No
 // other instruction start is overwritten, so a thread resuming at a pc
 // saved before the patch went in never runs the jump's bytes as code: Go
 // preempts a goroutine by a signal whose handler makes it resume at the
@@ -38,6 +40,8 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
 // plan_patch_site's site unless a branch of pc's function targets the bytes
 // its jump replaces; then a relayed site if padding is near, else the same
 // site (its run may fail, then the segment traps per visit), or its error.
+// Where no function table covers pc and pc has no site of its own (a
+// 2-byte `jmp`/`jcc`: Go's `-N -l` loops), plan_one_instruction_site's.
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read);
 
 // The relayed site at pc, or why there is none.

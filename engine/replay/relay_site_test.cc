@@ -4,7 +4,8 @@
 // the function's `ret`; without padding in reach it keeps the plain site.
 // The threaded replay's jump stays inside pc's own instruction where it can:
 // relayed for a 2-4 byte one, in place for a longer one, also in code no
-// .eh_frame covers (int3 padding only there), never for a 1-byte one.
+// .eh_frame covers (int3 padding only there, after pc or, at an aligned
+// function start, before it), never for a 1-byte one.
 #include "engine/replay/relay_site.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,33 @@
 #include <unistd.h>
 
 #include "engine/replay/patch_site.h"
+
+// Go's `-N -l` loop shape without CFI: a 2-byte `jmp` to the next
+// instruction, 3 int3s after the function, code beyond; 31 int3s before it
+// (the previous function's padding up to the 32-byte aligned start).
+extern "C" uint8_t slsdbg_back[], slsdbg_back_jmp[], slsdbg_back_jnz[];
+asm(R"(
+  .text
+  .p2align 5
+slsdbg_back_prev:
+  ret
+  .p2align 5, 0xcc
+  .globl slsdbg_back, slsdbg_back_jmp, slsdbg_back_jnz
+slsdbg_back:
+  xor %eax, %eax
+1: add %rdi, %rax
+slsdbg_back_jmp:
+  jmp 2f
+2: dec %rdi
+slsdbg_back_jnz:
+  jnz 1b
+  ret
+  .fill 3, 1, 0xcc
+  .rept 60
+  mov %rax, %rdx
+  .endr
+  ret
+)");
 
 extern "C" int slsdbg_relay(long);      // a loop whose inner branch targets pc + 4
 extern "C" uint8_t slsdbg_relay_pc[], slsdbg_relay_pad[];
@@ -135,11 +163,32 @@ TEST(RelaySite, AOneByteInstructionKeepsThePlainSite) {
 TEST(RelaySite, WithoutCfiNopsAreNoPadding) {
   // Seen from pc on only, a nop may be some earlier branch's target.
   const uint64_t pc = reinterpret_cast<uint64_t>(slsdbg_nocfi_nop_add);
-  EXPECT_FALSE(plan_one_instruction_site(pc, read_self).ok());
+  // (The int3s before slsdbg_nocfi_nop may serve, where it lies aligned.)
+  auto one = plan_one_instruction_site(pc, read_self);
+  if (one.ok()) {
+    EXPECT_LT(one->relay, pc);
+  }
   auto site = plan_checkpoint_site(pc, read_self);
   ASSERT_TRUE(site.ok()) << site.error().message;
   EXPECT_EQ(0u, site->relay);
   EXPECT_EQ(6u, site->length);  // add, inc
+}
+
+TEST(RelaySite, WithoutCfiAndNoPaddingAfterTheRelayGoesToPaddingBefore) {
+  // Seen from the function's aligned start, right after 31 int3s.
+  const uint64_t start = reinterpret_cast<uint64_t>(slsdbg_back);
+  for (uint8_t* pc : {slsdbg_back_jmp, slsdbg_back_jnz}) {
+    const uint64_t at = reinterpret_cast<uint64_t>(pc);
+    auto one = plan_one_instruction_site(at, read_self);
+    ASSERT_TRUE(one.ok()) << one.error().message;
+    EXPECT_EQ(at, one->anchor);
+    EXPECT_EQ(2u, one->length);
+    EXPECT_EQ(start - kJmpLen, one->relay);
+    // The session's planner too: a jump at pc has no own site there.
+    auto site = plan_checkpoint_site(at, read_self);
+    ASSERT_TRUE(site.ok()) << site.error().message;
+    EXPECT_EQ(start - kJmpLen, site->relay);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <utility>
 
+#include "engine/replay/vex_insn.h"
+
 namespace slsdbg::replay {
 
 namespace {
@@ -69,6 +71,34 @@ Status emit_rip_relocated(const cs_insn& insn, std::vector<uint8_t> bytes, const
   return ok_status();
 }
 
+// An instruction Capstone could not decode at `addr` (bytes at p): a VEX or
+// EVEX one (vex_insn.h) is moved to e.here() (when e is given) with its
+// rip-relative displacement kept on target, and p, left and addr step over
+// it. False for anything else.
+bool skip_vex(const uint8_t*& p, size_t& left, uint64_t& addr, Emitter* e, Status& moved) {
+  const std::optional<VexInsn> v = decode_vex({p, left});
+  if (!v) return false;
+  std::vector<uint8_t> bytes(p, p + v->size);
+  if (e && v->rip_disp_at) {
+    int32_t disp = 0;
+    std::memcpy(&disp, &bytes[v->rip_disp_at], 4);
+    const uint64_t target = addr + v->size + static_cast<uint64_t>(static_cast<int64_t>(disp));
+    const int64_t d = static_cast<int64_t>(target - (e->here() + v->size));
+    if (!fits_rel32(d)) {
+      moved = Error::msg("rip-relative operand out of reach at " + hex_addr(addr));
+      return true;
+    }
+    const int32_t nd = static_cast<int32_t>(d);
+    std::memcpy(&bytes[v->rip_disp_at], &nd, 4);
+  }
+  if (e)
+    for (uint8_t b : bytes) e->byte(b);
+  p += v->size;
+  left -= v->size;
+  addr += v->size;
+  return true;
+}
+
 // An indirect near call (`call r/m64`, FF /2) that ends the moved bytes:
 // push the original return address (the first byte after the patch, kept
 // inline), then `jmp r/m64` (FF /4) with the same operand. Not before the
@@ -99,9 +129,11 @@ Status relocate(const cs_insn& insn, bool last, Emitter& e) {
   const cs_x86& x = insn.detail->x86;
   const std::string what = std::string(insn.mnemonic) + " at " + hex_addr(insn.address);
   if (insn.size == 5 && insn.bytes[0] == 0xe8) {
-    // A direct call, always the last instruction displaced (5 bytes): push
+    // A direct call ending the displaced bytes (5 bytes long, it always
+    // does for the planners' sites; checked for any other caller): push
     // the original return address (kept inline after the jump), then jump
     // to the callee, which returns right after the patch.
+    if (!last) return Error::msg("cannot move a call before the end of the moved bytes (" + what + ")");
     const uint64_t callee = static_cast<uint64_t>(x.operands[0].imm);
     const size_t slot = push_return_address(e);
     e.byte(0xe9);
@@ -182,7 +214,12 @@ Result<uint64_t> displaced_length(std::span<const uint8_t> code, uint64_t pc) {
   size_t left = code.size();
   uint64_t addr = pc, length = 0;
   cs_insn* insn = cs_malloc(cs.h);
-  while (length < kJmpLen && cs_disasm_iter(cs.h, &p, &left, &addr, insn)) length += insn->size;
+  Status unused = ok_status();
+  while (length < kJmpLen) {
+    const uint64_t before = addr;
+    if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn) && !skip_vex(p, left, addr, nullptr, unused)) break;
+    length += addr - before;
+  }
   cs_free(insn, 1);
   if (length < kJmpLen) return Error::msg("cannot decode the instructions at " + hex_addr(pc));
   return length;
@@ -199,8 +236,14 @@ Result<uint64_t> emit_displaced(std::span<const uint8_t> code, uint64_t pc, Emit
   Status moved = ok_status();
   while (displaced < kJmpLen) {
     if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn)) {
-      moved = Error::msg("cannot decode the instruction at " + hex_addr(pc + displaced));
-      break;
+      const uint64_t before = addr;
+      if (!skip_vex(p, left, addr, &e, moved)) {
+        moved = Error::msg("cannot decode the instruction at " + hex_addr(pc + displaced));
+        break;
+      }
+      if (!moved.ok()) break;
+      displaced += addr - before;
+      continue;
     }
     const bool ends_flow = insn->id == X86_INS_JMP || in_group(*insn, X86_GRP_RET) || in_group(*insn, X86_GRP_IRET);
     if (ends_flow && displaced + insn->size < kJmpLen) {
@@ -234,8 +277,12 @@ Status emit_range(std::span<const uint8_t> code, uint64_t at, uint64_t from, uin
   while (addr < to) {
     const uint64_t start = addr;
     if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn)) {
-      moved = Error::msg("cannot decode the instruction at " + hex_addr(start));
-      break;
+      if (!skip_vex(p, left, addr, start < from ? nullptr : &e, moved)) {
+        moved = Error::msg("cannot decode the instruction at " + hex_addr(start));
+        break;
+      }
+      if (!moved.ok()) break;
+      continue;
     }
     if (start < from) continue;
     moved = relocate(*insn, addr == end, e);
