@@ -39,13 +39,24 @@ refused() {  # refused OUT CHILD GDB-ARGS...
 refused "$WORK/keep.out" "$forked" -ex 'set detach-on-fork off' -ex 'break after_fork' -ex 'continue'
 refused "$WORK/vfork.out" "$vforked" -ex 'break after_fork' -ex 'continue' -ex 'set follow-fork-mode child' -ex 'continue'
 
-# A shell pipeline: follow the shell's first child into its exec of ls.
+# A shell pipeline in a subshell: follow the subshell, then its first child
+# (a grandchild: two switches on one connection) into its exec of ls; and the
+# same from the subshell's own replay (-p: children found from a member).
 rec2=$WORK/sh.rec
-"$SLSDBG" record -o "$rec2" -- /bin/sh -c 'ls / | wc -l' >"$WORK/sh.out" 2>"$WORK/sh.err" || { cat "$WORK/sh.err"; die "recording sh"; }
-out=$WORK/sh_gdb.out
-replay_gdb "$rec2" "$out" -ex 'set follow-fork-mode child' -ex 'catch exec' -ex 'continue' -ex 'info inferiors' -ex 'continue'
-expect "$out" "^process [0-9]+ is executing new program: /usr/bin/ls" "the followed child execs ls"
-expect "$out" "hit Catchpoint 1 \(exec'd /usr/bin/ls\)" "catch exec stops in the child"
-expect "$out" '^\* 2 +process [0-9]+ .*/usr/bin/ls' "GDB's current inferior is the child, now ls"
-expect "$out" 'the program exited with status 0 here' "ls's replay runs to its exit"
-echo "replay_gdb_follow_fork: OK (children $forked, $vforked)"
+"$SLSDBG" record -o "$rec2" -- /bin/sh -c '( ls / | wc -l ); true' >"$WORK/sh.out" 2>"$WORK/sh.err" ||
+  { cat "$WORK/sh.err"; die "recording sh"; }
+subshell=$("$SLSDBG" info "$rec2" --json | "$PY" -c 'import json,sys; d=json.load(sys.stdin); print([p["pid"] for p in d["processes"] if p["parent"] == d["pid"]][0])') ||
+  die "no subshell in info --json"
+for from in root member; do
+  out=$WORK/sh_gdb_$from.out
+  if [ "$from" = root ]; then pick=(); inferior=3; else pick=(-p "$subshell"); inferior=2; fi
+  timeout 600 "$SLSDBG" replay "$rec2" "${pick[@]}" -- -nx -batch -ex 'set pagination off' -ex 'set follow-fork-mode child' \
+    -ex 'catch exec' -ex 'continue' -ex 'info inferiors' -ex 'continue' >"$out" 2>&1 || { cat "$out"; die "replay ($from) failed"; }
+  [ "$from" = member ] || expect "$out" "^\[Attaching after Thread [0-9.]+ fork to child Thread $subshell\.$subshell\]" "the root's child is the subshell"
+  expect "$out" "^\[Detaching after fork from parent process $subshell\]" "the subshell is detached at its fork ($from)"
+  expect "$out" "^process [0-9]+ is executing new program: /usr/bin/ls" "the followed grandchild execs ls ($from)"
+  expect "$out" "hit Catchpoint 1 \(exec'd /usr/bin/ls\)" "catch exec stops in it ($from)"
+  expect "$out" "^\* $inferior +process [0-9]+ .*/usr/bin/ls" "GDB's current inferior is ls ($from)"
+  expect "$out" 'the program exited with status 0 here' "ls's replay runs to its exit ($from)"
+done
+echo "replay_gdb_follow_fork: OK (children $forked, $vforked; subshell $subshell)"
