@@ -39,6 +39,11 @@ void emit_console(PacketContext& ctx, std::string_view text);
 // The thread a selector means now: an explicit tid, else the thread of the
 // last stop, else the target's first thread.
 Result<Tid> resolve_thread(PacketContext& ctx, const ThreadSelector& selector);
+// The refusal for a fork child GDB keeps attached beside its parent
+// (detach-on-fork off; follow-fork-mode child on a vfork, whose parent GDB
+// holds until the exec): the session replays one process at a time, and
+// the child's registers and memory are not the parent's.
+std::string fork_child_not_served(int32_t pid);
 // Records a stop (the thread becomes the selected one) and encodes its reply.
 Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop);
 

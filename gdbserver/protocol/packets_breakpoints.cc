@@ -38,9 +38,7 @@ Reply change_point(PacketContext& ctx, std::string_view args, PointOp op) {
     // what GDB thinks it holds there is done; inserting (GDB keeping the
     // child attached, detach-on-fork off) is not served.
     if (op == PointOp::Remove) return std::string("OK");
-    return error_reply_with_text(Error::msg("the fork child " + std::to_string(ctx.session.general_child) +
-                                            " is not replayed in this session (detach-on-fork on; slsdbg replay -p " +
-                                            std::to_string(ctx.session.general_child) + ")"));
+    return fork_child_not_served(ctx.session.general_child);
   }
   Status status;
   if (spec->type <= 1) {

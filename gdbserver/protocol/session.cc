@@ -130,6 +130,13 @@ Result<Tid> resolve_thread(PacketContext& ctx, const ThreadSelector& selector) {
   return threads.front().tid;
 }
 
+std::string fork_child_not_served(int32_t pid) {
+  const std::string p = std::to_string(pid);
+  return error_reply_with_text(Error::msg("the fork child " + p +
+                                         " is not replayed in this session (GDB keeps it attached beside its parent: detach-on-fork off, or following a vfork child, is not served); slsdbg replay -p " +
+                                         p + " debugs it"));
+}
+
 Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
   if (!stop.ok()) {
     emit_console(ctx, "slsdbg: " + stop.error().message + "\n");
@@ -148,12 +155,65 @@ Reply report_stop(PacketContext& ctx, const Result<StopReason>& stop) {
   return encode_stop_reply(*stop, ctx.session.client);
 }
 
+namespace {
+
+// GDB follows fork child `pid` (follow-fork-mode child): it detached the
+// parent, selected the child, and now asks about it. The connection becomes
+// the child's replay from its fork on, with the features the client
+// negotiated. nullopt when switched; else the refusal, and the connection
+// ends (GDB holds nothing else).
+std::optional<std::string> follow_fork_child(SessionData& s, int32_t pid) {
+  Result<std::unique_ptr<Target>> child = s.options.open_fork_child
+                                              ? s.options.open_fork_child(pid)
+                                              : Error::msg("this server cannot open the fork child's replay");
+  if (!child.ok()) {
+    s.closed = true;
+    return error_reply_with_text(Error::msg("following the fork child " + std::to_string(pid) + " is not served: " +
+                                            child.error().message + "; slsdbg replay -p " + std::to_string(pid) +
+                                            " debugs it"));
+  }
+  s.followed = std::move(*child);
+  Target& t = *s.followed;
+  if (s.client.pid > 0) s.client.pid = t.process_id();
+  if (ForkEvents* forks = t.fork_events()) forks->report_forks(s.client.fork_events, s.client.vfork_events);
+  s.fork_children.erase(pid);
+  s.target_gone = false;
+  s.general_child = 0;
+  const Tid tid(pid);
+  s.general_thread = ThreadSelector{ThreadSelector::Kind::One, tid};
+  s.continue_thread = ThreadSelector{ThreadSelector::Kind::Any, Tid{}};
+  s.last_stop_thread = tid;
+  return std::nullopt;
+}
+
+// Packets GDB sends a fork child it is letting go: selecting it, taking its
+// breakpoints out, detaching or killing it. Any other packet about the child
+// means GDB follows it.
+bool lets_child_go(std::string_view payload) {
+  return payload.starts_with('H') || payload.starts_with('z') || payload.starts_with('D') || payload.starts_with("vKill");
+}
+
+}  // namespace
+
 Session::Session(Target& target, SessionOptions options) : target_(target) { data_.options = options; }
 
 void Session::handle_packet(std::string_view payload, StopRequest& stop, std::vector<std::string>& replies) {
   std::vector<std::string> console;
-  PacketContext ctx{target_, data_, stop, console};
   Reply reply = std::string();
+  if (data_.general_child > 0 && data_.target_gone && !lets_child_go(payload)) {
+    if (auto refused = follow_fork_child(data_, data_.general_child)) {
+      replies.push_back(std::move(*refused));
+      return;
+    }
+  }
+  PacketContext ctx{target(), data_, stop, console};
+  // A fork child's registers and memory are not the replayed process's:
+  // reading or writing them through the parent's replay would be wrong.
+  constexpr std::string_view kProcessState = "gGpPmMxX";
+  if (data_.general_child > 0 && !payload.empty() && kProcessState.find(payload[0]) != std::string_view::npos) {
+    replies.push_back(fork_child_not_served(data_.general_child));
+    return;
+  }
   for (const Route& route : kRoutes) {
     bool hit = route.match == Match::Exact ? payload == route.name : payload.starts_with(route.name);
     if (hit) {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,8 +23,13 @@ namespace slsdbg::gdbserver {
 // Advertised as PacketSize and used as the limit on input payloads.
 inline constexpr size_t kDefaultPacketSize = 0x4000;
 
+// The replay of fork child `pid` from its start (its fork), for a client that
+// follows the child (GDB's follow-fork-mode child); an error says why not.
+using ForkChildOpener = std::function<Result<std::unique_ptr<Target>>(int32_t pid)>;
+
 struct SessionOptions {
   size_t packet_size = kDefaultPacketSize;
+  ForkChildOpener open_fork_child;  // empty: following a child is refused
 };
 
 // A thread named in H, vCont or T: -1 all, 0 any, or one tid.
@@ -52,6 +59,9 @@ struct SessionData {
   std::set<int32_t> fork_children;
   int32_t general_child = 0;
   bool target_gone = false;  // detached or killed, the connection open for the children's D
+  // The fork child this connection switched to (packets_threads.cc): once
+  // set, every packet goes to it instead of the target the session began with.
+  std::unique_ptr<Target> followed;
   std::map<int, std::string> open_files;  // vFile: fd -> content
   int next_file = 1;
 };
@@ -69,6 +79,7 @@ class Session {
   const SessionData& data() const { return data_; }
 
  private:
+  Target& target() { return data_.followed ? *data_.followed : target_; }
   Target& target_;
   SessionData data_;
 };

@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "common/temp_cleanup.h"
 #include "engine/replay/binary_check.h"
 #include "gdbserver/replay/threaded_target.h"
 #include "gdbserver/replay/timeline_target.h"
+#include "store/members.h"
 
 namespace slsdbg::gdbserver {
 
@@ -29,6 +31,35 @@ Result<std::unique_ptr<Target>> open_target(store::RecordingReader& reader, cons
   auto target = TRY(TimelineTarget::open(reader));
   if (options.start_at) TRY_CTX(target->goto_text(*options.start_at), "going to " + *options.start_at);
   return std::unique_ptr<Target>(std::move(target));
+}
+
+// The recording tree that member recording `dir` belongs to (REC/members/PID
+// is in REC's tree; any other directory is a root).
+std::filesystem::path tree_root(const std::string& dir) {
+  std::filesystem::path d = std::filesystem::path(dir).lexically_normal();
+  if (!d.has_filename()) d = d.parent_path();
+  if (d.parent_path().filename() == "members") return d.parent_path().parent_path();
+  return d;
+}
+
+// Opens the replay of a fork child GDB follows (follow-fork-mode child) at its
+// first moment, the child right after its fork; the readers live as long as
+// the connection. A vfork-style child is recorded from its exec on: GDB would
+// expect it at its vfork, sharing the parent's memory, so it is refused.
+ForkChildOpener fork_child_opener(const ReplayFrontendOptions& options,
+                                  std::vector<std::unique_ptr<store::RecordingReader>>& readers) {
+  if (options.recording_dir.empty()) return {};
+  const std::string root = tree_root(options.recording_dir).string();
+  return [root, &readers](int32_t pid) -> Result<std::unique_ptr<Target>> {
+    const std::string dir = TRY(store::member_recording(root, pid));
+    auto reader = TRY(store::RecordingReader::open(dir));
+    if (reader->meta().origin != "fork")
+      return Error::msg("its recording starts at its " + (reader->meta().origin.empty() ? std::string("start") : reader->meta().origin) +
+                        ", not at its fork (a vfork-style child runs unrecorded until its exec)");
+    auto target = TRY(open_target(*reader, {}));
+    readers.push_back(std::move(reader));
+    return target;
+  };
 }
 
 // GDB quotes nothing in `file` / `target remote`; refuse what it would split.
@@ -155,7 +186,10 @@ Result<int> serve_recording(store::RecordingReader& reader, const ListenSpec& sp
   std::printf("          or: lldb %s -o 'gdb-remote %s'\n", exe.c_str(), addr.c_str());
   std::fflush(stdout);
   UniqueFd conn = TRY(listener.accept_one());
-  TRY(serve_connection(conn.get(), *target));
+  std::vector<std::unique_ptr<store::RecordingReader>> child_readers;
+  SessionOptions session;
+  session.open_fork_child = fork_child_opener(options, child_readers);
+  TRY(serve_connection(conn.get(), *target, session));
   return 0;
 }
 
@@ -239,7 +273,10 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
       return code;
     }
   }
-  Status served = serve_connection(conn->get(), *target);
+  std::vector<std::unique_ptr<store::RecordingReader>> child_readers;
+  SessionOptions session;
+  session.open_fork_child = fork_child_opener(options, child_readers);
+  Status served = serve_connection(conn->get(), *target, session);
   conn.reset();
   target.reset();
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {

@@ -491,12 +491,93 @@ TEST(ForkPackets, TheChildsBreakpointRemovalAndDetachLeaveTheReplayAlone) {
 
 TEST(ForkPackets, DetachingTheParentFirstKeepsTheConnectionForTheChild) {
   ForkingTarget target;
-  Session session(target);
+  SessionOptions options;
+  options.open_fork_child = [](int32_t) -> Result<std::unique_ptr<Target>> { return Error::msg("not followed"); };
+  Session session(target, options);
   last_reply(session, "qSupported:multiprocess+;fork-events+");
   last_reply(session, "vCont;c");
   EXPECT_EQ(last_reply(session, "D;65"), "OK");
   EXPECT_FALSE(session.closed());
+  EXPECT_EQ(last_reply(session, "Hgp70.70"), "OK");
+  EXPECT_EQ(last_reply(session, "z0,401010,1"), "OK");
+  EXPECT_FALSE(session.closed()) << "letting the child go does not follow it";
   EXPECT_EQ(last_reply(session, "D;70"), "OK");
+  EXPECT_TRUE(session.closed());
+}
+
+// The replay of child 0x70 as GDB sees it after following it: its own
+// process, one thread, fork's 0 in rax.
+class ForkChildTarget final : public MemoryTestTarget {
+ public:
+  ForkChildTarget() { set_reg(kMainTid, x86_64::kRax, 0); }
+  int32_t process_id() override { return 0x70; }
+  Result<std::vector<ThreadInfo>> threads() override { return std::vector<ThreadInfo>{{Tid(0x70), "child"}}; }
+  Status read_register(Tid t, int number, std::span<uint8_t> out) override {
+    if (t != Tid(0x70)) return Error::msg("not the child's thread");
+    return MemoryTestTarget::read_register(kMainTid, number, out);
+  }
+};
+
+// follow-fork-mode child: GDB detaches the parent, then selects the child;
+// the connection goes on as the child's replay.
+TEST(ForkPackets, FollowingTheChildSwitchesTheConnectionToItsReplay) {
+  ForkingTarget parent;
+  ForkChildTarget* child = nullptr;
+  int opened = 0;
+  SessionOptions options;
+  options.open_fork_child = [&](int32_t pid) -> Result<std::unique_ptr<Target>> {
+    ++opened;
+    if (pid != 0x70) return Error::msg("no such child");
+    auto t = std::make_unique<ForkChildTarget>();
+    child = t.get();
+    return std::unique_ptr<Target>(std::move(t));
+  };
+  Session session(parent, options);
+  auto ask = [&](std::string_view packet) { return last_reply(session, packet); };
+  ask("qSupported:multiprocess+;fork-events+");
+  EXPECT_EQ(ask("vCont;c"), "T05thread:p65.65;fork:p70.70;");
+  // While the parent is attached, the child's registers are not served
+  // (they would be the parent's): detach-on-fork off is refused by name.
+  EXPECT_EQ(ask("Hgp70.70"), "OK");
+  const std::string refused = ask("g");
+  EXPECT_TRUE(refused.starts_with("E.the fork child 112 is not replayed")) << refused;
+  EXPECT_NE(refused.find("slsdbg replay -p 112"), std::string::npos) << refused;
+  EXPECT_EQ(ask("Hgp65.65"), "OK");
+  EXPECT_EQ(ask("D;65"), "OK");
+  EXPECT_EQ(parent.detach_count, 1);
+  EXPECT_EQ(opened, 0);
+  EXPECT_EQ(ask("Hgp70.70"), "OK");
+  EXPECT_EQ(ask("z0,401010,1"), "OK");
+  EXPECT_EQ(opened, 0) << "selecting the child and removing its breakpoints may precede its detach";
+  EXPECT_EQ(ask("qC"), "QCp70.70");
+  ASSERT_EQ(opened, 1);
+  ASSERT_NE(child, nullptr);
+  EXPECT_FALSE(session.closed());
+  EXPECT_EQ(ask("p0"), "0000000000000000") << "the child's rax: fork returned 0 in it";
+  const std::string stop = ask("vCont;c:p70.-1");
+  EXPECT_TRUE(stop.starts_with("T05thread:p70.")) << "the child's replay resumes, its stops in its process: " << stop;
+  EXPECT_EQ(child->resume_count, 1);
+  EXPECT_EQ(parent.resume_count, 0) << "the parent's replay is left where it was";
+  EXPECT_EQ(ask("D;70"), "OK");
+  EXPECT_EQ(child->detach_count, 1);
+  EXPECT_TRUE(session.closed());
+}
+
+TEST(ForkPackets, AChildThatCannotBeFollowedEndsTheConnectionNamingReplayP) {
+  ForkingTarget parent;
+  SessionOptions options;
+  options.open_fork_child = [](int32_t) -> Result<std::unique_ptr<Target>> {
+    return Error::msg("its recording starts at its exec");
+  };
+  Session session(parent, options);
+  last_reply(session, "qSupported:multiprocess+;fork-events+");
+  last_reply(session, "vCont;c");
+  EXPECT_EQ(last_reply(session, "D;65"), "OK");
+  EXPECT_EQ(last_reply(session, "Hgp70.70"), "OK");
+  const std::string reply = last_reply(session, "g");
+  EXPECT_EQ(reply,
+            "E.following the fork child 112 is not served: its recording starts at its exec; slsdbg replay -p 112 "
+            "debugs it");
   EXPECT_TRUE(session.closed());
 }
 
