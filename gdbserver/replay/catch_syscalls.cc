@@ -26,11 +26,25 @@ namespace {
 // nothing runs after the event in this segment): a vfork-style call, whose
 // child wrote into the caller's memory, an unmodelled call, and the call at
 // whose exit stop the recorder patched its glibc site for the syscall
-// buffer (it returns past the patch).
+// buffer (it returns past the patch). So does a call that is its segment's
+// last event when the next checkpoint was taken at its exit stop (a tick
+// due then): nothing of this segment runs after it, and the return moment
+// is that checkpoint's start.
 Result<replay::Moment> syscall_return(const store::RecordingReader& reader, const replay::Moment& entry) {
   const replay::Moment ret{entry.checkpoint, entry.event + 1, entry.pc + 2, 1};
   const std::vector<store::Event> events = TRY(reader.segment_events(SegmentId(entry.checkpoint)));
-  if (entry.event + 1 >= events.size() || entry.checkpoint + 1 >= reader.checkpoints().size()) return ret;
+  if (entry.checkpoint + 1 >= reader.checkpoints().size()) return ret;
+  if (entry.event + 1 >= events.size()) {
+    if (entry.event >= events.size()) return ret;
+    const store::ProcessState next = TRY(reader.process_state(CheckpointId(entry.checkpoint + 1)));
+    const store::Event& call = events[entry.event];
+    // The call's return value in rax at its pc: the checkpoint stands where
+    // the call returned (a jump back to that pc would have run other code).
+    if (!next.threads.empty() && next.threads[0].regs.rip == ret.pc &&
+        static_cast<int64_t>(next.threads[0].regs.rax) == call.result)
+      return replay::Moment{entry.checkpoint + 1, 0, ret.pc, 1};
+    return ret;
+  }
   const store::Event& next = events[entry.event + 1];
   if (next.kind != store::EventKind::ForcedCheckpoint) return ret;
   return replay::Moment{entry.checkpoint + 1, 0, next.pc, 1};

@@ -51,6 +51,20 @@ replay_gdb "$rec2" "$out" -ex 'catch fork' -ex 'continue' -ex 'continue' -ex 'co
 [ "$(grep -c '^Catchpoint 1 (forked process [0-9]*)' "$out")" -eq 3 ] || { cat "$out"; die "expected the pipeline's two forks, then the last again in reverse"; }
 expect "$out" 'the program exited with status 0 here' "the third continue runs to the shell's exit"
 
+# At 1 ms ticks a tick is often due at the fork's exit stop: the next
+# checkpoint then stands at the fork's return, the segment's last event.
+# reverse-continue must still stop at the fork (it used to run to the
+# start of history), in each of three recordings.
+for i in 1 2 3; do
+  r=$WORK/tick$i.rec
+  "$SLSDBG" record --interval 1 -o "$r" -- "$PROGRAMS/fork_stops" >/dev/null 2>"$WORK/tick.err" || { cat "$WORK/tick.err"; die "recording fork_stops at 1 ms"; }
+  out=$WORK/tick$i.out
+  replay_gdb "$r" "$out" -ex 'break after_fork' -ex 'catch fork' -ex 'catch vfork' -ex 'continue' -ex 'continue' \
+    -ex 'continue' -ex 'continue' -ex 'echo ---reverse\n' -ex 'reverse-continue' -ex 'reverse-continue' -ex 'reverse-continue'
+  sed -n '/^---reverse/,$p' "$out" >"$WORK/tick_rev.out"
+  expect "$WORK/tick_rev.out" "^Catchpoint 2 \(forked process [0-9]*\), " "recording $i at 1 ms ticks: reverse-continue stops at the fork"
+done
+
 for child in "$forked" "$vforked"; do
   "$SLSDBG" replay "$rec" -p "$child" --check >"$WORK/check.out" 2>&1 || { cat "$WORK/check.out"; die "replay -p $child --check"; }
 done
