@@ -188,6 +188,11 @@ class RecordSession {
   CaptureOptions capture_options() const {
     return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir, opts_.pool_dir)};
   }
+  // The buffer's stub serves the vDSO's clock reads too; replay patches
+  // the same way in a recording that stores the stub's version.
+  process::VdsoRoute vdso_route() const {
+    return opts_.syscall_buffer ? process::VdsoRoute::ThroughSyscallBuffer : process::VdsoRoute::Syscall;
+  }
   Status loop();
   Status on_seccomp();
   Status on_syscall_exit();
@@ -486,7 +491,7 @@ Status RecordSession::start() {
   const uint64_t t_page = monotonic_ns();
   if (opts_.syscall_buffer) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   const uint64_t t_buffer = monotonic_ns();
-  const int patched = TRY(patch_vdso_time_functions(pid_));
+  const int patched = TRY(patch_vdso_time_functions(pid_, vdso_route()));
   const uint64_t t_vdso = monotonic_ns();
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
@@ -525,7 +530,7 @@ Status RecordSession::start_member() {
   clock_ = process::TaskClock::open(pid_);
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
-  TRY(prepare_member_image(*task_, member_->origin));
+  TRY(prepare_member_image(*task_, member_->origin, vdso_route()));
   // A forked child of a process with shared memory has it too: it waits
   // for its turn before its checkpoint 0.
   shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
@@ -1223,7 +1228,7 @@ Status RecordSession::on_exec() {
   TRY(log_forced_checkpoint(r.rip));
 
   capture_.reset();
-  capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options()));
+  capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options(), vdso_route()));
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   fast_write_ = FastWrite::for_process(pid_);
   if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
