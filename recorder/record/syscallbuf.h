@@ -13,6 +13,9 @@
 //  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
 //    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
 //  - poll with a zero timeout;
+//  - the vDSO's clock reads (process/vdso_patch.h calls the stub from the
+//    vDSO's entry points): clock_gettime, clock_getres, time, gettimeofday
+//    with a null timezone;
 //  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
 //    (the new fd's byte is copied from the old one's).
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
