@@ -387,17 +387,28 @@ Status RecordSession::log_event(const store::Event& ev) {
 Status RecordSession::drain_syscall_buffer(bool step_out) {
   if (step_out) {
     std::deque<siginfo_t> intercepted;
-    TRY_CTX(syscall_buffer_->step_out(intercepted), "stepping out of the syscall buffer");
-    // Held like any asynchronous signal: re-sent after this checkpoint.
+    TRY_CTX(syscall_buffer_->step_out(pid_, intercepted), "stepping out of the syscall buffer");
+    // Held like any asynchronous signal: re-sent after this checkpoint, to
+    // this thread (held_tids_ runs beside held_).
     for (const siginfo_t& si : intercepted) {
-      bool merged = false;  // a standard signal is pending at most once (as in on_signal)
-      for (const siginfo_t& h : held_) merged |= si.si_signo < SIGRTMIN && h.si_signo == si.si_signo;
-      if (!merged) held_.push_back(si);
+      bool merged = false;  // a standard signal is pending at most once per thread (as in on_signal)
+      for (size_t i = 0; i < held_.size(); i++)
+        merged |= si.si_signo < SIGRTMIN && held_[i].si_signo == si.si_signo && held_tids_[i] == pid_;
+      if (!merged) {
+        held_.push_back(si);
+        held_tids_.push_back(pid_);
+      }
       pending_ = std::max(pending_, Reason::Signal);
     }
   }
+  // The entries are the calls of the thread that ran since the last drain:
+  // the running one, stopped here or still running while another thread's
+  // stop is handled (then the buffer is read but not reset).
+  const pid_t running = multi() ? threads_->running() : pid_;
+  const pid_t ran = running == -1 ? pid_ : running;
+  const bool may_reset = running == -1 || running == pid_;
   // Not log_event: its CPU-time read per event would cost a syscall each.
-  SysbufEntries entries = TRY_CTX(syscall_buffer_->take([this](const SysbufEntryHead& e) {
+  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [this](const SysbufEntryHead& e) {
                                     fast_write_.before_syscall(e.nr, e.args);  // a buffered close or openat
                                   }),
                                   "draining the syscall buffer");
@@ -879,7 +890,7 @@ Status RecordSession::on_seccomp() {
     default: {
       const std::array<uint64_t, 6> args = syscall_args(r);
       // A site the syscall buffer may patch runs traced, to its exit stop.
-      const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip);
+      const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip, pid_);
       // Done by the recorder on the tracee's behalf: one stop instead of two.
       if (!patch_candidate)
         if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
