@@ -23,9 +23,6 @@ SLSDBG_LOG=debug timeout 120 "$SLSDBG" record --no-syscall-buffer -o "$WORK/off"
 cmp -s "$WORK/native" "$WORK/off.out" || die "stdout differs from native without the buffer"
 off_stops=$(stops_of clock_gettime "$WORK/off.err")
 [ "${off_stops:-0}" -ge 6000 ] || die "${off_stops:-0} clock_gettime stops without the buffer (want >= 6000)"
-for rec in on off; do
-  out=$(timeout 300 "$SLSDBG" replay "$WORK/$rec" --check 2>&1 </dev/null) || die "replay --check ($rec): $out"
-  [[ "$out" == OK:* ]] || die "replay --check ($rec): $out"
-done
+replay_check_ok on off
 echo "$buffered syscalls buffered, clock_gettime stops ${on_stops:-0} (without the buffer $off_stops)"
 echo "test_record_syscall_buffer_clocks: OK"

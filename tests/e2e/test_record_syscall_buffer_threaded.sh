@@ -26,9 +26,6 @@ SLSDBG_LOG=debug timeout 120 "$SLSDBG" record --no-syscall-buffer -o "$WORK/off"
 cmp -s "$WORK/native" "$WORK/off.out" || die "stdout differs from native without the buffer"
 off_stops=$(stops "$WORK/off.err")
 [ "${off_stops:-0}" -ge 25000 ] || die "${off_stops:-0} seccomp stops without the buffer (want >= 25000)"
-for rec in on off; do
-  out=$(timeout 300 "$SLSDBG" replay "$WORK/$rec" --check 2>&1 </dev/null) || die "replay --check ($rec): $out"
-  [[ "$out" == OK:* ]] || die "replay --check ($rec): $out"
-done
+replay_check_ok on off
 echo "$buffered syscalls buffered, $on_stops stops (without the buffer $off_stops)"
 echo "test_record_syscall_buffer_threaded: OK"
