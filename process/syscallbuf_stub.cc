@@ -24,6 +24,11 @@
 // syscall runs from `slow`, trapped like any other: always so in replay,
 // where the header is zero. Both paths push the same values, so the stack
 // below the caller is the same whichever path ran.
+//
+// The vDSO's clock reads call it too (process/vdso_patch.h, the narrow
+// entry): clock_gettime and clock_getres (16 bytes at rsi), gettimeofday
+// with a null timezone (16 bytes at rdi) and time (8 bytes at rdi when not
+// null) take the fast path on no fd.
 #include <cstdint>
 
 #include "process/syscallbuf_stub.h"
@@ -101,7 +106,26 @@ slsdbg_sysbuf_code:
   je 18f
   cmpq $72, %rax
   je 25f
+  cmpq $228, %rax
+  je 40f
+  cmpq $229, %rax
+  je 40f
+  cmpq $96, %rax
+  je 41f
+  cmpq $201, %rax
+  je 42f
   jmp 89f
+40:
+  movl $16, %r11d
+  jmp 20f
+41:
+  testq %rsi, %rsi
+  jnz 89f
+  movl $16, %r11d
+  jmp 20f
+42:
+  movl $8, %r11d
+  jmp 20f
 10:
   testl $1, %ecx
   jz 89f
@@ -203,6 +227,37 @@ slsdbg_sysbuf_fast:
   je 35f
   cmpq $72, %r11
   je 36f
+  cmpq $228, %r11
+  je 43f
+  cmpq $229, %r11
+  je 43f
+  cmpq $96, %r11
+  je 44f
+  cmpq $201, %r11
+  je 45f
+  jmp 32f
+43:
+  testq %rax, %rax
+  jne 32f
+  testq %rsi, %rsi
+  jz 32f
+  movl $16, %ecx
+  jmp 32f
+44:
+  testq %rax, %rax
+  jne 32f
+  testq %rdi, %rdi
+  jz 32f
+  movl $16, %ecx
+  movq %rdi, %rsi
+  jmp 32f
+45:
+  cmpq $-4096, %rax
+  jae 32f
+  testq %rdi, %rdi
+  jz 32f
+  movl $8, %ecx
+  movq %rdi, %rsi
   jmp 32f
 36:
   cmpq $1024, %rax

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "process/remote_memory.h"
+#include "process/syscallbuf_stub.h"
 
 namespace slsdbg::process {
 
@@ -45,9 +46,32 @@ constexpr Target kTargets[] = {
     {"__vdso_getcpu", SYS_getcpu},               {"getcpu", SYS_getcpu},
 };
 
+// The calls the buffer's stub can log (its fast path serves them).
+bool bufferable_clock_read(long nr) {
+  return nr == SYS_clock_gettime || nr == SYS_clock_getres || nr == SYS_gettimeofday || nr == SYS_time;
+}
+
+// `mov eax, NR; syscall; ret`, or `mov eax, NR; call *ptr; ret` into the
+// stub's narrow entry, which returns with what `syscall; cmp $0xfffff000,
+// %eax` would leave (rcx, r11 and flags are the caller's to lose anyway).
+std::vector<uint8_t> entry_code(long nr, VdsoRoute route) {
+  const uint32_t nr32 = static_cast<uint32_t>(nr);
+  std::vector<uint8_t> code = {0xb8, 0, 0, 0, 0};
+  std::memcpy(code.data() + 1, &nr32, 4);
+  if (route == VdsoRoute::ThroughSyscallBuffer && bufferable_clock_read(nr)) {
+    const uint32_t ptr = static_cast<uint32_t>(kSysbufPtrNarrow);
+    code.insert(code.end(), {0xff, 0x14, 0x25, 0, 0, 0, 0});
+    std::memcpy(code.data() + code.size() - 4, &ptr, 4);
+  } else {
+    code.insert(code.end(), {0x0f, 0x05});
+  }
+  code.push_back(0xc3);
+  return code;
+}
+
 }  // namespace
 
-Result<int> patch_vdso_time_functions(pid_t pid) {
+Result<int> patch_vdso_time_functions(pid_t pid, VdsoRoute route) {
   VdsoRange vdso = TRY(find_vdso(pid));
   if (vdso.start == 0) return 0;
   VmReader mem(pid);
@@ -84,14 +108,11 @@ Result<int> patch_vdso_time_functions(pid_t pid) {
       const char* name = reinterpret_cast<const char*>(image.data() + strsh.sh_offset + sym.st_name);
       for (const Target& t : kTargets) {
         if (std::strncmp(name, t.name, strsh.sh_size - sym.st_name) != 0) continue;
-        // mov eax, imm32 ; syscall ; ret
-        uint8_t stub[8] = {0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3};
-        const uint32_t nr = static_cast<uint32_t>(t.nr);
-        std::memcpy(stub + 1, &nr, 4);
-        if (sym.st_size != 0 && sym.st_size < sizeof stub) return Error::msg(std::string("vDSO: ") + name + " too small to patch");
+        const std::vector<uint8_t> stub = entry_code(t.nr, route);
+        if (sym.st_size != 0 && sym.st_size < stub.size()) return Error::msg(std::string("vDSO: ") + name + " too small to patch");
         const uint64_t addr = vdso.start + (sym.st_value - link_base);
-        if (addr + sizeof stub > vdso.end) return Error::msg(std::string("vDSO: ") + name + " outside the vDSO");
-        TRY_CTX(write_remote(pid, addr, stub, sizeof stub), std::string("patching vDSO ") + name);
+        if (addr + stub.size() > vdso.end) return Error::msg(std::string("vDSO: ") + name + " outside the vDSO");
+        TRY_CTX(write_remote(pid, addr, stub.data(), stub.size()), std::string("patching vDSO ") + name);
         patched++;
       }
     }

@@ -5,6 +5,8 @@ side with native and with `--no-syscall-buffer`.
 usage: bench/syscallbuf/run.py BUILD_DIR [--runs 3] [--only NAME,...] > result.json
 
 Cases: one million one-byte writes to /dev/null (bench/record/small_writes.c),
+python3 reading the clock 200,000 times (time.time(), the vDSO's
+clock_gettime, which the buffer's stub serves since stub version 3),
 and Debian programs on a 4 MiB generated text (bench/realprogs's generator,
 fixed seed): base64, mawk, sort, and find over /usr/include. Each run is
 native, recorded with --no-syscall-buffer, recorded with --syscall-buffer, in turn; medians and
@@ -16,7 +18,7 @@ import json, os, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "realprogs"))
-from run import alternate, make_text  # noqa: E402  (bench/realprogs/run.py)
+from run import PYTHON3, alternate, make_text  # noqa: E402  (bench/realprogs/run.py)
 
 
 def bench(slsdbg, cmd, runs, work):
@@ -53,6 +55,7 @@ def main():
         make_text(text, 4 << 20, 18)
         cases = [
             ("1M one-byte writes to /dev/null", [writes, "1000000"]),
+            ("python3 clock reads", [PYTHON3, "-c", "import time\nfor _ in range(200000): time.time()"]),
             ("base64", ["base64", text]),
             ("mawk", ["mawk", "{ s += length($0); n[$2]++ } END { for (k in n) c++; print s, c }", text]),
             ("sort", ["sort", text]),

@@ -33,9 +33,12 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
   process::Task task = TRY(restore::restore_checkpoint(reader, k, std::move(options)));
   for (const std::string& w : report.warnings)
     SLSDBG_DEBUG("replay", "restoring checkpoint %llu: %s", (unsigned long long)k.value, w.c_str());
-  // The recorder made the vDSO's time functions trapped syscalls; make sure
-  // the restored vDSO does the same (patching twice writes the same bytes).
-  const int patched = TRY_CTX(process::patch_vdso_time_functions(task.tgid()), "patching the restored vDSO");
+  // The recorder made the vDSO's time functions trapped syscalls (through
+  // the buffer's stub when it had one); make sure the restored vDSO does the
+  // same (patching twice writes the same bytes).
+  const process::VdsoRoute route =
+      TRY(recorded_with_sysbuf(reader)) ? process::VdsoRoute::ThroughSyscallBuffer : process::VdsoRoute::Syscall;
+  const int patched = TRY_CTX(process::patch_vdso_time_functions(task.tgid(), route), "patching the restored vDSO");
   SLSDBG_DEBUG("replay", "checkpoint %llu: %d vDSO entry points patched", (unsigned long long)k.value, patched);
   return task;
 }

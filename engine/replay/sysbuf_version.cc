@@ -28,6 +28,10 @@ Status check_sysbuf_version(const store::RecordingReader& reader) {
                             " only (replay it with the slsdbg that recorded it, or record again)");
 }
 
+Result<bool> recorded_with_sysbuf(const store::RecordingReader& reader) {
+  return TRY(recorded_version(reader)).has_value();
+}
+
 Status check_sysbuf_events(const store::RecordingReader& reader, const std::vector<store::Event>& events) {
   bool from_stub = false;
   for (const store::Event& ev : events)

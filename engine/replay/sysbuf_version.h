@@ -15,6 +15,10 @@ namespace slsdbg::replay {
 // Refuses a recording that names another stub version.
 Status check_sysbuf_version(const store::RecordingReader& reader);
 
+// True when the recording was made with the buffer (it names a stub
+// version): its vDSO clock reads went through the stub.
+Result<bool> recorded_with_sysbuf(const store::RecordingReader& reader);
+
 // A recording that names none (made before the version was stored) but
 // holds calls made from the stub was made by an older stub: refused when
 // such a segment's events are read.

@@ -17,11 +17,11 @@ namespace slsdbg::recorder {
 using process::patch_vdso_time_functions;
 
 Result<std::unique_ptr<CheckpointCapture>> arm_new_image(process::Task& task, TrackerChoice tracker,
-                                                         const CaptureOptions& options) {
+                                                         const CaptureOptions& options, process::VdsoRoute vdso) {
   const pid_t pid = task.tid().value;
   task.forget_address_space();
   TRY_CTX(process::install_injection_page(task), "installing the injection page after execve");
-  const int patched = TRY(patch_vdso_time_functions(pid));
+  const int patched = TRY(patch_vdso_time_functions(pid, vdso));
   SLSDBG_DEBUG("record", "after execve: patched %d vDSO entry points", patched);
   return TRY_CTX(CheckpointCapture::create(pid, tracker, options),
                  "setting up checkpoint capture after execve");

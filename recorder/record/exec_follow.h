@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "process/task.h"
+#include "process/vdso_patch.h"
 #include "recorder/capture/checkpoint_capture.h"
 
 namespace slsdbg::recorder {
@@ -23,7 +24,7 @@ struct ExecImage {
 // page and vDSO patch, and a new capture whose first checkpoint holds every
 // populated page of the new image.
 Result<std::unique_ptr<CheckpointCapture>> arm_new_image(process::Task& task, TrackerChoice tracker,
-                                                         const CaptureOptions& options);
+                                                         const CaptureOptions& options, process::VdsoRoute vdso);
 
 // Path and build-id of the program `pid` runs now.
 ExecImage exec_image(pid_t pid);

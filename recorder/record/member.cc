@@ -172,7 +172,7 @@ Result<process::Task> adopt_member(const MemberStart& s) {
   return process::Task(Tid(pid), pid);
 }
 
-Status prepare_member_image(process::Task& task, MemberOrigin origin) {
+Status prepare_member_image(process::Task& task, MemberOrigin origin, process::VdsoRoute vdso) {
   if (origin == MemberOrigin::Fork) {
     task.set_has_injection_page(true);  // a private copy of the parent's
     // The staging area is a MAP_SHARED memfd: the parent's capture copies
@@ -181,7 +181,7 @@ Status prepare_member_image(process::Task& task, MemberOrigin origin) {
     if (r != 0) return Error::from_errno("munmap of the inherited staging area", static_cast<int>(-r));
   } else {
     TRY_CTX(process::install_injection_page(task), "installing the injection page after execve");
-    TRY(patch_vdso_time_functions(task.tid().value));
+    TRY(patch_vdso_time_functions(task.tid().value, vdso));
   }
   const int64_t r = TRY(process::inject_syscall(task, SYS_prctl, {PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0, 0}));
   if (r != 0) return Error::from_errno("prctl(PR_SET_TSC) in the child", static_cast<int>(-r));

@@ -29,6 +29,7 @@
 #include "common/result.h"
 #include "process/signal_policy.h"
 #include "process/task.h"
+#include "process/vdso_patch.h"
 #include "recorder/record/group_cut.h"
 #include "recorder/record/record_session.h"
 #include "recorder/record/shared_baton.h"
@@ -103,7 +104,7 @@ Result<process::Task> adopt_member(const MemberStart& start);
 // the parent's injection page and patched vDSO but drops the staging area it
 // shares with the parent; an exec'd one is armed as a spawned program is.
 // Both get rdtsc trapping back (a vfork child had it turned off).
-Status prepare_member_image(process::Task& task, MemberOrigin origin);
+Status prepare_member_image(process::Task& task, MemberOrigin origin, process::VdsoRoute vdso);
 
 // Program, arguments, environment and cwd of `pid`, read from /proc.
 store::RecordingMeta member_meta(pid_t pid, pid_t parent, MemberOrigin origin);

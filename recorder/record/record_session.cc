@@ -195,6 +195,11 @@ class RecordSession {
   CaptureOptions capture_options() const {
     return CaptureOptions{.activity_reported = true, .keep_file = file_keeper(opts_.out_dir, opts_.pool_dir)};
   }
+  // The buffer's stub serves the vDSO's clock reads too; replay patches
+  // the same way in a recording that stores the stub's version.
+  process::VdsoRoute vdso_route() const {
+    return opts_.syscall_buffer ? process::VdsoRoute::ThroughSyscallBuffer : process::VdsoRoute::Syscall;
+  }
   Status loop();
   Status on_seccomp();
   Status on_syscall_exit();
@@ -394,17 +399,28 @@ Status RecordSession::log_event(const store::Event& ev) {
 Status RecordSession::drain_syscall_buffer(bool step_out) {
   if (step_out) {
     std::deque<siginfo_t> intercepted;
-    TRY_CTX(syscall_buffer_->step_out(intercepted), "stepping out of the syscall buffer");
-    // Held like any asynchronous signal: re-sent after this checkpoint.
+    TRY_CTX(syscall_buffer_->step_out(pid_, intercepted), "stepping out of the syscall buffer");
+    // Held like any asynchronous signal: re-sent after this checkpoint, to
+    // this thread (held_tids_ runs beside held_).
     for (const siginfo_t& si : intercepted) {
-      bool merged = false;  // a standard signal is pending at most once (as in on_signal)
-      for (const siginfo_t& h : held_) merged |= si.si_signo < SIGRTMIN && h.si_signo == si.si_signo;
-      if (!merged) held_.push_back(si);
+      bool merged = false;  // a standard signal is pending at most once per thread (as in on_signal)
+      for (size_t i = 0; i < held_.size(); i++)
+        merged |= si.si_signo < SIGRTMIN && held_[i].si_signo == si.si_signo && held_tids_[i] == pid_;
+      if (!merged) {
+        held_.push_back(si);
+        held_tids_.push_back(pid_);
+      }
       pending_ = std::max(pending_, Reason::Signal);
     }
   }
+  // The entries are the calls of the thread that ran since the last drain:
+  // the running one, stopped here or still running while another thread's
+  // stop is handled (then the buffer is read but not reset).
+  const pid_t running = multi() ? threads_->running() : pid_;
+  const pid_t ran = running == -1 ? pid_ : running;
+  const bool may_reset = running == -1 || running == pid_;
   // Not log_event: its CPU-time read per event would cost a syscall each.
-  SysbufEntries entries = TRY_CTX(syscall_buffer_->take([this](const SysbufEntryHead& e) {
+  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [this](const SysbufEntryHead& e) {
                                     fast_write_.before_syscall(e.nr, e.args);  // a buffered close or openat
                                   }),
                                   "draining the syscall buffer");
@@ -510,7 +526,7 @@ Status RecordSession::start() {
   const uint64_t t_page = monotonic_ns();
   if (opts_.syscall_buffer) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   const uint64_t t_buffer = monotonic_ns();
-  const int patched = TRY(patch_vdso_time_functions(pid_));
+  const int patched = TRY(patch_vdso_time_functions(pid_, vdso_route()));
   const uint64_t t_vdso = monotonic_ns();
   capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
                      "setting up checkpoint capture");
@@ -541,7 +557,7 @@ Status RecordSession::start_member() {
   clock_ = process::TaskClock::open(pid_);
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
-  TRY(prepare_member_image(*task_, member_->origin));
+  TRY(prepare_member_image(*task_, member_->origin, vdso_route()));
   // A forked child of a process with shared memory has it too: it waits
   // for its turn before its checkpoint 0.
   shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
@@ -922,7 +938,7 @@ Status RecordSession::on_seccomp() {
     default: {
       const std::array<uint64_t, 6> args = syscall_args(r);
       // A site the syscall buffer may patch runs traced, to its exit stop.
-      const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip);
+      const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip, pid_);
       // Done by the recorder on the tracee's behalf: one stop instead of two.
       if (!patch_candidate)
         if (std::optional<int64_t> result = fast_write_.try_perform(nr, args)) return skip_with_result(r, *result);
@@ -1271,7 +1287,7 @@ Status RecordSession::on_exec() {
   TRY(log_forced_checkpoint(r.rip));
 
   capture_.reset();
-  capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options()));
+  capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options(), vdso_route()));
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   fast_write_ = FastWrite::for_process(pid_);
   if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));

@@ -137,34 +137,23 @@ Status SyscallBuf::forget_fds() {
   return write_header(kSysbufTableOffset, table_.data(), table_.size());
 }
 
-void SyscallBuf::on_threads_gone() {
-  if (!threads_) return;
-  // The other threads' traced calls kept the fd table true (forget_fds at
-  // each call that changes fds); nothing was buffered meanwhile. When the
-  // threads went with the group's exit the leader's memory is going too:
-  // the write then fails and the stub stays off.
-  const uint64_t one = 1;
-  if (!write_header(kSysbufEnabledOffset, &one, sizeof one).ok()) return;
-  threads_ = false;
-  disabled_ = false;
-}
+void SyscallBuf::on_threads_gone() { threads_ = false; }
 
-bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc) {
+bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc, pid_t tid) {
   // A vfork child shares the buffer and would fill it with its own calls:
-  // off from a fork-family call until the next trapped one.
+  // off from a fork-family call until the next trapped one of the thread
+  // that made it (a vfork returns to it only once the child let go of the
+  // memory; other threads run meanwhile).
   const bool forking = nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
-  // The buffer is one per process and its stub not thread-safe: while a
-  // thread may exist, it stays off (on_threads_gone turns it on again).
+  // Threads share the one buffer (one runs at a time, threads.md); while
+  // another lives, no site is patched (maybe_patch).
   uint64_t clone_flags = nr == SYS_clone ? args[0] : 0;
   if (nr == SYS_clone3 && !vm_read(pid_, args[0], &clone_flags, sizeof clone_flags)) clone_flags = CLONE_THREAD;
   if (clone_flags & CLONE_THREAD) threads_ = true;
-  if (threads_ && !disabled_) {
-    const uint64_t zero = 0;
-    if (write_header(kSysbufEnabledOffset, &zero, sizeof zero).ok()) disabled_ = true;
-  }
-  if (!threads_ && forking != disabled_) {
+  if (forking != disabled_ && (forking || tid == forked_by_)) {
     const uint64_t enabled = forking ? 0 : 1;
     if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
+    forked_by_ = tid;
   }
   if (nr == SYS_rt_sigreturn && handler_depth_ > 0) handler_depth_--;
   if (changes_fds(nr)) {
@@ -195,7 +184,7 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
   // right after it: it would come back into the middle of the `call` (a
   // checkpoint rewinds it to the site, where it then enters the stub: a
   // state replay does not reach, #16, thr_churn; thr_poll_cut's poll
-  // returned 0). The buffer is off while threads exist anyway.
+  // returned 0).
   if (threads_) return false;
   uint8_t code[8];
   const bool readable = vm_read(pid_, site, code, sizeof code);
@@ -312,7 +301,7 @@ Result<size_t> SyscallBuf::patch_scanned_sites() {
   return found;
 }
 
-Result<SysbufEntries> SyscallBuf::take(const std::function<void(const SysbufEntryHead&)>& seen) {
+Result<SysbufEntries> SyscallBuf::take(pid_t ran, bool may_reset, const std::function<void(const SysbufEntryHead&)>& seen) {
   static_assert(kSysbufCursorOffset == 0 && kSysbufBusyOffset == 8);
   uint64_t head[2] = {0, 0};  // cursor, busy
   if (!vm_read(pid_, kSysbufHeaderAddr, head, sizeof head)) return SysbufEntries();  // no area (exec)
@@ -324,7 +313,7 @@ Result<SysbufEntries> SyscallBuf::take(const std::function<void(const SysbufEntr
     SysbufBytePool::Bytes bytes = pool_->take();
     if (!vm_read(pid_, kSysbufEntriesAddr + consumed_, bytes.get(), size))
       return Error::from_errno("reading the syscall buffer");
-    taken = TRY(SysbufEntries::parse(pid_, std::move(bytes), size, [&](const SysbufEntryHead& e) {
+    taken = TRY(SysbufEntries::parse(ran, std::move(bytes), size, [&](const SysbufEntryHead& e) {
       note_fd_change(e);
       seen(e);
     }));
@@ -332,8 +321,9 @@ Result<SysbufEntries> SyscallBuf::take(const std::function<void(const SysbufEntr
     consumed_ = cursor;
   }
   // Reset only while no entry is half made: a stub that claimed the buffer
-  // holds its entry's address in a register.
-  if (consumed_ != 0 && head[1] == 0) {
+  // holds its entry's address in a register. A thread running meanwhile
+  // could claim it between the read of `busy` and the reset.
+  if (may_reset && consumed_ != 0 && head[1] == 0) {
     const uint64_t zero = 0;
     TRY(write_header(kSysbufCursorOffset, &zero, sizeof zero));
     consumed_ = 0;
@@ -360,17 +350,13 @@ void SyscallBuf::note_fd_change(const SysbufEntryHead& ev) {
   }
 }
 
-Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
-  // Off while threads run: `enabled` was cleared while the one thread sat
-  // at the clone's stop, so no thread can be in the fast path; and pid_
-  // (the leader) need not be the stopped thread, or alive.
-  if (threads_) return ok_status();
+Status SyscallBuf::step_out(pid_t tid, std::deque<siginfo_t>& intercepted) {
   const SysbufStubLayout layout = sysbuf_stub_layout();
   bool ran_out = false;  // tried once: it ends at a `ret` (stepped) or at the trapped `syscall`
   int stops = 0;         // the tracee's: single steps, and the run out
   for (int steps = 0; steps < 10000; steps++) {
     user_regs_struct r;
-    if (ptrace(PTRACE_GETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
+    if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
     // Outside, or at the trapped `syscall` (replay reaches it the same way).
     if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) {
       if (stops) SLSDBG_DEBUG("sysbuf", "left the stub in %d stops", stops);
@@ -386,7 +372,7 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
     // the `ret` itself is stepped below.
     if (!ran_out && r.rip != layout.ret_wide && r.rip != layout.ret_narrow) {
       ran_out = true;
-      if (TRY(run_to_stub_exit(pid_, layout, intercepted))) {
+      if (TRY(run_to_stub_exit(tid, layout, intercepted))) {
         stops++;
         continue;
       }
@@ -400,7 +386,7 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
       r.rdi += r.rcx;
       r.rcx = 0;
       r.rip += 2;
-      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
       continue;
     }
     uint8_t op = 0;
@@ -412,7 +398,7 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
       r.rsp -= 8;
       if (!vm_write(pid_, r.rsp, &flags, sizeof flags)) return Error::from_errno("stepping the stub's pushfq");
       r.rip += 1;
-      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
       continue;
     }
     if (op == 0x9d) {
@@ -422,18 +408,18 @@ Status SyscallBuf::step_out(std::deque<siginfo_t>& intercepted) {
       r.eflags = flags & ~uint64_t{0x100};
       r.rsp += 8;
       r.rip += 1;
-      if (ptrace(PTRACE_SETREGS, pid_, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
+      if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
       continue;
     }
     stops++;
-    if (ptrace(PTRACE_SINGLESTEP, pid_, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_SINGLESTEP)");
+    if (ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr) != 0) return Error::from_errno("ptrace(PTRACE_SINGLESTEP)");
     int status = 0;
-    if (waitpid(pid_, &status, __WALL) != pid_) return Error::from_errno("waitpid");
+    if (waitpid(tid, &status, __WALL) != tid) return Error::from_errno("waitpid");
     if (!WIFSTOPPED(status)) return Error::msg("the tracee ended while stepping out of the syscall buffer");
     const int sig = WSTOPSIG(status);
     if (sig == SIGTRAP || (status >> 16) != 0) continue;  // our step; or an event stop the next step resumes
     siginfo_t si;
-    if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &si) == 0) intercepted.push_back(si);
+    if (ptrace(PTRACE_GETSIGINFO, tid, nullptr, &si) == 0) intercepted.push_back(si);
   }
   return Error::msg("could not step out of the syscall buffer stub");
 }

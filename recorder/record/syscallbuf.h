@@ -13,6 +13,9 @@
 //  - openat with O_NONBLOCK, O_DIRECTORY or O_PATH (a FIFO cannot block
 //    it); its fd's byte is cleared, or set to directory for O_DIRECTORY;
 //  - poll with a zero timeout;
+//  - the vDSO's clock reads (process/vdso_patch.h calls the stub from the
+//    vDSO's entry points): clock_gettime, clock_getres, time, gettimeofday
+//    with a null timezone;
 //  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
 //    (the new fd's byte is copied from the old one's).
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
@@ -35,8 +38,8 @@
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
 //    of a traced call on an fd, and cleared before any call that may close,
 //    replace or re-flag an fd (and after an unmodelled one). Across a
-//    fork-family call the stub is disabled (a vfork child shares the buffer),
-//    and for good after a CLONE_THREAD one (the stub is not thread-safe).
+//    fork-family call the stub is disabled (a vfork child shares the
+//    buffer) until the forking thread's next trapped call.
 // 3. At every stop of the tracee the committed entries are taken out and
 //    logged (by the store's thread, syscallbuf_entries.h) as the Syscall
 //    events the traced path would have logged (same number, args, result
@@ -44,6 +47,15 @@
 //    an interrupt stop that takes a checkpoint the tracee is first run
 //    out of the stub, so no checkpoint sits between a buffered syscall and
 //    its entry. The buffer is reset only while no stub holds it (busy).
+// Threads share the one buffer: one thread runs program code at a time
+// (thread_set.h), so the entries since the last take are all the running
+// thread's calls, logged under its tid, whichever thread's stop drains
+// them. At a stop of another thread (a call's exit in the kernel, a new
+// thread) the running one may be inside the stub: the committed entries
+// are read then (a cursor is written after its entry), the reset waits for
+// a stop of the running thread. A thread that gives way or is interrupted
+// is out of the stub's fast path first (a call that may block is trapped;
+// an interrupt runs it out), so no two threads fill entries at once.
 // Replay: its stub takes the trapped path (the header is zero there), whose
 // call is served from the log like any other; a checkpoint at the stub's
 // trapped `syscall` is matched as a rewound syscall (replay_session.cc).
@@ -83,9 +95,10 @@ class SyscallBuf {
   // at the fork; both are cleared, and the stub enabled for the child.
   static Result<SyscallBuf> adopt_forked(pid_t pid);
 
-  // At the seccomp stop of a traced syscall. Returns true when its site may
-  // be patched at the exit stop (the caller must let it run traced).
-  bool before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc);
+  // At the seccomp stop of thread `tid`'s traced syscall. Returns true when
+  // its site may be patched at the exit stop (the caller must let it run
+  // traced).
+  bool before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc, pid_t tid);
   // At the exit stop of a modelled call: patches its site when eligible and
   // moves `r` past it. True: patched; set the registers, force a checkpoint.
   Result<bool> maybe_patch(user_regs_struct& r, long nr, int64_t result);
@@ -94,22 +107,22 @@ class SyscallBuf {
   void on_handler_entry() { handler_depth_++; }
   // Forgets every fd classification (after an unmodelled syscall).
   Status forget_fds();
-  // The last thread but the leader is gone: the stub, off since the first
-  // thread started, serves the leader again (no other thread can enter it;
-  // one that starts later turns it off again at its clone's stop): a
-  // program that joins its workers and then writes its output.
+  // The last thread but the leader is gone: sites may be patched again.
   void on_threads_gone();
 
   // Takes the committed entries out of the tracee (to be logged, in order,
-  // before anything this stop logs) and resets the buffer; `seen` is called
-  // with each entry's call at once.
-  Result<SysbufEntries> take(const std::function<void(const SysbufEntryHead&)>& seen);
-  // At an interrupt stop: runs the tracee out of the stub to a `ret` with
-  // hardware breakpoints (syscallbuf_run_out.h) and steps over it; single
-  // steps where the breakpoints cannot be set (a `rep movsb` is then
-  // finished by the recorder). Signals reported meanwhile are appended to
-  // `intercepted`, undelivered.
-  Status step_out(std::deque<siginfo_t>& intercepted);
+  // before anything this stop logs), as calls of thread `ran` (the one
+  // that ran program code since the last take: one runs at a time), and
+  // resets the buffer when `may_reset` (no thread runs now: one that did
+  // could claim the buffer between the check and the reset); `seen` is
+  // called with each entry's call at once.
+  Result<SysbufEntries> take(pid_t ran, bool may_reset, const std::function<void(const SysbufEntryHead&)>& seen);
+  // At an interrupt stop of thread `tid`: runs it out of the stub to a
+  // `ret` with hardware breakpoints (syscallbuf_run_out.h) and steps over
+  // it; single steps where the breakpoints cannot be set (a `rep movsb` is
+  // then finished by the recorder). Signals reported meanwhile are appended
+  // to `intercepted`, undelivered.
+  Status step_out(pid_t tid, std::deque<siginfo_t>& intercepted);
 
   uint64_t drained() const { return drained_; }
   uint64_t patched_sites() const { return patched_.size(); }
@@ -127,7 +140,8 @@ class SyscallBuf {
   std::bitset<1024> known_;
   bool table_dirty_ = false;
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
-  bool threads_ = false;   // a CLONE_THREAD call was seen: off until on_threads_gone()
+  pid_t forked_by_ = -1;   // the thread whose fork-family call cleared it
+  bool threads_ = false;   // a CLONE_THREAD call was seen: no patch until on_threads_gone()
   bool scanned_ = false;   // libc's sites were patched in bulk
   bool sites_loaded_ = false;
   std::optional<LibcSiteTable> sites_;  // nullopt: libc could not be checked, no site is patched

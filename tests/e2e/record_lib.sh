@@ -9,6 +9,15 @@ PY=/usr/bin/python3
 
 die() { echo "FAIL: $*"; exit 1; }
 
+# replay_check_ok NAME...: `replay --check` of each $WORK/NAME says OK.
+replay_check_ok() {
+  local rec out
+  for rec in "$@"; do
+    out=$(timeout 300 "$SLSDBG" replay "$WORK/$rec" --check 2>&1 </dev/null) || die "replay --check ($rec): $out"
+    [[ "$out" == OK:* ]] || die "replay --check ($rec): $out"
+  done
+}
+
 # record_and_compare NAME STDIN_FILE -- PROGRAM ARGS...: runs PROGRAM natively
 # and under `slsdbg record --verify`; stdout and exit status must be equal,
 # the recording must have >= 2 checkpoints and end with an exit event.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Checks that the syscall buffer stays correct under `record --threads`: it
-# turns itself off at the first thread (one buffer, a stub that is not
-# thread-safe), patched sites then take the stub's trapped path, and the
-# interrupt stops no longer step the leader out of the stub (it failed with
-# "stepping out of the syscall buffer: ... No such process"). The thread
+# Checks that the syscall buffer stays correct under `record --threads`:
+# the threads share it (test_record_syscall_buffer_threaded.sh counts what
+# it serves), and an interrupt steps the interrupted thread, not the leader,
+# out of the stub (it failed with "stepping out of the syscall buffer: ...
+# No such process"). The thread
 # fixtures that `replay --check` passes today (e2e_replay_threads) are
 # recorded with the buffer: stdout equals native, `replay --check` says OK.
 source "$(dirname "$0")/record_lib.sh"
