@@ -145,6 +145,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // Locate and Seek also count these (the ways into a reverse step's
   // target, ways_in.h); the caller sets and clears them around its runs.
   std::set<uint64_t> also_counted;
+  // A Locate run for a reverse step finds the ways into `pc` at its
+  // restore, from the code as restored: a paused process may hold
+  // thread_reach's patch (a jump and int3 fill inside the function), which
+  // would decode as other instructions. `at_rsp`: the word at the thread's
+  // stack pointer at the target; `except`: a pc whose count is not ours.
+  struct WaysWanted {
+    uint64_t pc = 0;
+    std::optional<uint64_t> at_rsp;
+    std::optional<uint64_t> except;
+  };
+  std::optional<WaysWanted> ways_wanted;
+  std::vector<WayIn> ways_found;
   uint64_t count_at_resume = 0;  // Locate: the target's count when its thread's last counted resume began
 
   // --- what the run does
@@ -412,6 +424,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (told_threads) return ok_status();
     told_threads = true;
     // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
+    if (mode == Mode::Locate && ways_wanted && any_task()) {
+      ways_found = ways_into(ways_wanted->pc, ways_wanted->at_rsp);
+      if (ways_wanted->except)
+        std::erase_if(ways_found, [this](const WayIn& w) { return w.count_at == *ways_wanted->except; });
+      for (const WayIn& w : ways_found) also_counted.insert(w.count_at);
+    }
     const std::set<uint64_t> want = wanted();
     std::set<uint64_t> by_stub;
     if (use_counters && !want.empty() && any_task()) {
@@ -1011,16 +1029,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // it runs from there to the arrival (a replay single-stepping it).
   Result<Position> position_before(const Position arrival) {  // a copy: runs reset cur
     // The ways into pc (ways_in.h), read while the thread stands at the arrival.
-    std::vector<WayIn> ways;
+    std::optional<uint64_t> rsp;
     if (!arrival.watch && arrival.steps.empty())
       if (process::Task* task = task_of_thread(arrival.tid))
-        if (Result<user_regs_struct> r = task->regs(); r.ok() && r->rip == arrival.pc) ways = ways_into(arrival.pc, r->rsp);
+        if (Result<user_regs_struct> r = task->regs(); r.ok() && r->rip == arrival.pc) rsp = r->rsp;
     target = arrival;
     located_m = located_j = 0;  // kept across the next run, which needs them
-    for (const WayIn& w : ways) also_counted.insert(w.count_at);
-    Status located = locate_run(true);
-    also_counted.clear();
-    TRY(std::move(located));
+    std::vector<WayIn> ways;
+    if (rsp) ways = TRY(locate_with_ways(arrival.pc, *rsp, std::nullopt, true));
+    else TRY(locate_run(true));
     if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
     // Each way's arrivals up to this one (a way at pc itself: those before it).
     const std::vector<std::pair<WayIn, uint64_t>> counted = counted_ways(arrival.tid, ways, arrival.pc, arrival.n);
@@ -1063,6 +1080,23 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return check_outcome(aborted_ok);
   }
 
+  // The same, counting also the ways into pc (ways_in.h) found at its
+  // restore, which it returns; `rsp`: the thread's stack pointer at the
+  // target, whose word is read now (the stack holds no patch of ours).
+  Result<std::vector<WayIn>> locate_with_ways(uint64_t pc, uint64_t rsp, std::optional<uint64_t> except, bool aborted_ok) {
+    WaysWanted w{pc, std::nullopt, except};
+    uint64_t word = 0;
+    if (process::Task* task = any_task())
+      if (task->read_memory(RemoteAddr(rsp), {reinterpret_cast<uint8_t*>(&word), sizeof word}).ok()) w.at_rsp = word;
+    ways_wanted = w;
+    ways_found.clear();
+    Status located = locate_run(aborted_ok);
+    ways_wanted.reset();
+    also_counted.clear();
+    TRY(std::move(located));
+    return std::move(ways_found);
+  }
+
   process::Task* task_of_thread(Tid t) {
     for (SegmentThread& th : live)
       if (th.recorded == t) return th.task;
@@ -1089,20 +1123,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return out;
   }
 
-  // The ways into pc (ways_in.h), read from the paused process: its code
-  // with our int3s hidden, and the word at the thread's stack pointer.
-  std::vector<WayIn> ways_into(uint64_t pc, uint64_t rsp) {
+  // The ways into pc (ways_in.h) in the process just restored, before any
+  // int3 or stub of ours went in.
+  std::vector<WayIn> ways_into(uint64_t pc, std::optional<uint64_t> at_rsp) {
     process::Task* task = any_task();
-    if (!task || !counters.empty()) return {};
-    const CodeReader read = [this, task](uint64_t addr, std::span<uint8_t> out) {
-      if (!task->read_memory(RemoteAddr(addr), out).ok()) return false;
-      for (const auto& [a, orig] : inserted)
-        if (a >= addr && a < addr + out.size()) out[a - addr] = orig;
-      return true;
+    if (!task || !counters.empty() || !inserted.empty()) return {};
+    const CodeReader read = [task](uint64_t addr, std::span<uint8_t> out) {
+      return task->read_memory(RemoteAddr(addr), out).ok();
     };
-    std::optional<uint64_t> at_rsp;
-    uint64_t word = 0;
-    if (task->read_memory(RemoteAddr(rsp), {reinterpret_cast<uint8_t*>(&word), sizeof word}).ok()) at_rsp = word;
     return ways_in(pc, at_rsp, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
   }
 
@@ -1163,14 +1191,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (th.tid == t) want = &th;
     if (!want) return Error::msg("internal: checkpoint " + std::to_string(k_now) + " lacks its running thread");
     const user_regs_struct want_regs = want->regs;
-    std::vector<WayIn> ways = ways_into(want_regs.rip, want_regs.rsp);
-    // Its visit at the checkpoint is thread_reach's, not a count of ours.
-    std::erase_if(ways, [&](const WayIn& w) { return w.count_at == want_regs.rip; });
     target = Position{seg, true, t};
-    for (const WayIn& w : ways) also_counted.insert(w.count_at);
-    Status located = locate_run(false);
-    also_counted.clear();
-    TRY(std::move(located));
+    // Its visit at the checkpoint is thread_reach's, not a count of ours.
+    const std::vector<WayIn> ways = TRY(locate_with_ways(want_regs.rip, want_regs.rsp, want_regs.rip, false));
     const uint64_t last = resumes[t.value];
     if (last == 0)
       return Error::unsupported("thread " + std::to_string(t.value) + " did not run in segment " + std::to_string(seg) +
