@@ -11,6 +11,8 @@
 #   there retraces them; i is N on the loop's exit test, N-1 before it;
 # - reverse-next x3 from there: the `for` line, then the body's lines of
 #   the last iteration, with its values;
+# - reverse-finish from the line after the loop: the call in start_thread
+#   (GDB's reverse-continue to the entry, then a reverse step to the call);
 # - from a checkpoint's start inside the loop (a second recording with
 #   2 ms ticks), reverse-stepi xM and stepi xM retrace each other.
 # Each GDB session runs again with SLSDBG_REPLAY_PATCH=miss.
@@ -25,11 +27,7 @@ stepl=$(line_of STEP "$src")
 M=24    # reverse steps from the line after the loop
 K=60    # forward steps of the loop's first iterations (several iterations)
 hook=$WORK/hook.gdb
-cat >"$hook" <<'GDB'
-define hook-stop
-  python gdb.set_convenience_variable("_line_of_pc", gdb.find_pc_line(gdb.selected_frame().pc()).line)
-end
-GDB
+line_hook "$hook"
 
 far=$WORK/far.gdb
 {
@@ -45,6 +43,22 @@ far=$WORK/far.gdb
   echo 'printf "AGAIN line=%d i=%ld\n", $_line_of_pc, i'
   for _ in 1 2 3; do echo 'reverse-next'; echo 'printf "RNEXT line=%d i=%ld step=%ld total=%ld\n", $_line_of_pc, i, step, total'; done
 } >"$far"
+# reverse-finish from the line after the loop: GDB's reverse-continue to the
+# function's entry, then a reverse step from that arrival to the call.
+finish=$WORK/finish.gdb
+{
+  echo "break thr_revstep_far.c:$after"
+  echo "continue"
+  echo "delete"
+  echo 'reverse-finish'
+  echo 'python print("RFIN " + str(gdb.selected_frame().name()) + " " + gdb.execute("x/i $pc", to_string=True).strip())'
+} >"$finish"
+
+# gdb_patched PATCH REC OUT GDB-ARGS...: replay_gdb, with SLSDBG_REPLAY_PATCH=miss when PATCH is miss.
+gdb_patched() {
+  local patch=$1; shift
+  if [ "$patch" = miss ]; then SLSDBG_REPLAY_PATCH=miss replay_gdb "$@"; else replay_gdb "$@"; fi
+}
 
 # retrace OUT BACK FWD START: the BACK pcs, read backward, then START, are the FWD pcs.
 retrace() {
@@ -86,11 +100,14 @@ expect "$rec.out" "^$((n - 1)) " "the recorded run's output"
 for patch in on miss; do
   out=$WORK/far_$patch.out
   t0=$(date +%s%N)
-  if [ $patch = miss ]; then SLSDBG_REPLAY_PATCH=miss replay_gdb "$rec" "$out" -x "$hook" -x "$far"
-  else replay_gdb "$rec" "$out" -x "$hook" -x "$far"; fi
+  gdb_patched $patch "$rec" "$out" -x "$hook" -x "$far"
   t1=$(date +%s%N)
   check_far "$out"
   echo "far ($patch): $(((t1 - t0) / 1000000)) ms"
+  out=$WORK/finish_$patch.out
+  gdb_patched $patch "$rec" "$out" -x "$finish"
+  # Out of the thread's function, past the whole loop: the call that entered it.
+  expect "$out" "^RFIN start_thread .*call" "reverse-finish: start_thread's call of the thread's function ($patch)"
 done
 
 # A checkpoint's start inside the loop: the worker's last instruction before it.
@@ -112,8 +129,7 @@ cp_script=$WORK/cp.gdb
 } >"$cp_script"
 for patch in on miss; do
   out=$WORK/cp_$patch.out
-  if [ $patch = miss ]; then SLSDBG_REPLAY_PATCH=miss replay_gdb "$ticks" "$out" -x "$hook" -x "$cp_script"
-  else replay_gdb "$ticks" "$out" -x "$hook" -x "$cp_script"; fi
+  gdb_patched $patch "$ticks" "$out" -x "$hook" -x "$cp_script"
   grep -q '^FN hot$' "$out" || { echo "checkpoint start ($patch): not inside the loop this time, skipped"; continue; }
   retrace "$out" CBACK CFWD "$(grep '^START ' "$out" | cut -d' ' -f2)"
   echo "checkpoint start ($patch): OK"
