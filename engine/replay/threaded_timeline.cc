@@ -15,9 +15,11 @@
 #include "common/log.h"
 #include "engine/replay/exec_boundary.h"
 #include "engine/replay/fork_events.h"
+#include "engine/replay/relay_site.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_counters.h"
 #include "engine/replay/thread_watch.h"
+#include "engine/replay/ways_in.h"
 #include "engine/replay/write_filter.h"
 #include "process/inject.h"
 #include "process/proc_maps.h"
@@ -140,6 +142,21 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool use_counters = false;
   bool all_counted = false;
   ThreadCounters counters;
+  // Locate and Seek also count these (the ways into a reverse step's
+  // target, ways_in.h); the caller sets and clears them around its runs.
+  std::set<uint64_t> also_counted;
+  // A Locate run for a reverse step finds the ways into `pc` at its
+  // restore, from the code as restored: a paused process may hold
+  // thread_reach's patch (a jump and int3 fill inside the function), which
+  // would decode as other instructions. `at_rsp`: the word at the thread's
+  // stack pointer at the target; `except`: a pc whose count is not ours.
+  struct WaysWanted {
+    uint64_t pc = 0;
+    std::optional<uint64_t> at_rsp;
+    std::optional<uint64_t> except;
+  };
+  std::optional<WaysWanted> ways_wanted;
+  std::vector<WayIn> ways_found;
   uint64_t count_at_resume = 0;  // Locate: the target's count when its thread's last counted resume began
 
   // --- what the run does
@@ -274,6 +291,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     std::set<uint64_t> w = user_bps;
     if (mode == Mode::Measure) return {};  // it goes by single steps
     if (mode != Mode::Live && target.n > 0 && !target.watch) w.insert(target.pc);
+    if (mode == Mode::Locate || mode == Mode::Seek) w.insert(also_counted.begin(), also_counted.end());
     return w;
   }
 
@@ -406,6 +424,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (told_threads) return ok_status();
     told_threads = true;
     // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
+    if (mode == Mode::Locate && ways_wanted && any_task()) {
+      ways_found = ways_into(ways_wanted->pc, ways_wanted->at_rsp);
+      if (ways_wanted->except)
+        std::erase_if(ways_found, [this](const WayIn& w) { return w.count_at == *ways_wanted->except; });
+      for (const WayIn& w : ways_found) also_counted.insert(w.count_at);
+    }
     const std::set<uint64_t> want = wanted();
     std::set<uint64_t> by_stub;
     if (use_counters && !want.empty() && any_task()) {
@@ -418,7 +442,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (by_stub.count(a)) continue;
       if (!insert_at(a).ok()) pending.insert(a);
     }
-    if (!all_counted) TRY(stop_counting());  // stubs and int3s together cannot order their arrivals
+    // Stubs and int3s together cannot order their arrivals, which only a
+    // collection needs: a seek or a locate goes by each pc's count.
+    if (!all_counted && mode == Mode::Collect) TRY(stop_counting());
     if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -490,6 +516,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       last_m = m;
       if (n == target.n) {
         located_m = m;
+        if (!counters.empty()) TRY(counters.flush(*th.task));  // the stubs' counts up to here (ways_in)
         return finish_collect();
       }
       return ok_status();
@@ -1001,12 +1028,19 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // of its resumes precedes the arrival (one replay), how many instructions
   // it runs from there to the arrival (a replay single-stepping it).
   Result<Position> position_before(const Position arrival) {  // a copy: runs reset cur
+    // The ways into pc (ways_in.h), read while the thread stands at the arrival.
+    std::optional<uint64_t> rsp;
+    if (!arrival.watch && arrival.steps.empty())
+      if (process::Task* task = task_of_thread(arrival.tid))
+        if (Result<user_regs_struct> r = task->regs(); r.ok() && r->rip == arrival.pc) rsp = r->rsp;
     target = arrival;
     located_m = located_j = 0;  // kept across the next run, which needs them
-    TRY(start_run(arrival.k, Mode::Locate));
-    TRY(drive());
-    TRY(check_outcome(true));
+    std::vector<WayIn> ways;
+    if (rsp) ways = TRY(locate_with_ways(arrival.pc, *rsp, std::nullopt, true));
+    else TRY(locate_run(true));
     if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
+    // Each way's arrivals up to this one (a way at pc itself: those before it).
+    const std::vector<std::pair<WayIn, uint64_t>> counted = counted_ways(arrival.tid, ways, arrival.pc, arrival.n);
     if (located_j >= 2 && !arrival.watch) {
       // Its previous arrival at pc came after that resume: a loop's last
       // iteration is the way, not everything since the resume.
@@ -1014,6 +1048,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       Result<Position> p = position_before_by_previous_arrival(arrival_copy);
       if (p.ok()) return p;
       SLSDBG_DEBUG("replay", "reverse step from the previous arrival: %s", p.error().message.c_str());
+      target = arrival;
+    }
+    if (!counted.empty()) {
+      // The way in after whose last arrival the thread's next one at pc is
+      // this one (arrival n - 1 counted there): no single steps from the
+      // resume, however far that is.
+      also_counted.insert(arrival.pc);
+      Result<std::optional<Position>> way = way_in(arrival.k, arrival.tid, counted, [&](const user_regs_struct& r) {
+        return r.rip == arrival.pc && arrivals_of(arrival.tid, arrival.pc) + 1 == arrival.n;
+      });
+      also_counted.clear();
+      if (std::optional<Position> p = TRY(std::move(way))) return *p;
       target = arrival;
     }
     target.resume_m = located_m;
@@ -1025,6 +1071,91 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(check_outcome(true));
     if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
     return Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
+  }
+
+  // A Locate run of target.k for `target` (set by the caller).
+  Status locate_run(bool aborted_ok) {
+    TRY(start_run(target.k, Mode::Locate));
+    TRY(drive());
+    return check_outcome(aborted_ok);
+  }
+
+  // The same, counting also the ways into pc (ways_in.h) found at its
+  // restore, which it returns; `rsp`: the thread's stack pointer at the
+  // target, whose word is read now (the stack holds no patch of ours).
+  Result<std::vector<WayIn>> locate_with_ways(uint64_t pc, uint64_t rsp, std::optional<uint64_t> except, bool aborted_ok) {
+    WaysWanted w{pc, std::nullopt, except};
+    uint64_t word = 0;
+    if (process::Task* task = any_task())
+      if (task->read_memory(RemoteAddr(rsp), {reinterpret_cast<uint8_t*>(&word), sizeof word}).ok()) w.at_rsp = word;
+    ways_wanted = w;
+    ways_found.clear();
+    Status located = locate_run(aborted_ok);
+    ways_wanted.reset();
+    also_counted.clear();
+    TRY(std::move(located));
+    return std::move(ways_found);
+  }
+
+  process::Task* task_of_thread(Tid t) {
+    for (SegmentThread& th : live)
+      if (th.recorded == t) return th.task;
+    return nullptr;
+  }
+
+  // Thread t's arrivals at pc since the restore, in the run just made.
+  // A pc is counted by its stub, then by int3 once the stubs are out
+  // (stop_counting carries the stub's count over), or by int3 alone.
+  uint64_t arrivals_of(Tid t, uint64_t pc) const {
+    auto it = counts.find({t.value, pc});
+    return std::max(it == counts.end() ? 0 : it->second, counters.count(t, pc));
+  }
+
+  // Each way with thread t's arrivals at its count site up to the moment
+  // (a site at the moment's own pc `at`, its n-th arrival: the n - 1 before it).
+  std::vector<std::pair<WayIn, uint64_t>> counted_ways(Tid t, const std::vector<WayIn>& ways, uint64_t at,
+                                                       uint64_t n) const {
+    std::vector<std::pair<WayIn, uint64_t>> out;
+    for (const WayIn& w : ways) {
+      if (w.count_at != at) out.emplace_back(w, arrivals_of(t, w.count_at));
+      else if (w.steps == 0 && n > 0) out.emplace_back(w, n - 1);
+    }
+    return out;
+  }
+
+  // The ways into pc (ways_in.h) in the process just restored, before any
+  // int3 or stub of ours went in.
+  std::vector<WayIn> ways_into(uint64_t pc, std::optional<uint64_t> at_rsp) {
+    process::Task* task = any_task();
+    if (!task || !counters.empty() || !inserted.empty()) return {};
+    const CodeReader read = [task](uint64_t addr, std::span<uint8_t> out) {
+      return task->read_memory(RemoteAddr(addr), out).ok();
+    };
+    return ways_in(pc, at_rsp, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
+  }
+
+  // Of `ways` (a way in, and thread t's arrivals at its count site up to a
+  // moment), the one whose last run is followed by that moment: a seek to
+  // it plus one step of t, whose registers `is_next` checks. One segment
+  // replay per way tried; nullopt when none is.
+  Result<std::optional<Position>> way_in(uint64_t seg, Tid t, const std::vector<std::pair<WayIn, uint64_t>>& ways,
+                                         const std::function<bool(const user_regs_struct&)>& is_next) {
+    for (const auto& [way, c] : ways) {
+      if (c == 0) continue;
+      const uint64_t prev = way.count_at;
+      const Position p{seg, false, t, prev, c, std::vector<Tid>(way.steps, t)};
+      Position stepped = p;
+      stepped.steps.push_back(t);
+      Status st = seek(stepped);
+      process::Task* task = st.ok() ? task_of_thread(t) : nullptr;
+      Result<user_regs_struct> r = task ? task->regs() : Result<user_regs_struct>(Error::msg("no such thread"));
+      const bool next = r.ok() && is_next(*r);
+      SLSDBG_DEBUG("replay", "reverse step: thread %d's arrival %llu at 0x%llx %s", t.value, (unsigned long long)c,
+                   (unsigned long long)prev,
+                   next ? "is the way in" : st.ok() ? "is not the way in" : st.error().message.c_str());
+      if (next) return std::optional<Position>(p);
+    }
+    return std::optional<Position>();
   }
 
   // The position one instruction before `arrival` from the thread's
@@ -1059,15 +1190,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     for (const store::ThreadState& th : next.threads)
       if (th.tid == t) want = &th;
     if (!want) return Error::msg("internal: checkpoint " + std::to_string(k_now) + " lacks its running thread");
+    const user_regs_struct want_regs = want->regs;
     target = Position{seg, true, t};
-    TRY(start_run(seg, Mode::Locate));
-    TRY(drive());
-    TRY(check_outcome(false));
+    // Its visit at the checkpoint is thread_reach's, not a count of ours.
+    const std::vector<WayIn> ways = TRY(locate_with_ways(want_regs.rip, want_regs.rsp, want_regs.rip, false));
     const uint64_t last = resumes[t.value];
     if (last == 0)
       return Error::unsupported("thread " + std::to_string(t.value) + " did not run in segment " + std::to_string(seg) +
                                 ": a reverse step from checkpoint " + std::to_string(k_now) +
                                 "'s start is not supported yet there");
+    // The way in whose last arrival in the segment is followed by the checkpoint's registers.
+    std::optional<Position> way = TRY(way_in(seg, t, counted_ways(t, ways, 0, 0), [&](const user_regs_struct& r) {
+      return same_regs(r, want_regs);
+    }));
+    if (way) return *way;
     target = Position{seg, true, t, 0, 0, {}, last};
     measure_end = MeasureEnd::Registers;
     measure_want = want->regs;

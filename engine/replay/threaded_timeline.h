@@ -29,8 +29,12 @@
 // instruction before a breakpoint arrival, a watched access, a checkpoint's
 // start (the running thread's last instruction in the segment before,
 // matched by its registers) or a resume (the system call or rdtsc it
-// stopped at): one replay to locate the resume, one single-stepping the
-// thread from it, one to land there.
+// stopped at). From an arrival or a checkpoint's start: one replay counting
+// the ways into the pc (ways_in.h) and locating the thread's resume, then
+// a loop's previous arrival plus steps, or the last arrival of a way
+// checked by one step (one replay per way tried), at any distance. Else
+// (a watched access, a resume, no way found) one replay single-stepping
+// the thread from its resume (at most 2,000,000 steps), one to land there.
 //
 // Each position has a name (threaded_position.h): `monitor when` prints it,
 // bookmarks keep it, goto_moment comes back to it in any later session.

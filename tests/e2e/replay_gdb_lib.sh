@@ -41,3 +41,13 @@ replay_gdb() {
   local rc=$?
   [ "$rc" -eq 0 ] || { echo "--- output:"; cat "$out"; die "slsdbg replay exited $rc"; }
 }
+
+# line_hook FILE: a GDB script whose hook-stop keeps the stop's source line
+# in $_line_of_pc (printf cannot call Python).
+line_hook() {
+  cat >"$1" <<'GDB'
+define hook-stop
+  python gdb.set_convenience_variable("_line_of_pc", gdb.find_pc_line(gdb.selected_frame().pc()).line)
+end
+GDB
+}
