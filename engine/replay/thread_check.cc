@@ -26,6 +26,7 @@
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
+#include "engine/replay/robust_death.h"
 #include "engine/replay/signal_before_call.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/replay/thread_noise.h"
@@ -301,6 +302,21 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
 
 Status SegmentCheck::finish_exit(Thread& th) {
   if (th.at != Thread::At::Exiting) return ok_status();
+  // Its robust list: checkpoint k's, or the one it set in this segment
+  // (a new thread's first call).
+  uint64_t robust_head = 0;
+  for (const auto& t : state_.threads)
+    if (t.tid == th.recorded) robust_head = t.robust_list_head;
+  for (size_t i = 0; i < cursor_ && i < events_.size(); i++) {
+    const store::Event& e = events_[i];
+    if (e.tid == th.recorded && e.kind == store::EventKind::Syscall && e.syscall_no == SYS_set_robust_list && e.result == 0)
+      robust_head = e.args[0];
+  }
+  const int marked = TRY_CTX(mark_dead_owner_mutexes(th.task, robust_head, th.recorded),
+                             "marking thread " + std::to_string(th.recorded.value) + "'s robust mutexes");
+  if (marked)
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d ends holding %d robust mutexes (marked FUTEX_OWNER_DIED)",
+                 (unsigned long long)k_.value, th.recorded.value, marked);
   TRY(th.task.cont());
   process::WaitResult w = TRY(th.task.wait());
   while (w.stopped()) {
