@@ -24,7 +24,10 @@ namespace slsdbg::store {
 // has no entry for it, and zero pages there are stored as blocks.
 // Version 7 adds process state encoding 4 (each thread's sigaltstack, which
 // restore needs for a handler that runs on it); older stay readable.
-inline constexpr uint32_t kRecordingFormatVersion = 7;
+// Version 8 adds process state encoding 5 (each thread's robust futex list,
+// which restore gives back so that a dying holder's mutex reads as
+// EOWNERDEAD); older stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 8;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
@@ -78,9 +81,9 @@ inline constexpr uint32_t kEventLogVersion = 1;
 // Encoded ProcessState blobs (catalog column checkpoints.state).
 inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
 // Version 2 appends ProcessState::fatal_siginfo, version 3 each thread's
-// clear_child_tid, version 4 each thread's alternate signal stack; versions
-// 1 to 3 are still read.
-inline constexpr uint16_t kProcessStateVersion = 4;
+// clear_child_tid, version 4 each thread's alternate signal stack, version 5
+// each thread's robust futex list; versions 1 to 4 are still read.
+inline constexpr uint16_t kProcessStateVersion = 5;
 inline constexpr uint16_t kOldestProcessStateVersion = 1;
 
 }  // namespace slsdbg::store

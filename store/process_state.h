@@ -38,6 +38,12 @@ struct ThreadState {
   uint64_t altstack_sp = 0;
   uint64_t altstack_size = 0;
   int32_t altstack_flags = 2;
+  // The thread's robust futex list head (set_robust_list): at its exit the
+  // kernel walks it and marks each robust mutex the thread still holds
+  // FUTEX_OWNER_DIED, so the next locker gets EOWNERDEAD. Read at each
+  // checkpoint with get_robust_list. 0: none, or unknown (encoding < 5).
+  uint64_t robust_list_head = 0;
+  uint64_t robust_list_len = 0;
 };
 
 enum class MappingFlags : uint32_t {

@@ -82,6 +82,11 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
     w.varint(t.altstack_size);
     w.svarint(t.altstack_flags);
   }
+  // Version 5: per thread, in thread order.
+  for (const auto& t : s.threads) {
+    w.varint(t.robust_list_head);
+    w.varint(t.robust_list_len);
+  }
   return w.take();
 }
 
@@ -155,6 +160,11 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
       t.altstack_sp = r.varint();
       t.altstack_size = r.varint();
       t.altstack_flags = int32_t(r.svarint());
+    }
+  if (version >= 5)
+    for (auto& t : s.threads) {
+      t.robust_list_head = r.varint();
+      t.robust_list_len = r.varint();
     }
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");

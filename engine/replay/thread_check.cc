@@ -1,7 +1,6 @@
 #include "engine/replay/thread_check.h"
 #include "process/syscallbuf_stub.h"
 
-#include <linux/futex.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -22,10 +21,12 @@
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/cut_call_writes.h"
 #include "engine/replay/differing_word.h"
+#include "engine/replay/exit_join.h"
 #include "engine/replay/fd_placeholders.h"
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
+#include "engine/replay/robust_death.h"
 #include "engine/replay/signal_before_call.h"
 #include "engine/replay/syscall_policy.h"
 #include "engine/replay/thread_noise.h"
@@ -89,6 +90,9 @@ struct Thread {
   // Its first event was the call it stood at the exit of (done_at_checkpoint):
   // a later event with the same call, arguments and result is a new call.
   bool served_at_checkpoint = false;
+  // Exiting: its end runs once every thread reached checkpoint k+1, where a
+  // join stands before its wait on the tid word (exit_join.h).
+  bool exit_at_checkpoint = false;
 };
 
 class SegmentCheck {
@@ -119,6 +123,9 @@ class SegmentCheck {
   Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
+  Result<const store::ProcessState*> next_state();
+  Status finish_exits_at_checkpoint();
+  void run_last_thread_left();
   Status enter_logged_handlers(const Thread* except);
   Result<bool> compare_next(const store::ProcessState& next);
   bool diverge(uint64_t pc, std::string expected, std::string actual) {
@@ -145,6 +152,7 @@ class SegmentCheck {
                            std::span<const AddressRange> dead, const ImageReader& live_image,
                            const ImageReader& recorded_image);
   std::map<size_t, std::vector<Thread*>> exits_after_;  // event index -> threads whose exit runs after it
+  std::optional<store::ProcessState> next_;  // checkpoint k+1's, once read
   ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
   bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
@@ -247,19 +255,30 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
   if (nr == SYS_exit) {
     // A thread's end runs for real: the kernel clears its tid word and
     // wakes pthread_join. The recorder logged it before the kernel ran it,
-    // so a join may have seen the tid word still set and waited (its futex
-    // wait is in the log): then the end runs right after that wait is
-    // served, else now. Nothing else runs until it is gone.
+    // so a join may have seen the tid word still set: the end runs after
+    // the join's wait, or at the next checkpoint where the join stands
+    // before it, else now (exit_join.h). Nothing else runs until it is gone.
     th.at = Thread::At::Exiting;
     uint64_t ctid = 0;
     for (const auto& t : state_.threads)
       if (t.tid == th.recorded) ctid = t.clear_child_tid;
-    for (size_t i = cursor_ + 1; ctid && i < events_.size(); i++) {
-      const store::Event& e = events_[i];
-      const int op = static_cast<int>(e.args[1]) & FUTEX_CMD_MASK;
-      if (e.kind == store::EventKind::Syscall && e.syscall_no == SYS_futex && e.args[0] == ctid &&
-          (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)) {
-        exits_after_[i].push_back(&th);
+    if (std::optional<size_t> wait = futex_wait_after(events_, cursor_, ctid)) {
+      exits_after_[*wait].push_back(&th);
+      return true;
+    }
+    if (ctid && k_.value + 1 < reader_.checkpoints().size()) {
+      const store::ProcessState& next = *TRY(next_state());
+      const CheckpointId at(k_.value + 1);
+      auto syscall_insn = [&](uint64_t pc) {
+        uint8_t code[2] = {0, 0};
+        return pc == process::sysbuf_stub_layout().slow ||
+               (reader_.read_memory(at, pc, {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05);
+      };
+      if (waits_on_word_at(next, th.recorded, ctid, syscall_insn)) {
+        SLSDBG_DEBUG("replay", "segment %llu: thread %d's exit runs at checkpoint %llu (a join stands before its wait)",
+                     (unsigned long long)k_.value, th.recorded.value, (unsigned long long)at.value);
+        th.exit_at_checkpoint = true;
+        run_last_thread_left();
         return true;
       }
     }
@@ -301,6 +320,22 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
 
 Status SegmentCheck::finish_exit(Thread& th) {
   if (th.at != Thread::At::Exiting) return ok_status();
+  th.exit_at_checkpoint = false;
+  // Its robust list: checkpoint k's, or the one it set in this segment
+  // (a new thread's first call).
+  uint64_t robust_head = 0;
+  for (const auto& t : state_.threads)
+    if (t.tid == th.recorded) robust_head = t.robust_list_head;
+  for (size_t i = 0; i < cursor_ && i < events_.size(); i++) {
+    const store::Event& e = events_[i];
+    if (e.tid == th.recorded && e.kind == store::EventKind::Syscall && e.syscall_no == SYS_set_robust_list && e.result == 0)
+      robust_head = e.args[0];
+  }
+  const int marked = TRY_CTX(mark_dead_owner_mutexes(th.task, robust_head, th.recorded),
+                             "marking thread " + std::to_string(th.recorded.value) + "'s robust mutexes");
+  if (marked)
+    SLSDBG_DEBUG("replay", "segment %llu: thread %d ends holding %d robust mutexes (marked FUTEX_OWNER_DIED)",
+                 (unsigned long long)k_.value, th.recorded.value, marked);
   TRY(th.task.cont());
   process::WaitResult w = TRY(th.task.wait());
   while (w.stopped()) {
@@ -309,11 +344,17 @@ Status SegmentCheck::finish_exit(Thread& th) {
   }
   th.at = Thread::At::Gone;
   TRY(tell_threads());
-  // The last thread left runs, as the recorder let it without a ThreadSwitch.
+  run_last_thread_left();
+  return ok_status();
+}
+
+// The last thread left runs, as the recorder let it without a ThreadSwitch
+// (a thread whose end waits for checkpoint k+1 had ended there).
+void SegmentCheck::run_last_thread_left() {
   Thread* alone = nullptr;
   size_t live = 0;
   for (Thread& t : threads_)
-    if (t.at != Thread::At::Gone) {
+    if (t.at != Thread::At::Gone && !t.exit_at_checkpoint) {
       live++;
       alone = &t;
     }
@@ -321,7 +362,6 @@ Status SegmentCheck::finish_exit(Thread& th) {
     cur_ = alone;
     cur_->scheduled = true;
   }
-  return ok_status();
 }
 
 // An event of the running thread: match it with the thread's next stop.
@@ -466,9 +506,22 @@ Result<bool> SegmentCheck::process_exit(const store::Event& ev) {
 
 // The log is consumed: bring the thread that was running at checkpoint k+1
 // to its registers there, then compare everything.
+Result<const store::ProcessState*> SegmentCheck::next_state() {
+  if (!next_) next_ = TRY(reader_.process_state(CheckpointId(k_.value + 1)));
+  return &*next_;
+}
+
+// Every thread stands where checkpoint k+1 has it: the ends that waited
+// for a join to get there run now.
+Status SegmentCheck::finish_exits_at_checkpoint() {
+  for (Thread& t : threads_)
+    if (t.exit_at_checkpoint) TRY(finish_exit(t));
+  return ok_status();
+}
+
 Result<bool> SegmentCheck::reach_next() {
   const std::string where = "checkpoint " + std::to_string(k_.value + 1);
-  store::ProcessState next = TRY(reader_.process_state(CheckpointId(k_.value + 1)));
+  const store::ProcessState& next = *TRY(next_state());
   for (const store::ThreadState& t : next.threads)
     SLSDBG_DEBUG("replay", "%s: thread %d at %s%s%s", where.c_str(), t.tid.value, hex(t.regs.rip).c_str(),
                  t.restarted_syscall ? " (before its call)" : "", t.tid.value == next.running_tid ? " (running)" : "");
@@ -576,6 +629,7 @@ Result<bool> SegmentCheck::reach_next() {
 // Every thread's registers and checkpoint k+1's dirty pages. False with no
 // divergence set: the memory differs (an earlier visit of the pc).
 Result<bool> SegmentCheck::compare_next(const store::ProcessState& next) {
+  TRY(finish_exits_at_checkpoint());
   size_t live = 0;
   for (const Thread& th : threads_) live += th.at != Thread::At::Gone;
   if (live != next.threads.size())
@@ -865,7 +919,8 @@ Result<SegmentOutcome> SegmentCheck::run() {
     return out_;
   }
   if (!has_next) return Error::msg("segment " + std::to_string(k_.value) + ": the log ends without an exit");
-  for (Thread& t : threads_) TRY(finish_exit(t));
+  for (Thread& t : threads_)
+    if (!t.exit_at_checkpoint) TRY(finish_exit(t));
   if (!TRY(reach_next())) {
     if (!out_.divergence)
       diverge(0, "checkpoint " + std::to_string(k_.value + 1) + "'s memory", "different memory with equal registers");

@@ -70,7 +70,7 @@ Status restore_into(process::Task& task, const store::RecordingReader& reader, C
   TRY_CTX(restore_mm(rc, reader, k, state, report), "restoring brk");
   TRY_CTX(fd_numbers == FdNumbers::Exact ? restore_fd_numbers(rc, state, report) : restore_files(rc, state, report),
           "restoring files");
-  TRY_CTX(restore_thread_ids(rc, state), "restoring the thread's clear_child_tid");
+  TRY_CTX(restore_thread_ids(rc, state, report), "restoring the thread's clear_child_tid and robust list");
   // Before the signals: a signal the recorder delivered right after the
   // checkpoint is queued to the thread it went to.
   if (threads) *threads = TRY_CTX(restore_threads(rc, state, report), "restoring threads");

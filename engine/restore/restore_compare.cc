@@ -1,6 +1,10 @@
 #include "engine/restore/restore_compare.h"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cinttypes>
 #include <cstdio>
@@ -52,6 +56,18 @@ Status compare_registers(process::Task& task, const store::ThreadState& want) {
   return ok_status();
 }
 
+// The kernel's robust futex list head of the restored thread (the tracer
+// may read it: get_robust_list).
+Status compare_robust_list(process::Task& task, const store::ThreadState& want) {
+  void* head = nullptr;
+  size_t len = 0;
+  if (syscall(SYS_get_robust_list, task.raw_tid(), &head, &len) != 0) return Error::from_errno("get_robust_list", errno);
+  if (reinterpret_cast<uint64_t>(head) != want.robust_list_head)
+    return Error::msg("robust futex list: restored " + hex(reinterpret_cast<uint64_t>(head)) + ", recorded " +
+                      hex(want.robust_list_head));
+  return ok_status();
+}
+
 Status compare_maps(pid_t pid, const std::vector<store::Mapping>& recorded, const std::string& recording_dir) {
   std::vector<store::Mapping> live = TRY(process::read_maps(pid));
   // Per page: prot, shared flag and path of the live mapping covering it.
@@ -97,6 +113,7 @@ Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::R
   store::ProcessState state = TRY(reader.process_state(k));
   if (state.threads.empty()) return Error::msg("checkpoint has no threads");
   TRY(compare_registers(task, state.threads.front()));
+  TRY(compare_robust_list(task, state.threads.front()));
   if (threads) {
     if (threads->size() + 1 != state.threads.size())
       return Error::msg("restored " + std::to_string(threads->size() + 1) + " threads, the checkpoint holds " +
@@ -105,6 +122,7 @@ Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::R
       const store::ThreadState& want = state.threads[i + 1];
       process::Task& t = (*threads)[i].task;
       TRY_CTX(compare_registers(t, want), "thread " + std::to_string(want.tid.value));
+      TRY_CTX(compare_robust_list(t, want), "thread " + std::to_string(want.tid.value));
       if (uint64_t mask = TRY(t.signal_mask()); mask != want.sigmask)
         return Error::msg("thread " + std::to_string(want.tid.value) + ": signal mask " + hex(mask) + ", recorded " +
                           hex(want.sigmask));

@@ -5,6 +5,7 @@
 //   restore_signals.cc        handlers, alternate stacks, pending signals, mask
 //   restore_registers.cc      GPRs, fs/gs base, XSAVE
 //   restore_threads.cc        the other threads, each thread's clear_child_tid
+//                             and robust futex list
 // Each appends what it could not reproduce to report.warnings.
 #pragma once
 
@@ -46,10 +47,10 @@ Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, Res
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
                        const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report);
 Status restore_registers(process::Task& task, const store::ThreadState& thread);
-// The leader's clear_child_tid (set_tid_address).
-Status restore_thread_ids(RemoteCalls& rc, const store::ProcessState& state);
+// The leader's clear_child_tid (set_tid_address) and robust futex list.
+Status restore_thread_ids(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 // Creates threads[1..] of the checkpoint, each stopped with its registers,
-// mask and pending signals; in the checkpoint's order.
+// mask, pending signals and robust futex list; in the checkpoint's order.
 Result<std::vector<RestoredThread>> restore_threads(RemoteCalls& rc, const store::ProcessState& state,
                                                     RestoreReport& report);
 

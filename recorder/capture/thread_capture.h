@@ -1,5 +1,5 @@
 // The state of one stopped thread: GPRs (incl. fs/gs base), FXSAVE, XSAVE,
-// signal mask and its thread-directed pending signals.
+// signal mask, its thread-directed pending signals and robust futex list.
 #pragma once
 
 #include "common/result.h"

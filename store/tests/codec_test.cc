@@ -53,6 +53,8 @@ TEST(StoreCodec, ProcessStateRoundTrips) {
   s.threads[1].altstack_sp = 0x7f00000a0000;  // a Go M's signal stack
   s.threads[1].altstack_size = 32768;
   s.threads[1].altstack_flags = 0;
+  s.threads[2].robust_list_head = 0x7f00000b06e0;  // glibc's struct pthread.robust_head
+  s.threads[2].robust_list_len = 24;
   std::vector<uint8_t> blob = encode_process_state(s);
   auto d = decode_process_state(blob.data(), blob.size());
   ASSERT_TRUE(d.ok()) << d.error().message;
@@ -69,6 +71,8 @@ TEST(StoreCodec, ProcessStateRoundTrips) {
     EXPECT_EQ(d->threads[t].altstack_sp, s.threads[t].altstack_sp);
     EXPECT_EQ(d->threads[t].altstack_size, s.threads[t].altstack_size);
     EXPECT_EQ(d->threads[t].altstack_flags, s.threads[t].altstack_flags);
+    EXPECT_EQ(d->threads[t].robust_list_head, s.threads[t].robust_list_head);
+    EXPECT_EQ(d->threads[t].robust_list_len, s.threads[t].robust_list_len);
   }
   EXPECT_EQ(d->running_tid, s.running_tid);
   ASSERT_EQ(d->mappings.size(), 2u);
@@ -101,10 +105,30 @@ TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
   EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
 }
 
-// The version 4 tail of a state whose threads have no alternate stack: 3
+// The version 5 tail of a state whose threads have no robust list: 2
 // one-byte varints per thread.
+void drop_robust_lists(std::vector<uint8_t>& blob, size_t threads) {
+  for (size_t i = 0; i < 2 * threads; i++) blob.pop_back();
+}
+
+// The version 4 and 5 tails of a state whose threads have no alternate stack
+// and no robust list: 3 one-byte varints per thread before the above.
 void drop_altstacks(std::vector<uint8_t>& blob, size_t threads) {
+  drop_robust_lists(blob, threads);
   for (size_t i = 0; i < 3 * threads; i++) blob.pop_back();
+}
+
+TEST(StoreCodec, Version4ProcessStateStillDecodes) {
+  ProcessState s = sample_state();
+  s.threads[1].altstack_flags = 0;
+  std::vector<uint8_t> blob = encode_process_state(s);
+  drop_robust_lists(blob, s.threads.size());
+  blob[4] = 4;  // version field
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->threads.size(), 3u);
+  EXPECT_EQ(d->threads[1].altstack_flags, 0);
+  EXPECT_EQ(d->threads[1].robust_list_head, 0u);  // none known
 }
 
 TEST(StoreCodec, Version3ProcessStateStillDecodes) {
