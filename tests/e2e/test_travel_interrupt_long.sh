@@ -7,8 +7,9 @@
 . "$(dirname "$0")/replay_gdb_lib.sh"
 prog=$PROGRAMS/timeline_counter
 rec=$WORK/long.rec
-# One iteration: tl_mark(0), then a spin of about 5 s of CPU; a 1-minute
-# interval makes it all one segment (checkpoints: the start and the exit).
+# One iteration: tl_mark(0), then a spin of about 5 s of CPU; with a
+# 1-minute interval, tl_mark and the spin are in one segment that ends at
+# the exit checkpoint.
 spins=2000000000
 start=$(date +%s%N)
 record "$rec" 60000 "$prog" 1 $spins
@@ -19,25 +20,7 @@ echo "recorded in ${record_s} s: $checkpoints checkpoints"
 # Not interrupted, the moves below replay the whole spin (about 5 s of CPU
 # here, more under load); cut, they stop in tens of ms.
 bound_ms=3000
-
-interrupt() {  # interrupt OUT MOVE SETUP...: GDB's Ctrl-C 0.5 s into MOVE
-  local out=$1 move=$2; shift 2
-  local setup=()
-  for c in "$@"; do setup+=(--setup "$c"); done
-  "$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/interrupt_under_pty.py" "$SLSDBG" "$rec" --move "$move" "${setup[@]}" \
-    --check 'info registers rip' --check 'monitor when' >"$out" 2>&1 \
-    || { cat "$out"; die "the GDB driver failed"; }
-  "$PY" - "$out" "$bound_ms" <<'PYEOF' || exit 1
-import json, sys
-r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-open(sys.argv[1] + ".txt", "w").write(r["output"])
-if r["finished_early"]: sys.exit("FAIL: the move finished before the interrupt (segment too short?)")
-if not r["stopped"]: sys.exit("FAIL: no stop after the interrupt\n" + r["output"])
-print("interrupt took %d ms" % r["latency_ms"])
-if r["latency_ms"] >= float(sys.argv[2]):
-    sys.exit("FAIL: the interrupt took %d ms (bound %s ms): it waited for the segment's end" % (r["latency_ms"], sys.argv[2]))
-PYEOF
-}
+interrupt() { interrupt_move "$1" "$rec" "$bound_ms" "${@:2}"; }
 
 # Forward: from tl_mark (before the spin) `continue` toward the exit; cut
 # before the next checkpoint, the move is undone: back at tl_mark.
