@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <utility>
 #include <string>
+#include <utility>
+
+#include "process/wait_cut.h"
 
 namespace slsdbg::process {
 
@@ -29,6 +31,7 @@ Task& Task::operator=(Task&& other) noexcept {
     tgid_ = std::exchange(other.tgid_, 0);
     mem_ = std::move(other.mem_);
     last_stop_ = std::exchange(other.last_stop_, WaitResult{StopKind::Exited});
+    last_resume_ = other.last_resume_;
     injection_page_ = std::exchange(other.injection_page_, false);
   }
   return *this;
@@ -137,6 +140,7 @@ Status Task::resume(Resume how, int signo) {
   const char* name = how == Resume::Continue ? "ptrace(CONT, " : how == Resume::Syscall ? "ptrace(SYSCALL, " : "ptrace(SINGLESTEP, ";
   if (ptrace(req, tid_.value, nullptr, reinterpret_cast<void*>(static_cast<long>(signo))) != 0)
     return Error::from_errno(name + tid_str(tid_) + ")");
+  last_resume_ = how;
   return ok_status();
 }
 
@@ -146,13 +150,25 @@ Status Task::interrupt() {
 }
 
 Result<WaitResult> Task::wait() {
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(tid_.value, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
-  if (r < 0) return Error::from_errno("waitpid(" + tid_str(tid_) + ")");
-  WaitResult w = decode_wait_status(status);
+  WaitResult w;
+  for (;;) {
+    int status = 0;
+    pid_t r;
+    {
+      const wait_cut::Window window(tgid_, tid_.value);
+      do {
+        r = waitpid(tid_.value, &status, __WALL);
+      } while (r < 0 && errno == EINTR);
+    }
+    if (r < 0) return Error::from_errno("waitpid(" + tid_str(tid_) + ")");
+    w = decode_wait_status(status);
+    if (w.kind != StopKind::SignalDelivery || w.signo != SIGSTOP || !wait_cut::is_cut_signal(tid_.value)) break;
+    last_stop_ = w;
+    if (wait_cut::cut_now())
+      return Error::from_errno("waiting for thread " + tid_str(tid_) + ": cut by the user's interrupt", EINTR);
+    // Meant for a wait that had already ended: dropped, and on as before.
+    TRY(resume(last_resume_));
+  }
   if (w.is_event(PTRACE_EVENT_EXEC)) {
     mem_.reset();  // the old fd still names the pre-exec address space
     injection_page_ = false;

@@ -59,7 +59,8 @@ class Task {
   Status interrupt();
   // Blocks until this thread changes state. Remembers the stop (last_stop()).
   // After a PTRACE_EVENT_EXEC stop the address space is new: the memory fd is
-  // reopened and the injection page is gone.
+  // reopened and the injection page is gone. A user's interrupt may cut a
+  // long wait (wait_cut.h): an error with errno EINTR, the thread stopped.
   Result<WaitResult> wait();
   // The latest state wait() returned (Task starts as "PtraceEvent exec" when
   // made by spawn_traced).
@@ -96,6 +97,7 @@ class Task {
   pid_t tgid_ = 0;
   UniqueFd mem_;
   WaitResult last_stop_{};
+  Resume last_resume_ = Resume::Continue;  // again after a late interrupt's stop (wait_cut.h)
   bool injection_page_ = false;
 };
 

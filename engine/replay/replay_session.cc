@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "engine/replay/replay_restore.h"
 #include "engine/replay/segment_run.h"
+#include "process/wait_cut.h"
 
 namespace slsdbg::replay {
 
@@ -86,6 +87,7 @@ std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader
 }
 
 Result<SegmentOutcome> ReplaySession::run_segment() {
+  const process::ProgramRun program_runs;  // a user's interrupt may cut its long waits (wait_cut.h)
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);
   Result<SegmentOutcome> result = run_->run();
   if (result.ok() && run_->patch_failed()) {

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "engine/replay/exec_boundary.h"
 #include "engine/replay/fork_events.h"
+#include "engine/replay/move_cut.h"
 #include "engine/replay/relay_site.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_counters.h"
@@ -111,6 +112,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   const store::RecordingReader& reader;
   uint64_t checkpoints;
   std::function<bool()> interrupted;
+  std::function<int()> interrupt_fd;
   bool interrupt_requested() const { return interrupted && interrupted(); }
   std::set<uint64_t> user_bps;  // the client's breakpoints
   std::set<WatchRange> user_watches;  // the client's watched pieces
@@ -283,6 +285,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   // Runs until a pause or the run's end.
   Status drive() {
+    const process::ProgramRun program_runs;  // a user's interrupt may cut its long waits (wait_cut.h)
     TRY(co->enter());
     return ok_status();
   }
@@ -1354,10 +1357,12 @@ ThreadedTimeline::ThreadedTimeline(std::unique_ptr<Impl> impl) : impl_(std::move
 ThreadedTimeline::~ThreadedTimeline() = default;
 
 Result<std::unique_ptr<ThreadedTimeline>> ThreadedTimeline::open(const store::RecordingReader& reader,
-                                                                  std::function<bool()> interrupted) {
+                                                                  std::function<bool()> interrupted,
+                                                                  std::function<int()> interrupt_fd) {
   if (reader.checkpoints().empty()) return Error::msg("the recording has no checkpoint");
   std::unique_ptr<ThreadedTimeline> t(new ThreadedTimeline(std::make_unique<Impl>(reader)));
   t->impl_->interrupted = std::move(interrupted);
+  t->impl_->interrupt_fd = std::move(interrupt_fd);
   TRY(t->impl_->goto_checkpoint(0));
   return t;
 }
@@ -1365,9 +1370,23 @@ Result<std::unique_ptr<ThreadedTimeline>> ThreadedTimeline::open(const store::Re
 Result<ThreadedStop> ThreadedTimeline::goto_checkpoint(CheckpointId k) { return impl_->goto_checkpoint(k.value); }
 
 Result<ThreadedStop> ThreadedTimeline::resume(Direction direction, Motion motion, Tid thread) {
-  if (direction == Direction::Forward) return impl_->forward(motion, thread);
-  if (motion == Motion::Step) return impl_->backward_step();
-  return impl_->backward();
+  Impl& t = *impl_;
+  // An interrupt may cut a run deep inside a long segment (move_cut.h): the
+  // processes are then in mid-run, at no position; land at one.
+  MoveCut cut(t.interrupted, t.interrupt_fd);
+  const uint64_t start_segment = t.k;
+  const Position from = t.cur;
+  Result<ThreadedStop> st = direction == Direction::Forward ? t.forward(motion, thread)
+                            : motion == Motion::Step        ? t.backward_step()
+                                                            : t.backward();
+  if (!cut.disarm_and_check()) return st;
+  const bool back = direction == Direction::Forward && t.k <= start_segment;
+  Result<ThreadedStop> at = back ? t.goto_position(from) : t.goto_checkpoint(t.k);
+  if (!at.ok()) return at;
+  at->stop.cause = StopCause::Interrupted;
+  at->stop.back_where_started = back;
+  t.stop = *at;
+  return at;
 }
 
 ThreadedStop ThreadedTimeline::last_stop() const { return impl_->stop; }

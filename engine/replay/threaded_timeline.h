@@ -106,8 +106,13 @@ class ThreadedTimeline {
   // At checkpoint 0's start. `reader` must outlive it. `interrupted` is
   // polled between segments (a segment runs to its end or a hit first): true
   // stops a move at the next checkpoint's start with StopCause::Interrupted.
+  // `interrupt_fd` (as TimelineOptions::interrupt_fd) lets an interrupt cut
+  // a run inside a long segment too: a backward move, or a forward one past
+  // a checkpoint, then stops at the start of the segment it had reached; a
+  // forward one still in its first segment goes back where it started.
   static Result<std::unique_ptr<ThreadedTimeline>> open(const store::RecordingReader& reader,
-                                                        std::function<bool()> interrupted = {});
+                                                        std::function<bool()> interrupted = {},
+                                                        std::function<int()> interrupt_fd = {});
   ~ThreadedTimeline();
 
   Result<ThreadedStop> goto_checkpoint(CheckpointId k);

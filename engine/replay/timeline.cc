@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/replay/move_cut.h"
 #include "engine/replay/timeline_impl.h"
 
 namespace slsdbg::replay {
@@ -133,6 +134,9 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
   Impl& t = *impl_;
   Result<TimelineStop> st = Error::msg("");
   t.save_place();
+  // An interrupt may also cut a run deep inside a long segment (timeline_cut.cc).
+  MoveCut cut(t.options.interrupted, t.options.interrupt_fd);
+  const uint64_t start_segment = t.segment;
   if (direction == Direction::Backward) {
     st = motion == Motion::Continue ? t.reverse_continue() : t.reverse_step();
   } else {
@@ -143,7 +147,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
     t.interruptible = true;
     st = t.forward(motion);
     t.interruptible = false;
-    if (st.ok() && !was_exit && !was_end) {
+    if (st.ok() && !was_exit && !was_end && !cut.fired()) {
       t.trace_base.reset();
       if (st->cause == StopCause::Exited && st->pc == 0) {
         // Killed by a signal: the process is gone; stay at the signal's stop.
@@ -179,6 +183,7 @@ Result<TimelineStop> Timeline::resume(Direction direction, Motion motion) {
       }
     }
   }
+  if (cut.disarm_and_check()) st = t.land_after_cut(direction, start_segment);
   if (!st.ok()) {
     t.recover();
     return st;

@@ -62,11 +62,19 @@ struct TimelineStop {
   int signo = 0;                 // Signal; Exited by a signal
   int exit_status = 0;           // Exited normally
   std::optional<Divergence> divergence;
+  // Interrupted: the move was undone (an interrupt cut it before it passed
+  // a checkpoint); false: the user is where it had reached.
+  bool back_where_started = false;
 };
 
 struct TimelineOptions {
   // Polled every few ms of work; true = stop now with StopCause::Interrupted.
   std::function<bool()> interrupted = [] { return false; };
+  // A descriptor readable when an interrupt may be waiting (the debugger's
+  // socket; -1: none). Watched during resume() so that an interrupt cuts a
+  // run deep inside one long segment too (process/wait_cut.h,
+  // timeline_cut.cc), not only at its next event or checkpoint.
+  std::function<int()> interrupt_fd;
   // Progress of long operations (replay scans over segments), for terminals.
   std::function<void(std::string_view what, uint64_t done, uint64_t total)> progress;
   size_t max_snapshots = 16;      // bounded cache of session snapshots

@@ -285,6 +285,9 @@ class Timeline::Impl final : public RunObserver {
   // symbol, no unwind info for a debugger) steps on to its return into the
   // program's code (timeline_stub_exit.cc); `st` then names that pc.
   Status leave_sysbuf_stub(TimelineStop& st);
+  // A user's interrupt cut a run in mid-segment (timeline_cut.cc): lands
+  // at a moment and says which.
+  Result<TimelineStop> land_after_cut(Direction direction, uint64_t start_segment);
   Result<TimelineStop> to_checkpoint(uint64_t k);
   uint64_t pc_now();
   bool trap_at(uint64_t pc) const;

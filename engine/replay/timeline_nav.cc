@@ -553,6 +553,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       if (counted->last) return land(*counted->last);
       const Older o = older();
       if (o == Older::Hit) return land(*older_hit);
+      if (o == Older::Unknown && options.interrupted && options.interrupted()) return interrupted_back();
       if (lo == floor) break;
       hi = lo - 1;
       continue;
@@ -572,6 +573,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     if (!best) {
       const Older o = older();
       if (o == Older::Hit) return land(*older_hit);
+      if (o == Older::Unknown && options.interrupted && options.interrupted()) return interrupted_back();
       if (lo == floor) break;
       hi = lo - 1;
       continue;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -55,7 +56,10 @@ class Timeline::Impl::ScanAhead {
  public:
   ScanAhead(const Impl& owner, uint64_t lo, uint64_t hi, int cpu) : lo_(lo), hi_(hi) {
     thread_ = std::thread([this, &reader = owner.reader, n = owner.checkpoints, tid = owner.recorded_tid,
-                           pid = owner.pid, bps = owner.user.breakpoints, cpu] { run(reader, n, tid, pid, bps, cpu); });
+                           pid = owner.pid, bps = owner.user.breakpoints, cpu] {
+      run(reader, n, tid, pid, bps, cpu);
+      done_.store(true);
+    });
   }
   ~ScanAhead() {
     cancel_.store(true);
@@ -71,7 +75,14 @@ class Timeline::Impl::ScanAhead {
   ScanAhead(const ScanAhead&) = delete;
   ScanAhead& operator=(const ScanAhead&) = delete;
 
-  Result<CountedScan> result() {
+  // The worker's answer; the user's interrupt (`interrupted`) ends the wait
+  // early: deep in a long segment the worker may need seconds more (it is
+  // cancelled when this is destroyed).
+  Result<CountedScan> result(const std::function<bool()>& interrupted) {
+    while (!done_.load()) {
+      if (interrupted && interrupted()) return Error::msg("interrupted");
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
     if (thread_.joinable()) thread_.join();
     return std::move(result_);
   }
@@ -106,6 +117,7 @@ class Timeline::Impl::ScanAhead {
 
   const uint64_t lo_, hi_;
   std::atomic<bool> cancel_{false};
+  std::atomic<bool> done_{false};  // result_ is set
   std::atomic<pid_t> tracee_{0};  // the worker's replayed process, while it runs
   Result<CountedScan> result_ = Error::msg("not run");
   std::thread thread_;
@@ -126,7 +138,9 @@ Timeline::Impl::ScanAheadPtr Timeline::Impl::scan_ahead(uint64_t lo, uint64_t hi
   return ScanAheadPtr(new ScanAhead(*this, lo, hi, cpu));
 }
 
-Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_ahead_result(ScanAhead& s) { return s.result(); }
+Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_ahead_result(ScanAhead& s) {
+  return s.result(options.interrupted);
+}
 
 std::pair<uint64_t, uint64_t> Timeline::Impl::scan_ahead_range(const ScanAhead& s) { return {s.lo(), s.hi()}; }
 

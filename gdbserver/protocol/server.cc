@@ -81,6 +81,7 @@ class SocketStopRequest final : public StopRequest {
     return interrupted_;
   }
 
+  int wake_fd() const override { return fd_; }
   void reset() { interrupted_ = false; }
   bool disconnected() const { return disconnected_; }
 

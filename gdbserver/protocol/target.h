@@ -50,6 +50,10 @@ class StopRequest {
  public:
   virtual ~StopRequest() = default;
   virtual bool stop_requested() = 0;
+  // A descriptor that becomes readable when the client may have asked to
+  // stop (its socket), for a target that waits where it cannot poll: it
+  // may poll and peek it from another thread, never read it. -1: none.
+  virtual int wake_fd() const { return -1; }
 };
 
 // A StopRequest that never asks to stop (tests, scripted seeks).

@@ -48,6 +48,10 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
     case StopCause::Exec: return {StopReason::exec(thread, ""), {}};  // the target names the new program
     case StopCause::Interrupted:
       // A valid moment either way; say which kind, GDB only shows SIGINT.
+      if (stop.back_where_started)
+        return {StopReason::with_signal(thread, SIGINT),
+                "slsdbg: interrupted: you are back where this move started (it was cut before it reached "
+                "the next checkpoint); navigation goes on from here.\n"};
       return {StopReason::with_signal(thread, SIGINT),
               "slsdbg: interrupted: you are where the search had reached (`monitor when` tells the moment); "
               "navigation goes on from here.\n"};

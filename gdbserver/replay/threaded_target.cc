@@ -80,7 +80,8 @@ Result<std::unique_ptr<ThreadedTarget>> ThreadedTarget::open(store::RecordingRea
       new ThreadedTarget(reader, exe, std::string(first.auxv.begin(), first.auxv.end()), pid));
   ThreadedTarget* self = target.get();
   target->timeline_ =
-      TRY(replay::ThreadedTimeline::open(reader, [self] { return self->running_ && self->running_->stop_requested(); }));
+      TRY(replay::ThreadedTimeline::open(reader, [self] { return self->running_ && self->running_->stop_requested(); },
+                                         [self] { return self->running_ ? self->running_->wake_fd() : -1; }));
   return target;
 }
 

@@ -48,6 +48,7 @@ Result<std::unique_ptr<TimelineTarget>> TimelineTarget::open(store::RecordingRea
   TimelineTarget* self = target.get();
   replay::TimelineOptions options;
   options.interrupted = [self] { return self->running_ && self->running_->stop_requested(); };
+  options.interrupt_fd = [self] { return self->running_ ? self->running_->wake_fd() : -1; };
   target->timeline_ = TRY(replay::Timeline::open(reader, options));
   target->tid_ = target->timeline_->thread();
   // What `ps` would show: the kernel's comm, at most 15 characters.

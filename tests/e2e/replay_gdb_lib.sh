@@ -51,3 +51,26 @@ define hook-stop
 end
 GDB
 }
+
+# interrupt_move OUT REC BOUND_MS MOVE SETUP...: GDB under a pty on REC runs
+# SETUP, then MOVE, and gets Ctrl-C 0.5 s into it; fails unless GDB's prompt
+# is back within BOUND_MS. Then `info registers rip` and `monitor when`;
+# their output goes to OUT.txt, the latency to stdout.
+interrupt_move() {
+  local out=$1 rec=$2 bound=$3 move=$4; shift 4
+  local setup=()
+  for c in "$@"; do setup+=(--setup "$c"); done
+  "$PY" "$SLSDBG_SOURCE_DIR/tests/e2e/interrupt_under_pty.py" "$SLSDBG" "$rec" --move "$move" "${setup[@]}" \
+    --check 'info registers rip' --check 'monitor when' >"$out" 2>&1 \
+    || { cat "$out"; die "the GDB driver failed"; }
+  "$PY" - "$out" "$bound" <<'PYEOF' || exit 1
+import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+open(sys.argv[1] + ".txt", "w").write(r["output"])
+if r["finished_early"]: sys.exit("FAIL: the move finished before the interrupt (segment too short?)")
+if not r["stopped"]: sys.exit("FAIL: no stop after the interrupt\n" + r["output"])
+print("interrupt took %d ms" % r["latency_ms"])
+if r["latency_ms"] >= float(sys.argv[2]):
+    sys.exit("FAIL: the interrupt took %d ms (bound %s ms): it waited for the segment's end" % (r["latency_ms"], sys.argv[2]))
+PYEOF
+}

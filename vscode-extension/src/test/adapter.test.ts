@@ -35,15 +35,20 @@ describe('slsdbg debug adapter', function () {
   let work: string;
   let rec: string;      // timeline_counter 4 iterations, 1 ms sleeps: cheap to travel
   let longRec: string;  // CPU-bound iterations: a long reverse scan
+  let oneSegment: string;  // one iteration spinning ~5 s of CPU in one segment
   let dc: DebugClient;
 
   before(function () {
+    this.timeout(300000);  // the one-segment recording spins ~5 s of CPU (more under load)
     assert.ok(SLSDBG && fs.existsSync(SLSDBG), 'SLSDBG must point at the slsdbg binary');
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'slsdbg-vscode-test-'));
     rec = path.join(work, 'counter.rec');
     execFileSync(SLSDBG, ['record', '-o', rec, '--', path.join(PROGRAMS, 'timeline_counter'), '4', '0'], { stdio: 'ignore' });
     longRec = path.join(work, 'long.rec');
     execFileSync(SLSDBG, ['record', '-o', longRec, '--', path.join(PROGRAMS, 'timeline_counter'), '6', '20000000'], { stdio: 'ignore' });
+    oneSegment = path.join(work, 'one-segment.rec');
+    execFileSync(SLSDBG, ['record', '-o', oneSegment, '--interval', '60000', '--', path.join(PROGRAMS, 'timeline_counter'), '1',
+      '2000000000'], { stdio: 'ignore' });
   });
   after(() => fs.rmSync(work, { recursive: true, force: true }));
 
@@ -190,6 +195,27 @@ describe('slsdbg debug adapter', function () {
     const f = await topFrame();
     assert.ok(f.name.length > 0);
     assert.match(await evaluate('tl_total', f.id), /^\d+$/);
+  });
+
+  it('pauses a continue deep inside one long segment', async function () {
+    // No event or checkpoint for seconds: only the cut of the replay's wait
+    // (process/wait_cut.h) stops it; the move is then undone.
+    this.timeout(120000);
+    await launchAtBreakpoint(oneSegment);
+    const stopped = dc.waitForEvent('stopped', 60000).then((e) => e as DebugProtocol.StoppedEvent);
+    await dc.continueRequest({ threadId: 1 });
+    await new Promise((r) => setTimeout(r, 500));
+    const t0 = Date.now();
+    await dc.pauseRequest({ threadId: 1 });
+    const first = await stopped;
+    const took = Date.now() - t0;
+    console.log(`      pause: stopped for ${first.body.reason} ${took} ms after the request`);
+    assert.strictEqual(first.body.reason, 'pause');
+    // Uncut, the continue replays the whole spin (seconds of CPU, more under load).
+    assert.ok(took < 4000, `the pause took ${took} ms: it waited for the segment's end`);
+    const f = await topFrame();
+    assert.strictEqual(f.line, MARK_LINE);
+    assert.strictEqual(await evaluate('i', f.id), '0');
   });
 
   it('goes to a checkpoint through the custom request', async () => {
