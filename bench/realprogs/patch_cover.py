@@ -12,7 +12,7 @@ usage: bench/realprogs/patch_cover.py BUILD_DIR [--quick] [--only NAME,...] > co
 Counts, not times, are the point (the #DB count of a refused site varies
 with where the tick landed, not with load).
 """
-import json, os, re, shutil, subprocess, sys, tempfile
+import os, re, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (the same programs and inputs)
@@ -54,28 +54,7 @@ def cover(slsdbg, cmd, work):
 
 
 def main():
-    args = sys.argv[1:]
-    if not args or args[0].startswith("-"):
-        raise SystemExit(__doc__)
-    build = args[0]
-    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
-    quick = "--quick" in args
-    slsdbg = os.path.join(build, "cli", "slsdbg")
-    work = tempfile.mkdtemp(prefix="slsdbg-bench-cover.")
-    try:
-        inp = run.make_inputs(work, quick)
-        result = {"loadavg_start": os.getloadavg()[0], "interval_ms": 3, "programs": {}}
-        for name, cmd in run.cases(inp, quick):
-            if only and name.split()[0] not in only:
-                continue
-            if not shutil.which(cmd[0]):
-                continue
-            result["programs"][name] = cover(slsdbg, cmd, work)
-            print(name, result["programs"][name], file=sys.stderr)
-        result["loadavg_end"] = os.getloadavg()[0]
-        print(json.dumps(result, indent=2))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    run.each_program(__doc__, "slsdbg-bench-cover.", cover, {"interval_ms": 3})
 
 
 if __name__ == "__main__":

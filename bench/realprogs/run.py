@@ -146,6 +146,36 @@ def bench(slsdbg, name, cmd, runs, work, record_args, one_cpu=False):
                 "slowdown_vs_1cpu": round(rc / statistics.median(native_1cpu), 3)} if native_1cpu else {})}
 
 
+def each_program(doc, prefix, measure, extra=None):
+    """The shared main of the per-program probes (where.py, patch_cover.py):
+    BUILD_DIR [--quick] [--only NAME,...]; measure(slsdbg, cmd, work) for
+    each of this bench's programs that is installed; JSON on stdout."""
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        raise SystemExit(doc)
+    build = args[0]
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+    quick = "--quick" in args
+    slsdbg = os.path.join(build, "cli", "slsdbg")
+    if not os.path.exists(slsdbg):
+        slsdbg = os.path.join(build, "slsdbg")
+    work = tempfile.mkdtemp(prefix=prefix)
+    try:
+        inp = make_inputs(work, quick)
+        result = {"loadavg_start": os.getloadavg()[0], **(extra or {}), "programs": {}}
+        for name, cmd in cases(inp, quick):
+            if only and name.split()[0] not in only:
+                continue
+            if not shutil.which(cmd[0]):
+                continue
+            result["programs"][name] = measure(slsdbg, cmd, work)
+            print(name, result["programs"][name], file=sys.stderr)
+        result["loadavg_end"] = os.getloadavg()[0]
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):

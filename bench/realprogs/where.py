@@ -13,7 +13,7 @@ previous one's maps, handlers, fds and cwd.
 usage: bench/realprogs/where.py BUILD_DIR [--quick] [--only NAME,...] > where.json
 Counts, not times, are the point: they do not move with the machine's load.
 """
-import json, os, re, statistics, shutil, subprocess, sys, tempfile, time
+import os, re, statistics, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (the same programs and inputs)
@@ -82,30 +82,7 @@ def where(slsdbg, cmd, work):
 
 
 def main():
-    args = sys.argv[1:]
-    if not args or args[0].startswith("-"):
-        raise SystemExit(__doc__)
-    build = args[0]
-    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
-    quick = "--quick" in args
-    slsdbg = os.path.join(build, "cli", "slsdbg")
-    if not os.path.exists(slsdbg):
-        slsdbg = os.path.join(build, "slsdbg")
-    work = tempfile.mkdtemp(prefix="slsdbg-bench-where.")
-    try:
-        inp = run.make_inputs(work, quick)
-        result = {"loadavg_start": os.getloadavg()[0], "programs": {}}
-        for name, cmd in run.cases(inp, quick):
-            if only and name.split()[0] not in only:
-                continue
-            if not shutil.which(cmd[0]):
-                continue
-            result["programs"][name] = where(slsdbg, cmd, work)
-            print(name, result["programs"][name], file=sys.stderr)
-        result["loadavg_end"] = os.getloadavg()[0]
-        print(json.dumps(result, indent=2))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    run.each_program(__doc__, "slsdbg-bench-where.", where)
 
 
 if __name__ == "__main__":
