@@ -74,3 +74,12 @@ if r["latency_ms"] >= float(sys.argv[2]):
     sys.exit("FAIL: the interrupt took %d ms (bound %s ms): it waited for the segment's end" % (r["latency_ms"], sys.argv[2]))
 PYEOF
 }
+
+# record_fork_stops REC: records the fork_stops fixture into REC and sets
+# $forked and $vforked to the two children it printed.
+record_fork_stops() {
+  "$SLSDBG" record -o "$1" -- "$PROGRAMS/fork_stops" >"$WORK/record.out" 2>"$WORK/record.err" ||
+    { cat "$WORK/record.err"; die "recording fork_stops"; }
+  read -r forked vforked < <(sed -n 's/^fork_stops: children \([0-9]*\) and \([0-9]*\), statuses 31$/\1 \2/p' "$WORK/record.out")
+  [ -n "${vforked:-}" ] || { cat "$WORK/record.out"; die "fork_stops did not print its children"; }
+}

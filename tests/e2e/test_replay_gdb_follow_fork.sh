@@ -9,10 +9,7 @@
 # whose parent GDB holds until the exec).
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/fork.rec
-"$SLSDBG" record -o "$rec" -- "$PROGRAMS/fork_stops" >"$WORK/record.out" 2>"$WORK/record.err" ||
-  { cat "$WORK/record.err"; die "recording fork_stops"; }
-read -r forked vforked < <(sed -n 's/^fork_stops: children \([0-9]*\) and \([0-9]*\), statuses 31$/\1 \2/p' "$WORK/record.out")
-[ -n "${vforked:-}" ] || { cat "$WORK/record.out"; die "fork_stops did not print its children"; }
+record_fork_stops "$rec"
 
 out=$WORK/child.out
 replay_gdb "$rec" "$out" -ex 'set follow-fork-mode child' -ex 'break _exit' -ex 'continue' \
