@@ -215,13 +215,15 @@ export class SlsdbgSession extends LoggingDebugSession {
     try {
       await this.gdb.send('-exec-interrupt');
       this.sendResponse(response);
-      // A move the engine cannot cut short ends later on its own; say so
-      // rather than leave the user guessing.
+      // The engine cuts a move within tens of ms; what it cannot cut (undoing
+      // a forward move cut in its first segment, `monitor goto`) ends later
+      // on its own: say so rather than leave the user guessing.
       const stopsBefore = this.stops;
       setTimeout(() => {
         if (this.stops === stopsBefore && !this.ending) {
           this.sendEvent(new OutputEvent(`slsdbg: pause requested ${PAUSE_NOTICE_MS / 1000} s ago; the replay is still ` +
-            'moving: it stops at its next checkpoint or event, or where the move ends\n', 'stderr'));
+            'busy with what cannot be cut short (going back to where the move started, or a monitor command): ' +
+            'it stops when that ends\n', 'stderr'));
         }
       }, PAUSE_NOTICE_MS);
     } catch (e) {
