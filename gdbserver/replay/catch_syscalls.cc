@@ -36,12 +36,14 @@ Result<replay::Moment> syscall_return(const store::RecordingReader& reader, cons
   if (entry.checkpoint + 1 >= reader.checkpoints().size()) return ret;
   if (entry.event + 1 >= events.size()) {
     if (entry.event >= events.size()) return ret;
-    const store::ProcessState next = TRY(reader.process_state(CheckpointId(entry.checkpoint + 1)));
+    // An unreadable state (a damaged recording) keeps the return in this
+    // segment, as before: the catch still works wherever it did.
+    const Result<store::ProcessState> next = reader.process_state(CheckpointId(entry.checkpoint + 1));
     const store::Event& call = events[entry.event];
     // The call's return value in rax at its pc: the checkpoint stands where
     // the call returned (a jump back to that pc would have run other code).
-    if (!next.threads.empty() && next.threads[0].regs.rip == ret.pc &&
-        static_cast<int64_t>(next.threads[0].regs.rax) == call.result)
+    if (next.ok() && !next->threads.empty() && next->threads[0].regs.rip == ret.pc &&
+        static_cast<int64_t>(next->threads[0].regs.rax) == call.result)
       return replay::Moment{entry.checkpoint + 1, 0, ret.pc, 1};
     return ret;
   }
