@@ -176,7 +176,11 @@ for k in $(seq "$at" $((at + 5))); do
   [ "$pc_back" != "$pc_at" ] || { cat "$out"; die "reverse-stepi from checkpoint $k did not move"; }
   [ "$pc_fwd" = "$pc_at" ] || { cat "$out"; die "stepi after it: $pc_fwd, want checkpoint $k's $pc_at"; }
   [ "$(sed -n 's/^\$2 = //p' "$out")" = "$(sed -n 's/^\$4 = //p' "$out")" ] || { cat "$out"; die "the reverse step changed threads"; }
-  expect "$out" "^Current position: checkpoint $((k - 1)), thread [0-9]+'s resume [0-9]+" "the position is in the segment before"
+  # Named from the thread's last resume, or from an arrival at a pc the
+  # reverse step counted on the way (the ways into the pc, ways_in.h):
+  # both are positions of the segment before; the pcs above say which
+  # instruction it is.
+  expect "$out" "^Current position: checkpoint $((k - 1)), thread [0-9]+'s (resume|arrival) [0-9]+" "the position is in the segment before"
   went_back=$k
   break
 done
