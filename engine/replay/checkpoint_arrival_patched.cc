@@ -19,6 +19,27 @@
 
 namespace slsdbg::replay {
 
+bool ReplaySession::SegmentRun::observer_allows_site() {
+  if (s_.observer_->allows_patch(patch_site_->anchor, patch_site_->end())) return true;
+  if (anchor_tried_ || patch_site_->anchored()) return false;
+  // A breakpoint on the line after a hot loop whose conditional jump the
+  // checkpoint stands on: the jump at pc would cover its int3, and every
+  // visit would cost a #DB. An anchor before pc (the loop's compare) ends
+  // at pc's instruction.
+  anchor_tried_ = true;
+  const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
+    if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
+    s_.observer_->hide_traps(addr, out);
+    return true;
+  };
+  Result<PatchSite> anchored = plan_anchored_site(target_.rip, read);
+  if (!anchored.ok() || !s_.observer_->allows_patch(anchored->anchor, anchored->end())) return false;
+  SLSDBG_DEBUG("replay", "checkpoint %llu: the patch goes at the anchor %s, clear of the debugger's breakpoints",
+               (unsigned long long)seg_.value + 1, hex(anchored->anchor).c_str());
+  patch_site_ = *anchored;
+  return true;
+}
+
 // `deliver` is the signal the coming resumption delivers (a fork would not).
 Status ReplaySession::SegmentRun::try_patch(int deliver) {
   const DebugRegisterArrival* d = armed<DebugRegisterArrival>();
@@ -43,15 +64,15 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     }
     patch_site_ = *site;
   }
-  const PatchSite site = *patch_site_;
   if (s_.observer_) {
-    if (deliver || !s_.observer_->allows_patch(site.anchor, site.end())) {
+    if (deliver || !observer_allows_site()) {
       patch_ = PatchState::AskAgain;  // go() asks again
       return ok_status();
     }
     Result<bool> shared = has_shared_writable_mapping(task_.tgid());
     if (!shared.ok() || *shared) return ok_status();  // the rescue fork would share it
   }
+  const PatchSite site = *patch_site_;
   // Most of the tail by the recorder's hint with nothing armed (checkpoint_arrival_head.cc).
   // Its copy is the rescue below (the observer has seen nothing since).
   uint64_t head_ns = TRY(run_unpatched_head());

@@ -38,6 +38,11 @@ Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read) {
   return plan_anchored(pc, d, read, own.error());
 }
 
+Result<PatchSite> plan_anchored_site(uint64_t pc, const CodeReader& read) {
+  const DecodedFunction d = TRY(decode_function(pc, read));
+  return plan_anchored(pc, d, read, Error::msg("an anchor before " + hex_addr(pc)));
+}
+
 namespace {
 
 Result<PatchSite> plan_anchored(uint64_t pc, const DecodedFunction& d, const CodeReader& read, const Error& own_error) {

@@ -31,4 +31,9 @@ namespace slsdbg::replay {
 
 Result<PatchSite> plan_patch_site(uint64_t pc, const CodeReader& read);
 
+// The nearest anchored site before pc (the rules above), even where pc's
+// own bytes could move: a debugger's int3 in the bytes after pc keeps pc's
+// own site out, and an anchor ending at pc's instruction avoids them.
+Result<PatchSite> plan_anchored_site(uint64_t pc, const CodeReader& read);
+
 }  // namespace slsdbg::replay

@@ -51,7 +51,7 @@ Status ReplaySession::SegmentRun::go(int signo) {
   // once it would allow it, or every visit of the pc costs a #DB.
   const DebugRegisterArrival* d = armed<DebugRegisterArrival>();
   if (patch_ == PatchState::AskAgain && s_.observer_ && signo == 0 && !armed<PatchedArrival>() &&
-      !(d && d->then_patch) && patch_site_ && s_.observer_->allows_patch(patch_site_->anchor, patch_site_->end())) {
+      !(d && d->then_patch) && patch_site_ && observer_allows_site()) {
     patch_ = PatchState::Allowed;
     TRY(maybe_patch());
   }

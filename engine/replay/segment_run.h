@@ -91,6 +91,10 @@ class ReplaySession::SegmentRun {
   Status remove_breakpoint();
   // checkpoint_arrival_patched.cc
   Status try_patch(int deliver);
+  // Whether the observer lets the patch in at patch_site_; where its int3s
+  // after pc keep that site out, an anchor before pc that it allows
+  // replaces it (planned once).
+  bool observer_allows_site();
   Status remove_patch();
   Result<bool> drop_patch();
   void drop_rescue();
@@ -164,6 +168,7 @@ class ReplaySession::SegmentRun {
   HoldState hold_ = HoldState::Available;
   TrampolineProof proof_ = TrampolineProof::Unknown;
   std::optional<PatchSite> patch_site_;  // where the patch goes (patch_site.h), once planned
+  bool anchor_tried_ = false;  // observer_allows_site() planned an anchor already
   // The patch's comparison, kept for refit_patch.
   std::optional<uint64_t> last_differing_page_;
   std::optional<MemCheck> last_differing_word_;  // of the last visit with the target's registers

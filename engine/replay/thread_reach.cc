@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "engine/replay/patch_site.h"
 #include "engine/replay/relay_site.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
@@ -110,12 +111,22 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
     // loop): patch at the next arrival at pc, found by a debug register (one #DB).
     const user_regs_struct now = TRY(task.regs());
     Result<PatchSite> site = site_for(task, target.rip);
-    if (site.ok()) {
+    const auto take = [&](const PatchSite& s) {
       t.allowed_ = allowed;
-      t.range_ = {site->anchor, site->end()};
-      t.relay_range_ = {site->relay, site->relay ? site->relay + kJmpLen : 0};
-      if (allowed && !t.patch_allowed())
-        site = Error::msg("the debugger's breakpoints or steps are in the way");
+      t.range_ = {s.anchor, s.end()};
+      t.relay_range_ = {s.relay, s.relay ? s.relay + kJmpLen : 0};
+      return !allowed || t.patch_allowed();
+    };
+    if (site.ok() && !take(*site)) {
+      // A debugger's int3 in the bytes after pc (a breakpoint on the line
+      // after a loop whose condition the tick stopped at): an anchor before
+      // pc keeps clear of it, where one exists. The perf breakpoint left
+      // otherwise is throttled in a hot loop and runs past the match.
+      Result<PatchSite> anchored = plan_anchored_site(target.rip, [&task](uint64_t addr, std::span<uint8_t> out) {
+        return task.read_memory(RemoteAddr(addr), out).ok();
+      });
+      if (anchored.ok() && take(*anchored)) site = *anchored;
+      else site = Error::msg("the debugger's breakpoints or steps are in the way");
     }
     if (site.ok())
       SLSDBG_DEBUG("replay", "thread %d at %s: patch site %s..%s%s", task.raw_tid(), hex(now.rip).c_str(), hex(site->anchor).c_str(),
