@@ -217,8 +217,13 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_logged_sig
       return after_event(*ev);
     }
   }
-  if (!ev || ev->kind != store::EventKind::Signal || ev->signo != signo)
-    return diverge(r.rip, expected_here(), "signal " + std::to_string(signo));
+  if (!ev || ev->kind != store::EventKind::Signal || ev->signo != signo) {
+    std::string actual = "signal " + std::to_string(signo);
+    // A SIGTRAP no trap of ours claimed: say what it was and what was armed.
+    if (signo == SIGTRAP)
+      actual += " (si_code " + std::to_string(si.si_code) + ", " + arrival_way_name(way()) + " armed)";
+    return diverge(r.rip, expected_here(), actual);
+  }
   if (s_.observer_ && !signal_announced_) {
     signal_announced_ = true;
     if (s_.observer_->before_signal(task_, signo) == RunObserver::Verdict::Pause) {

@@ -165,7 +165,10 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
 Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const siginfo_t& si) {
   user_regs_struct r = TRY(task.regs());
   const bool patched_hit = patch_ && si.si_code == SI_KERNEL && r.rip == patch_->resume_addr();
-  if (!patched_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
+  // A #DB whose DR6 named no cause comes as an icebp (TRAP_BRKPT), no
+  // handler run (trap_router.cc): at pc, the hit of our execute breakpoint.
+  const bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_);
+  if (!patched_hit && !causeless_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
   if (patched_hit) r.rip = target_.rip;  // the trampoline compared all but fs/gs base and flags
   if (rep_ && r.rip == target_.rip && !same_general_registers(r, target_, nullptr, RegsAt::Anywhere))
     if (std::optional<uint64_t> n = iterations_between(*rep_, r, target_)) {

@@ -42,5 +42,6 @@ TrapOwner route_trap(const TrapFacts& f);
 // After the observer said NotMine (or without one): a step, or the program's.
 TrapOwner unclaimed_trap(int si_code);
 const char* trap_owner_name(TrapOwner owner);
+const char* arrival_way_name(ArrivalWay way);
 
 }  // namespace slsdbg::replay

@@ -56,6 +56,15 @@ TEST(TrapRouterTest, APerfTrapIsTheConditionalBreakpointsOnlyWhenItIsArmed) {
   EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, kTrapPerf, kPc)), TrapOwner::Observer);
 }
 
+TEST(TrapRouterTest, ACauselessTrapAtTheCheckpointsPcIsItsExecuteBreakpoints) {
+  // DR6 named no cause: the kernel reports an icebp (TRAP_BRKPT).
+  EXPECT_EQ(route_trap(facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc, false)), TrapOwner::ConditionalBreakpoint);
+  EXPECT_EQ(route_trap(facts(ArrivalWay::DebugRegister, TRAP_BRKPT, kPc, false)), TrapOwner::CheckpointDebugRegister);
+  // Elsewhere, or with nothing armed at the pc, it stays the program's.
+  EXPECT_EQ(route_trap(facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc + 1, false)), TrapOwner::Program);
+  EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, TRAP_BRKPT, kPc, false)), TrapOwner::Program);
+}
+
 TEST(TrapRouterTest, WithoutAnObserverAStepIsResumedAndAnythingElseIsTheProgramsSignal) {
   EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, TRAP_TRACE, 0x1234, false)), TrapOwner::SingleStep);
   EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, SI_USER, 0x1234, false)), TrapOwner::Program);
