@@ -82,6 +82,14 @@ MomentSnapshot* MomentSnapshots::nearest_steps(const Moment& m, uint64_t steps) 
 
 bool MomentSnapshots::has(const Moment& m, uint64_t steps) const { return by_moment_.count(key(m, steps)) != 0; }
 
+void MomentSnapshots::drop(const Moment& m, uint64_t steps) {
+  auto it = by_moment_.find(key(m, steps));
+  if (it == by_moment_.end()) return;
+  it->second->task.kill_and_reap();
+  lru_.remove(it->first);
+  by_moment_.erase(it);
+}
+
 Status MomentSnapshots::take(process::Task& live, const Moment& m, uint64_t steps,
                              std::map<uint64_t, uint64_t> bp_count, std::set<uint64_t> bp_valid,
                              std::map<uint64_t, uint64_t> counts) {

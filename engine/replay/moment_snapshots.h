@@ -70,6 +70,8 @@ class MomentSnapshots {
   // The copy at m + s' single steps with the largest s' <= steps (s' >= 1).
   MomentSnapshot* nearest_steps(const Moment& m, uint64_t steps);
   bool has(const Moment& m, uint64_t steps = 0) const;
+  // Kills and forgets the copy at m + steps, if kept (its name proved wrong).
+  void drop(const Moment& m, uint64_t steps = 0);
   // Forks `live` (stopped at m + steps) into a kept copy; the caller has
   // lifted its int3 bytes. Refused copies (capacity 0) are not an error.
   Status take(process::Task& live, const Moment& m, uint64_t steps, std::map<uint64_t, uint64_t> bp_count,

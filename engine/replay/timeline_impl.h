@@ -207,7 +207,10 @@ class Timeline::Impl final : public RunObserver {
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
   bool moment_adoptable(const Moment& m) const;
-  bool keep_copies = true;  // false: keep_moment() keeps nothing
+  bool keep_copies = true;  // false: keep_moment() keeps nothing, but keep_only
+  // Kept even while keep_copies is false (the goal of a trial reach, named
+  // by lent counts; dropped again when the trial fails).
+  std::optional<Moment> keep_only;
   // Drives to target->n arrivals, keeping copies on the way (see reach_base).
   Status drive_to_target(const Base& b);
   Result<DriveResult> drive(bool flow);

@@ -67,7 +67,8 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
 
 void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   // A step copy only while no event has been consumed since m.
-  if (!keep_copies || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
+  const bool wanted = keep_copies || (steps == 0 && keep_only == m);
+  if (!wanted || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
   // The copy holds the program's code, not our int3 bytes nor the counter
   // stub (placed again at the next resumption).
   if (Status st = drop_counter(); !st.ok()) {
