@@ -204,6 +204,10 @@ class Timeline::Impl final : public RunObserver {
   // position), if it can be adopted later (before the segment's first
   // event); failures only logged.
   void keep_moment(const Moment& m, uint64_t steps = 0);
+  // Around keep_moment's fork: the counter stubs' jumps out (pages listed
+  // for the copy to unmap) and back in.
+  Status lift_counter_jumps(std::vector<uint64_t>& pages);
+  Status restore_counter_jumps();
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
   bool moment_adoptable(const Moment& m) const;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/log.h"
+#include "engine/replay/counting_patch.h"
 #include "engine/replay/timeline_impl.h"
 #include "engine/replay/tracee_fork.h"
 
@@ -24,6 +25,9 @@ bool Timeline::Impl::moment_adoptable(const Moment& m) const {
 Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   session.reset();
   forget_counter();
+  for (uint64_t page : s.stub_pages)
+    TRY_CTX(CountingPatch::unmap_page(s.task, page), "the copy at " + s.moment.to_string());
+  s.stub_pages.clear();
   process::Task task = TRY_CTX(fork_tracee(s.task, s.regs, s.sigmask), "forking the copy at " + s.moment.to_string());
   session = ReplaySession::adopt(reader, CheckpointId(s.moment.checkpoint), std::move(task), s.moment.event);
   session->set_observer(this);
@@ -65,13 +69,46 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   return ok_status();
 }
 
+// The counter stubs' jumps lifted for a copy (their pages listed), the
+// counts so far folded. Where the tracee stands in a stub, or a lift fails,
+// the stubs come out entirely instead (the old way: no page then to list).
+Status Timeline::Impl::lift_counter_jumps(std::vector<uint64_t>& pages) {
+  if (counters.empty()) return ok_status();
+  process::Task& task = session->task();
+  const uint64_t rip = pc_now();
+  bool in_stub = false;
+  for (const auto& [pc, c] : counters) in_stub = in_stub || c.in_stub(rip);
+  if (!in_stub) {
+    TRY(fold_counter());
+    Status st = ok_status();
+    for (const auto& [pc, c] : counters) {
+      st = c.lift_jump(task);
+      if (!st.ok()) break;
+      pages.push_back(c.page());
+    }
+    if (st.ok()) return ok_status();
+    SLSDBG_DEBUG("timeline", "counter jump not lifted: %s", st.error().message.c_str());
+    (void)restore_counter_jumps();
+    pages.clear();
+  }
+  return drop_counter();
+}
+
+Status Timeline::Impl::restore_counter_jumps() {
+  for (const auto& [pc, c] : counters) TRY(c.restore_jump(session->task()));
+  return ok_status();
+}
+
 void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   // A step copy only while no event has been consumed since m.
   const bool wanted = keep_copies || (steps == 0 && keep_only == m);
   if (!wanted || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
   // The copy holds the program's code, not our int3 bytes nor the counter
-  // stub (placed again at the next resumption).
-  if (Status st = drop_counter(); !st.ok()) {
+  // stubs' jumps. The stubs stay in place here (no unmap now, no map again
+  // at the next resumption: each is an injected syscall, and a run keeps
+  // ~10 copies on its way); the copy unmaps their pages when it is used.
+  std::vector<uint64_t> stub_pages;
+  if (Status st = lift_counter_jumps(stub_pages); !st.ok()) {
     SLSDBG_DEBUG("timeline", "no copy kept at %s: %s", m.to_string().c_str(), st.error().message.c_str());
     return;
   }
@@ -85,10 +122,16 @@ void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
     if (steps == 0 && count_pc) counts[*count_pc] = count_value;
     if (steps == 0)
       for (uint64_t pc : companion_valid) counts.emplace(pc, companion_count[pc]);
-    return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts));
+    return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts), stub_pages);
   }();
   const uint8_t int3 = 0xcc;
   for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&int3, 1});
+  if (Status back = restore_counter_jumps(); !back.ok()) {
+    // Counting cannot go on through the lifted sites: the stubs out, as before
+    // (placed again at the next resumption).
+    SLSDBG_DEBUG("timeline", "counter jumps not restored: %s", back.error().message.c_str());
+    (void)drop_counter();
+  }
   if (!st.ok())
     SLSDBG_DEBUG("timeline", "no copy kept at %s + %llu steps: %s", m.to_string().c_str(), (unsigned long long)steps,
                  st.error().message.c_str());
