@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/replay/counting_patch.h"
 #include "engine/replay/timeline.h"
 #include "process/task.h"
 
@@ -46,10 +47,11 @@ struct MomentSnapshot {
   std::set<uint64_t> bp_valid;            // breakpoints whose count is exact
   std::map<uint64_t, uint64_t> counts;    // pc -> arrivals since the event, up to the moment
   std::set<uint64_t> lent;                // pcs of counts derived from the code's shape (fall_through_by_copies)
-  // Counter stub pages the live process had when this copy was forked, its
-  // jumps already lifted: unmapped in the copy before its first use, so an
-  // unused copy never pays for them.
-  std::vector<uint64_t> stub_pages;
+  // The counter stubs the live process had when this copy was forked, their
+  // jumps lifted (the copy holds the program's code) but their pages still
+  // mapped: a session forked from the copy puts the jumps back and counts
+  // on with them, or unmaps them (timeline_moments.cc).
+  std::vector<CountingPatch> stubs;
   // Arrivals at pc up to the moment (its own pc: n), if known.
   std::optional<uint64_t> count_of(uint64_t pc) const;
 };
@@ -81,7 +83,7 @@ class MomentSnapshots {
   // lifted its int3 bytes. Refused copies (capacity 0) are not an error.
   Status take(process::Task& live, const Moment& m, uint64_t steps, std::map<uint64_t, uint64_t> bp_count,
               std::set<uint64_t> bp_valid, std::map<uint64_t, uint64_t> counts = {},
-              std::vector<uint64_t> stub_pages = {});
+              std::vector<CountingPatch> stubs = {});
   size_t size() const { return by_moment_.size(); }
   uint64_t taken() const { return taken_; }
   uint64_t used() const { return used_; }

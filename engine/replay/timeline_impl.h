@@ -206,8 +206,11 @@ class Timeline::Impl final : public RunObserver {
   void keep_moment(const Moment& m, uint64_t steps = 0);
   // Around keep_moment's fork: the counter stubs' jumps out (pages listed
   // for the copy to unmap) and back in.
-  Status lift_counter_jumps(std::vector<uint64_t>& pages);
+  Status lift_counter_jumps(std::vector<CountingPatch>& stubs);
   Status restore_counter_jumps();
+  // In a session just forked from a copy: the stubs it holds (see
+  // MomentSnapshot::stubs) counting again, or unmapped.
+  Status adopt_stubs(const std::vector<CountingPatch>& stubs);
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
   bool moment_adoptable(const Moment& m) const;
