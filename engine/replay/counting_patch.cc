@@ -100,6 +100,7 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
   Status written = task.write_memory(RemoteAddr(page), s.bytes);
   const SiteJump jump = site_jump(site, s.displaced, page);
+  c.jump_ = jump;
   if (site.relay && written.ok()) written = task.write_memory(RemoteAddr(site.relay), jump.at_relay);
   if (written.ok()) written = task.write_memory(RemoteAddr(pc), jump.at_anchor);
   if (!written.ok()) {
@@ -110,13 +111,28 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   return c;
 }
 
-Status CountingPatch::remove(process::Task& task) {
+Status CountingPatch::lift_jump(process::Task& task) const {
   TRY_CTX(task.write_memory(RemoteAddr(anchor_), original_), "putting back the code at " + hex_addr(anchor_));
   if (relay_)
     TRY_CTX(task.write_memory(RemoteAddr(relay_), relay_original_), "putting back the padding at " + hex_addr(relay_));
-  const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kTrampPage, 0, 0, 0, 0}));
+  return ok_status();
+}
+
+Status CountingPatch::restore_jump(process::Task& task) const {
+  if (relay_) TRY_CTX(task.write_memory(RemoteAddr(relay_), jump_.at_relay), "the relay's jump at " + hex_addr(relay_));
+  TRY_CTX(task.write_memory(RemoteAddr(anchor_), jump_.at_anchor), "the counter's jump at " + hex_addr(anchor_));
+  return ok_status();
+}
+
+Status CountingPatch::unmap_page(process::Task& task, uint64_t page) {
+  const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page, kTrampPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the counter stub failed (" + std::to_string(r) + ")");
   return ok_status();
+}
+
+Status CountingPatch::remove(process::Task& task) {
+  TRY(lift_jump(task));
+  return unmap_page(task, page_);
 }
 
 bool CountingPatch::intact(process::Task& task) const {

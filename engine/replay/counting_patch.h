@@ -57,6 +57,13 @@ class CountingPatch {
   static Result<CountingPatch> install(process::Task& task, const PatchSite& site, std::span<const uint8_t> code);
   // Puts the code back and unmaps the stub.
   Status remove(process::Task& task);
+  // The program's code back at the site, the stub page left mapped, and
+  // the jump again: around a fork whose child is to hold the program's code
+  // (the child unmaps the page itself, unmap_page(), when it is used).
+  Status lift_jump(process::Task& task) const;
+  Status restore_jump(process::Task& task) const;
+  static Status unmap_page(process::Task& task, uint64_t page);
+  uint64_t page() const { return page_; }
   // Whether the jump is still at pc (a mapping placed over it drops it).
   bool intact(process::Task& task) const;
   // Unmaps the stub only: the code at pc was replaced by someone else.
@@ -86,6 +93,7 @@ class CountingPatch {
   std::vector<uint8_t> original_;
   uint64_t relay_ = 0;  // a relayed site's padding (relay_site.h), 0 if none
   std::vector<uint8_t> relay_original_;
+  SiteJump jump_;  // the bytes written at the anchor (and the relay)
 };
 
 }  // namespace slsdbg::replay

@@ -82,9 +82,17 @@ MomentSnapshot* MomentSnapshots::nearest_steps(const Moment& m, uint64_t steps) 
 
 bool MomentSnapshots::has(const Moment& m, uint64_t steps) const { return by_moment_.count(key(m, steps)) != 0; }
 
+void MomentSnapshots::drop(const Moment& m, uint64_t steps) {
+  auto it = by_moment_.find(key(m, steps));
+  if (it == by_moment_.end()) return;
+  it->second->task.kill_and_reap();
+  lru_.remove(it->first);
+  by_moment_.erase(it);
+}
+
 Status MomentSnapshots::take(process::Task& live, const Moment& m, uint64_t steps,
                              std::map<uint64_t, uint64_t> bp_count, std::set<uint64_t> bp_valid,
-                             std::map<uint64_t, uint64_t> counts) {
+                             std::map<uint64_t, uint64_t> counts, std::vector<CountingPatch> stubs) {
   if (capacity_ == 0 || has(m, steps)) return ok_status();
   while (by_moment_.size() >= capacity_ && !lru_.empty()) {
     auto v = by_moment_.find(lru_.back());
@@ -103,6 +111,7 @@ Status MomentSnapshots::take(process::Task& live, const Moment& m, uint64_t step
   if (!copy.ok()) return copy.take_error();
   auto s = std::make_unique<MomentSnapshot>(
       MomentSnapshot{m, steps, std::move(*copy), regs, sigmask, std::move(bp_count), std::move(bp_valid), std::move(counts)});
+  s->stubs = std::move(stubs);
   by_moment_[key(m, steps)] = std::move(s);
   lru_.push_front(key(m, steps));
   taken_++;

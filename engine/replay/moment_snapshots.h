@@ -28,8 +28,10 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "common/result.h"
+#include "engine/replay/counting_patch.h"
 #include "engine/replay/timeline.h"
 #include "process/task.h"
 
@@ -45,6 +47,11 @@ struct MomentSnapshot {
   std::set<uint64_t> bp_valid;            // breakpoints whose count is exact
   std::map<uint64_t, uint64_t> counts;    // pc -> arrivals since the event, up to the moment
   std::set<uint64_t> lent;                // pcs of counts derived from the code's shape (fall_through_by_copies)
+  // The counter stubs the live process had when this copy was forked, their
+  // jumps lifted (the copy holds the program's code) but their pages still
+  // mapped: a session forked from the copy puts the jumps back and counts
+  // on with them, or unmaps them (timeline_moments.cc).
+  std::vector<CountingPatch> stubs;
   // Arrivals at pc up to the moment (its own pc: n), if known.
   std::optional<uint64_t> count_of(uint64_t pc) const;
 };
@@ -70,10 +77,13 @@ class MomentSnapshots {
   // The copy at m + s' single steps with the largest s' <= steps (s' >= 1).
   MomentSnapshot* nearest_steps(const Moment& m, uint64_t steps);
   bool has(const Moment& m, uint64_t steps = 0) const;
+  // Kills and forgets the copy at m + steps, if kept (its name proved wrong).
+  void drop(const Moment& m, uint64_t steps = 0);
   // Forks `live` (stopped at m + steps) into a kept copy; the caller has
   // lifted its int3 bytes. Refused copies (capacity 0) are not an error.
   Status take(process::Task& live, const Moment& m, uint64_t steps, std::map<uint64_t, uint64_t> bp_count,
-              std::set<uint64_t> bp_valid, std::map<uint64_t, uint64_t> counts = {});
+              std::set<uint64_t> bp_valid, std::map<uint64_t, uint64_t> counts = {},
+              std::vector<CountingPatch> stubs = {});
   size_t size() const { return by_moment_.size(); }
   uint64_t taken() const { return taken_; }
   uint64_t used() const { return used_; }

@@ -39,11 +39,17 @@ Result<std::optional<Moment>> Timeline::Impl::fall_through_by_copies(const Momen
   const Moment m{c.checkpoint, c.event, prev, c.n - d};
   if (moments->lend_counts(c, prev, d) == 0) return std::optional<Moment>();
   bool same = false;
+  const bool had_copy_at_m = moments->has(m);
   {
     // No copies kept on the way: their names would rest on the lent counts.
+    // Only one at m itself, which the caller's landing at m then adopts
+    // instead of running there again from the same copy; dropped below if
+    // m proves wrong.
     const bool was = keep_copies;
     keep_copies = false;
+    keep_only = m;
     Status st = reach(Path{Base::at(m), {Leg{Motion::Step, 1, user}}}, std::nullopt);
+    keep_only.reset();
     keep_copies = was;
     if (st.ok() && pc_now() == c.pc && cursor == c.event) {
       Result<PositionPrint> now =
@@ -53,6 +59,7 @@ Result<std::optional<Moment>> Timeline::Impl::fall_through_by_copies(const Momen
   }
   if (!same) {
     moments->take_back_counts(c.checkpoint, c.event, prev);
+    if (!had_copy_at_m) moments->drop(m);
     SLSDBG_DEBUG("timeline", "reverse step: %s from the copies at %s is not the instruction before it",
                  m.to_string().c_str(), c.to_string().c_str());
     return std::optional<Moment>();

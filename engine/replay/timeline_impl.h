@@ -204,10 +204,20 @@ class Timeline::Impl final : public RunObserver {
   // position), if it can be adopted later (before the segment's first
   // event); failures only logged.
   void keep_moment(const Moment& m, uint64_t steps = 0);
+  // Around keep_moment's fork: the counter stubs' jumps out (pages listed
+  // for the copy to unmap) and back in.
+  Status lift_counter_jumps(std::vector<CountingPatch>& stubs);
+  Status restore_counter_jumps();
+  // In a session just forked from a copy: the stubs it holds (see
+  // MomentSnapshot::stubs) counting again, or unmapped.
+  Status adopt_stubs(const std::vector<CountingPatch>& stubs);
   // Steps between copies kept along single-step traces from a moment.
   static constexpr uint64_t kStepCopyEvery = 256;
   bool moment_adoptable(const Moment& m) const;
-  bool keep_copies = true;  // false: keep_moment() keeps nothing
+  bool keep_copies = true;  // false: keep_moment() keeps nothing, but keep_only
+  // Kept even while keep_copies is false (the goal of a trial reach, named
+  // by lent counts; dropped again when the trial fails).
+  std::optional<Moment> keep_only;
   // Drives to target->n arrivals, keeping copies on the way (see reach_base).
   Status drive_to_target(const Base& b);
   Result<DriveResult> drive(bool flow);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/log.h"
+#include "engine/replay/counting_patch.h"
 #include "engine/replay/timeline_impl.h"
 #include "engine/replay/tracee_fork.h"
 
@@ -39,6 +40,7 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   at_exit = false;
   at_end = false;
   TRY(insert_breakpoint_bytes());
+  TRY(adopt_stubs(s.stubs));
   reset_counts();
   // The counts of that moment (its own arrival included), for the
   // breakpoints counted then and inserted now.
@@ -65,12 +67,71 @@ Status Timeline::Impl::fresh_at(MomentSnapshot& s) {
   return ok_status();
 }
 
+// The counter stubs' jumps lifted for a copy (the stubs listed), the counts
+// so far folded. Where the tracee stands in a stub, or a lift fails, the
+// stubs come out entirely instead (the old way: none then to list).
+Status Timeline::Impl::lift_counter_jumps(std::vector<CountingPatch>& stubs) {
+  if (counters.empty()) return ok_status();
+  process::Task& task = session->task();
+  const uint64_t rip = pc_now();
+  bool in_stub = false;
+  for (const auto& [pc, c] : counters) in_stub = in_stub || c.in_stub(rip);
+  if (!in_stub) {
+    TRY(fold_counter());
+    Status st = ok_status();
+    for (const auto& [pc, c] : counters) {
+      st = c.lift_jump(task);
+      if (!st.ok()) break;
+      stubs.push_back(c);
+    }
+    if (st.ok()) return ok_status();
+    SLSDBG_DEBUG("timeline", "counter jump not lifted: %s", st.error().message.c_str());
+    (void)restore_counter_jumps();
+    stubs.clear();
+  }
+  return drop_counter();
+}
+
+// A session forked from a copy holds the stubs the copy was made with, jumps
+// lifted: each one's jump back in, counting on from 0, unless counting is
+// off or the jump cannot go there now (the tracee inside its moved bytes,
+// an int3 inserted among them); those are unmapped. place_counter() then
+// removes the ones this run does not want, and places only what is missing.
+Status Timeline::Impl::adopt_stubs(const std::vector<CountingPatch>& stubs) {
+  process::Task& task = session->task();
+  const uint64_t rip = pc_now();
+  auto has_int3 = [&](uint64_t from, uint64_t to) { return inserted.lower_bound(from) != inserted.lower_bound(to); };
+  for (const CountingPatch& c : stubs) {
+    const uint64_t end = c.anchor() + c.length();
+    const bool usable = counting_allowed() && !(rip > c.anchor() && rip < end && rip != c.pc()) &&
+                        !has_int3(c.anchor(), end) && !(c.relay() && has_int3(c.relay(), c.relay() + kJmpLen)) &&
+                        !counters.count(c.pc());
+    if (usable && c.restore_jump(task).ok()) {
+      counters.emplace(c.pc(), c);
+      counter_used = true;
+      continue;
+    }
+    (void)c.lift_jump(task);
+    TRY_CTX(CountingPatch::unmap_page(task, c.page()), "the counter stub of " + hex_addr(c.pc()) + " in a copy");
+  }
+  return ok_status();  // fresh_at assigns the debug registers after
+}
+
+Status Timeline::Impl::restore_counter_jumps() {
+  for (const auto& [pc, c] : counters) TRY(c.restore_jump(session->task()));
+  return ok_status();
+}
+
 void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
   // A step copy only while no event has been consumed since m.
-  if (!keep_copies || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
+  const bool wanted = keep_copies || (steps == 0 && keep_only == m);
+  if (!wanted || !moment_adoptable(m) || moments->has(m, steps) || segment != m.checkpoint || cursor != m.event) return;
   // The copy holds the program's code, not our int3 bytes nor the counter
-  // stub (placed again at the next resumption).
-  if (Status st = drop_counter(); !st.ok()) {
+  // stubs' jumps. The stubs stay in place here (no unmap now, no map again
+  // at the next resumption: each is an injected syscall, and a run keeps
+  // ~10 copies on its way); the copy unmaps their pages when it is used.
+  std::vector<CountingPatch> stubs;
+  if (Status st = lift_counter_jumps(stubs); !st.ok()) {
     SLSDBG_DEBUG("timeline", "no copy kept at %s: %s", m.to_string().c_str(), st.error().message.c_str());
     return;
   }
@@ -84,10 +145,16 @@ void Timeline::Impl::keep_moment(const Moment& m, uint64_t steps) {
     if (steps == 0 && count_pc) counts[*count_pc] = count_value;
     if (steps == 0)
       for (uint64_t pc : companion_valid) counts.emplace(pc, companion_count[pc]);
-    return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts));
+    return moments->take(task, m, steps, bp_count, bp_valid, std::move(counts), std::move(stubs));
   }();
   const uint8_t int3 = 0xcc;
   for (const auto& [addr, orig] : inserted) (void)task.write_memory(RemoteAddr(addr), {&int3, 1});
+  if (Status back = restore_counter_jumps(); !back.ok()) {
+    // Counting cannot go on through the lifted sites: the stubs out, as before
+    // (placed again at the next resumption).
+    SLSDBG_DEBUG("timeline", "counter jumps not restored: %s", back.error().message.c_str());
+    (void)drop_counter();
+  }
   if (!st.ok())
     SLSDBG_DEBUG("timeline", "no copy kept at %s + %llu steps: %s", m.to_string().c_str(), (unsigned long long)steps,
                  st.error().message.c_str());
