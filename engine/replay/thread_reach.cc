@@ -167,7 +167,12 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   const bool patched_hit = patch_ && si.si_code == SI_KERNEL && r.rip == patch_->resume_addr();
   // A #DB whose DR6 named no cause comes as an icebp (TRAP_BRKPT), no
   // handler run (trap_router.cc): at pc, the hit of our execute breakpoint.
-  const bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_);
+  // Not after a `syscall`: a single step over one reports TRAP_BRKPT too.
+  bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_);
+  if (causeless_hit) {
+    uint8_t before[2] = {0, 0};
+    causeless_hit = task.read_memory(RemoteAddr(r.rip - 2), {before, 2}).ok() && !(before[0] == 0x0f && before[1] == 0x05);
+  }
   if (!patched_hit && !causeless_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
   if (patched_hit) r.rip = target_.rip;  // the trampoline compared all but fs/gs base and flags
   if (rep_ && r.rip == target_.rip && !same_general_registers(r, target_, nullptr, RegsAt::Anywhere))

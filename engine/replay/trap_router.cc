@@ -21,8 +21,10 @@ TrapOwner route_trap(const TrapFacts& f) {
   // with no breakpoint handler run, the perf breakpoint's BPF compare
   // included. Seen under load in this VM (1 `replay --check` in ~20 of a
   // hot loop): at the checkpoint's pc it is the hit of the execute
-  // breakpoint armed there, which checks the registers itself.
-  const bool causeless_at_pc = f.si_code == TRAP_BRKPT && f.rip == f.checkpoint_pc;
+  // breakpoint armed there, which checks the registers itself. Not after a
+  // `syscall`: a single step over one also reports TRAP_BRKPT (a checkpoint
+  // taken at a syscall's exit stands there).
+  const bool causeless_at_pc = f.si_code == TRAP_BRKPT && f.rip == f.checkpoint_pc && !f.after_syscall;
   // The session's debug register wins over an observer's at the same pc.
   if (f.way == ArrivalWay::DebugRegister && f.rip == f.checkpoint_pc && (f.si_code == TRAP_HWBKPT || causeless_at_pc))
     return TrapOwner::CheckpointDebugRegister;

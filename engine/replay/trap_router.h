@@ -23,6 +23,9 @@ struct TrapFacts {
   uint64_t checkpoint_pc = 0;   // checkpoint k+1's rip
   uint64_t patch_resume = 0;    // Patched: the rip of its match's SIGTRAP
   bool observer = false;
+  // The 2 bytes before rip are a `syscall` (read only for TRAP_BRKPT): a
+  // single step over a system call reports TRAP_BRKPT there too.
+  bool after_syscall = false;
 };
 
 enum class TrapOwner {

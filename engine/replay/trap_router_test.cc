@@ -60,6 +60,12 @@ TEST(TrapRouterTest, ACauselessTrapAtTheCheckpointsPcIsItsExecuteBreakpoints) {
   // DR6 named no cause: the kernel reports an icebp (TRAP_BRKPT).
   EXPECT_EQ(route_trap(facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc, false)), TrapOwner::ConditionalBreakpoint);
   EXPECT_EQ(route_trap(facts(ArrivalWay::DebugRegister, TRAP_BRKPT, kPc, false)), TrapOwner::CheckpointDebugRegister);
+  // After a `syscall`: the report of a single step over it.
+  TrapFacts step = facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc, false);
+  step.after_syscall = true;
+  EXPECT_EQ(route_trap(step), TrapOwner::Program);
+  step.observer = true;
+  EXPECT_EQ(route_trap(step), TrapOwner::Observer);
   // Elsewhere, or with nothing armed at the pc, it stays the program's.
   EXPECT_EQ(route_trap(facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc + 1, false)), TrapOwner::Program);
   EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, TRAP_BRKPT, kPc, false)), TrapOwner::Program);
