@@ -102,12 +102,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     count_refused_ = true;  // not again in this run
     return false;
   };
-  const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
-    if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
-    if (s_.observer_) s_.observer_->hide_traps(addr, out);
-    return true;
-  };
-  Result<PatchSite> site = plan_patch_site(target_.rip, read);
+  Result<PatchSite> site = plan_patch_site(target_.rip, code_reader());
   if (!site.ok()) return refuse(site.error().message);
   count_site_ = *site;
   if (s_.observer_ && !s_.observer_->allows_patch(site->anchor, site->end())) {

@@ -19,6 +19,14 @@
 
 namespace slsdbg::replay {
 
+CodeReader ReplaySession::SegmentRun::code_reader() {
+  return [this](uint64_t addr, std::span<uint8_t> out) {
+    if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
+    if (s_.observer_) s_.observer_->hide_traps(addr, out);
+    return true;
+  };
+}
+
 bool ReplaySession::SegmentRun::observer_allows_site() {
   if (s_.observer_->allows_patch(patch_site_->anchor, patch_site_->end())) return true;
   if (anchor_tried_ || patch_site_->anchored()) return false;
@@ -27,12 +35,7 @@ bool ReplaySession::SegmentRun::observer_allows_site() {
   // visit would cost a #DB. An anchor before pc (the loop's compare) ends
   // at pc's instruction.
   anchor_tried_ = true;
-  const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
-    if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
-    s_.observer_->hide_traps(addr, out);
-    return true;
-  };
-  Result<PatchSite> anchored = plan_anchored_site(target_.rip, read);
+  Result<PatchSite> anchored = plan_anchored_site(target_.rip, code_reader());
   if (!anchored.ok() || !s_.observer_->allows_patch(anchored->anchor, anchored->end())) return false;
   SLSDBG_DEBUG("replay", "checkpoint %llu: the patch goes at the anchor %s, clear of the debugger's breakpoints",
                (unsigned long long)seg_.value + 1, hex(anchored->anchor).c_str());
@@ -50,12 +53,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
   if (mode && std::string(mode) == "off") return ok_status();
   if (!patch_site_) {
-    const CodeReader read = [this](uint64_t addr, std::span<uint8_t> out) {
-      if (!task_.read_memory(RemoteAddr(addr), out).ok()) return false;
-      if (s_.observer_) s_.observer_->hide_traps(addr, out);
-      return true;
-    };
-    Result<PatchSite> site = plan_checkpoint_site(target_.rip, read);
+    Result<PatchSite> site = plan_checkpoint_site(target_.rip, code_reader());
     if (!site.ok()) {
       SLSDBG_DEBUG("replay", "checkpoint %llu: no patched breakpoint at %s: %s", (unsigned long long)seg_.value + 1,
                    hex(target_.rip).c_str(), site.error().message.c_str());

@@ -95,6 +95,8 @@ class ReplaySession::SegmentRun {
   // after pc keep that site out, an anchor before pc that it allows
   // replaces it (planned once).
   bool observer_allows_site();
+  // The tracee's code as the program has it: the observer's int3s hidden.
+  CodeReader code_reader();
   Status remove_patch();
   Result<bool> drop_patch();
   void drop_rescue();

@@ -18,13 +18,7 @@ Result<std::optional<ReplaySession::SegmentRun::Next>> ReplaySession::SegmentRun
   const PatchedArrival* patched = armed<PatchedArrival>();
   TrapFacts facts{si.si_code, process::is_cpu_time_alarm(si), r.rip, way(), target_.rip,
                   patched ? patched->patch.resume_addr() : 0, s_.observer_ != nullptr};
-  if (si.si_code == TRAP_BRKPT) {
-    uint8_t before[2] = {0, 0};
-    if (task_.read_memory(RemoteAddr(r.rip - 2), {before, 2}).ok()) {
-      if (s_.observer_) s_.observer_->hide_traps(r.rip - 2, {before, 2});
-      facts.after_syscall = before[0] == 0x0f && before[1] == 0x05;
-    }
-  }
+  if (si.si_code == TRAP_BRKPT) facts.after_syscall = after_syscall_insn(r.rip, code_reader());
   const auto claimed = [](Next n) { return std::optional<Next>(n); };
   TrapOwner owner = route_trap(facts);
   switch (owner) {

@@ -2,13 +2,12 @@
 
 #include "common/log.h"
 #include "engine/replay/relay_site.h"
+#include "engine/replay/task_code_reader.h"
 
 namespace slsdbg::replay {
 
 std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs) {
-  const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
-    return task.read_memory(RemoteAddr(addr), out).ok();
-  };
+  const CodeReader read = task_code_reader(task);
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
     Result<PatchSite> site = plan_one_instruction_site(pc, read);

@@ -11,7 +11,9 @@
 #include "engine/replay/relay_site.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_session.h"
+#include "engine/replay/task_code_reader.h"
 #include "engine/replay/thread_debug_registers.h"
+#include "engine/replay/trap_router.h"
 
 namespace slsdbg::replay {
 
@@ -49,9 +51,7 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
 // loop often stops right before the loop's condition, which the loop's
 // `jmp` enters: a jump at pc there made the branch run its int3 tail.
 Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
-  const CodeReader read = [&task](uint64_t addr, std::span<uint8_t> out) {
-    return task.read_memory(RemoteAddr(addr), out).ok();
-  };
+  const CodeReader read = task_code_reader(task);
   if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
   return plan_checkpoint_site(pc, read);
 }
@@ -122,9 +122,7 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
       // after a loop whose condition the tick stopped at): an anchor before
       // pc keeps clear of it, where one exists. The perf breakpoint left
       // otherwise is throttled in a hot loop and runs past the match.
-      Result<PatchSite> anchored = plan_anchored_site(target.rip, [&task](uint64_t addr, std::span<uint8_t> out) {
-        return task.read_memory(RemoteAddr(addr), out).ok();
-      });
+      Result<PatchSite> anchored = plan_anchored_site(target.rip, task_code_reader(task));
       if (anchored.ok() && take(*anchored)) site = *anchored;
       else site = Error::msg("the debugger's breakpoints or steps are in the way");
     }
@@ -168,11 +166,8 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   // A #DB whose DR6 named no cause comes as an icebp (TRAP_BRKPT), no
   // handler run (trap_router.cc): at pc, the hit of our execute breakpoint.
   // Not after a `syscall`: a single step over one reports TRAP_BRKPT too.
-  bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_);
-  if (causeless_hit) {
-    uint8_t before[2] = {0, 0};
-    causeless_hit = task.read_memory(RemoteAddr(r.rip - 2), {before, 2}).ok() && !(before[0] == 0x0f && before[1] == 0x05);
-  }
+  const bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_) &&
+                             !after_syscall_insn(r.rip, task_code_reader(task));
   if (!patched_hit && !causeless_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
   if (patched_hit) r.rip = target_.rip;  // the trampoline compared all but fs/gs base and flags
   if (rep_ && r.rip == target_.rip && !same_general_registers(r, target_, nullptr, RegsAt::Anywhere))

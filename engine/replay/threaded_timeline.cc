@@ -17,6 +17,7 @@
 #include "engine/replay/fork_events.h"
 #include "engine/replay/move_cut.h"
 #include "engine/replay/relay_site.h"
+#include "engine/replay/task_code_reader.h"
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_counters.h"
 #include "engine/replay/thread_watch.h"
@@ -1131,9 +1132,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::vector<WayIn> ways_into(uint64_t pc, std::optional<uint64_t> at_rsp) {
     process::Task* task = any_task();
     if (!task || !counters.empty() || !inserted.empty()) return {};
-    const CodeReader read = [task](uint64_t addr, std::span<uint8_t> out) {
-      return task->read_memory(RemoteAddr(addr), out).ok();
-    };
+    const CodeReader read = task_code_reader(*task);
     return ways_in(pc, at_rsp, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
   }
 

@@ -53,6 +53,11 @@ const char* trap_owner_name(TrapOwner owner) {
   return "?";
 }
 
+bool after_syscall_insn(uint64_t rip, const CodeReader& read) {
+  uint8_t before[2] = {0, 0};
+  return read(rip - 2, before) && before[0] == 0x0f && before[1] == 0x05;
+}
+
 const char* arrival_way_name(ArrivalWay way) {
   switch (way) {
     case ArrivalWay::Nothing: return "nothing";

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "engine/replay/code_function.h"
+
 namespace slsdbg::replay {
 
 enum class ArrivalWay { Nothing, Held, Conditional, DebugRegister, Patched };
@@ -46,5 +48,7 @@ TrapOwner route_trap(const TrapFacts& f);
 TrapOwner unclaimed_trap(int si_code);
 const char* trap_owner_name(TrapOwner owner);
 const char* arrival_way_name(ArrivalWay way);
+// Whether the instruction before rip is a `syscall` (TrapFacts::after_syscall).
+bool after_syscall_insn(uint64_t rip, const CodeReader& read);
 
 }  // namespace slsdbg::replay

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
+
 namespace slsdbg::replay {
 namespace {
 
@@ -69,6 +71,18 @@ TEST(TrapRouterTest, ACauselessTrapAtTheCheckpointsPcIsItsExecuteBreakpoints) {
   // Elsewhere, or with nothing armed at the pc, it stays the program's.
   EXPECT_EQ(route_trap(facts(ArrivalWay::Conditional, TRAP_BRKPT, kPc + 1, false)), TrapOwner::Program);
   EXPECT_EQ(route_trap(facts(ArrivalWay::Nothing, TRAP_BRKPT, kPc, false)), TrapOwner::Program);
+}
+
+TEST(TrapRouterTest, AfterASyscallIsReadFromTheTwoBytesBeforeRip) {
+  const uint8_t code[] = {0x90, 0x0f, 0x05, 0x90};  // nop; syscall; nop at 0x1000
+  const CodeReader read = [&](uint64_t addr, std::span<uint8_t> out) {
+    if (addr < 0x1000 || addr + out.size() > 0x1000 + sizeof code) return false;
+    std::copy_n(code + (addr - 0x1000), out.size(), out.begin());
+    return true;
+  };
+  EXPECT_TRUE(after_syscall_insn(0x1003, read));
+  EXPECT_FALSE(after_syscall_insn(0x1002, read));
+  EXPECT_FALSE(after_syscall_insn(0x1001, read));  // unreadable: not a syscall
 }
 
 TEST(TrapRouterTest, WithoutAnObserverAStepIsResumedAndAnythingElseIsTheProgramsSignal) {
