@@ -11,6 +11,12 @@
 // resume reports VForkDone where it is: the recorded parent resumed only
 // once its child had exec'd or exited). A reverse continue stops there too.
 // A call both caught and forking is a syscall entry, then a fork at its return.
+//
+// The end of history after an exit stands where the exit call (exit_group,
+// or exit of the last thread) is about to run: its entry, and no return
+// follows. With that call caught, a continue reaching the end shows the entry
+// first and the next continue the end; a reverse continue from the end shows
+// the entry without moving, then goes on back.
 #include <algorithm>
 
 #include "engine/replay/fork_events.h"
@@ -178,6 +184,24 @@ Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
     StopReason past = TRY(move(&stop, [&] { return t->goto_moment(ret); }));
     if (past.kind != StopKind::Signal || past.signal != SIGTRAP) return past;
   }
+}
+
+Result<StopReason> TimelineTarget::exit_entry_first(const StopReason& r) {
+  replay::Timeline* t = TRY(live());
+  if (!catching_ || r.kind != StopKind::HistoryEnd) return r;
+  const replay::TimelineStop end = t->last_stop();
+  if (end.cause != replay::StopCause::Exited || end.signo > 0) return r;
+  // In the call (orig_rax) or with it about to run (rax, the threaded end).
+  const user_regs_struct regs = TRY(t->regs());
+  const int64_t nr = static_cast<int64_t>(static_cast<int64_t>(regs.orig_rax) >= 0 ? regs.orig_rax : regs.rax);
+  if (!caught_.empty() && !caught_.count(nr)) return r;
+  notes_.clear();  // "the program exited here" comes with the end, next
+  StopReason entry = r;
+  entry.kind = StopKind::SyscallEntry;
+  entry.syscall_no = nr;
+  at_exit_entry_ = true;
+  last_reason_ = entry;
+  return entry;
 }
 
 // The last call to stop at whose event lies before event `before.second`

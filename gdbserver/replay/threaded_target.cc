@@ -92,6 +92,7 @@ Result<replay::ThreadedTimeline*> ThreadedTarget::live() {
 
 Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
   regs_.clear();
+  at_exit_entry_ = false;
   if (!stop.ok()) {
     last_reason_.reset();
     return stop.take_error();
@@ -165,7 +166,31 @@ Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequ
   if (!any) return last_stop();
   if (vfork_done_due_) return vfork_done();
   if (step) return report(t->resume(replay::Direction::Forward, replay::Motion::Step, *step));
-  return report(t->resume(replay::Direction::Forward, replay::Motion::Continue, Tid{}));
+  // At the end already (its entry shown, or the end itself): the end again.
+  const bool from_exit_entry = at_exit_entry_ || (last_reason_ && last_reason_->kind == StopKind::HistoryEnd);
+  StopReason r = TRY(report(t->resume(replay::Direction::Forward, replay::Motion::Continue, Tid{})));
+  return from_exit_entry ? r : exit_entry_first(r);
+}
+
+// The end after an exit stands at the exit call's entry: with the call
+// caught, a continue shows that entry first and the end next; a reverse
+// continue from the end shows it without moving (catch_syscalls.cc).
+Result<StopReason> ThreadedTarget::exit_entry_first(const StopReason& r) {
+  replay::ThreadedTimeline* t = TRY(live());
+  if (!catching_ || r.kind != StopKind::HistoryEnd) return r;
+  const replay::ThreadedStop end = t->last_stop();
+  if (end.stop.cause != replay::StopCause::Exited || end.stop.signo > 0) return r;
+  // In the call (orig_rax) or with it about to run (rax, the threaded end).
+  const user_regs_struct regs = TRY(t->regs(end.thread));
+  const int64_t nr = static_cast<int64_t>(static_cast<int64_t>(regs.orig_rax) >= 0 ? regs.orig_rax : regs.rax);
+  if (!caught_.empty() && !caught_.count(nr)) return r;
+  notes_.clear();  // "the program exited here" comes with the end, next
+  StopReason entry = r;
+  entry.kind = StopKind::SyscallEntry;
+  entry.syscall_no = nr;
+  at_exit_entry_ = true;
+  last_reason_ = entry;
+  return entry;
 }
 
 Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) {
@@ -177,6 +202,10 @@ Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, S
   } done{running_};
   if (mode == ResumeMode::Stay) return last_stop();
   if (vfork_done_due_) return vfork_done();
+  if (mode == ResumeMode::Continue && !at_exit_entry_ && last_reason_ && last_reason_->kind == StopKind::HistoryEnd) {
+    StopReason entry = TRY(exit_entry_first(*last_reason_));
+    if (entry.kind == StopKind::SyscallEntry) return entry;
+  }
   // An error (a reverse step that is not undoing a forward one) is printed
   // by the protocol layer with the error reply.
   const replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
@@ -261,7 +290,9 @@ Result<RemoteAddr> ThreadedTarget::tls_address(Tid thread, uint64_t offset, Remo
 
 Status ThreadedTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {
   replay::ThreadedTimeline* t = TRY(live());
-  t->catch_syscalls(enabled, std::set<int64_t>(numbers.begin(), numbers.end()));
+  catching_ = enabled;
+  caught_ = std::set<int64_t>(numbers.begin(), numbers.end());
+  t->catch_syscalls(enabled, caught_);
   return ok_status();
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "engine/replay/threaded_timeline.h"
@@ -96,6 +97,12 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   std::string notes_;
   bool vfork_done_due_ = false;  // the resume after a vfork stop reports vforkdone there
   Result<StopReason> vfork_done();
+  // catch syscall's filter, kept for the exit call's entry at the end of
+  // history (shown first when caught, as TimelineTarget does).
+  bool catching_ = false;
+  std::set<int64_t> caught_;
+  bool at_exit_entry_ = false;
+  Result<StopReason> exit_entry_first(const StopReason& r);
   // The image of the checkpoint the session is in (an execve changes it):
   // checkpoint 0's until the timeline opens.
   std::string first_exe_, first_auxv_;

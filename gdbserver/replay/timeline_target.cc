@@ -68,6 +68,7 @@ Result<StopReason> TimelineTarget::move(StopRequest* stop,
   diversion_.reset();  // history moves on; whatever ran in the copy is gone
   at_syscall_entry_.reset();
   at_syscall_return_.reset();
+  at_exit_entry_ = false;
   vfork_done_due_ = false;
   running_ = stop;
   auto result = fn();
@@ -171,7 +172,12 @@ Result<StopReason> TimelineTarget::resume(const ResumeRequest& request, StopRequ
     }
   }
   if (vfork_done_due_) return vfork_done();
-  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) return resume_catching(stop);
+  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) {
+    // At the end already (its entry shown, or the end itself): the end again.
+    const bool from_exit_entry = at_exit_entry_ || (last_reason_ && last_reason_->kind == StopKind::HistoryEnd);
+    StopReason r = TRY(resume_catching(stop));
+    return from_exit_entry ? r : exit_entry_first(r);
+  }
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Forward, motion); });
 }
@@ -180,7 +186,13 @@ Result<StopReason> TimelineTarget::reverse_resume(Tid, ResumeMode mode, StopRequ
   replay::Timeline* t = TRY(live());
   if (mode == ResumeMode::Stay) return last_stop();
   if (vfork_done_due_) return vfork_done();
-  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) return reverse_catching(stop);
+  if ((catching_ || follows_forks()) && mode == ResumeMode::Continue) {
+    if (!at_exit_entry_ && last_reason_ && last_reason_->kind == StopKind::HistoryEnd) {
+      StopReason entry = TRY(exit_entry_first(*last_reason_));
+      if (entry.kind == StopKind::SyscallEntry) return entry;
+    }
+    return reverse_catching(stop);
+  }
   replay::Motion motion = mode == ResumeMode::Step ? replay::Motion::Step : replay::Motion::Continue;
   return move(&stop, [&] { return t->resume(replay::Direction::Backward, motion); });
 }
