@@ -21,6 +21,7 @@
 
 #include "engine/replay/fork_events.h"
 #include "gdbserver/replay/timeline_target.h"
+#include "process/syscallbuf_stub.h"
 
 namespace slsdbg::gdbserver {
 
@@ -58,7 +59,40 @@ Result<replay::Moment> syscall_return(const store::RecordingReader& reader, cons
   return replay::Moment{entry.checkpoint + 1, 0, next.pc, 1};
 }
 
+// A call made through the syscall buffer runs its `syscall` in the stub's
+// page, where GDB has no symbol and no unwind info (its backtrace there is
+// garbage). The moment to show instead, from the stub's `syscall` (about to
+// run, or just run): at the entry, where the patched glibc site's `call` is
+// about to run (the address of glibc's own `syscall`, every register as glibc
+// set it); at the return, where the stub's `ret` lands (rax the result, rcx
+// and r11 as a `syscall` leaves them). There the stub's rsp holds the site's
+// shape (1: wide, whose return address the stub moved past the nop) and the
+// return address is 128 bytes above (process/syscallbuf_stub.cc).
+Result<std::optional<replay::Moment>> stub_call_site(replay::Timeline& t) {
+  const uint64_t slow = process::sysbuf_stub_layout().slow;
+  const user_regs_struct r = TRY(t.regs());
+  if (r.rip != slow && r.rip != slow + 2) return std::optional<replay::Moment>();
+  uint64_t shape = 0, back = 0;
+  TRY(t.read_memory(r.rsp, {reinterpret_cast<uint8_t*>(&shape), sizeof shape}));
+  TRY(t.read_memory(r.rsp + 128, {reinterpret_cast<uint8_t*>(&back), sizeof back}));
+  const replay::Moment now = TRY(t.current_moment());
+  const uint64_t pc = r.rip == slow ? back - (shape ? 8 : 7) : back;
+  return std::optional<replay::Moment>(replay::Moment{now.checkpoint, now.event, pc, 1});
+}
+
 }  // namespace
+
+// Where a caught call's entry or return is shown: at its glibc site when
+// the timeline stands in the syscall buffer's stub (stub_call_site). Empty
+// when it stands there now; else the stop that cut the move short.
+Result<std::optional<StopReason>> TimelineTarget::to_call_site(StopRequest& stop) {
+  replay::Timeline* t = TRY(live());
+  const std::optional<replay::Moment> site = TRY(stub_call_site(*t));
+  if (!site) return std::optional<StopReason>();
+  StopReason r = TRY(move(&stop, [&] { return t->goto_moment(*site); }));
+  if (r.kind == StopKind::Signal && r.signal == SIGTRAP) return std::optional<StopReason>();
+  return std::optional<StopReason>(r);
+}
 
 Status TimelineTarget::catch_syscalls(bool enabled, const std::vector<int64_t>& numbers) {
   catching_ = enabled;
@@ -124,6 +158,7 @@ Result<StopReason> TimelineTarget::to_return(const CaughtCall& call, StopRequest
     r = *fork;
     vfork_done_due_ = fork->kind == StopKind::VFork;
   } else {
+    if (auto other = TRY(to_call_site(stop))) return *other;
     r.kind = StopKind::SyscallReturn;
     r.syscall_no = call.event.syscall_no;
   }
@@ -172,6 +207,7 @@ Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
     auto r = run_to(entry, replay::Direction::Forward, stop, at_entry);
     if (!r.ok() || !at_entry) return r;
     if (catches(next->event)) {
+      if (auto other = TRY(to_call_site(stop))) return *other;
       r->kind = StopKind::SyscallEntry;
       r->syscall_no = next->event.syscall_no;
       at_syscall_entry_ = *next;
@@ -225,6 +261,7 @@ Result<StopReason> TimelineTarget::reverse_catching(StopRequest& stop) {
   auto back_to_entry = [&](const CaughtCall& call) -> Result<StopReason> {
     StopReason r = TRY(move(&stop, [&] { return t->goto_moment(call.entry); }));
     if (r.kind != StopKind::Signal || r.signal != SIGTRAP) return r;
+    if (auto other = TRY(to_call_site(stop))) return *other;
     r.kind = StopKind::SyscallEntry;
     r.syscall_no = call.event.syscall_no;
     last_reason_ = r;
@@ -237,6 +274,7 @@ Result<StopReason> TimelineTarget::reverse_catching(StopRequest& stop) {
       r = *fork;
       vfork_done_due_ = fork->kind == StopKind::VFork;
     } else if (catches(call.event)) {
+      if (auto other = TRY(to_call_site(stop))) return other;
       r.kind = StopKind::SyscallReturn;
       r.syscall_no = call.event.syscall_no;
     } else {

@@ -156,6 +156,7 @@ class TimelineTarget final : public Target,
   Result<StopReason> run_to(const replay::Moment& m, replay::Direction direction, StopRequest& stop, bool& arrived);
   Result<StopReason> resume_catching(StopRequest& stop);
   Result<StopReason> reverse_catching(StopRequest& stop);
+  Result<std::optional<StopReason>> to_call_site(StopRequest& stop);
   // The end after an exit stands at the exit call's entry: shown as that
   // entry first when the call is caught (catch_syscalls.cc).
   bool at_exit_entry_ = false;

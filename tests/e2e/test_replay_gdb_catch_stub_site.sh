@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `catch syscall` on a call made through the syscall buffer's stub (a patched
+# glibc site): GDB is shown the call at glibc's site, not inside the stub's
+# page where it has no symbol and no unwind info. At the entry the frame is
+# libc's write with a backtrace through stdio, the length in rdx; at
+# the return rax holds the recorded result and pc is past the site; reverse
+# continue comes back to the same return and entry. Real program: echo.
+. "$(dirname "$0")/replay_gdb_lib.sh"
+rec=$WORK/echo.rec
+"$SLSDBG" record -o "$rec" -- /bin/echo hello-stub >"$WORK/echo.txt" 2>"$WORK/rec.err" || { cat "$WORK/rec.err"; die "recording echo failed"; }
+grep -q "syscall buffer: [1-9][0-9]* syscalls buffered" "$WORK/rec.err" || { cat "$WORK/rec.err"; die "nothing went through the buffer"; }
+
+out=$WORK/write.out
+replay_gdb "$rec" "$out" -ex 'catch syscall write' \
+  -ex 'continue' -ex 'echo ---entry\n' -ex 'bt 3' -ex 'print $rdx' -ex 'print/x $pc' \
+  -ex 'continue' -ex 'echo ---return\n' -ex 'bt 1' -ex 'print $rax' -ex 'print/x $pc' \
+  -ex 'reverse-continue' -ex 'echo ---back\n' -ex 'print $rdx' -ex 'print/x $pc'
+sed -n '/^---entry/,/^---return/p' "$out" >"$WORK/entry.out"
+sed -n '/^---return/,$p' "$out" >"$WORK/return.out"
+expect "$out" '^Catchpoint 1 \(call to syscall write\), 0x[0-9a-f]+ in [_A-Za-z]*write' "the entry is shown in libc's write"
+expect "$WORK/entry.out" '^#0 .*write' "frame 0 is write"
+expect "$WORK/entry.out" '^#1 .* in _IO_[a-z_]*write ' "frame 1 is stdio's (echo is stripped: its own frames have no names)"
+if grep -q '^#[0-9]* *0x[0-9a-f]* in ?? ()' "$WORK/entry.out"; then cat "$out"; die "a frame without a symbol at the entry"; fi
+expect "$WORK/entry.out" '^\$1 = 11$' "the length argument at the entry"
+entry_pc=$(sed -n 's/^\$2 = \(0x[0-9a-f]*\)$/\1/p' "$WORK/entry.out")
+expect "$out" '^Catchpoint 1 \(returned from syscall write\), 0x[0-9a-f]+ in [_A-Za-z]*write' "the return is shown in libc's write"
+expect "$WORK/return.out" '^\$3 = 11$' "the recorded result at the return"
+return_pc=$(sed -n 's/^\$4 = \(0x[0-9a-f]*\)$/\1/p' "$WORK/return.out")
+delta=$((return_pc - entry_pc))
+[ "$delta" -eq 7 ] || [ "$delta" -eq 8 ] || { cat "$out"; die "the return ($return_pc) is not right after the site ($entry_pc)"; }
+expect "$WORK/return.out" '^\$5 = 11$' "reverse-continue: back at the entry, the length"
+expect "$WORK/return.out" "^\\\$6 = $entry_pc\$" "reverse-continue: at the same site"
+echo "replay_gdb_catch_stub_site: OK"
