@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "engine/replay/fork_events.h"
+#include "gdbserver/replay/stop_mapping.h"
 #include "gdbserver/replay/timeline_target.h"
 #include "process/syscallbuf_stub.h"
 
@@ -224,20 +225,13 @@ Result<StopReason> TimelineTarget::resume_catching(StopRequest& stop) {
 
 Result<StopReason> TimelineTarget::exit_entry_first(const StopReason& r) {
   replay::Timeline* t = TRY(live());
-  if (!catching_ || r.kind != StopKind::HistoryEnd) return r;
-  const replay::TimelineStop end = t->last_stop();
-  if (end.cause != replay::StopCause::Exited || end.signo > 0) return r;
-  // In the call (orig_rax) or with it about to run (rax, the threaded end).
-  const user_regs_struct regs = TRY(t->regs());
-  const int64_t nr = static_cast<int64_t>(static_cast<int64_t>(regs.orig_rax) >= 0 ? regs.orig_rax : regs.rax);
-  if (!caught_.empty() && !caught_.count(nr)) return r;
+  const std::optional<StopReason> entry =
+      TRY(exit_call_entry(r, t->last_stop(), [t] { return t->regs(); }, catching_, caught_));
+  if (!entry) return r;
   notes_.clear();  // "the program exited here" comes with the end, next
-  StopReason entry = r;
-  entry.kind = StopKind::SyscallEntry;
-  entry.syscall_no = nr;
   at_exit_entry_ = true;
-  last_reason_ = entry;
-  return entry;
+  last_reason_ = *entry;
+  return *entry;
 }
 
 // The last call to stop at whose event lies before event `before.second`

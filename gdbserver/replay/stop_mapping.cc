@@ -67,6 +67,21 @@ MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread) {
   return {StopReason::with_signal(thread, SIGTRAP), {}};
 }
 
+Result<std::optional<StopReason>> exit_call_entry(const StopReason& r, const replay::TimelineStop& end,
+                                                  const std::function<Result<user_regs_struct>()>& regs,
+                                                  bool catching, const std::set<int64_t>& caught) {
+  if (!catching || r.kind != StopKind::HistoryEnd) return std::optional<StopReason>();
+  if (end.cause != replay::StopCause::Exited || end.signo > 0) return std::optional<StopReason>();
+  // In the call (orig_rax) or with it about to run (rax, the threaded end).
+  const user_regs_struct at = TRY(regs());
+  const int64_t nr = static_cast<int64_t>(static_cast<int64_t>(at.orig_rax) >= 0 ? at.orig_rax : at.rax);
+  if (!caught.empty() && !caught.count(nr)) return std::optional<StopReason>();
+  StopReason entry = r;
+  entry.kind = StopKind::SyscallEntry;
+  entry.syscall_no = nr;
+  return std::optional<StopReason>(entry);
+}
+
 replay::WatchKind watch_kind_for(WatchType type) {
   switch (type) {
     case WatchType::Write: return replay::WatchKind::Write;

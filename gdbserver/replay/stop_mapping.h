@@ -5,7 +5,12 @@
 // session stays alive for reverse execution).
 #pragma once
 
+#include <sys/user.h>
+
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +29,16 @@ struct MappedStop {
 
 // `thread` is the recorded thread (every stop but Exited names it).
 MappedStop map_timeline_stop(const replay::TimelineStop& stop, Tid thread);
+
+// The end of history after an exit stands where the exit call (exit_group,
+// or the last thread's exit) is about to run: its entry, with no return to
+// follow. When the client catches that call (`catching`, `caught` empty for
+// every call), the end `r` is shown as the call's entry first: the stop to
+// show, or none. `end` is the timeline's stop there, `regs` the exiting
+// thread's registers.
+Result<std::optional<StopReason>> exit_call_entry(const StopReason& r, const replay::TimelineStop& end,
+                                                  const std::function<Result<user_regs_struct>()>& regs,
+                                                  bool catching, const std::set<int64_t>& caught);
 
 replay::WatchKind watch_kind_for(WatchType type);
 

@@ -177,20 +177,14 @@ Result<StopReason> ThreadedTarget::resume(const ResumeRequest& request, StopRequ
 // continue from the end shows it without moving (catch_syscalls.cc).
 Result<StopReason> ThreadedTarget::exit_entry_first(const StopReason& r) {
   replay::ThreadedTimeline* t = TRY(live());
-  if (!catching_ || r.kind != StopKind::HistoryEnd) return r;
   const replay::ThreadedStop end = t->last_stop();
-  if (end.stop.cause != replay::StopCause::Exited || end.stop.signo > 0) return r;
-  // In the call (orig_rax) or with it about to run (rax, the threaded end).
-  const user_regs_struct regs = TRY(t->regs(end.thread));
-  const int64_t nr = static_cast<int64_t>(static_cast<int64_t>(regs.orig_rax) >= 0 ? regs.orig_rax : regs.rax);
-  if (!caught_.empty() && !caught_.count(nr)) return r;
+  const std::optional<StopReason> entry =
+      TRY(exit_call_entry(r, end.stop, [&] { return t->regs(end.thread); }, catching_, caught_));
+  if (!entry) return r;
   notes_.clear();  // "the program exited here" comes with the end, next
-  StopReason entry = r;
-  entry.kind = StopKind::SyscallEntry;
-  entry.syscall_no = nr;
   at_exit_entry_ = true;
-  last_reason_ = entry;
-  return entry;
+  last_reason_ = *entry;
+  return *entry;
 }
 
 Result<StopReason> ThreadedTarget::reverse_resume(Tid thread, ResumeMode mode, StopRequest& stop) {
