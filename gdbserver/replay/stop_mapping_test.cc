@@ -86,5 +86,31 @@ TEST(StopMapping, DivergenceIsTheEndOfHistoryWithANote) {
   EXPECT_NE(m.note.find(s.divergence->describe()), std::string::npos) << m.note;
 }
 
+// The end after an exit is shown as the exit call's entry only when that
+// call is caught and the program exited (a kill has no call).
+TEST(StopMapping, ExitCallEntryAtTheEndWhenCaught) {
+  TimelineStop exited = stop_of(StopCause::Exited);
+  const StopReason end = map_timeline_stop(exited, kTid).reason;
+  user_regs_struct regs{};
+  regs.orig_rax = 231;
+  auto read = [&]() -> Result<user_regs_struct> { return regs; };
+  auto entry = exit_call_entry(end, exited, read, true, {231});
+  ASSERT_TRUE(entry.ok());
+  ASSERT_TRUE(entry->has_value());
+  EXPECT_EQ((*entry)->kind, StopKind::SyscallEntry);
+  EXPECT_EQ((*entry)->syscall_no, 231);
+  EXPECT_TRUE(exit_call_entry(end, exited, read, true, {})->has_value()) << "catch syscall: every call";
+  EXPECT_FALSE(exit_call_entry(end, exited, read, true, {60})->has_value()) << "another call caught";
+  EXPECT_FALSE(exit_call_entry(end, exited, read, false, {})->has_value()) << "nothing caught";
+  regs.orig_rax = static_cast<uint64_t>(-1);  // the threaded end: the call about to run
+  regs.rax = 231;
+  EXPECT_TRUE(exit_call_entry(end, exited, read, true, {231})->has_value());
+  TimelineStop killed = exited;
+  killed.signo = SIGKILL;
+  EXPECT_FALSE(exit_call_entry(map_timeline_stop(killed, kTid).reason, killed, read, true, {})->has_value());
+  TimelineStop cut = stop_of(StopCause::HistoryEnd);  // no exit recorded
+  EXPECT_FALSE(exit_call_entry(map_timeline_stop(cut, kTid).reason, cut, read, true, {})->has_value());
+}
+
 }  // namespace
 }  // namespace slsdbg::gdbserver
