@@ -19,7 +19,7 @@ std::optional<SysbufCallSite> sysbuf_call_site(uint64_t rip, uint64_t rsp,
   std::memcpy(&shape, shape_bytes, 8);
   std::memcpy(&back, back_bytes, 8);
   const uint64_t site_len = shape ? 8 : 7;  // call *ptr (7 bytes), plus a nop for the wide shape
-  return SysbufCallSite{back - site_len + (rip - slow), rsp + 136};
+  return SysbufCallSite{back - site_len + (rip - slow), rsp + 136, back};
 }
 
 }  // namespace slsdbg::process

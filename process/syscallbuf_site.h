@@ -15,6 +15,7 @@ namespace slsdbg::process {
 struct SysbufCallSite {
   uint64_t pc;  // glibc's own `syscall` (about to run), or the instruction after it (just run)
   uint64_t sp;  // the caller's rsp, as before the site's call
+  uint64_t back;  // where the stub returns to: past the site's call (and its nop)
 };
 
 // nullopt when rip is not the stub's trapped `syscall` (or just after it)

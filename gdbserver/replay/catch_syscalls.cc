@@ -22,6 +22,7 @@
 #include "engine/replay/fork_events.h"
 #include "gdbserver/replay/stop_mapping.h"
 #include "gdbserver/replay/timeline_target.h"
+#include "process/syscallbuf_site.h"
 #include "process/syscallbuf_stub.h"
 
 namespace slsdbg::gdbserver {
@@ -63,21 +64,19 @@ Result<replay::Moment> syscall_return(const store::RecordingReader& reader, cons
 // A call made through the syscall buffer runs its `syscall` in the stub's
 // page, where GDB has no symbol and no unwind info (its backtrace there is
 // garbage). The moment to show instead, from the stub's `syscall` (about to
-// run, or just run): at the entry, where the patched glibc site's `call` is
-// about to run (the address of glibc's own `syscall`, every register as glibc
-// set it); at the return, where the stub's `ret` lands (rax the result, rcx
-// and r11 as a `syscall` leaves them). There the stub's rsp holds the site's
-// shape (1: wide, whose return address the stub moved past the nop) and the
-// return address is 128 bytes above (process/syscallbuf_stub.cc).
+// run, or just run; process/syscallbuf_site.h): at the entry, where the
+// patched glibc site's `call` is about to run (the address of glibc's own
+// `syscall`, every register as glibc set it); at the return, where the
+// stub's `ret` lands (rax the result, rcx and r11 as a `syscall` leaves them).
 Result<std::optional<replay::Moment>> stub_call_site(replay::Timeline& t) {
-  const uint64_t slow = process::sysbuf_stub_layout().slow;
   const user_regs_struct r = TRY(t.regs());
-  if (r.rip != slow && r.rip != slow + 2) return std::optional<replay::Moment>();
-  uint64_t shape = 0, back = 0;
-  TRY(t.read_memory(r.rsp, {reinterpret_cast<uint8_t*>(&shape), sizeof shape}));
-  TRY(t.read_memory(r.rsp + 128, {reinterpret_cast<uint8_t*>(&back), sizeof back}));
+  const std::optional<process::SysbufCallSite> site =
+      process::sysbuf_call_site(r.rip, r.rsp, [&t](uint64_t addr, std::span<uint8_t> out) {
+        return t.read_memory(addr, out).ok();
+      });
+  if (!site) return std::optional<replay::Moment>();
   const replay::Moment now = TRY(t.current_moment());
-  const uint64_t pc = r.rip == slow ? back - (shape ? 8 : 7) : back;
+  const uint64_t pc = r.rip == process::sysbuf_stub_layout().slow ? site->pc : site->back;
   return std::optional<replay::Moment>(replay::Moment{now.checkpoint, now.event, pc, 1});
 }
 

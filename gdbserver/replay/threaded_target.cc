@@ -92,6 +92,7 @@ Result<replay::ThreadedTimeline*> ThreadedTarget::live() {
 
 Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
   regs_.clear();
+  at_call_site_.reset();
   at_exit_entry_ = false;
   if (!stop.ok()) {
     last_reason_.reset();
@@ -105,10 +106,28 @@ Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
   if (stop->syscall_no) {
     mapped.reason.kind = stop->syscall_entry ? StopKind::SyscallEntry : StopKind::SyscallReturn;
     mapped.reason.syscall_no = *stop->syscall_no;
+    show_at_call_site(stop->thread);
   }
   notes_ += mapped.note;
   last_reason_ = mapped.reason;
   return mapped.reason;
+}
+
+// A caught call made through the syscall buffer stops in the stub's page,
+// where GDB has no symbol and no unwind info: the thread is shown at the
+// glibc site that called the stub instead, pc after glibc's own `syscall`
+// (as a live session shows a syscall stop) and rsp the caller's. Its other
+// registers are glibc's there (process/syscallbuf_site.h). Only the
+// registers GDB reads change; the next move shows the thread as it is.
+void ThreadedTarget::show_at_call_site(Tid thread) {
+  replay::ThreadedTimeline* t = timeline_.get();
+  const Result<user_regs_struct> regs = t ? t->regs(thread) : Result<user_regs_struct>(Error::msg("no timeline"));
+  if (!regs.ok()) return;
+  const std::optional<process::SysbufCallSite> site =
+      process::sysbuf_call_site(regs->rip, regs->rsp, [t](uint64_t addr, std::span<uint8_t> out) {
+        return t->read_memory(addr, out).ok();
+      });
+  if (site) at_call_site_.emplace(thread.value, *site);
 }
 
 std::string ThreadedTarget::take_stop_notes() { return std::exchange(notes_, std::string()); }
@@ -128,6 +147,10 @@ Status ThreadedTarget::read_register(Tid thread, int number, std::span<uint8_t> 
   auto it = regs_.find(thread.value);
   if (it == regs_.end()) {
     user_regs_struct regs = TRY(t->regs(thread));
+    if (at_call_site_ && at_call_site_->first == thread.value) {
+      regs.rip = at_call_site_->second.pc;
+      regs.rsp = at_call_site_->second.sp;
+    }
     std::vector<uint8_t> fpu = TRY(t->xsave(thread));
     if (fpu.size() < x86_64::kFxsaveSize) fpu.resize(x86_64::kFxsaveSize, 0);
     std::vector<uint8_t> user(reinterpret_cast<const uint8_t*>(&regs), reinterpret_cast<const uint8_t*>(&regs) + sizeof regs);

@@ -21,6 +21,7 @@
 #include "engine/replay/threaded_timeline.h"
 #include "gdbserver/protocol/target.h"
 #include "gdbserver/replay/recording_xfer.h"
+#include "process/syscallbuf_site.h"
 #include "store/recording.h"
 
 namespace slsdbg::gdbserver {
@@ -103,6 +104,10 @@ class ThreadedTarget final : public Target, public Breakpoints, public Watchpoin
   std::set<int64_t> caught_;
   bool at_exit_entry_ = false;
   Result<StopReason> exit_entry_first(const StopReason& r);
+  // A caught call in the syscall buffer's stub, shown at its glibc site: the
+  // thread and the registers that change (show_at_call_site).
+  std::optional<std::pair<int32_t, process::SysbufCallSite>> at_call_site_;
+  void show_at_call_site(Tid thread);
   // The image of the checkpoint the session is in (an execve changes it):
   // checkpoint 0's until the timeline opens.
   std::string first_exe_, first_auxv_;

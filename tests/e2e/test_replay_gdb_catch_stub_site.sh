@@ -5,6 +5,9 @@
 # libc's write with a backtrace through stdio, the length in rdx; at
 # the return rax holds the recorded result and pc is past the site; reverse
 # continue comes back to the same return and entry. Real program: echo.
+# With threads (the threaded timeline stops in the stub and shows the
+# thread's registers at the site: pc after glibc's `syscall`, as a live
+# session does): the same frames and values.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/echo.rec
 "$SLSDBG" record -o "$rec" -- /bin/echo hello-stub >"$WORK/echo.txt" 2>"$WORK/rec.err" || { cat "$WORK/rec.err"; die "recording echo failed"; }
@@ -30,4 +33,22 @@ delta=$((return_pc - entry_pc))
 [ "$delta" -eq 7 ] || [ "$delta" -eq 8 ] || { cat "$out"; die "the return ($return_pc) is not right after the site ($entry_pc)"; }
 expect "$WORK/return.out" '^\$5 = 11$' "reverse-continue: back at the entry, the length"
 expect "$WORK/return.out" "^\\\$6 = $entry_pc\$" "reverse-continue: at the same site"
+rec=$WORK/thr.rec
+"$SLSDBG" record -o "$rec" -- "$PROGRAMS/thr_tight_loop" >"$WORK/thr.txt" 2>"$WORK/rec2.err" || { cat "$WORK/rec2.err"; die "recording thr_tight_loop failed"; }
+grep -q 'ran 2 threads' "$WORK/rec2.err" || { cat "$WORK/rec2.err"; die "thr_tight_loop did not record as threaded"; }
+grep -q "[1-9][0-9]* glibc sites patched" "$WORK/rec2.err" || { cat "$WORK/rec2.err"; die "no glibc site was patched"; }
+len=$(wc -c <"$WORK/thr.txt")
+out=$WORK/thr.out
+replay_gdb "$rec" "$out" -ex 'catch syscall write' \
+  -ex 'continue' -ex 'echo ---entry\n' -ex 'bt 3' -ex 'print $rdx' \
+  -ex 'continue' -ex 'echo ---return\n' -ex 'bt 3' -ex 'print $rax'
+sed -n '/^---entry/,/^---return/p' "$out" >"$WORK/thr_entry.out"
+sed -n '/^---return/,$p' "$out" >"$WORK/thr_return.out"
+for part in entry return; do
+  expect "$WORK/thr_$part.out" '^#0 .*write' "threads, $part: frame 0 is write"
+  expect "$WORK/thr_$part.out" '_IO_[a-z_]*write ' "threads, $part: stdio's frame above it"
+  if grep -q '^#[0-9]* *0x[0-9a-f]* in ?? ()' "$WORK/thr_$part.out"; then cat "$out"; die "threads, $part: a frame without a symbol"; fi
+done
+expect "$WORK/thr_entry.out" "^\\\$1 = $len\$" "threads: the length at the entry"
+expect "$WORK/thr_return.out" "^\\\$2 = $len\$" "threads: the result at the return"
 echo "replay_gdb_catch_stub_site: OK"
