@@ -238,7 +238,7 @@ int run_info(const std::vector<std::string>& args) {
     std::printf("processes  %zu recorded (replay -p PID, dump -p PID ...):\n", tree.size());
     for (const ProcessRow& p : tree) {
       std::string prog = p.program.size() > 48 ? p.program.substr(0, 45) + "..." : p.program;
-      std::printf("  %*s%-7d parent %-7d %-6s %3zu checkpoints  %-14s %s%s\n", 2 * p.depth, "", p.pid, p.parent_pid,
+      std::printf("  %*s%-7s parent %-7d %-6s %3zu checkpoints  %-14s %s%s\n", 2 * p.depth, "", p.name.c_str(), p.parent_pid,
                   p.origin.c_str(), p.checkpoints, p.exit ? p.exit->c_str() : "(no exit)", prog.c_str(),
                   p.error.empty() ? "" : ("  [" + p.error + "]").c_str());
     }

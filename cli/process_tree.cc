@@ -44,6 +44,7 @@ Result<std::vector<ProcessRow>> process_tree(const std::string& rec) {
   for (const store::Member& m : members) {
     ProcessRow row;
     row.pid = m.pid;
+    row.name = m.name.empty() ? std::to_string(m.pid) : m.name;
     row.parent_pid = m.parent_pid;
     row.origin = m.origin;
     row.dir = m.dir;
@@ -60,6 +61,7 @@ nlohmann::json process_tree_json(const std::vector<ProcessRow>& rows) {
   nlohmann::json arr = nlohmann::json::array();
   for (const ProcessRow& r : rows)
     arr.push_back({{"pid", r.pid},
+                   {"name", r.name},
                    {"parent", r.parent_pid},
                    {"program", r.program},
                    {"origin", r.origin},

@@ -14,6 +14,7 @@ namespace slsdbg::cli {
 
 struct ProcessRow {
   int pid = 0;
+  std::string name;  // what -p takes: the pid, or PID.N for a reused pid (store/members.h)
   int parent_pid = 0;
   int depth = 0;             // 0: the root; children one more than their parent
   std::string program;       // argv joined; after an exec, the program it runs last first

@@ -94,13 +94,16 @@ Status MemberGroup::hand_over(pid_t pid, pid_t parent, MemberOrigin origin, cons
 
 void MemberGroup::record(MemberStart start) {
   RecordOptions o = root_;
-  o.out_dir = store::member_dir(root_.out_dir, start.pid);
+  // A pid the kernel handed out again after an earlier member's exit gets
+  // the next free name ("PID.2"): the earlier recording stays as it is.
+  o.out_dir = store::unused_member_dir(root_.out_dir, start.pid);
   o.pool_dir = root_.out_dir;  // one copy of libc for the whole tree, linked into each member
   o.argv = proc_words(start.pid, "cmdline");
   if (o.argv.empty()) o.argv = {proc_link(start.pid, "exe")};
   MemberReport report;
   report.pid = start.pid;
   Status dir = store::make_dir(store::members_dir(root_.out_dir));
+  if (!dir.ok()) (void)release_parked(start);  // it runs on unrecorded, not parked for ever
   Result<RecordOutcome> r = dir.ok() ? record_member(o, start, this) : Result<RecordOutcome>(dir.take_error());
   cuts_.leave(start.pid);
   if (r.ok()) {
@@ -170,6 +173,13 @@ Result<process::Task> adopt_member(const MemberStart& s) {
   if (ptrace(PTRACE_SETREGS, pid, nullptr, &s.regs) != 0) return Error::from_errno("ptrace(PTRACE_SETREGS)");
   for (int sig : signals) syscall(SYS_tgkill, pid, pid, sig);
   return process::Task(Tid(pid), pid);
+}
+
+Status release_parked(const MemberStart& s) {
+  process::Task task = TRY(adopt_member(s));
+  if (ptrace(PTRACE_DETACH, s.pid, nullptr, nullptr) != 0)
+    return Error::from_errno("ptrace(PTRACE_DETACH) of child " + std::to_string(s.pid));
+  return ok_status();
 }
 
 Status prepare_member_image(process::Task& task, MemberOrigin origin, process::VdsoRoute vdso) {

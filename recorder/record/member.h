@@ -99,6 +99,9 @@ class MemberGroup {
 // On the member's thread: seizes the parked child, stops it, and puts its
 // bytes and registers back. Returns it in a PTRACE_EVENT_STOP.
 Result<process::Task> adopt_member(const MemberStart& start);
+// A child whose recording could not start: adopted as above and let go, so
+// it runs on unrecorded instead of spinning where it was parked.
+Status release_parked(const MemberStart& start);
 
 // Makes the adopted child's image ready for capture: a forked child keeps
 // the parent's injection page and patched vDSO but drops the staging area it

@@ -547,7 +547,10 @@ Status RecordSession::start() {
 
 // A child handed over by its parent's session (member.h).
 Status RecordSession::start_member() {
-  TRY(store::RecordingWriter::claim_dir(opts_.out_dir));
+  if (Status claimed = store::RecordingWriter::claim_dir(opts_.out_dir); !claimed.ok()) {
+    (void)release_parked(*member_);  // it runs on unrecorded, not parked for ever
+    return claimed;
+  }
   leader_task_ = std::make_unique<process::Task>(TRY(adopt_member(*member_)));
   task_ = leader_task_.get();
   pid_ = tgid_ = task_->tid().value;
