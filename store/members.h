@@ -28,7 +28,7 @@ struct Member {
   int parent_pid = 0;
   std::string dir;     // the member's recording directory
   std::string program; // its program path (after its last exec: see its log)
-  std::string origin;  // "spawn" | "fork" | "exec" ("" before format 6)
+  std::string origin;  // "spawn" | "fork" | "vfork" | "exec" ("" before format 6; docs/formats/catalog.md)
 };
 
 std::string members_dir(const std::string& rec);

@@ -4,8 +4,8 @@
 usage: bench/realprogs/tree.py BUILD_DIR [--runs 3] > result.json
 
 Every process of the tree is recorded as a member of the same recording
-(docs/formats/members.md). Cases: a shell pipeline, `make -j2` with four
-recipes, bash command substitutions and pipelines, python3 subprocess.
+(docs/formats/members.md). Cases: a shell pipeline, a shell running eight
+vfork'ed commands, `make -j2` with four recipes, bash command substitutions and pipelines, python3 subprocess.
 Timing is run.py's (native and recorded alternate, medians); each case also
 reports how many processes its last recording held.
 """
@@ -22,6 +22,8 @@ def cases(work):
         f.write("all: a b c d\n" + "".join(f"{t}:\n\techo {t} > {t}\n" for t in "abcd"))
     return [
         ("sh pipeline", ["/bin/sh", "-c", "printf '%s' 'seven b' | wc -c"]),
+        # dash vforks a simple command that is not its last one
+        ("sh 8 vforks", ["/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do /bin/true; done; true"]),
         ("make -j2", ["make", "-C", mk, "-B", "-j2"]),
         ("bash", ["bash", "-c", "x=$(echo hi); y=$(date +%s); for i in 1 2 3; do echo $i | cat >/dev/null; done"]),
         ("python3 subprocess", ["python3", "-c", "import subprocess; subprocess.run(['true']); "

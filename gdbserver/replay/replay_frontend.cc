@@ -44,8 +44,9 @@ std::filesystem::path tree_root(const std::string& dir) {
 
 // Opens the replay of a fork child GDB follows (follow-fork-mode child) at its
 // first moment, the child right after its fork; the readers live as long as
-// the connection. A vfork-style child is recorded from its exec on: GDB would
-// expect it at its vfork, sharing the parent's memory, so it is refused.
+// the connection. A vfork child is refused: GDB keeps its parent attached
+// until the child execs, which would take two processes on one connection,
+// and a threaded parent's vfork child is recorded only from its exec.
 ForkChildOpener fork_child_opener(const ReplayFrontendOptions& options,
                                   std::vector<std::unique_ptr<store::RecordingReader>>& readers) {
   if (options.recording_dir.empty()) return {};
@@ -53,6 +54,8 @@ ForkChildOpener fork_child_opener(const ReplayFrontendOptions& options,
   return [root, &readers](int32_t pid) -> Result<std::unique_ptr<Target>> {
     const std::string dir = TRY(store::member_recording(root, pid));
     auto reader = TRY(store::RecordingReader::open(dir));
+    if (reader->meta().origin == "vfork")
+      return Error::msg("GDB keeps its vfork parent attached until the child execs, and one connection serves one process");
     if (reader->meta().origin != "fork")
       return Error::msg("its recording starts at its " + (reader->meta().origin.empty() ? std::string("start") : reader->meta().origin) +
                         ", not at its fork (a vfork-style child runs unrecorded until its exec)");

@@ -66,6 +66,15 @@ bool shares_parent_memory(pid_t pid, pid_t parent, pid_t recorded) {
   return !(order >= 1 && order <= 3);
 }
 
+// Threads of process `pid` (0 when it cannot be read).
+size_t thread_count(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return static_cast<size_t>(std::atol(line.c_str() + 8));
+  return 0;
+}
+
 void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {
   // ESRCH: killed meanwhile; waitpid reports its death next.
   ptrace(request, pid, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
@@ -133,7 +142,8 @@ Status Children::hand_over(pid_t pid, MemberOrigin origin) {
   return ok_status();
 }
 
-// A forked child is recorded as a member from here. Otherwise: a child of
+// A forked child, and a vfork child of a single-threaded process, is
+// recorded as a member from here. Otherwise: a child of
 // the recorded process starts with rdtsc trapping (PR_SET_TSC is inherited)
 // and nobody to emulate it for its own sake: turn it off before its first
 // instruction, so it and whatever it execs read the counter at full speed.
@@ -142,6 +152,12 @@ Result<bool> Children::first_stop(pid_t pid) {
   seen_.insert(pid);
   if (group_ && !shares_parent_memory(pid, parent_of(pid), recorded_)) {
     TRY(hand_over(pid, MemberOrigin::Fork));
+    return true;
+  }
+  // A vfork child of a single-threaded parent runs alone in the memory they
+  // share: the parent waits in the kernel until the child execs or exits.
+  if (group_ && parent_of(pid) == recorded_ && thread_count(recorded_) == 1) {
+    TRY(hand_over(pid, MemberOrigin::Vfork));
     return true;
   }
   if (parent_of(pid) != recorded_) return false;

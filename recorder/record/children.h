@@ -1,7 +1,7 @@
 // Child processes of the recorded program (fork, vfork, clone without
 // CLONE_THREAD). With a MemberGroup (member.h) each child is handed over at
-// its first stop to a recording of its own (a vfork-style child at its
-// execve); until then, and without a group, a
+// its first stop to a recording of its own (a vfork-style child of a
+// threaded process at its execve); until then, and without a group, a
 // child runs unrecorded: its effects reach the recorded process through
 // logged syscalls (pipe reads, wait4/waitid results) and signals (SIGCHLD),
 // as any other process's would.

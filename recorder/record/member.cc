@@ -1,5 +1,6 @@
 #include "recorder/record/member.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/fd.h"
 #include "common/log.h"
 #include "process/inject.h"
 #include "process/spawn.h"
@@ -41,6 +43,16 @@ Status poke(pid_t pid, uint64_t addr, uint64_t word) {
   return ok_status();
 }
 
+// Through /proc/PID/mem, which writes read-only code as ptrace does, for a
+// process this thread does not trace.
+Status restore_word_in(pid_t pid, uint64_t addr, uint64_t word) {
+  UniqueFd mem(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDWR | O_CLOEXEC));
+  if (!mem.valid()) return Error::from_errno("open(/proc/" + std::to_string(pid) + "/mem)");
+  if (pwrite(mem.get(), &word, sizeof word, static_cast<off_t>(addr)) != static_cast<ssize_t>(sizeof word))
+    return Error::from_errno("write to /proc/" + std::to_string(pid) + "/mem");
+  return ok_status();
+}
+
 // NUL-separated /proc/PID/FILE as words.
 std::vector<std::string> proc_words(pid_t pid, const char* file) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/" + file, std::ios::binary);
@@ -62,6 +74,15 @@ std::string proc_link(pid_t pid, const char* file) {
 }
 
 }  // namespace
+
+const char* origin_name(MemberOrigin origin) {
+  switch (origin) {
+    case MemberOrigin::Fork: return "fork";
+    case MemberOrigin::Vfork: return "vfork";
+    case MemberOrigin::Exec: break;
+  }
+  return "exec";
+}
 
 MemberGroup::MemberGroup(const RecordOptions& root, const cpu_set_t& writer_cpus)
     : root_(root), writer_cpus_(writer_cpus), cuts_(root.out_dir, root.interval_ns) {}
@@ -85,8 +106,10 @@ Status MemberGroup::hand_over(pid_t pid, pid_t parent, MemberOrigin origin, cons
     return e;
   }
   SLSDBG_DEBUG("record", "child %d (of %d) handed over to a member recording (%s)", pid, parent,
-               origin == MemberOrigin::Fork ? "fork" : "exec");
-  cuts_.expect(pid);
+               origin_name(origin));
+  // A vfork child joins the cuts at its exec: until then its parent cannot
+  // stop (it waits in the kernel), so no cut could complete anyway.
+  if (origin != MemberOrigin::Vfork) cuts_.expect(pid);
   std::lock_guard<std::mutex> lock(mu_);
   threads_.emplace_back([this, s]() { record(s); });
   return ok_status();
@@ -162,7 +185,12 @@ Result<process::Task> adopt_member(const MemberStart& s) {
       if (errno == EINTR) continue;
       return Error::from_errno("waitpid(child " + std::to_string(pid) + ")");
     }
-    if (WIFEXITED(status) || WIFSIGNALED(status)) return Error::msg("child " + std::to_string(pid) + " ended while handed over");
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      // A vfork child's `jmp .` sits in its parent's code too, where the
+      // parent returns once the child is gone.
+      if (s.origin == MemberOrigin::Vfork) (void)restore_word_in(s.parent, s.loop_addr, s.saved_word);
+      return Error::msg("child " + std::to_string(pid) + " ended while handed over");
+    }
     if (!WIFSTOPPED(status)) continue;
     if ((status >> 16) == PTRACE_EVENT_STOP) break;
     if (WSTOPSIG(status) != SIGTRAP) signals.push_back(WSTOPSIG(status));
@@ -183,7 +211,9 @@ Status release_parked(const MemberStart& s) {
 }
 
 Status prepare_member_image(process::Task& task, MemberOrigin origin, process::VdsoRoute vdso) {
-  if (origin == MemberOrigin::Fork) {
+  if (origin == MemberOrigin::Vfork) {
+    task.set_has_injection_page(true);  // the parent's: the memory is one
+  } else if (origin == MemberOrigin::Fork) {
     task.set_has_injection_page(true);  // a private copy of the parent's
     // The staging area is a MAP_SHARED memfd: the parent's capture copies
     // through it. This capture maps its own.
@@ -206,7 +236,7 @@ store::RecordingMeta member_meta(pid_t pid, pid_t parent, MemberOrigin origin) {
   meta.cwd = proc_link(pid, "cwd");
   meta.pid = pid;
   meta.parent_pid = parent;
-  meta.origin = origin == MemberOrigin::Fork ? "fork" : "exec";
+  meta.origin = origin_name(origin);
   return meta;
 }
 

@@ -11,8 +11,13 @@
 //
 // A forked child starts at its fork (checkpoint 0 is the child right after
 // the call). A vfork-style child (posix_spawn, vfork: the parent's memory is
-// shared until it execs) runs unrecorded until its execve, and is recorded
-// from the new image on (origin "exec").
+// shared until it execs) of a single-threaded parent starts at its vfork too
+// (origin "vfork"): the parent waits in the kernel meanwhile, so one task
+// runs; until its execve the child's capture only reads the shared memory
+// (page hashes, no userfaultfd, no staging area, no syscall buffer, no group
+// cuts), which leaves the parent's dirty tracking as it was. A threaded
+// parent's vfork child runs unrecorded until its execve, and is recorded from
+// the new image on (origin "exec").
 #pragma once
 
 #include <sched.h>
@@ -37,7 +42,10 @@
 
 namespace slsdbg::recorder {
 
-enum class MemberOrigin { Fork, Exec };
+enum class MemberOrigin { Fork, Exec, Vfork };
+
+// "fork", "exec" or "vfork": the member's meta `origin`.
+const char* origin_name(MemberOrigin origin);
 
 // What the member's thread needs to take the parked child over.
 struct MemberStart {
@@ -64,8 +72,9 @@ class MemberGroup {
  public:
   MemberGroup(const RecordOptions& root, const cpu_set_t& writer_cpus);
   ~MemberGroup();
-  // On the thread that traces `pid`, stopped at its first stop (Fork) or its
-  // exec event (Exec): parks and detaches it, and starts its recording.
+  // On the thread that traces `pid`, stopped at its first stop (Fork, Vfork)
+  // or its exec event (Exec): parks and detaches it, and starts its
+  // recording.
   Status hand_over(pid_t pid, pid_t parent, MemberOrigin origin, const process::Dispositions& dispositions);
   // Waits until every member's recording has ended (members started
   // meanwhile too).
@@ -105,8 +114,9 @@ Status release_parked(const MemberStart& start);
 
 // Makes the adopted child's image ready for capture: a forked child keeps
 // the parent's injection page and patched vDSO but drops the staging area it
-// shares with the parent; an exec'd one is armed as a spawned program is.
-// Both get rdtsc trapping back (a vfork child had it turned off).
+// shares with the parent; a vfork child keeps all three (they are the
+// parent's own); an exec'd one is armed as a spawned program is. All get
+// rdtsc trapping back (an unrecorded vfork child had it turned off).
 Status prepare_member_image(process::Task& task, MemberOrigin origin, process::VdsoRoute vdso);
 
 // Program, arguments, environment and cwd of `pid`, read from /proc.

@@ -312,6 +312,9 @@ class RecordSession {
   std::optional<SyscallBuf> syscall_buffer_;  // record --syscall-buffer
   std::optional<Children> children_;  // run unrecorded (children.h)
   std::unique_ptr<SharedTurn> shared_;  // memory shared with other members (shared_turn.h)
+  // A vfork child before its execve (member.h): it runs in its waiting
+  // parent's memory, whose dirty tracking is the parent's.
+  bool in_parents_memory_ = false;
   bool keep_turn_ = false;  // the next checkpoint follows one the turn passed at
 
   enum class State { Running, InSyscall } state_ = State::Running;
@@ -561,18 +564,28 @@ Status RecordSession::start_member() {
   stop_time_ = monotonic_ns();
   t0_ = stop_time_;
   TRY(prepare_member_image(*task_, member_->origin, vdso_route()));
-  // A forked child of a process with shared memory has it too: it waits
-  // for its turn before its checkpoint 0.
-  shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
-  TRY(shared_->start());
-  // A forked child runs its parent's patched libc: it owns and drains the
-  // buffer it inherited; an exec'd one got a fresh stub above.
-  if (opts_.syscall_buffer)
-    syscall_buffer_.emplace(TRY(member_->origin == MemberOrigin::Fork ? SyscallBuf::adopt_forked(pid_)
-                                                                       : SyscallBuf::arm(pid_)));
-  capture_ = TRY_CTX(CheckpointCapture::create(pid_, opts_.tracker, capture_options()),
-                     "setting up checkpoint capture");
-  dispositions_ = member_->origin == MemberOrigin::Fork ? member_->dispositions : initial_dispositions(pid_);
+  in_parents_memory_ = member_->origin == MemberOrigin::Vfork;
+  if (!in_parents_memory_) {
+    // A forked child of a process with shared memory has it too: it waits
+    // for its turn before its checkpoint 0. (A vfork child's parent waits in
+    // the kernel, whatever turn it holds: the child takes part from its exec.)
+    shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
+    TRY(shared_->start());
+    // A forked child runs its parent's patched libc: it owns and drains the
+    // buffer it inherited; an exec'd one got a fresh stub above. A vfork
+    // child's calls take the stub's trapped path: its parent disabled the
+    // stub across the call, and its entries are the parent's.
+    if (opts_.syscall_buffer)
+      syscall_buffer_.emplace(TRY(member_->origin == MemberOrigin::Fork ? SyscallBuf::adopt_forked(pid_)
+                                                                         : SyscallBuf::arm(pid_)));
+  }
+  // In the parent's memory the capture only reads: hashing pages leaves the
+  // parent's userfaultfd write-protection, and so its next checkpoint, as
+  // they were.
+  capture_ = TRY_CTX(
+      CheckpointCapture::create(pid_, in_parents_memory_ ? TrackerChoice::PageHash : opts_.tracker, capture_options()),
+      "setting up checkpoint capture");
+  dispositions_ = member_->origin != MemberOrigin::Exec ? member_->dispositions : initial_dispositions(pid_);
   fast_write_ = FastWrite::for_process(pid_);
   return start_store(member_meta(pid_, member_->parent, member_->origin), member_->writer_cpus);
 }
@@ -596,7 +609,7 @@ Status RecordSession::start_store(store::RecordingMeta meta, const cpu_set_t& al
   TRY(checkpoint(Reason::None, false));  // checkpoint 0, "start"
   tick_ = TRY(Tick::start(opts_.interval_ns));
   if (!member_) g_tick_owner = tick_->owner();
-  if (group_) group_->cuts().join(cut_pid_ = tgid_, tick_->owner());
+  if (group_ && !in_parents_memory_) group_->cuts().join(cut_pid_ = tgid_, tick_->owner());
   // A torn deferred copy: settle it and take the checkpoint again now rather
   // than a whole interval later.
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
@@ -1293,9 +1306,16 @@ Status RecordSession::on_exec() {
   capture_ = TRY(arm_new_image(*task_, opts_.tracker, capture_options(), vdso_route()));
   capture_->on_torn_copy([owner = tick_->owner()] { Tick::fire_now(owner); });
   fast_write_ = FastWrite::for_process(pid_);
-  if (syscall_buffer_) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
+  if (opts_.syscall_buffer && (syscall_buffer_ || in_parents_memory_)) syscall_buffer_.emplace(TRY(SyscallBuf::arm(pid_)));
   dispositions_ = initial_dispositions(pid_);
   if (shared_) TRY(shared_->on_exec());
+  if (std::exchange(in_parents_memory_, false)) {
+    // A vfork child has memory of its own from here: it is a member like
+    // any other (turns, cuts).
+    shared_ = std::make_unique<SharedTurn>(group_->baton(), tgid_);
+    TRY(shared_->start());
+    group_->cuts().join(cut_pid_ = tgid_, tick_->owner());
+  }
   const ExecImage img = exec_image(pid_);
   SLSDBG_INFO("record", "execve: now %s (build-id %s)", img.path.c_str(),
               img.build_id.empty() ? "none" : img.build_id.c_str());

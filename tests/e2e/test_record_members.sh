@@ -32,7 +32,7 @@ assert procs[0]["pid"] == j["pid"] and procs[0]["origin"] == "spawn", procs[0]
 known = {p["pid"] for p in procs}
 for p in procs[1:]:
     assert p["parent"] in known, f"parent of {p} is not in the tree"
-    assert p["origin"] in ("fork", "exec"), p
+    assert p["origin"] in ("fork", "exec", "vfork"), p
     assert p["checkpoints"] >= 1 and p["exit"] is not None and p["error"] is None, p
 print(" ".join(str(p["pid"]) for p in procs))
 PYEOF
@@ -54,7 +54,7 @@ root=$1 first=$2 wc_pid=$3 echo_pid=$4
 expect "$WORK/tree.info" "^processes +4 recorded" "tree: info counts the processes"
 expect "$WORK/tree.info" "^  $root +parent [0-9]+ +spawn .*exited 0" "tree: info shows the root"
 expect "$WORK/tree.info" "^    $first +parent $root +fork .*exited 7" "tree: info shows the first child under its parent, with its exit"
-expect "$WORK/tree.info" "^    $echo_pid +parent $root +exec .*exited 0 .*echo vforked" "tree: the vfork child is recorded from its exec"
+expect "$WORK/tree.info" "^    $echo_pid +parent $root +vfork .*exited 0 +/usr/bin/echo \(exec'd; started as" "tree: the vfork child is recorded from its vfork (started as the fixture) to its exec of echo"
 expect "$WORK/tree.info" "^    $wc_pid +parent $root +fork .*exited 0 +/usr/bin/wc \(exec'd" "tree: info names the program a child exec'd"
 "$SLSDBG" info "$WORK/tree.rec" -p "$first" >"$WORK/first.info" || die "tree: info -p failed"
 expect "$WORK/first.info" "^process +$first, child of $root, recorded from its fork" "tree: info -p shows the member"

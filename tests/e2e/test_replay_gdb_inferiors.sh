@@ -26,7 +26,7 @@ timeout 300 "$SLSDBG" replay "$rec" --inferiors -- -nx -batch -ex 'set paginatio
 expect "$out" "^\* 1 +process $root " "inferior 1 is the root"
 expect "$out" "^  2 +process $first " "inferior 2 is the first child"
 expect "$out" "^  3 +process $wc_pid " "inferior 3 is the wc child"
-expect "$out" "^  4 +process $echo_pid .*/bin/echo" "inferior 4 is the vfork child, running echo"
+expect "$out" "^  4 +process $echo_pid .*tree_pipe" "inferior 4 is the vfork child, at its vfork in tree_pipe"
 expect "$out" 'Thread 2\.1 "tree_pipe" hit Breakpoint 1\.[0-9]+, child_compute \(n=6\)' "inferior 2 stops in its own function"
 expect "$out" '^\$1 = 6$' "inferior 2's argument"
 expect "$out" '^\$3 = 42$' "inferior 2's stored value"
