@@ -27,8 +27,13 @@ pid=$2
 [ "$3" = "$pid.2" ] || die "the second process with pid $pid should be named $pid.2, got: $names"
 "$SLSDBG" info "$rec" >"$WORK/info.txt"
 expect "$WORK/info.txt" "^ +$pid\\.2 +parent " "info lists $pid.2 in the tree"
-"$SLSDBG" info "$rec" -p "$pid" >"$WORK/first.txt" && expect "$WORK/first.txt" '^program +/bin/echo first$' "-p $pid is the first echo"
-"$SLSDBG" info "$rec" -p "$pid.2" >"$WORK/second.txt" && expect "$WORK/second.txt" '^program +/bin/echo second$' "-p $pid.2 is the second"
+"$SLSDBG" info "$rec" -p "$pid" >"$WORK/first.txt" && expect "$WORK/first.txt" "^recording .*/members/$pid\$" "-p $pid is the first"
+"$SLSDBG" info "$rec" -p "$pid.2" >"$WORK/second.txt" && expect "$WORK/second.txt" "^recording .*/members/$pid\\.2\$" "-p $pid.2 is the second"
+python3 - "$WORK/info.json" <<'PY' || die "both processes with the reused pid should have exec'd echo"
+import json, sys
+rows = json.load(open(sys.argv[1]))["processes"][1:]
+assert all("echo" in r["program"].split(" (")[0] and r["exit"] == "exited 0" for r in rows), rows
+PY
 for p in "$pid" "$pid.2"; do
   "$SLSDBG" replay "$rec" -p "$p" --check >"$WORK/check.txt" 2>&1 || { cat "$WORK/check.txt"; die "replay -p $p --check failed"; }
   expect "$WORK/check.txt" '^OK' "replay -p $p --check"
