@@ -254,6 +254,9 @@ class RecordSession {
   Status schedule_next(pid_t after);
   Status go_into_kernel();
   Status stop_all();
+  // Whether every call the threads wait in restarts as it was (no timeout
+  // it would count again from the start): interruptible_while_blocked.
+  bool waits_restart_exactly();
   Status enter_logged_handlers();
   Status flush_queued_signals();
   Status wait_until_parked(pid_t t);
@@ -1400,6 +1403,15 @@ Status RecordSession::on_tick() {
       threads_->set_running(-1);
       if (threads_->any_parked()) return schedule_next(pid_);
     }
+    // Every thread waits in the kernel, and a checkpoint would cut each
+    // call. One that restarts from scratch (a relative sleep, a timed wait
+    // or poll) would wait longer than it asked, again at every tick (a
+    // thread's usleep(50 ms) beside a pthread_join took 1.6 s): as with
+    // one thread, the tick is taken when a call returns. Not while it takes
+    // part in memory shared with other members: the turn passes at this
+    // checkpoint (shared_turn.h).
+    const bool turns = shared_ && shared_->active();
+    if (pending_ == Reason::Tick && !turns && !waits_restart_exactly()) return ok_status();
     return checkpoint_all_in_kernel();
   }
   if (state_ == State::Running || interruptible_while_blocked(cur_nr_, cur_args_)) return request_interrupt();
@@ -1720,6 +1732,16 @@ Status RecordSession::enter_logged_handlers() {
 
 // A tick while every thread waits in a syscall: stop them all and take the
 // checkpoint from the leader's context.
+bool RecordSession::waits_restart_exactly() {
+  for (pid_t t : threads_->tids()) {
+    const ThreadCtx& c = threads_->at(t);
+    if (c.where != ThreadCtx::Where::InKernel) continue;
+    const long nr = t == pid_ ? cur_nr_ : c.nr;
+    if (!interruptible_while_blocked(nr, t == pid_ ? cur_args_ : c.args)) return false;
+  }
+  return true;
+}
+
 Status RecordSession::checkpoint_all_in_kernel() {
   TRY(stop_all());
   if (!threads_->has(tgid_)) return ok_status();
