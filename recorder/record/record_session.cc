@@ -1017,7 +1017,11 @@ Status RecordSession::on_syscall_exit() {
   if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
     threads_->set_clear_child_tid(set->first, set->second);
   alt_stacks_.note_call(pid_, cur_nr_, cur_args_, result, mem);
-  if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
+  // Patched only at a stop of the thread that runs program code: the
+  // others then all wait in the kernel or at a stop (syscallbuf.h).
+  const bool runs_program = !multi() || pid_ == threads_->running();
+  if (syscall_buffer_ && cls == SyscallClass::Modelled && runs_program &&
+      TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result, pid_))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
     TRY(log_forced_checkpoint(r.rip));
@@ -1716,7 +1720,6 @@ Status RecordSession::on_thread_gone(pid_t tid) {
   if (!threads_->has(tgid_)) return ok_status();
   // Alone again: it runs (or returns from its call) as before any thread.
   if (!multi()) threads_->set_running(tgid_);
-  if (!multi() && syscall_buffer_) syscall_buffer_->on_threads_gone();
   if (stopping_all_) return ok_status();  // stop_all() goes back to its thread
   enter(tgid_);
   return multi() && was_running ? schedule_next(tid) : ok_status();
