@@ -420,8 +420,10 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
   const pid_t ran = running == -1 ? pid_ : running;
   const bool may_reset = running == -1 || running == pid_;
   // Not log_event: its CPU-time read per event would cost a syscall each.
-  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [this](const SysbufEntryHead& e) {
+  bool fd_activity = false;  // futex wakes alone leave the fd table as it was
+  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [&](const SysbufEntryHead& e) {
                                     fast_write_.before_syscall(e.nr, e.args);  // a buffered close or openat
+                                    fd_activity |= !leaves_capture_state_alone(static_cast<long>(e.nr));
                                   }),
                                   "draining the syscall buffer");
   if (entries.count() != 0) {
@@ -436,7 +438,7 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
     // File offsets moved (buffered calls change nothing else the capture
     // reads); and the CPU time since the last event is unknown (the entries
     // were logged late), so the checkpoint gets no hint.
-    capture_->note_fd_activity();
+    if (fd_activity) capture_->note_fd_activity();
     cpu_at_progress_.reset();
   }
   return ok_status();

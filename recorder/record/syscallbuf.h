@@ -17,7 +17,23 @@
 //    vDSO's entry points): clock_gettime, clock_getres, time, gettimeofday
 //    with a null timezone;
 //  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
-//    (the new fd's byte is copied from the old one's).
+//    (the new fd's byte is copied from the old one's);
+//  - futex FUTEX_WAKE, private or not (every other futex operation is
+//    trapped). Exact with threads: a wake is never a point where the
+//    recorder switches threads, buffered or trapped (thread_set.h: the
+//    running thread gives way only at a call that may block, or at a
+//    tick), so buffering it moves no switch. A wake that wakes nobody
+//    changes nothing but its count, which the log holds. A wake that wakes
+//    a waiter lets that waiter's call return in the kernel; the waiter was
+//    resumed with PTRACE_SYSCALL, so it stops at the call's exit and parks
+//    there, running nothing of the program, until the running thread gives
+//    way at a blocking call or a tick and a ThreadSwitch names the next
+//    thread: the switch is where the log puts it, as with a trapped wake.
+//    Only the order in the log of the waiter's result and the wake's entry
+//    can differ (the waiter's exit stop may be handled while the waker is
+//    still in the stub); replay serves a waiting thread's result without
+//    running it (engine/replay/thread_check.cc) and a futex wait never
+//    blocks there, so that order changes nothing either.
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
 // Descriptors: the stub itself keeps the bytes of fds it closes, opens and
 // duplicates; the drain tells the recorder's mirror, its fast writes
