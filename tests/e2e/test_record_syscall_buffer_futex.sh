@@ -9,24 +9,14 @@
 # ended: 1 call buffered, ~20,000 futex stops for 300 rounds). stdout equals
 # native both ways, and `replay --check` says OK for both.
 source "$(dirname "$0")/record_lib.sh"
-P="$PROGRAMS/rec_sysbuf_futex"
-ROUNDS=150
-"$P" $ROUNDS >"$WORK/native" || die "native run failed: $(cat "$WORK/native")"
-futex_stops() { sed -n 's/.* seccomp stops:.* futex \([0-9]*\).*/\1/p' "$1" | head -1; }
-SLSDBG_LOG=debug timeout 120 "$SLSDBG" record -o "$WORK/on" -- "$P" $ROUNDS >"$WORK/on.out" 2>"$WORK/on.err" \
-  </dev/null || die "record: $(grep -v debug "$WORK/on.err" | tail -5)"
-cmp -s "$WORK/native" "$WORK/on.out" || die "stdout differs from native: $(cat "$WORK/on.out")"
+sysbuf_on_off "$PROGRAMS/rec_sysbuf_futex" 150
 grep -q "the program ran 2 threads" "$WORK/on.err" || die "did not run 2 threads: $(grep -v debug "$WORK/on.err")"
 grep -q "glibc sites patched by the scan.* of the 2 threads" "$WORK/on.err" ||
   die "libc was not patched while the consumer lived: $(grep 'syscall buffer' "$WORK/on.err")"
-buffered=$(sed -n 's/.*syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$WORK/on.err")
+buffered=$(buffered_calls "$WORK/on.err")
 [ "${buffered:-0}" -ge 5000 ] || die "only ${buffered:-0} syscalls buffered (want >= 5000)"
-on_futex=$(futex_stops "$WORK/on.err")
+on_futex=$(futex_stops "$WORK/on.err") off_futex=$(futex_stops "$WORK/off.err")
 [ -n "$on_futex" ] && [ "$on_futex" -lt 1000 ] || die "${on_futex:-no} futex stops with the buffer (want < 1000)"
-SLSDBG_LOG=debug timeout 120 "$SLSDBG" record --no-syscall-buffer -o "$WORK/off" -- "$P" $ROUNDS \
-  >"$WORK/off.out" 2>"$WORK/off.err" </dev/null || die "record --no-syscall-buffer: $(grep -v debug "$WORK/off.err" | tail -5)"
-cmp -s "$WORK/native" "$WORK/off.out" || die "stdout differs from native without the buffer"
-off_futex=$(futex_stops "$WORK/off.err")
 [ "${off_futex:-0}" -ge 5000 ] || die "${off_futex:-0} futex stops without the buffer (want >= 5000)"
 replay_check_ok on off
 echo "$buffered syscalls buffered, $on_futex futex stops (without the buffer $off_futex)"

@@ -9,20 +9,12 @@
 # (main's binary: 1 call buffered, futex stops unchanged). stdout equals
 # native both ways; `replay --check` says OK for both.
 source "$(dirname "$0")/record_lib.sh"
-P="$PROGRAMS/rec_sysbuf_mutex_wakes"
 ROUNDS=500
-"$P" $ROUNDS >"$WORK/native" || die "native run failed: $(cat "$WORK/native")"
-futex_stops() { sed -n 's/.* seccomp stops:.* futex \([0-9]*\).*/\1/p' "$1" | head -1; }
-SLSDBG_LOG=debug timeout 120 "$SLSDBG" record -o "$WORK/on" -- "$P" $ROUNDS >"$WORK/on.out" 2>"$WORK/on.err" \
-  </dev/null || die "record: $(grep -v debug "$WORK/on.err" | tail -5)"
-cmp -s "$WORK/native" "$WORK/on.out" || die "stdout differs from native: $(cat "$WORK/on.out")"
+sysbuf_on_off "$PROGRAMS/rec_sysbuf_mutex_wakes" $ROUNDS
 grep -q "a futex wake's \`syscall; ret\` site patched" "$WORK/on.err" ||
   die "__lll_lock_wake was not patched: $(grep 'syscall buffer' "$WORK/on.err")"
-buffered=$(sed -n 's/.*syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$WORK/on.err")
+buffered=$(buffered_calls "$WORK/on.err")
 [ "${buffered:-0}" -ge $ROUNDS ] || die "only ${buffered:-0} syscalls buffered (want >= $ROUNDS)"
-SLSDBG_LOG=debug timeout 120 "$SLSDBG" record --no-syscall-buffer -o "$WORK/off" -- "$P" $ROUNDS \
-  >"$WORK/off.out" 2>"$WORK/off.err" </dev/null || die "record --no-syscall-buffer: $(grep -v debug "$WORK/off.err" | tail -5)"
-cmp -s "$WORK/native" "$WORK/off.out" || die "stdout differs from native without the buffer"
 on_futex=$(futex_stops "$WORK/on.err") off_futex=$(futex_stops "$WORK/off.err")
 [ -n "$on_futex" ] && [ -n "$off_futex" ] && [ $((off_futex - on_futex)) -ge $((ROUNDS / 2)) ] ||
   die "futex stops: ${on_futex:-?} with the buffer, ${off_futex:-?} without (want >= $((ROUNDS / 2)) fewer)"

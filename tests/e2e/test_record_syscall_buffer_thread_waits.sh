@@ -8,16 +8,9 @@
 # return into the middle of the patch), the reader's byte count and sum must
 # equal native's, with and without the buffer, and `replay --check` says OK.
 source "$(dirname "$0")/record_lib.sh"
-P="$PROGRAMS/rec_sysbuf_thread_waits"
-"$P" 500 >"$WORK/native" || die "native run failed: $(cat "$WORK/native")"
-SLSDBG_LOG=debug timeout 120 "$SLSDBG" record -o "$WORK/on" -- "$P" 500 >"$WORK/on.out" 2>"$WORK/on.err" </dev/null ||
-  die "record: $(grep -v debug "$WORK/on.err" | tail -5)"
-cmp -s "$WORK/native" "$WORK/on.out" || die "stdout differs from native: $(cat "$WORK/on.out") vs $(cat "$WORK/native")"
+sysbuf_on_off "$PROGRAMS/rec_sysbuf_thread_waits" 500
 scan=$(grep "glibc sites patched by the scan" "$WORK/on.err")
 [[ "$scan" =~ ([1-9][0-9]*)\ left\ while\ another\ of\ the\ 2\ threads ]] ||
   die "no site left for the waiting reader: ${scan:-libc not patched}"
-timeout 120 "$SLSDBG" record --no-syscall-buffer -o "$WORK/off" -- "$P" 500 >"$WORK/off.out" 2>"$WORK/off.err" </dev/null ||
-  die "record --no-syscall-buffer: $(tail -5 "$WORK/off.err")"
-cmp -s "$WORK/native" "$WORK/off.out" || die "stdout differs from native without the buffer"
 replay_check_ok on off
 echo "test_record_syscall_buffer_thread_waits: OK"
