@@ -1,6 +1,7 @@
 #include "recorder/record/thread_pcs.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -31,9 +32,13 @@ Result<std::optional<std::vector<uint64_t>>> other_thread_pcs(pid_t tgid, pid_t 
   while (const dirent* e = readdir(d.get())) {
     const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
     if (tid <= 0 || tid == self) continue;
-    std::ifstream in(dir + "/" + e->d_name + "/syscall");
+    const std::string task = dir + "/" + e->d_name;
+    std::ifstream in(task + "/syscall");
     std::string line;
-    if (!in || !std::getline(in, line)) continue;  // gone meanwhile
+    if (!in || !std::getline(in, line)) {
+      if (access(task.c_str(), F_OK) != 0) continue;  // gone meanwhile
+      return std::optional<std::vector<uint64_t>>();  // there but unreadable: as if it ran
+    }
     if (line.rfind("running", 0) == 0) return std::optional<std::vector<uint64_t>>();
     const std::optional<uint64_t> pc = pc_of_syscall_line(line);
     if (!pc) return std::optional<std::vector<uint64_t>>();  // not understood: as if it ran
