@@ -5,11 +5,7 @@
 // A patched glibc site calls it with `call *ptr` (ptr at the page's start,
 // one per site shape). It returns with the registers, flags and rip the
 // original `syscall; cmp $-4096, %rax|%eax` would have left: rax the result,
-// rcx the address after the original `syscall`, r11 the flags at it. The
-// third shape, `mov $202, %eax; syscall; ret` (glibc's __lll_lock_wake, the
-// wake of a contended mutex's unlock), has its `mov` and `syscall` patched
-// into the `call`: its entry sets eax itself and returns to the `ret`, as
-// the `syscall` would have, flags unchanged.
+// rcx the address after the original `syscall`, r11 the flags at it.
 // Only the return address slot (8 bytes below the caller's rsp) is written
 // on the caller's stack; the rest of the red zone is skipped.
 //
@@ -52,7 +48,6 @@ asm(R"(
   .globl slsdbg_sysbuf_code
   .globl slsdbg_sysbuf_ret_wide
   .globl slsdbg_sysbuf_ret_narrow
-  .globl slsdbg_sysbuf_ret_plain
   .set SB_PAGE, 0x70002000
   .set SB_CURSOR, 0x70003000
   .set SB_BUSY, 0x70003008
@@ -64,14 +59,7 @@ asm(R"(
 slsdbg_sysbuf_begin:
   .quad SB_PAGE + (1f - slsdbg_sysbuf_begin)
   .quad SB_PAGE + (2f - slsdbg_sysbuf_begin)
-  .quad SB_PAGE + (4f - slsdbg_sysbuf_begin)
 slsdbg_sysbuf_code:
-4:
-  leaq -120(%rsp), %rsp
-  pushq $2
-  pushfq
-  movl $202, %eax
-  jmp 3f
 1:
   leaq -120(%rsp), %rsp
   pushq $1
@@ -362,13 +350,6 @@ slsdbg_sysbuf_slow:
 95:
   movq (%rsp), %rcx
   jrcxz 96f
-  leaq -1(%rcx), %rcx
-  jrcxz 97f
-  movq 128(%rsp), %rcx
-  leaq 128(%rsp), %rsp
-slsdbg_sysbuf_ret_plain:
-  ret
-97:
   movq 128(%rsp), %rcx
   leaq -6(%rcx), %rcx
   leaq 128(%rsp), %rsp
@@ -394,7 +375,6 @@ extern "C" const uint8_t slsdbg_sysbuf_movs[];
 extern "C" const uint8_t slsdbg_sysbuf_code[];
 extern "C" const uint8_t slsdbg_sysbuf_ret_wide[];
 extern "C" const uint8_t slsdbg_sysbuf_ret_narrow[];
-extern "C" const uint8_t slsdbg_sysbuf_ret_plain[];
 
 namespace slsdbg::process {
 
@@ -410,7 +390,7 @@ SysbufStubLayout sysbuf_stub_layout() {
   auto at = [](const uint8_t* p) { return kSysbufStubAddr + static_cast<uint64_t>(p - slsdbg_sysbuf_begin); };
   return SysbufStubLayout{at(slsdbg_sysbuf_code), at(slsdbg_sysbuf_end), at(slsdbg_sysbuf_fast),
                           at(slsdbg_sysbuf_slow), at(slsdbg_sysbuf_movs), at(slsdbg_sysbuf_ret_wide),
-                          at(slsdbg_sysbuf_ret_narrow), at(slsdbg_sysbuf_ret_plain)};
+                          at(slsdbg_sysbuf_ret_narrow)};
 }
 
 }  // namespace slsdbg::process

@@ -21,7 +21,7 @@ namespace slsdbg::process {
 // recording of any other version. Bump it on any change to the code, the
 // header or the entry format below; syscallbuf_stub_test pins it to a hash
 // of the code.
-inline constexpr uint32_t kSysbufStubVersion = 5;
+inline constexpr uint32_t kSysbufStubVersion = 4;
 inline constexpr const char* kSysbufStubSummaryKey = "syscall_buffer_stub";
 
 inline constexpr uint64_t kSysbufStubAddr = 0x70002000;
@@ -41,15 +41,13 @@ inline constexpr uint64_t kSysbufEntryHeader = 80;       // nr, args[6], result,
 // bytes, `ff 14 25` + ptr as a 32-bit absolute address), plus a nop for A.
 inline constexpr uint64_t kSysbufPtrWide = kSysbufStubAddr;        // syscall; cmp $-4096, %rax (8 bytes)
 inline constexpr uint64_t kSysbufPtrNarrow = kSysbufStubAddr + 8;  // syscall; cmp $0xfffff000, %eax (7 bytes)
-inline constexpr uint64_t kSysbufPtrFutexRet = kSysbufStubAddr + 16;  // mov $202, %eax; syscall (7 bytes); ret
 
 struct SysbufStubLayout {
   uint64_t code_begin, code_end;  // [begin, end): a stopped pc here is inside the stub
   uint64_t fast;                  // the `syscall` the recorder's filter allows (ip = fast + 2)
   uint64_t slow;                  // the trapped `syscall`
   uint64_t movs;                  // the `rep movsb` copying the output bytes
-  uint64_t ret_wide, ret_narrow;  // the `ret`s back to a patched site, one per shape
-  uint64_t ret_plain;             // ... of the `mov $202, %eax; syscall; ret` shape
+  uint64_t ret_wide, ret_narrow;  // the two `ret`s back to a patched site (its two shapes)
 };
 
 std::span<const uint8_t> sysbuf_stub_code();

@@ -23,7 +23,6 @@
 #include "process/remote_fd.h"
 #include "process/remote_memory.h"
 #include "process/syscallbuf_stub.h"
-#include "recorder/record/syscallbuf_jumps.h"
 #include "recorder/record/syscallbuf_run_out.h"
 #include "recorder/record/syscallbuf_site_cache.h"
 #include "recorder/record/syscallbuf_sites.h"
@@ -182,19 +181,12 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
   const bool readable = vm_read(pid_, site, code, sizeof code);
   const bool wide = readable && std::memcmp(code, kSysbufWideSite, sizeof kSysbufWideSite) == 0;
   const bool narrow = readable && std::memcmp(code, kSysbufNarrowSite, sizeof kSysbufNarrowSite) == 0;
-  // Or a futex wake's `mov $202, %eax; syscall; ret` (no REX prefix before
-  // the `mov`, which would make it set another register).
-  uint8_t around[1 + sizeof kSysbufFutexRetSite];
-  const bool futex_ret = !wide && !narrow && nr == SYS_futex && vm_read(pid_, site - 6, around, sizeof around) &&
-                         (around[0] & 0xf0) != 0x40 &&
-                         std::memcmp(around + 1, kSysbufFutexRetSite, sizeof kSysbufFutexRetSite) == 0;
-  const uint64_t begin = futex_ret ? site - 5 : site, end = futex_ret ? site + 2 : site + 8;  // the bytes rewritten
   std::vector<store::Mapping> maps;
   bool in_libc = false;
-  if (wide || narrow || futex_ret) {
+  if (wide || narrow) {
     maps = TRY(read_maps(pid_));
     for (const store::Mapping& m : maps)
-      if (begin >= m.start && site + sizeof code <= m.end && is_libc(m)) in_libc = true;
+      if (site >= m.start && site + sizeof code <= m.end && is_libc(m)) in_libc = true;
   }
   if (!in_libc) {
     declined_.insert(site);
@@ -207,7 +199,7 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
   // enter the stub while another thread runs. Such sites wait for a later
   // trap; a thread that may be running (its pc unknown) puts off all.
   std::optional<std::vector<uint64_t>> others = TRY(other_thread_pcs(pid_, tid));
-  if (!others || std::any_of(others->begin(), others->end(), [&](uint64_t pc) { return pc >= begin && pc < end; })) {
+  if (!others || std::any_of(others->begin(), others->end(), [&](uint64_t pc) { return pc >= site && pc < site + 8; })) {
     if (++put_off_[site] >= kMaxPutOff) declined_.insert(site);
     return false;
   }
@@ -235,15 +227,6 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
                                             std::chrono::steady_clock::now() - t0)
                                             .count()));
   }
-  if (futex_ret) {
-    if (!patched_.count(site)) {
-      if (!TRY(patch_futex_ret(site, maps))) {
-        declined_.insert(site);
-        return scan_patched;
-      }
-    }
-    return true;  // the tracee stands at the `ret`, which the patch leaves as it was
-  }
   if (!patched_.count(site)) {
     // A site some branch enters after its `syscall` stays trapped (syscallbuf_jumps.h).
     const LibcSite* s = sites_ ? sites_->find(site - libc_base_) : nullptr;
@@ -270,26 +253,6 @@ Status SyscallBuf::patch_site(uint64_t site, bool wide, int mem_fd) {
     return Error::from_errno("patching a syscall site");
   patched_.insert(site);
   return ok_status();
-}
-
-Result<bool> SyscallBuf::patch_futex_ret(uint64_t site, const std::vector<store::Mapping>& maps) {
-  // Not in the scan's table (another shape): a branch into the `mov`'s
-  // immediate or the `syscall` is looked for now, libc read once.
-  if (!ret_jumps_) {
-    Result<SiteJumpCheck> j = SiteJumpCheck::load(pid_, maps);
-    if (!j.ok()) return false;
-    ret_jumps_.emplace(std::move(*j));
-  }
-  const SysbufSite patched{site - 5, false, SYS_futex};  // 7 bytes from the `mov`
-  if (!ret_jumps_->refused({&patched, 1}).empty()) return false;
-  const uint32_t ptr = static_cast<uint32_t>(kSysbufPtrFutexRet);
-  uint8_t patch[7] = {0xff, 0x14, 0x25, 0, 0, 0, 0};
-  std::memcpy(patch + 3, &ptr, 4);
-  TRY_CTX(write_remote(pid_, site - 5, patch, sizeof patch), "patching a syscall site");
-  patched_.insert(site);
-  SLSDBG_DEBUG("record", "syscall buffer: a futex wake's `syscall; ret` site patched at libc+0x%llx",
-               static_cast<unsigned long long>(site - libc_base_));
-  return true;
 }
 
 Result<size_t> SyscallBuf::patch_scanned_sites() {
@@ -417,7 +380,7 @@ Status SyscallBuf::step_out(pid_t tid, std::deque<siginfo_t>& intercepted) {
     if (r.rip == layout.slow + 2 && rax <= -512 && rax >= -516) return ok_status();
     // Run to the way out (one stop) rather than one step per instruction;
     // the `ret` itself is stepped below.
-    if (!ran_out && r.rip != layout.ret_wide && r.rip != layout.ret_narrow && r.rip != layout.ret_plain) {
+    if (!ran_out && r.rip != layout.ret_wide && r.rip != layout.ret_narrow) {
       ran_out = true;
       if (TRY(run_to_stub_exit(tid, layout, intercepted))) {
         stops++;

@@ -59,14 +59,7 @@
 //    rewound onto the `syscall` by a checkpoint would enter the stub while
 //    another thread runs. Such a site waits for a later trap (declined
 //    after kMaxPutOff tries); a thread whose pc is unknown (runnable) puts
-//    the whole patch off to the next trap. glibc's __lll_lock_wake (a
-//    contended mutex's unlock) is `mov $202, %eax; syscall; ret`, too short
-//    for the `call` after its `syscall`: at its first trapped wake its
-//    `mov` and `syscall` together become `call *ptr` to the stub's third
-//    entry, which sets eax and returns to the `ret` (a thread waiting in
-//    the kernel there returns to that `ret` too, which stays); the branch
-//    check is made then, on libc's text read once (syscallbuf_jumps.h).
-//    The running thread goes on
+//    the whole patch off to the next trap. The running thread goes on
 //    after the patch checkpoint (it is no tick), so replay runs it up to
 //    its next call when the log's first event is a switch.
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
@@ -114,7 +107,6 @@
 #include "common/result.h"
 #include "process/syscallbuf_stub.h"
 #include "recorder/record/syscallbuf_entries.h"
-#include "recorder/record/syscallbuf_jumps.h"
 #include "recorder/record/syscallbuf_site_cache.h"
 #include "store/event.h"
 #include "store/process_state.h"
@@ -168,9 +160,6 @@ class SyscallBuf {
   void note_fd_change(const SysbufEntryHead& ev);
   Status patch_site(uint64_t site, bool wide, int mem_fd = -1);  // mem_fd: /proc/PID/mem, else opened
   Result<size_t> patch_scanned_sites();  // sites patched
-  // The `mov $202, %eax; syscall; ret` shape at `site` (its `syscall`):
-  // false when a branch enters it.
-  Result<bool> patch_futex_ret(uint64_t site, const std::vector<store::Mapping>& maps);
 
   pid_t pid_ = -1;
   UniqueFd pidfd_;
@@ -185,7 +174,6 @@ class SyscallBuf {
   bool scanned_ = false;   // libc's sites were patched in bulk
   bool sites_loaded_ = false;
   std::optional<LibcSiteTable> sites_;  // nullopt: libc could not be checked, no site is patched
-  std::optional<SiteJumpCheck> ret_jumps_;  // libc's text, for the futex wake's `syscall; ret` sites
   uint64_t libc_base_ = 0;
   int handler_depth_ = 0;  // signal handlers running (one that longjmps out keeps it up: no more patches)
   uint64_t consumed_ = 0;  // bytes of entries already logged

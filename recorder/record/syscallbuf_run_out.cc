@@ -9,17 +9,17 @@ namespace slsdbg::recorder {
 
 namespace {
 
-// DR7: local enable of DR0-DR3 (bits 0, 2, 4, 6); R/W and LEN bits zero:
-// break on execution of the instruction at the address.
-constexpr unsigned long kExecDr0123 = 0x55;
+// DR7: local enable of DR0, DR1 and DR2 (bits 0, 2, 4); R/W and LEN bits
+// zero: break on execution of the instruction at the address.
+constexpr unsigned long kExecDr012 = 0x15;
 
 }  // namespace
 
 Result<bool> run_to_stub_exit(pid_t pid, const process::SysbufStubLayout& stub, std::deque<siginfo_t>& intercepted) {
-  const uint64_t targets[4] = {stub.slow, stub.ret_wide, stub.ret_narrow, stub.ret_plain};
-  for (int i = 0; i < 4; i++)
+  const uint64_t targets[3] = {stub.slow, stub.ret_wide, stub.ret_narrow};
+  for (int i = 0; i < 3; i++)
     if (!process::write_debug_register(pid, i, targets[i]).ok()) return false;
-  if (!process::write_debug_register(pid, 7, kExecDr0123).ok()) return false;
+  if (!process::write_debug_register(pid, 7, kExecDr012).ok()) return false;
   // Disabled on every way out: a breakpoint left armed would stop the
   // program at its next buffered call with a SIGTRAP of its own.
   struct Disarm {

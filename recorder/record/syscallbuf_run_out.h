@@ -17,8 +17,8 @@
 namespace slsdbg::recorder {
 
 // `pid` (the only thread using the stub) is in a ptrace stop inside the
-// stub, neither at its trapped `syscall` nor at a `ret`. Sets DR0-DR3 on
-// the trapped `syscall` and the three `ret`s, continues the tracee until one is
+// stub, neither at its trapped `syscall` nor at a `ret`. Sets DR0-DR2 on
+// the trapped `syscall` and both `ret`s, continues the tracee until one is
 // reached, and disables them again. Signals reported meanwhile go to
 // `intercepted`, undelivered. false: the debug registers could not be set
 // (nothing was run; the caller single-steps instead).

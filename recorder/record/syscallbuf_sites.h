@@ -34,8 +34,5 @@ std::vector<SysbufSite> find_sysbuf_sites(std::span<const uint8_t> code, uint64_
 // The shapes, from `syscall` on.
 inline constexpr uint8_t kSysbufWideSite[8] = {0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff};
 inline constexpr uint8_t kSysbufNarrowSite[7] = {0x0f, 0x05, 0x3d, 0x00, 0xf0, 0xff, 0xff};
-// glibc's __lll_lock_wake: `mov $202, %eax; syscall; ret`, from the `mov`;
-// patched at its first trap only, `mov` and `syscall` together.
-inline constexpr uint8_t kSysbufFutexRetSite[8] = {0xb8, 0xca, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3};
 
 }  // namespace slsdbg::recorder
