@@ -1,0 +1,80 @@
+// Reverse step at a function's entry that its caller's call did not name:
+// the call went to a stub in between, a PLT entry (`jmp *GOT`) or, on the
+// first call, the dynamic linker's lazy resolver, which ends with an
+// indirect `jmp` to the entry. Neither call_before nor the decoded code
+// knows that jump, and tracing from the previous event would single-step
+// everything the program did since (gzip's first write: millions of
+// instructions, minutes). The caller's call is known from the return
+// address, though: its last arrival before the entry is found by one
+// counted run, and single steps from it reach the entry through the stub
+// in a few instructions (a few thousand through the resolver). The last
+// of those steps is the previous instruction; the trace's end is checked
+// to be the current moment by counting the entry's arrivals.
+#include <cstring>
+
+#include "common/log.h"
+#include "engine/replay/timeline_impl.h"
+
+namespace slsdbg::replay {
+
+namespace {
+// The resolver's _dl_fixup takes a few thousand instructions; past this
+// the call did not lead to the entry directly, and the general trace runs.
+constexpr size_t kMaxStubSteps = 50000;
+
+// The call instruction ending at return address `ret`: `call rel32` (e8)
+// or `call *disp32(%rip)` (ff 15, a -fno-plt call through the GOT);
+// nullopt for any other bytes.
+std::optional<uint64_t> call_ending_at(const CodeReader& read, uint64_t ret) {
+  uint8_t b[6] = {};
+  if (!read(ret - 6, b)) return std::nullopt;
+  if (b[1] == 0xe8) return ret - 5;
+  if (b[0] == 0xff && b[1] == 0x15) return ret - 6;
+  return std::nullopt;
+}
+}  // namespace
+
+Result<std::optional<TimelineStop>> Timeline::Impl::entry_via_stub(const Moment& c) {
+  if (!counting_allowed()) return std::optional<TimelineStop>();
+  const user_regs_struct r = TRY(session->task().regs());
+  if (r.rip != c.pc) return std::optional<TimelineStop>();
+  // Only at a function's first instruction is [rsp] a return address.
+  const Result<DecodedFunction> d = decode_function(c.pc, code_reader());
+  if (!d.ok() || d->range.start != c.pc) return std::optional<TimelineStop>();
+  uint8_t ret_bytes[8] = {};
+  if (!session->task().read_memory(RemoteAddr(r.rsp), ret_bytes).ok()) return std::optional<TimelineStop>();
+  uint64_t ret = 0;
+  std::memcpy(&ret, ret_bytes, 8);
+  const std::optional<uint64_t> call = call_ending_at(code_reader(), ret);
+  if (!call) return std::optional<TimelineStop>();
+  // The call's last arrival in c's event window.
+  TRY(reach_base(Base::at(c), *call));
+  TRY(fold_counter());
+  const uint64_t n = count_value;
+  TRY(set_count_probe(std::nullopt));
+  if (n == 0) return std::optional<TimelineStop>();
+  const Moment m{c.checkpoint, c.event, *call, n};
+  TRY(reach_base(Base::at(m), std::nullopt));
+  const uint64_t start_cursor = cursor;
+  bool arrived = false;
+  size_t steps = 0;
+  const std::vector<uint64_t> pcs = TRY(trace_steps([&](DriveResult& dr) -> Result<bool> {
+    if (dr.halt != Halt::Paused || why != PauseWhy::Step || cursor != start_cursor) return true;
+    arrived = pc_now() == c.pc;
+    return arrived || ++steps >= kMaxStubSteps;
+  }));
+  if (!arrived || pcs.size() < 2) {
+    SLSDBG_DEBUG("timeline", "reverse step: %s does not reach %s through a stub", m.to_string().c_str(),
+                 c.to_string().c_str());
+    return std::optional<TimelineStop>();
+  }
+  // The trace's end must be c itself, not an earlier arrival at its pc.
+  const Path p{Base::at(m), {Leg{Motion::Step, pcs.size() - 1, user}}};
+  TRY(reach(p, c.pc));
+  const uint64_t arrivals = count_value;
+  TRY(set_count_probe(std::nullopt));
+  if (pc_now() != c.pc || arrivals != c.n || cursor != c.event) return std::optional<TimelineStop>();
+  return std::optional<TimelineStop>(TRY(land_before_last(Base::at(m), pcs)));
+}
+
+}  // namespace slsdbg::replay
