@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/member_option.h"
 #include "cli/recording_dir.h"
+#include "cli/stub_call_sites.h"
 #include "engine/dump/backtrace.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/recording_memory.h"
@@ -58,6 +59,7 @@ int run_backtrace(const std::vector<std::string>& args) {
   if (!state.ok()) return fail("backtrace: checkpoint " + std::to_string(cp->id.value) + ": " + state.error().message);
   warn_about_binaries(**reader, "backtrace");
   dump::RecordingMemory memory(**reader, cp->id);
+  show_at_stub_call_sites(*state, memory, **reader);
   auto threads = dump::backtrace_threads(*state, memory, disasm, rec);
   if (json) {
     std::string header = "{\"checkpoint\":" + std::to_string(cp->id.value) +

@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/member_option.h"
 #include "cli/recording_dir.h"
+#include "cli/stub_call_sites.h"
 #include "engine/dump/checkpoint_pick.h"
 #include "engine/dump/core_writer.h"
 #include "engine/dump/recording_memory.h"
@@ -94,6 +95,7 @@ int run_dump(const std::vector<std::string>& argv) {
   }
   const bool packed = warn_about_binaries(**reader, "dump");
   dump::RecordingMemory memory(**reader, cp->id);
+  show_at_stub_call_sites(*state, memory, **reader);
   dump::CoreOptions options;
   Progress progress(!quiet);
   options.progress = [&](const dump::CoreProgress& p) { progress.update(p); };
