@@ -1,7 +1,8 @@
 // Reverse step at a function's entry that its caller's call did not name:
 // the call went to a stub in between, a PLT entry (`jmp *GOT`) or, on the
 // first call, the dynamic linker's lazy resolver, which ends with an
-// indirect `jmp` to the entry. Neither call_before nor the decoded code
+// indirect `jmp` to the entry (and is itself entered by the PLT's jumps,
+// with the return address two words under the stack's top). Neither call_before nor the decoded code
 // knows that jump, and tracing from the previous event would single-step
 // everything the program did since (gzip's first write: millions of
 // instructions, minutes). The caller's call is known from the return
@@ -21,6 +22,9 @@ namespace {
 // The resolver's _dl_fixup takes a few thousand instructions; past this
 // the call did not lead to the entry directly, and the general trace runs.
 constexpr size_t kMaxStubSteps = 50000;
+// Stack words that may hold the caller's return address at the entry: the
+// top, or two words down (the resolver's entry under the PLT's pushes).
+constexpr size_t kReturnSlots = 3;
 
 // The call instruction ending at return address `ret`: `call rel32` (e8)
 // or `call *disp32(%rip)` (ff 15, a -fno-plt call through the GOT);
@@ -38,22 +42,35 @@ Result<std::optional<TimelineStop>> Timeline::Impl::entry_via_stub(const Moment&
   if (!counting_allowed()) return std::optional<TimelineStop>();
   const user_regs_struct r = TRY(session->task().regs());
   if (r.rip != c.pc) return std::optional<TimelineStop>();
-  // Only at a function's first instruction is [rsp] a return address.
-  const Result<DecodedFunction> d = decode_function(c.pc, code_reader());
-  if (!d.ok() || d->range.start != c.pc) return std::optional<TimelineStop>();
-  uint8_t ret_bytes[8] = {};
-  if (!session->task().read_memory(RemoteAddr(r.rsp), ret_bytes).ok()) return std::optional<TimelineStop>();
-  uint64_t ret = 0;
-  std::memcpy(&ret, ret_bytes, 8);
-  const std::optional<uint64_t> call = call_ending_at(code_reader(), ret);
-  if (!call) return std::optional<TimelineStop>();
+  // Only at a function's first instruction is the stack's top a return
+  // address, or near it: the lazy resolver is entered by a jump, under the
+  // two words the PLT pushed.
+  // (Its FDE's range only: the resolver's xsavec is not decoded by Capstone 4.)
+  const Result<CodeFunction> f = function_around(c.pc, code_reader());
+  if (!f.ok() || f->start != c.pc) return std::optional<TimelineStop>();
+  uint8_t top[8 * kReturnSlots] = {};
+  if (!session->task().read_memory(RemoteAddr(r.rsp), top).ok()) return std::optional<TimelineStop>();
+  std::vector<uint64_t> calls;
+  for (size_t i = 0; i < kReturnSlots; i++) {
+    uint64_t ret = 0;
+    std::memcpy(&ret, top + 8 * i, 8);
+    if (const std::optional<uint64_t> call = call_ending_at(code_reader(), ret)) calls.push_back(*call);
+  }
+  for (const uint64_t call : calls)
+    if (std::optional<TimelineStop> st = TRY(entry_from_call(c, call))) return st;
+  return std::optional<TimelineStop>();
+}
+
+// The step before c traced from the last arrival at `call` before it, if
+// that trace reaches c within kMaxStubSteps and without an event.
+Result<std::optional<TimelineStop>> Timeline::Impl::entry_from_call(const Moment& c, uint64_t call) {
   // The call's last arrival in c's event window.
-  TRY(reach_base(Base::at(c), *call));
+  TRY(reach_base(Base::at(c), call));
   TRY(fold_counter());
   const uint64_t n = count_value;
   TRY(set_count_probe(std::nullopt));
   if (n == 0) return std::optional<TimelineStop>();
-  const Moment m{c.checkpoint, c.event, *call, n};
+  const Moment m{c.checkpoint, c.event, call, n};
   TRY(reach_base(Base::at(m), std::nullopt));
   const uint64_t start_cursor = cursor;
   bool arrived = false;

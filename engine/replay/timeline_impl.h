@@ -248,6 +248,7 @@ class Timeline::Impl final : public RunObserver {
   // entry, the lazy resolver): traced from that call's last arrival;
   // nullopt: not such an entry (timeline_entry_via_stub.cc).
   Result<std::optional<TimelineStop>> entry_via_stub(const Moment& c);
+  Result<std::optional<TimelineStop>> entry_from_call(const Moment& c, uint64_t call);
   // c's pc is a branch target with few ways in (a loop's top, its
   // condition): the one that ran last, each checked by one step
   // (timeline_jumped_before.cc).
