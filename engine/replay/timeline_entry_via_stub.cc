@@ -64,13 +64,9 @@ Result<std::optional<TimelineStop>> Timeline::Impl::entry_via_stub(const Moment&
 // The step before c traced from the last arrival at `call` before it, if
 // that trace reaches c within kMaxStubSteps and without an event.
 Result<std::optional<TimelineStop>> Timeline::Impl::entry_from_call(const Moment& c, uint64_t call) {
-  // The call's last arrival in c's event window.
-  TRY(reach_base(Base::at(c), call));
-  TRY(fold_counter());
-  const uint64_t n = count_value;
-  TRY(set_count_probe(std::nullopt));
-  if (n == 0) return std::optional<TimelineStop>();
-  const Moment m{c.checkpoint, c.event, call, n};
+  const std::optional<Moment> last = TRY(last_arrival_before(c, call));
+  if (!last) return std::optional<TimelineStop>();
+  const Moment m = *last;
   TRY(reach_base(Base::at(m), std::nullopt));
   const uint64_t start_cursor = cursor;
   bool arrived = false;

@@ -243,6 +243,7 @@ class Timeline::Impl final : public RunObserver {
   // The instruction before c named by the decoded code (a fall-through or a
   // callee's single `ret`), checked by one step; nullopt: trace instead.
   Result<std::optional<Moment>> previous_by_code(const Moment& c);
+  Result<std::optional<Moment>> last_arrival_before(const Moment& c, uint64_t pc);
   Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
   // At a function's entry c whose caller's call went through a stub (a PLT
   // entry, the lazy resolver): traced from that call's last arrival;
