@@ -2,15 +2,16 @@
 // the call went to a stub in between, a PLT entry (`jmp *GOT`) or, on the
 // first call, the dynamic linker's lazy resolver, which ends with an
 // indirect `jmp` to the entry (and is itself entered by the PLT's jumps,
-// with the return address two words under the stack's top). Neither call_before nor the decoded code
-// knows that jump, and tracing from the previous event would single-step
-// everything the program did since (gzip's first write: millions of
-// instructions, minutes). The caller's call is known from the return
-// address, though: its last arrival before the entry is found by one
-// counted run, and single steps from it reach the entry through the stub
-// in a few instructions (a few thousand through the resolver). The last
-// of those steps is the previous instruction; the trace's end is checked
-// to be the current moment by counting the entry's arrivals.
+// with the return address two words under the stack's top). Neither
+// call_before nor the decoded code knows that jump, and tracing from the
+// previous event would single-step everything the program did since
+// (gzip's first write: millions of instructions, minutes). The caller's
+// call is known from the return address, though: its last arrival before
+// the entry is found by one counted run, and single steps from it reach
+// the entry through the stub in a few instructions (a few thousand through
+// the resolver). The last of those steps is the previous instruction; the
+// trace's end is checked to be the current moment by counting the entry's
+// arrivals.
 #include <cstring>
 
 #include "common/log.h"
@@ -42,10 +43,10 @@ Result<std::optional<TimelineStop>> Timeline::Impl::entry_via_stub(const Moment&
   if (!counting_allowed()) return std::optional<TimelineStop>();
   const user_regs_struct r = TRY(session->task().regs());
   if (r.rip != c.pc) return std::optional<TimelineStop>();
-  // Only at a function's first instruction is the stack's top a return
-  // address, or near it: the lazy resolver is entered by a jump, under the
-  // two words the PLT pushed.
-  // (Its FDE's range only: the resolver's xsavec is not decoded by Capstone 4.)
+  // Only at a function's first instruction (its FDE's start: Capstone 4
+  // cannot decode the resolver's xsavec) is the stack's top a return
+  // address, or near it: the resolver is entered by a jump, under the two
+  // words the PLT pushed.
   const Result<CodeFunction> f = function_around(c.pc, code_reader());
   if (!f.ok() || f->start != c.pc) return std::optional<TimelineStop>();
   uint8_t top[8 * kReturnSlots] = {};
