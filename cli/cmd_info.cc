@@ -232,7 +232,9 @@ int run_info(const std::vector<std::string>& args) {
   if (!children.empty()) {
     std::string pids;
     for (pid_t p : children) pids += " " + std::to_string(p);
-    std::printf("children   %zu%s:%s\n", children.size(), tree.empty() ? " (unrecorded)" : "", pids.c_str());
+    // A member (-p) has no tree of its own, but its children are in the root's.
+    std::printf("children   %zu%s:%s\n", children.size(), tree.empty() && !member.given() ? " (unrecorded)" : "",
+                pids.c_str());
   }
   if (!tree.empty()) {
     std::printf("processes  %zu recorded (replay -p PID, dump -p PID ...):\n", tree.size());

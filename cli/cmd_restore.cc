@@ -15,6 +15,7 @@
 #include "cli/member_option.h"
 #include "cli/options.h"
 #include "cli/recording_dir.h"
+#include "cli/restore_children.h"
 #include "common/log.h"
 #include "common/signal_name.h"
 #include "engine/restore/lazy_fill.h"
@@ -44,7 +45,8 @@ const char kUsage[] =
     "Restored: memory map and contents, brk, registers (incl. XSAVE, fs/gs base),\n"
     "signal handlers, mask and pending signals, cwd, files of the fd table at their\n"
     "offsets. Not restored, each reported as a one-line warning: pipes, sockets and\n"
-    "other objects that cannot be reopened. Threads of a checkpoint taken under\n"
+    "other objects that cannot be reopened, and the child processes it had started\n"
+    "and not reaped (only this process is restored). Threads of a checkpoint taken under\n"
     "`record --threads` are created again with their registers, TLS, mask and\n"
     "pending signals; they get new tids (the program's memory keeps the recorded\n"
     "ones, so pthread_kill of a restored thread misses). Not supported yet:\n"
@@ -83,8 +85,17 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
                "syscalls)",
                t.total_ns / 1e6, t.spawn_ns / 1e6, t.map_ns / 1e6, t.fill_ns / 1e6, t.state_ns / 1e6,
                (unsigned long long)t.bytes_written, (unsigned long long)t.injected_syscalls);
-  if (print_warnings)
+  if (print_warnings) {
     for (const auto& w : report.warnings) std::fprintf(stderr, "slsdbg: warning: %s\n", w.c_str());
+    if (Result<std::vector<pid_t>> kids = children_at(reader, k); kids.ok() && !kids->empty()) {
+      std::string pids;
+      for (pid_t p : *kids) pids += " " + std::to_string(p);
+      std::fprintf(stderr,
+                   "slsdbg: warning: child processes not restored (only this process is):%s; its waits for them "
+                   "fail with ECHILD\n",
+                   pids.c_str());
+    }
+  }
   if (verify == Verify::Yes) {
     auto same = restore::compare_with_checkpoint(task, reader, k, &threads);
     if (!same.ok()) {

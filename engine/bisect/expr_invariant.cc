@@ -16,6 +16,15 @@ bool is_c_keyword(const std::string& w) {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// False at a program's first checkpoints, before ld.so maps its libraries:
+// then an expression over libc's symbols cannot be evaluated (bzip2's stdio
+// at the default --good 0: "No symbol table is loaded").
+bool libraries_loaded(const store::ProcessState& state) {
+  for (const store::Mapping& m : state.mappings)
+    if (m.path.find(".so") != std::string::npos && m.path.find("/ld-linux") == std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> expression_names(const std::string& expr) {
@@ -60,7 +69,13 @@ Result<Evaluation> ExprInvariant::evaluate(const StateView& at) {
   TRY_CTX(gdb_->load_core(core), "gdb could not load the core of " + at.where);
   // "!= 0" rather than "!!": gdb takes "!" of a struct as "all bytes zero".
   auto value = gdb_->evaluate("(" + expr_ + ") != 0");
-  if (!value.ok()) return Error::msg("gdb cannot evaluate --expr '" + expr_ + "' at " + at.where + ": " + value.error().message);
+  if (!value.ok()) {
+    const std::string hint = libraries_loaded(*at.state)
+                                 ? ""
+                                 : " (no library but the dynamic linker is mapped yet at " + at.where +
+                                       ": a library's symbols need --good at a later checkpoint)";
+    return Error::msg("gdb cannot evaluate --expr '" + expr_ + "' at " + at.where + ": " + value.error().message + hint);
+  }
   if (*value == "1") return Evaluation{Verdict::Good, "'" + expr_ + "' is true"};
   if (*value == "0") return Evaluation{Verdict::Bad, "'" + expr_ + "' is false"};
   return Error::msg("gdb gave '" + *value + "' for --expr '" + expr_ + "' at " + at.where + ", not a truth value");

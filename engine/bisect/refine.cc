@@ -8,6 +8,7 @@
 #include "engine/bisect/refine_narrow.h"
 #include "engine/dump/recording_memory.h"
 #include "engine/replay/timeline.h"
+#include "engine/replay/unreadable_mappings.h"
 
 namespace slsdbg::bisect {
 
@@ -152,6 +153,12 @@ store::ProcessState Refiner::live_state(Xsave with_xsave) {
   auto regs = tl_->regs();
   if (regs.ok()) s.threads[0].regs = *regs;
   s.threads[0].restarted_syscall = false;
+  // The map of this moment (the segment may have mapped and unmapped, as
+  // posix_spawn's child stack), without contents where it cannot be read:
+  // one unreadable mapping failed the whole core ("pread ... Input/output
+  // error" refining make's segment).
+  if (auto live = tl_->live_mappings(); live.ok() && !live->empty()) s.mappings = std::move(*live);
+  replay::mark_unreadable_mappings(s.mappings, *tl_);
   if (with_xsave == Xsave::No) return s;
   auto xsave = tl_->xsave();
   if (xsave.ok() && !xsave->empty()) {

@@ -243,7 +243,13 @@ class Timeline::Impl final : public RunObserver {
   // The instruction before c named by the decoded code (a fall-through or a
   // callee's single `ret`), checked by one step; nullopt: trace instead.
   Result<std::optional<Moment>> previous_by_code(const Moment& c);
+  Result<std::optional<Moment>> last_arrival_before(const Moment& c, uint64_t pc);
   Result<std::optional<Moment>> verified_before(const Moment& c, uint64_t prev);
+  // At a function's entry c whose caller's call went through a stub (a PLT
+  // entry, the lazy resolver): traced from that call's last arrival;
+  // nullopt: not such an entry (timeline_entry_via_stub.cc).
+  Result<std::optional<TimelineStop>> entry_via_stub(const Moment& c);
+  Result<std::optional<TimelineStop>> entry_from_call(const Moment& c, uint64_t call);
   // c's pc is a branch target with few ways in (a loop's top, its
   // condition): the one that ran last, each checked by one step
   // (timeline_jumped_before.cc).

@@ -196,6 +196,7 @@ Result<TimelineStop> Timeline::Impl::reverse_step() {
     trace_base.reset();
     return step_stop(call->pc);
   }
+  if (std::optional<TimelineStop> st = TRY(entry_via_stub(c))) return *st;
   const Base b = c.n > 1 ? Base::at(Moment{c.checkpoint, c.event, c.pc, c.n - 1}) : Base::after(c.checkpoint, c.event);
   TRY(reach_base(b, std::nullopt));
   const uint64_t start_cursor = cursor;

@@ -39,15 +39,21 @@ Result<std::optional<Moment>> Timeline::Impl::call_before(const Moment& c) {
   return verified_before(c, call);
 }
 
-// The last arrival at `prev` before c, if one step from it is c itself.
-Result<std::optional<Moment>> Timeline::Impl::verified_before(const Moment& c, uint64_t prev) {
-  // Arrivals at prev up to c, in c's event window.
-  TRY(reach_base(Base::at(c), prev));
+// The last arrival at `pc` in c's event window before c (one counted run).
+Result<std::optional<Moment>> Timeline::Impl::last_arrival_before(const Moment& c, uint64_t pc) {
+  TRY(reach_base(Base::at(c), pc));
   TRY(fold_counter());
   const uint64_t n = count_value;
   TRY(set_count_probe(std::nullopt));
   if (n == 0) return std::optional<Moment>();
-  const Moment m{c.checkpoint, c.event, prev, n};
+  return std::optional<Moment>(Moment{c.checkpoint, c.event, pc, n});
+}
+
+// The last arrival at `prev` before c, if one step from it is c itself.
+Result<std::optional<Moment>> Timeline::Impl::verified_before(const Moment& c, uint64_t prev) {
+  const std::optional<Moment> last = TRY(last_arrival_before(c, prev));
+  if (!last) return std::optional<Moment>();
+  const Moment m = *last;
   // One step from m must be c itself (not an earlier arrival at c's pc).
   TRY(reach(Path{Base::at(m), {Leg{Motion::Step, 1, user}}}, c.pc));
   const uint64_t arrivals = count_value;

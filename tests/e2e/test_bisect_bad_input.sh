@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that each kind of bad input to `slsdbg bisect` is a one-line error
 # naming the problem with a nonzero exit: no recording / not a recording, no
-# invariant, two invariants, a bad expression, a missing plugin, a plugin of
+# invariant, two invariants, a bad expression, a library's symbol before
+# the library is mapped (a hint: a later --good), a missing plugin, a plugin of
 # the wrong ABI version, a plugin without a check function, a plugin refusing
 # its argument, a command that cannot run, unknown checkpoints, --good after
 # --bad, bad numbers, unknown options; and Ctrl-C (SIGINT) ends it with exit
@@ -17,6 +18,10 @@ one_line_error "not a recording" "not a recording" "$SLSDBG" bisect "$WORK/empty
 one_line_error "no mode" "one of --expr, --plugin, --cmd" "$SLSDBG" bisect "$REC"
 one_line_error "two modes" "only one of --expr, --plugin, --cmd" "$SLSDBG" bisect "$REC" --expr "$E" --cmd true
 one_line_error "bad expression" 'No symbol "no_such_global"' "$SLSDBG" bisect "$REC" --expr 'no_such_global > 1'
+# A libc symbol at the default --good 0 (only ld.so mapped; the middle
+# probe is bad, so the good end is checked): a hint.
+one_line_error "library symbol before libc is mapped" "a library's symbols need --good at a later checkpoint" \
+  "$SLSDBG" bisect "$REC" --expr '(long)&_nl_global_locale == 0'
 one_line_error "expression not a truth value" "Invalid type combination" "$SLSDBG" bisect "$REC" --expr 'bank'
 one_line_error "empty expression" "--expr is empty" "$SLSDBG" bisect "$REC" --expr ''
 one_line_error "missing plugin" "$WORK/none.so: No such file" "$SLSDBG" bisect "$REC" --plugin "$WORK/none.so"

@@ -89,6 +89,16 @@ rec pipeline /bin/sh -c 'printf "%s" "seven b" | wc -c'
 expect "$WORK/pipeline.out" '^7$' "pipeline: wc counted the bytes printf wrote"
 [ "$(wc -w <<<"$pids")" -ge 3 ] || die "pipeline: want sh, printf's and wc's processes: $pids"
 
+# (b2) a child that starts a child of its own: `info -p CHILD` lists the
+# grandchild as its child, recorded (it said "unrecorded": a member has no
+# tree of its own).
+rec nested /bin/sh -c '(/bin/echo x; /bin/echo y); /bin/echo z'
+set -- $pids
+sub=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); ps=j["processes"]; print(next(p["pid"] for p in ps if any(q["parent"]==p["pid"] for q in ps) and p["pid"]!=j["pid"]))' "$WORK/nested.json") \
+  || die "nested: no member with a child of its own: $(cat "$WORK/nested.json")"
+"$SLSDBG" info "$WORK/nested.rec" -p "$sub" >"$WORK/nested.sub.info" || die "nested: info -p $sub failed"
+expect "$WORK/nested.sub.info" "^children +1: [0-9]+$" "nested: info -p names the member's child as recorded"
+
 # (c) make -j2 with two recipes.
 mkdir -p "$WORK/mk"
 printf 'all: a b\na:\n\techo a > a\nb:\n\techo b > b\n' >"$WORK/mk/Makefile"
