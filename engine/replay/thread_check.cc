@@ -584,10 +584,25 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
   ThreadTarget::PatchAllowed allowed;
-  if (observer_) allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
-  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed));
+  CodeReader program_code;  // the observer's int3s and stubs hidden
+  if (observer_) {
+    allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
+    program_code = [this, &task = th->task](uint64_t addr, std::span<uint8_t> out) {
+      if (!task.read_memory(RemoteAddr(addr), out).ok()) return false;
+      observer_->hide_traps(addr, out);
+      return true;
+    };
+  }
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed, std::move(program_code)));
   reach_ = &target;
   armed_ = target.via();
+  if (observer_) observer_->reach_armed(&target);
+  struct Unarmed {
+    SegmentObserver* o;
+    ~Unarmed() {
+      if (o) o->reach_armed(nullptr);
+    }
+  } unarmed{observer_};
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
                target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
                : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "common/ids.h"
@@ -59,6 +60,10 @@ class ThreadCounters {
   };
   Result<std::optional<Arrival>> last_arrival(std::optional<Arrival> latest_left_out) const;
 
+  // Shows the program's code in bytes read from the process at addr.
+  void hide(uint64_t addr, std::span<uint8_t> bytes) const {
+    for (const auto& [pc, stub] : stubs_) stub.hide(addr, bytes);
+  }
   // Whether a jump or relay of a stub lies in [begin, end).
   bool overlaps(uint64_t begin, uint64_t end) const;
   // The program's code back, the stubs unmapped; the counts stay.

@@ -708,6 +708,21 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
 
+  // The program's code: our int3s, counter stubs and, for the client's
+  // reads, thread_reach's patch (in while a breakpoint hit pauses its last
+  // stretch) taken out.
+  const ThreadTarget* reach = nullptr;
+  void reach_armed(const ThreadTarget* t) override { reach = t; }
+  void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override {
+    counters.hide(addr, bytes);
+    for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
+      bytes[it->first - addr] = it->second;
+  }
+  void hide_all(uint64_t addr, std::span<uint8_t> bytes) {
+    if (reach) reach->hide(addr, bytes);
+    hide_traps(addr, bytes);
+  }
+
   Status lift_breakpoints() override {
     TRY(stop_counting());
     process::Task* t = any_task();
@@ -1473,8 +1488,7 @@ Result<size_t> ThreadedTimeline::read_memory(uint64_t addr, std::span<uint8_t> o
     }
     done += chunk;
   }
-  for (auto& [a, orig] : impl_->inserted)
-    if (a >= addr && a < addr + done) out[a - addr] = orig;
+  impl_->hide_all(addr, out.first(done));
   return done;
 }
 
