@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -123,6 +124,7 @@ class SegmentCheck {
   Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
+  uint64_t stretch_budget(ThreadTarget::Via via, const store::ProcessState& next) const;
   Result<const store::ProcessState*> next_state();
   Status finish_exits_at_checkpoint();
   void run_last_thread_left();
@@ -604,12 +606,8 @@ Result<bool> SegmentCheck::reach_next() {
     }
   } unarmed{observer_};
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
-               target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
-               : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");
-  // A bound on a run that misses: a clear error, not a hang.
-  const auto cps = reader_.checkpoints();
-  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
-  const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
+               ThreadTarget::way_name(target.via()));
+  const uint64_t budget = stretch_budget(target.via(), next);
   UniqueFd alarm;
   if (auto a = process::arm_cpu_time_alarm(tid, budget); a.ok()) alarm = std::move(*a);
   for (;;) {
@@ -619,9 +617,9 @@ Result<bool> SegmentCheck::reach_next() {
       return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop, r) + ")");
     siginfo_t si = TRY(th->task.siginfo());
     if (process::is_cpu_time_alarm(si))
-      return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
-                        " s of CPU time of thread " + std::to_string(th->recorded.value) +
-                        " (the thread runs on without matching it)");
+      return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000) +
+                        " ms of CPU time of thread " + std::to_string(th->recorded.value) + " by the " +
+                        ThreadTarget::way_name(target.via()) + " (the thread runs on without matching it)");
     th->at = Thread::At::Stopped;
     const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
     if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
@@ -639,6 +637,31 @@ Result<bool> SegmentCheck::reach_next() {
   out_.patched = target.via() == ThreadTarget::Via::Patch;
   TRY(target.disarm(th->task));
   return true;
+}
+
+// A bound on the last stretch's CPU time: a run that misses its checkpoint
+// ends with a clear error, not a hang, and one with a way left is replayed
+// with the next (check_threaded_recording, threaded_timeline.cc), so those
+// ways get the recorder's hint (the CPU time from the segment's last event
+// to the checkpoint) with a margin: the patch costs nanoseconds a visit,
+// the perf breakpoint a #DB. The hint is the leader's task clock
+// (recorder/record: one clock, the leader's), so it bounds only a stretch
+// the leader runs; otherwise, and for the last way, at least 3 s.
+uint64_t SegmentCheck::stretch_budget(ThreadTarget::Via via, const store::ProcessState& next) const {
+  const auto cps = reader_.checkpoints();
+  const std::optional<uint64_t> hint =
+      k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns : std::optional<uint64_t>();
+  constexpr uint64_t kFloor = 3'000'000'000ull;
+  if (!hint || next.running_tid != next.pid) return std::max<uint64_t>(hint.value_or(0) * 64, kFloor);
+  double scale = 1.0;  // SLSDBG_REPLAY_HINT_SCALE: tests of a wrong hint
+  if (const char* sc = std::getenv("SLSDBG_REPLAY_HINT_SCALE")) scale = std::strtod(sc, nullptr);
+  const double h = scale * static_cast<double>(*hint);
+  switch (via) {
+    case ThreadTarget::Via::Patch: return static_cast<uint64_t>(20 * h) + 20'000'000;
+    case ThreadTarget::Via::Conditional: return static_cast<uint64_t>(64 * h) + 50'000'000;
+    case ThreadTarget::Via::DebugRegister: break;
+  }
+  return std::max<uint64_t>(static_cast<uint64_t>(64 * h), kFloor);
 }
 
 // Every thread's registers and checkpoint k+1's dirty pages. False with no
@@ -948,10 +971,11 @@ Result<SegmentOutcome> SegmentCheck::run() {
 }  // namespace
 
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
-                                               SegmentObserver& observer) {
-  // The perf breakpoint reaches ticks here unless the observer allows the
-  // patch (a debugger's int3 bytes may sit where its jump would go).
-  SegmentCheck segment(reader, k, ThreadTarget::Via::Conditional, &observer);
+                                               SegmentObserver& observer, ThreadTarget::Via first) {
+  // The patch only where the observer allows it (a debugger's int3 bytes
+  // may sit where its jump would go), else the perf breakpoint. The
+  // observer runs a failed way again with the next.
+  SegmentCheck segment(reader, k, first, &observer);
   return segment.run();
 }
 
@@ -974,9 +998,9 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
       const std::optional<ThreadTarget::Via> via = segment.armed();
       if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
       SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
-                   (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
+                   (unsigned long long)k, ThreadTarget::way_name(*via),
                    run.ok() ? (run->divergence ? run->divergence->describe().c_str() : "diverged") : run.error().message.c_str());
-      first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
+      first = ThreadTarget::next_way(*via);
       reruns++;
     }
     SegmentOutcome out = TRY_CTX(std::move(run), "segment " + std::to_string(k));

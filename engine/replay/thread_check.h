@@ -85,9 +85,12 @@ class SegmentObserver {
   virtual Status at_history_end(const store::Event* exit) = 0;
 };
 
-// Replays segment k of a threaded recording with `observer` watching.
+// Replays segment k of a threaded recording with `observer` watching,
+// reaching checkpoint k+1 by `first` or a later way (thread_reach.h; the
+// patch only where the observer allows it).
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
-                                               SegmentObserver& observer);
+                                               SegmentObserver& observer,
+                                               ThreadTarget::Via first = ThreadTarget::Via::Patch);
 
 Result<CheckReport> check_threaded_recording(const store::RecordingReader& reader,
                                              const std::function<void(uint64_t, uint64_t)>& progress);

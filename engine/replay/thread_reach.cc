@@ -107,7 +107,7 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   }
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");
   const bool no_patch = mode && (std::string(mode) == "off" || std::string(mode) == "refuse");
-  if (!no_patch && (first == Via::Patch || (first == Via::Conditional && allowed))) {
+  if (!no_patch && first == Via::Patch) {
     // Standing inside the bytes the jump would replace (a tick inside a
     // loop): patch at the next arrival at pc, found by a debug register (one #DB).
     const user_regs_struct now = TRY(task.regs());

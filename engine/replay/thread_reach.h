@@ -38,11 +38,16 @@ namespace slsdbg::replay {
 class ThreadTarget {
  public:
   enum class Via { Patch, Conditional, DebugRegister };
+  // The way a run tries after one with `v` failed (DebugRegister: the last).
+  static Via next_way(Via v) { return v == Via::Patch ? Via::Conditional : Via::DebugRegister; }
+  static const char* way_name(Via v) {
+    return v == Via::Patch ? "patched breakpoint" : v == Via::Conditional ? "perf breakpoint" : "debug register";
+  }
   // Asked whether a patch may replace [begin, end) (a debugger's replay).
   using PatchAllowed = std::function<bool(uint64_t begin, uint64_t end)>;
   // `task` is stopped, not inside a call. `first`: the cheapest way to try.
   // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
-  // With `allowed`, a first of Conditional tries the patch first where allowed.
+  // With `allowed` (a debugger's replay) the patch goes only where allowed.
   // `code`: the program's code, a debugger's int3s hidden (default: the
   // task's memory as it is); the patch is planned from it.
   static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first,

@@ -5,6 +5,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -275,20 +276,48 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     wcounts.clear();
     use_counters = counters_fit(m);
     counters = ThreadCounters{};  // the old process, and its stubs, are gone
-    all_counted = false;
     count_at_resume = 0;
     armed = watch_set();
     cur = Position{seg};
     runs++;
-    co = std::make_unique<Coroutine>([this, seg] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this); });
+    armed_via.reset();
+    auto way = segment_way.find(seg);
+    const ThreadTarget::Via first = way == segment_way.end() ? ThreadTarget::Via::Patch : way->second;
+    co = std::make_unique<Coroutine>(
+        [this, seg, first] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this, first); });
     return ok_status();
   }
 
-  // Runs until a pause or the run's end.
+  // Runs until a pause or the run's end. A run that is not the client's
+  // (a seek, a collection, ...) whose way to the checkpoint failed runs
+  // again with the next way.
   Status drive() {
     const process::ProgramRun program_runs;  // a user's interrupt may cut its long waits (wait_cut.h)
     TRY(co->enter());
+    while (mode != Mode::Live && !paused && next_way()) {
+      TRY(start_run(k, mode));
+      TRY(co->enter());
+    }
     return ok_status();
+  }
+
+  // The ways to checkpoint k+1 (thread_reach.h), as `replay --check` tries
+  // them: a run that failed after arming one (a branch into the patch's
+  // moved bytes, a perf breakpoint the kernel throttled past the match
+  // until the CPU budget ran out) is replayed again with the next, and so
+  // is every later run of that segment (replay is deterministic).
+  std::map<uint64_t, ThreadTarget::Via> segment_way;
+  std::optional<ThreadTarget::Via> armed_via;  // this run's, once its last stretch armed it
+  bool next_way() {
+    if (!outcome || target_reached || !armed_via || *armed_via == ThreadTarget::Via::DebugRegister) return false;
+    if (outcome->ok() && (*outcome)->end != SegmentEnd::Diverged) return false;
+    if (!outcome->ok() && outcome->error().errno_value == EINTR) return false;  // an interrupt cut it (move_cut.h)
+    SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way", (unsigned long long)k,
+                 ThreadTarget::way_name(*armed_via),
+                 outcome->ok() ? ((*outcome)->divergence ? (*outcome)->divergence->describe().c_str() : "diverged")
+                               : outcome->error().message.c_str());
+    segment_way[k] = ThreadTarget::next_way(*armed_via);
+    return true;
   }
 
   std::set<uint64_t> wanted() const {
@@ -712,7 +741,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // reads, thread_reach's patch (in while a breakpoint hit pauses its last
   // stretch) taken out.
   const ThreadTarget* reach = nullptr;
-  void reach_armed(const ThreadTarget* t) override { reach = t; }
+  void reach_armed(const ThreadTarget* t) override {
+    reach = t;
+    if (t) armed_via = t->via();
+  }
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override {
     counters.hide(addr, bytes);
     for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
@@ -963,11 +995,22 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     mode = Mode::Live;  // a seek ends where it paused; from there the client drives
     continuing = motion == Motion::Continue;
     if (motion == Motion::Step) step_tid = thread;
+    // Where this stretch of the move began: the client's position, then
+    // each checkpoint it crossed. A way to the checkpoint that failed
+    // (next_way) is tried again from there, the client seeing nothing twice.
+    Position leg = cur;
+    std::optional<Tid> leg_step = step_tid;
     for (;;) {
       TRY(drive());
       if (paused) return stop;
       // The segment is over.
       const uint64_t seg = k;
+      if (next_way()) {
+        TRY(seek(leg));
+        mode = Mode::Live;
+        step_tid = leg_step;
+        continue;
+      }
       if (!outcome->ok()) {
         Error e = outcome->error();
         co.reset();
@@ -1000,6 +1043,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       std::optional<Tid> stepping = step_tid;
       TRY(start_run(seg + 1, Mode::Live));
       step_tid = stepping;
+      leg = cur;
+      leg_step = stepping;
     }
   }
 
