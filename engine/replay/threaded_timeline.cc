@@ -92,6 +92,9 @@ struct Hit {
   std::optional<WatchRange> watch;
   bool before_known = false;
   Tid thread{};  // the accessing thread
+  // An int3 hit in a collection that also counts by stubs: how many of
+  // their windows (thread_counters.h) closed before it.
+  size_t windows_before = SIZE_MAX;
 };
 
 constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
@@ -142,9 +145,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::map<std::tuple<int32_t, uint64_t, WatchRange>, uint64_t> wcounts;  // accesses per (thread, pc after, range)
   Position cur;                                   // where the replay is
   // Counter stubs instead of int3s (thread_counters.h) in this run, asked
-  // for by start_run's caller; `all_counted`: every wanted pc got one.
+  // for by start_run's caller; the pcs no stub can count keep int3s.
   bool use_counters = false;
-  bool all_counted = false;
   ThreadCounters counters;
   // Locate and Seek also count these (the ways into a reverse step's
   // target, ways_in.h); the caller sets and clears them around its runs.
@@ -211,8 +213,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }();
     if (off || counters_refused || !user_watches.empty() || target.watch) return false;
     if (m == Mode::Seek || m == Mode::Locate) return true;
-    if (m != Mode::Collect || catching || !target.steps.empty()) return false;
-    return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
+    if (m != Mode::Collect || catching) return false;
+    if (target.end && target.steps.empty()) return true;
+    // A client's breakpoint arrival, maybe with single steps after it (a
+    // reverse-finish from inside a function): the stubs order the hits up
+    // to the arrival, the steps run with the stubs out.
+    return target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event;
   }
 
   // --- the pause
@@ -466,8 +472,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     const std::set<uint64_t> want = wanted();
     std::set<uint64_t> by_stub;
     if (use_counters && !want.empty() && any_task()) {
-      by_stub = counters.install(*any_task(), want);
-      all_counted = by_stub.size() == want.size();
+      std::vector<uint64_t> thread_pcs;
+      for (SegmentThread& t : live)
+        if (auto r = t.task->regs(); r.ok()) thread_pcs.push_back(r->rip);
+      by_stub = counters.install(*any_task(), want, thread_pcs);
       if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
     }
     for (uint64_t a : want) {
@@ -475,9 +483,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (by_stub.count(a)) continue;
       if (!insert_at(a).ok()) pending.insert(a);
     }
-    // Stubs and int3s together cannot order their arrivals, which only a
-    // collection needs: a seek or a locate goes by each pc's count.
-    if (!all_counted && mode == Mode::Collect) TRY(stop_counting());
+    // Stubs and int3s together: a collection orders an int3 hit after the
+    // stubs' windows closed before it (arrived_at_breakpoint flushes them).
     if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -543,6 +550,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status arrived_at_breakpoint(const SegmentThread& th, uint64_t addr) {
     const uint64_t n = ++counts[{th.recorded.value, addr}];
+    size_t windows_before = SIZE_MAX;  // no stubs: after every window
+    if (mode == Mode::Collect && !counters.empty()) {
+      TRY(counters.flush(*th.task));  // what the stubs counted before this hit
+      windows_before = counters.windows();
+    }
     if (mode == Mode::Locate && th.recorded == target.tid && addr == target.pc) {
       const uint64_t m = resumes[th.recorded.value];
       located_j = m == last_m ? located_j + 1 : 1;
@@ -563,7 +575,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.thread = th.recorded;
     if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
     if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
-    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid});
+    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid, windows_before});
     return ok_status();
   }
 
@@ -801,7 +813,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       located_j = n - count_at_resume;
       return finish_collect();
     }
-    if (mode == Mode::Collect) return finish_collect();
+    if (mode == Mode::Collect && target.steps.empty()) return finish_collect();
     r.rip = pc;  // the stubs go: the thread runs pc's own instruction next
     TRY(th.task->set_regs(r));
     TRY(stop_counting());
@@ -907,7 +919,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(drive());
     if (paused) return Error::msg("internal: a collecting replay paused");
     TRY(check_outcome(/*aborted_ok=*/true));
-    if (!by_counters || !all_counted || !hits.empty()) return hits;
+    if (!by_counters) return hits;
     std::optional<ThreadCounters::Arrival> left_out;
     if (t.n > 0) left_out = ThreadCounters::Arrival{t.tid, t.pc, t.n};
     Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out);
@@ -919,7 +931,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       counters_refused = false;
       return again;
     }
-    if (*last) hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
+    // The later of the last int3 hit and the last counted arrival.
+    if (*last && (hits.empty() || hits.back().windows_before <= (*last)->window))
+      hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
     return hits;
   }
 
