@@ -13,7 +13,6 @@
 #include <cinttypes>
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -124,7 +123,7 @@ class SegmentCheck {
   Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
-  uint64_t stretch_budget(ThreadTarget::Via via, const store::ProcessState& next) const;
+  uint64_t stretch_budget() const;
   Result<const store::ProcessState*> next_state();
   Status finish_exits_at_checkpoint();
   void run_last_thread_left();
@@ -586,7 +585,7 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
   ThreadTarget::PatchAllowed allowed;
-  CodeReader program_code;  // the observer's int3s and stubs hidden
+  CodeReader program_code;  // the observer's int3s hidden
   if (observer_) {
     allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
     program_code = [this, &task = th->task](uint64_t addr, std::span<uint8_t> out) {
@@ -607,7 +606,7 @@ Result<bool> SegmentCheck::reach_next() {
   } unarmed{observer_};
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
                ThreadTarget::way_name(target.via()));
-  const uint64_t budget = stretch_budget(target.via(), next);
+  const uint64_t budget = stretch_budget();
   UniqueFd alarm;
   if (auto a = process::arm_cpu_time_alarm(tid, budget); a.ok()) alarm = std::move(*a);
   for (;;) {
@@ -640,28 +639,15 @@ Result<bool> SegmentCheck::reach_next() {
 }
 
 // A bound on the last stretch's CPU time: a run that misses its checkpoint
-// ends with a clear error, not a hang, and one with a way left is replayed
-// with the next (check_threaded_recording, threaded_timeline.cc), so those
-// ways get the recorder's hint (the CPU time from the segment's last event
-// to the checkpoint) with a margin: the patch costs nanoseconds a visit,
-// the perf breakpoint a #DB. The hint is the leader's task clock
-// (recorder/record: one clock, the leader's), so it bounds only a stretch
-// the leader runs; otherwise, and for the last way, at least 3 s.
-uint64_t SegmentCheck::stretch_budget(ThreadTarget::Via via, const store::ProcessState& next) const {
+// ends with a clear error, not a hang (and one with a way left is replayed
+// with the next). Not the recorder's hint alone: in a threaded recording it
+// is the leader's task clock (recorder/record reads that one clock), and
+// even a leader's stretch took go_spin's replay over 20 ms of CPU where its
+// hint said 7 us.
+uint64_t SegmentCheck::stretch_budget() const {
   const auto cps = reader_.checkpoints();
-  const std::optional<uint64_t> hint =
-      k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns : std::optional<uint64_t>();
-  constexpr uint64_t kFloor = 3'000'000'000ull;
-  if (!hint || next.running_tid != next.pid) return std::max<uint64_t>(hint.value_or(0) * 64, kFloor);
-  double scale = 1.0;  // SLSDBG_REPLAY_HINT_SCALE: tests of a wrong hint
-  if (const char* sc = std::getenv("SLSDBG_REPLAY_HINT_SCALE")) scale = std::strtod(sc, nullptr);
-  const double h = scale * static_cast<double>(*hint);
-  switch (via) {
-    case ThreadTarget::Via::Patch: return static_cast<uint64_t>(20 * h) + 20'000'000;
-    case ThreadTarget::Via::Conditional: return static_cast<uint64_t>(64 * h) + 50'000'000;
-    case ThreadTarget::Via::DebugRegister: break;
-  }
-  return std::max<uint64_t>(static_cast<uint64_t>(64 * h), kFloor);
+  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
+  return std::max<uint64_t>(hint * 64, 3'000'000'000ull);
 }
 
 // Every thread's registers and checkpoint k+1's dirty pages. False with no
