@@ -70,9 +70,9 @@ class SegmentObserver {
     return ok_status();
   }
   // The program's own code in `bytes` read from the process at addr: the
-  // observer's int3s and counter stubs taken out. The last stretch plans
-  // its patch from code read this way (an int3 decoded as an instruction
-  // misplaces the instruction starts after it).
+  // observer's int3s taken out. The last stretch plans its patch from code
+  // read this way (an int3 decoded as an instruction misplaces the
+  // instruction starts after it).
   virtual void hide_traps(uint64_t /*addr*/, std::span<uint8_t> /*bytes*/) {}
   // The last stretch's target as it is armed (nullptr: disarmed), so the
   // debugger's reads can hide its patch while it pauses with it in.

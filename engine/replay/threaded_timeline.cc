@@ -287,6 +287,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     cur = Position{seg};
     runs++;
     armed_via.reset();
+    reach = nullptr;
     auto way = segment_way.find(seg);
     const ThreadTarget::Via first = way == segment_way.end() ? ThreadTarget::Via::Patch : way->second;
     co = std::make_unique<Coroutine>(
@@ -749,21 +750,24 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
 
-  // The program's code: our int3s, counter stubs and, for the client's
-  // reads, thread_reach's patch (in while a breakpoint hit pauses its last
-  // stretch) taken out.
+  // The program's code with the client's int3s taken out: what the last
+  // stretch plans its patch from. Counter stubs stay visible there: a
+  // relay planned into padding a stub's relay holds would be refused
+  // (allows_patch), one planned around it is not (go_hot's checkpoints).
   const ThreadTarget* reach = nullptr;
   void reach_armed(const ThreadTarget* t) override {
     reach = t;
     if (t) armed_via = t->via();
   }
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override {
-    counters.hide(addr, bytes);
     for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
       bytes[it->first - addr] = it->second;
   }
+  // The client's reads: also thread_reach's patch (in while a breakpoint
+  // hit pauses its last stretch) and any counter stub taken out.
   void hide_all(uint64_t addr, std::span<uint8_t> bytes) {
     if (reach) reach->hide(addr, bytes);
+    counters.hide(addr, bytes);
     hide_traps(addr, bytes);
   }
 
