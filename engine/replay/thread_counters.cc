@@ -9,14 +9,13 @@ namespace slsdbg::replay {
 
 namespace {
 
-// A 1-byte instruction's site (thread_counters.h): over the instructions
-// after it, in a function decoded whole, with no thread and no other
-// counted pc (its int3 or stub would break the jump) inside.
+// The site of an instruction whose own bytes cannot hold the jump
+// (thread_counters.h): over the instructions after it, in a function
+// decoded whole, with no thread and no other counted pc (its int3 or stub
+// would break the jump) inside.
 Result<PatchSite> site_over_following(uint64_t pc, const CodeReader& read, const std::vector<uint64_t>& thread_pcs,
                                       const std::set<uint64_t>& pcs) {
-  const DecodedFunction d = TRY(decode_function(pc, read));  // plan_patch_site goes on without one (Go)
-  const DecodedFunction::Insn* at = d.at(pc);
-  if (!at || at->size != 1) return Error::msg("not a 1-byte instruction");
+  TRY(decode_function(pc, read));  // plan_patch_site goes on without one (Go)
   const PatchSite site = TRY(plan_patch_site(pc, read));
   for (uint64_t rip : thread_pcs)
     if (rip > site.anchor && rip < site.end()) return Error::msg("a thread stands in the bytes its jump would cover");

@@ -34,8 +34,9 @@ class ThreadCounters {
   // Counter stubs at those of `pcs` whose own instruction can hold the
   // jump; returns the pcs counted. The threads stand at their checkpoint,
   // at `thread_pcs`. A 1-byte instruction (a -O0 function's `push %rbp`
-  // entry, the solib breakpoint's `ret`) cannot: its stub's jump covers the
-  // instructions after it too (plan_patch_site), only in code decoded whole
+  // entry), or one of 2-4 bytes with no padding near for a relay (a -O0
+  // loop's body), cannot: its stub's jump covers the instructions after it
+  // too (plan_patch_site; not the solib breakpoint's `ret`), only in code decoded whole
   // from its function's start (a branch into those bytes would run the
   // jump's tail; Go's code has no function table) and where no thread
   // stands inside them. What it gives up: a pc saved earlier inside them
