@@ -215,6 +215,22 @@ RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next
   return Verdict::Pause;
 }
 
+// A scan from a checkpoint whose pc holds a user breakpoint (one taken at a
+// syscall's exit stop, before the instruction there runs): fresh() counted
+// that landing as arrival 1, Moment{k, 0, pc, 1}, where a forward Continue
+// crossing into the checkpoint stops. The scan's resumption steps over it,
+// so it is collected here as the segment's first hit, unless it is the
+// moment the scan ends at (a hit before it only). It takes no ordinal: a
+// Continue from the checkpoint steps over it too, its first stop is the next.
+void Timeline::Impl::collect_landing_hit(uint64_t pc) {
+  if (why == PauseWhy::Target || cursor != 0 || !inserted.count(pc) || pc_now() != pc) return;
+  Hit h;
+  h.landing = true;
+  h.pc = pc;
+  if (bp_valid.count(pc)) h.moment = Moment{segment, 0, pc, std::max<uint64_t>(bp_count[pc], 1)};
+  hits.push_back(h);
+}
+
 // A patched breakpoint is invisible as long as nothing steps through it or
 // watches with a debug register (a watchpoint could fire inside the
 // trampoline), and no int3 of ours lies in the bytes it moves.
