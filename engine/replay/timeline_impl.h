@@ -136,6 +136,7 @@ class Timeline::Impl final : public RunObserver {
   void end_step();
   Verdict stop_here(PauseWhy why, bool instruction_next);
   void collect_landing_hit(uint64_t pc);
+  bool same_as_next(uint64_t k) const;  // checkpoints k and k+1 are one point
 
   // --- in-process counting (timeline_counting.cc) ---
   std::set<uint64_t> counters_wanted() const;
