@@ -114,6 +114,17 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   user_regs_struct now = TRY(task_.regs());
   if (now.rip > site->anchor && now.rip < site->end() && !(site->anchored() && now.rip == site->pc))
     return false;  // inside the bytes the jump replaces: a later arrival
+  // An int3 at rip has not run: the observer allows the count, so it is not
+  // stepping over a breakpoint it has shown (the rescue copy of a patched
+  // run stands right after a `syscall` that returns onto one, say). Its
+  // trap comes first, at once; the count starts at the resumption after it.
+  uint8_t at_rip = 0;
+  if (s_.observer_ && task_.read_memory(RemoteAddr(now.rip), {&at_rip, 1}).ok() && at_rip == kInt3) {
+    s_.observer_->hide_traps(now.rip, {&at_rip, 1});
+    if (at_rip == kInt3) return refuse("the program's own int3 at " + hex(now.rip));
+    recount_ = true;
+    return false;
+  }
   now.orig_rax = static_cast<uint64_t>(-1);
   const uint64_t mask = TRY(task_.signal_mask());
   Result<process::Task> forked = fork_tracee(task_, now, mask);
@@ -130,19 +141,6 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     TRY(t.set_regs(now));
   }
   TRY(counter->set_limit(t, 1));
-  // Resumed from the observer's own int3 (its breakpoint just shown): step
-  // over it with its byte back, as the observer's resume would.
-  uint8_t at_rip = 0;
-  if (s_.observer_ && t.read_memory(RemoteAddr(now.rip), {&at_rip, 1}).ok() && at_rip == kInt3) {
-    uint8_t original = at_rip;
-    s_.observer_->hide_traps(now.rip, {&original, 1});
-    if (original == kInt3) return refuse("the program's own int3 at " + hex(now.rip));
-    TRY(t.write_memory(RemoteAddr(now.rip), {&original, 1}));
-    TRY(t.singlestep());
-    process::WaitResult w = TRY(t.wait());
-    if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP) return refuse("the step over an int3 stopped otherwise");
-    TRY(t.write_memory(RemoteAddr(now.rip), {&at_rip, 1}));
-  }
   const std::optional<uint64_t> hint = hint_;
   // The checkpoint comes within about the hint; the copy runs without a
   // trampoline, so little more than that.

@@ -285,6 +285,9 @@ Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_counted(uint64_t first,
     }
   } done{*this};
   TRY(fresh(first, SnapshotCache::Use::IfPresent));
+  // The landing at checkpoint `first`'s pc is a hit before the scan's end
+  // unless it is that end (collect_landing_hit).
+  if (why != PauseWhy::Target && !same_as_next(first)) landed_bp.reset();
   // Breakpoints whose code the stub cannot move (a `ret` within 5 bytes:
   // ld.so's _dl_debug_state, GDB's shlib-event breakpoint) keep their int3
   // and are collected as hits; the rarely hit ones then cost little.
@@ -301,6 +304,7 @@ Result<Timeline::Impl::CountedScan> Timeline::Impl::scan_counted(uint64_t first,
       if (inserted.count(pc)) {
         bp_valid.insert(pc);
         if (pc_now() == pc && cursor == 0) bp_count[pc] = 1;  // the landing
+        collect_landing_hit(pc);
       }
   }
   CountedScan out;

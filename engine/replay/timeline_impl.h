@@ -95,6 +95,9 @@ struct DriveResult {
 // A user-visible stop seen during a collecting scan (reverse continue).
 struct Hit {
   uint64_t ordinal = 0;  // index among the stops a forward Continue would make
+  // The scan's first checkpoint's own landing (collect_landing_hit): no
+  // Continue stops there, the checkpoint itself is that moment.
+  bool landing = false;
   PauseWhy why = PauseWhy::Breakpoint;
   uint64_t pc = 0;
   std::optional<Moment> moment;  // breakpoints: exact
@@ -132,6 +135,8 @@ class Timeline::Impl final : public RunObserver {
   bool count_landing(bool instruction_next);
   void end_step();
   Verdict stop_here(PauseWhy why, bool instruction_next);
+  void collect_landing_hit(uint64_t pc);
+  bool same_as_next(uint64_t k) const;  // checkpoints k and k+1 are one point
 
   // --- in-process counting (timeline_counting.cc) ---
   std::set<uint64_t> counters_wanted() const;

@@ -425,6 +425,7 @@ Result<std::vector<Hit>> Timeline::Impl::scan_once(uint64_t first, uint64_t last
     collect = false;
     return hits;
   }
+  if (active.breakpoints.count(pc_now())) collect_landing_hit(pc_now());
   flow_limit = last;
   Result<DriveResult> dr = drive(true);
   flow_limit = UINT64_MAX;
@@ -579,8 +580,14 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       continue;
     }
     const Hit hit = *best;
-    Path p{Base::after(lo, 0), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
+    Path p{Base::after(lo, 0), {}};
+    if (!hit.landing) p.legs.push_back(Leg{Motion::Continue, hit.ordinal + 1, user});
     TRY(reach(p, std::nullopt));
+    // Elsewhere, GDB would see a trap at no breakpoint of its own and ask
+    // for reverse-continue again, from there, forever.
+    if (pc_now() != hit.pc)
+      return Error::msg("internal: reverse-continue's stop at " + hex_addr(hit.pc) + " was not reached again (at " +
+                        hex_addr(pc_now()) + ")");
     path = p;
     known.reset();
     trace_base.reset();

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "common/log.h"
@@ -213,6 +214,35 @@ RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next
   }
   why = w;
   return Verdict::Pause;
+}
+
+// A scan from a checkpoint whose pc holds a user breakpoint (one taken at a
+// syscall's exit stop, before the instruction there runs): fresh() counted
+// that landing as arrival 1, Moment{k, 0, pc, 1}, where a forward Continue
+// crossing into the checkpoint stops. The scan's resumption steps over it,
+// so it is collected here as the segment's first hit, unless it is the
+// moment the scan ends at (a hit before it only). It takes no ordinal: a
+// Continue from the checkpoint steps over it too, its first stop is the next.
+void Timeline::Impl::collect_landing_hit(uint64_t pc) {
+  if (why == PauseWhy::Target || cursor != 0 || !inserted.count(pc) || pc_now() != pc || same_as_next(segment))
+    return;
+  Hit h;
+  h.landing = true;
+  h.pc = pc;
+  if (bp_valid.count(pc)) h.moment = Moment{segment, 0, pc, std::max<uint64_t>(bp_count[pc], 1)};
+  hits.push_back(h);
+}
+
+// Checkpoint k+1 taken at the same stop as k (segment k ran nothing: no
+// event, no page dirtied, the same registers; two ticks while the tracee
+// stood still): one point, which belongs to the later segment.
+bool Timeline::Impl::same_as_next(uint64_t k) const {
+  const auto& cps = reader.checkpoints();
+  if (k + 1 >= cps.size() || cps[k].segment_events != 0 || cps[k + 1].dirty_pages != 0) return false;
+  auto a = reader.process_state(CheckpointId(k));
+  auto b = reader.process_state(CheckpointId(k + 1));
+  if (!a.ok() || !b.ok() || a->threads.empty() || b->threads.empty()) return false;
+  return std::memcmp(&a->threads[0].regs, &b->threads[0].regs, sizeof(user_regs_struct)) == 0;
 }
 
 // A patched breakpoint is invisible as long as nothing steps through it or
