@@ -18,6 +18,7 @@
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
 #include "process/task_clock.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -130,7 +131,7 @@ Result<user_regs_struct> ReplaySession::SegmentRun::leave_site_after_head(const 
   constexpr int kMaxSteps = 16;  // the moved bytes hold a few instructions
   for (int i = 0; inside(now) && i < kMaxSteps; i++) {
     uint8_t code[2] = {0, 0};
-    const bool syscall = task_.read_memory(RemoteAddr(now.rip), code).ok() && code[0] == 0x0f && code[1] == 0x05;
+    const bool syscall = task_.read_memory(RemoteAddr(now.rip), code).ok() && process::is_syscall_insn(code);
     if (syscall) break;
     TRY(task_.singlestep());
     process::WaitResult w = TRY(task_.wait());

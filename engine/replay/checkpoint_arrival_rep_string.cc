@@ -3,11 +3,11 @@
 // recorded rcx run here.
 #include "common/log.h"
 #include "engine/replay/segment_run.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
 namespace {
-constexpr uint64_t kRF = 0x10000;  // resume flag: not the execution breakpoint on this instruction again
 }  // namespace
 
 // Resumes the thread at `r` (RF set: not the execution breakpoint on this
@@ -18,7 +18,7 @@ Status ReplaySession::SegmentRun::run_to_debug_register(user_regs_struct& r, uin
   const pid_t tid = task_.raw_tid();
   DebugRegisters::Borrowed lent = TRY(s_.dregs_.borrow(DrUse::RepStringWatch, addr, kind, 1));
   TRY(s_.dregs_.apply(tid));
-  r.eflags |= kRF;
+  r.eflags |= process::kEflagsRf;
   TRY(task_.set_regs(r));
   TRY(task_.cont());
   process::WaitResult w = TRY(task_.wait());
@@ -93,7 +93,7 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
   int stuck = 0;
   while (r.rip == target_.rip && r.rcx > target_.rcx) {
     const uint64_t before = r.rcx;
-    r.eflags |= kRF;
+    r.eflags |= process::kEflagsRf;
     TRY(task_.set_regs(r));
     TRY(task_.singlestep());
     process::WaitResult w = TRY(task_.wait());
@@ -105,7 +105,7 @@ Result<bool> ReplaySession::SegmentRun::step_rep_iterations(user_regs_struct& r)
       return Error::msg("stepping a rep string instruction toward checkpoint " + std::to_string(seg_.value + 1) +
                         ": no progress at " + hex(r.rip));
   }
-  r.eflags &= ~kRF;
+  r.eflags &= ~process::kEflagsRf;
   std::string diff;
   const bool there = same_general_registers(r, target_, &diff, RegsAt::Anywhere);
   SLSDBG_DEBUG("replay", "rep string at %s stepped to rcx %s: %s", hex(target_.rip).c_str(), hex(r.rcx).c_str(),

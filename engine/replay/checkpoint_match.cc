@@ -8,6 +8,7 @@
 #include "engine/replay/differing_word.h"
 #include "engine/replay/rep_ahead.h"
 #include "engine/replay/segment_run.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -234,7 +235,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint
   if (TRY(at_next_checkpoint())) {
     // The breakpoint hit set RF; the recorded state has it clear, and it
     // would show in a signal frame.
-    r.eflags &= ~0x10000ull;
+    r.eflags &= ~process::kEflagsRf;
     r.rcx = target_.rcx;  // equal unless rewound over a syscall
     r.r11 = target_.r11;
     TRY(task_.set_regs(r));

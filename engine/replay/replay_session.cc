@@ -9,6 +9,7 @@
 #include "engine/replay/replay_restore.h"
 #include "engine/replay/segment_run.h"
 #include "process/wait_cut.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -28,7 +29,7 @@ bool same_general_registers(const user_regs_struct& a_in, const user_regs_struct
     a.rsi = b.rsi;
     a.rdi = b.rdi;
   }
-  constexpr uint64_t kIgnoredFlags = 0x10000 | 0x100;  // RF, TF
+  constexpr uint64_t kIgnoredFlags = process::kEflagsRf | process::kEflagsTf;
 #define SLSDBG_CMP(field)                                                                             \
   if (a.field != b.field) {                                                                           \
     if (first_difference) *first_difference = #field " " + hex(a.field) + " != " + hex(b.field); \

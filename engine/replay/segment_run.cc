@@ -22,6 +22,7 @@
 #include "process/signal_frame.h"
 #include "process/syscallbuf_stub.h"
 #include "process/signal_policy.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -204,7 +205,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_logged_sig
       r.rip += rdtscp ? 3 : 2;
       // The #GP left RF set, which would make the next instruction skip a
       // breakpoint at its address (a checkpoint right after rdtsc).
-      r.eflags &= ~0x10000ull;
+      r.eflags &= ~process::kEflagsRf;
       TRY(task_.set_regs(r));
       cursor_++;
       outcome_.events_replayed++;
@@ -302,7 +303,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::begin() {
     // injection area is not captured), but sits at a fixed address.
     const bool stub_syscall = target_.rip == process::sysbuf_stub_layout().slow;
     if ((stub_syscall || (s_.reader_.read_memory(CheckpointId(s_.k_.value + 1), target_.rip, {code, 2}).ok() &&
-                          code[0] == 0x0f && code[1] == 0x05)) &&
+                          process::is_syscall_insn(code))) &&
         target_.rcx == target_.rip + 2)
       target_at_ = RegsAt::RewoundSyscall;
     uint8_t insn[15] = {};

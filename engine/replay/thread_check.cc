@@ -41,6 +41,7 @@
 #include "process/syscalls/model.h"
 #include "process/task_clock.h"
 #include "process/vdso_patch.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -278,7 +279,7 @@ Result<bool> SegmentCheck::serve_call(Thread& th, const store::Event& ev) {
       auto syscall_insn = [&](uint64_t pc) {
         uint8_t code[2] = {0, 0};
         return pc == process::sysbuf_stub_layout().slow ||
-               (reader_.read_memory(at, pc, {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05);
+               (reader_.read_memory(at, pc, {code, 2}).ok() && process::is_syscall_insn(code));
       };
       if (waits_on_word_at(next, th.recorded, ctid, syscall_insn)) {
         SLSDBG_DEBUG("replay", "segment %llu: thread %d's exit runs at checkpoint %llu (a join stands before its wait)",
@@ -391,7 +392,7 @@ Result<bool> SegmentCheck::serve_own(Thread& th, const store::Event& ev) {
       r.rdx = ev.tsc >> 32;
       if (rdtscp) r.rcx = ev.tsc_aux;
       r.rip += rdtscp ? 3 : 2;
-      r.eflags &= ~0x10000ull;
+      r.eflags &= ~process::kEflagsRf;
       TRY(th.task.set_regs(r));
       th.at = Thread::At::Stopped;
       return true;
@@ -570,7 +571,7 @@ Result<bool> SegmentCheck::reach_next() {
   const bool rewound = want->restarted_syscall ||
                        (want->regs.rcx == want->regs.rip + 2 &&
                         (stub_syscall || (reader_.read_memory(CheckpointId(k_.value + 1), want->regs.rip, {code, 2}).ok() &&
-                                          code[0] == 0x0f && code[1] == 0x05)));
+                                          process::is_syscall_insn(code))));
   if (rewound) {
     // The recorder rewound it at the seccomp stop of its next call, or a
     // signal cut the call it waited in (then it is at that call's seccomp

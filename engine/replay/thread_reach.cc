@@ -14,6 +14,7 @@
 #include "engine/replay/task_code_reader.h"
 #include "engine/replay/thread_debug_registers.h"
 #include "engine/replay/trap_router.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -22,7 +23,6 @@ namespace {
 #ifndef TRAP_PERF
 constexpr int TRAP_PERF = 6;  // si_code of a perf sigtrap (asm-generic/siginfo.h)
 #endif
-constexpr uint64_t kRF = 0x10000;
 
 // The execution breakpoint at addr, in a slot of the thread's owner
 // (thread_debug_registers.h), beside its watchpoints; off: released. A
@@ -99,8 +99,8 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
     // Standing in that instruction already (the checkpoint cut it), with
     // the RF a cut rep string leaves set: cleared, the breakpoint fires at once.
     user_regs_struct now = TRY(task.regs());
-    if (now.rip == target.rip && (now.eflags & kRF)) {
-      now.eflags &= ~kRF;
+    if (now.rip == target.rip && (now.eflags & process::kEflagsRf)) {
+      now.eflags &= ~process::kEflagsRf;
       TRY(task.set_regs(now));
     }
     return t;
@@ -197,7 +197,7 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
     }
     return Trap::Miss;
   }
-  r.eflags &= ~kRF;  // a #DB hit set RF; the recorded state has it clear
+  r.eflags &= ~process::kEflagsRf;  // a #DB hit set RF; the recorded state has it clear
   TRY(task.set_regs(r));
   return Trap::Match;
 }
@@ -268,7 +268,7 @@ Status ThreadTarget::go_on(process::Task& task) {
   if (patch_) {
     r.rip = patch_->resume_addr();  // past the int3, into the displaced code
   } else {
-    r.eflags |= kRF;  // not the same breakpoint again at once
+    r.eflags |= process::kEflagsRf;  // not the same breakpoint again at once
   }
   return task.set_regs(r);
 }

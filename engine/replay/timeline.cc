@@ -8,6 +8,7 @@
 
 #include "engine/replay/move_cut.h"
 #include "engine/replay/timeline_impl.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -241,7 +242,7 @@ Result<user_regs_struct> Timeline::regs() {
   user_regs_struct r = TRY(impl_->session->task().regs());
   // RF is an artifact of how this moment was reached (a debug-register hit
   // sets it); the program's state is the same either way.
-  r.eflags &= ~0x10000ull;
+  r.eflags &= ~process::kEflagsRf;
   return r;
 }
 Result<std::vector<uint8_t>> Timeline::xsave() { return impl_->session->task().xsave(); }

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "engine/replay/timeline_impl.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -280,7 +281,7 @@ bool Timeline::Impl::at_syscall_instruction() {
   const uint64_t pc = pc_now();
   if (pc == 0 || !session->task().read_memory(RemoteAddr(pc), {insn, 2}).ok()) return false;
   hide_traps(pc, {insn, 2});
-  return insn[0] == 0x0f && insn[1] == 0x05;
+  return process::is_syscall_insn(insn);
 }
 
 // Whether the instruction at pc would trap again at once on a plain resume:
@@ -353,7 +354,7 @@ Status Timeline::Impl::resume(process::Task& task, int signo) {
     // A `syscall` stepped with TF set saves TF in r11 (rflags); fixed when
     // the step completes, or the state would differ from the recording.
     uint8_t code[2] = {0, 0};
-    stepping_syscall = task.read_memory(RemoteAddr(pc), {code, 2}).ok() && code[0] == 0x0f && code[1] == 0x05;
+    stepping_syscall = task.read_memory(RemoteAddr(pc), {code, 2}).ok() && process::is_syscall_insn(code);
     stepping = true;
     return task.singlestep(signo);
   }
@@ -391,7 +392,6 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   bool reached = false;
   // DR6 tells which debug registers fired; a single step in the same #DB
   // makes the si_code TRAP_TRACE, so look at it for every trap.
-  constexpr unsigned long long kEflagsRf = 0x10000;  // resume flag: the next instruction's breakpoint is skipped
   unsigned long dr6 = TRY(DebugRegisters::take_dr6(tid));
   const DebugRegisters& d = dregs();
   // A watched write's trap and an execute breakpoint on the next instruction
@@ -406,8 +406,8 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
   for (int i = 0; data_hit && i < DebugRegisters::kSlots; i++) {
     if (!(dr6 & (1ul << i)) || d.slot(i).kind != DrKind::Execute || d.slot(i).addr != r.rip) continue;
     dr6 &= ~(1ul << i);
-    if (r.eflags & kEflagsRf) {
-      r.eflags &= ~kEflagsRf;
+    if (r.eflags & process::kEflagsRf) {
+      r.eflags &= ~process::kEflagsRf;
       TRY(task.set_regs(r));
     }
   }

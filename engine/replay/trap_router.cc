@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include "process/x86_insn.h"
+
 namespace slsdbg::replay {
 
 namespace {
@@ -55,7 +57,7 @@ const char* trap_owner_name(TrapOwner owner) {
 
 bool after_syscall_insn(uint64_t rip, const CodeReader& read) {
   uint8_t before[2] = {0, 0};
-  return read(rip - 2, before) && before[0] == 0x0f && before[1] == 0x05;
+  return read(rip - 2, before) && process::is_syscall_insn(before);
 }
 
 const char* arrival_way_name(ArrivalWay way) {

@@ -2,6 +2,8 @@
 
 #include <x86intrin.h>
 
+#include "process/x86_insn.h"
+
 namespace slsdbg::recorder {
 
 std::optional<TscInsn> tsc_instruction_at(const uint8_t* code) {
@@ -9,10 +11,6 @@ std::optional<TscInsn> tsc_instruction_at(const uint8_t* code) {
   if (code[0] == 0x0f && code[1] == 0x01 && code[2] == 0xf9) return TscInsn::Rdtscp;
   return std::nullopt;
 }
-
-namespace {
-constexpr unsigned long long kEflagsResume = 0x10000;  // RF
-}  // namespace
 
 store::Event emulate_tsc(TscInsn insn, pid_t tid, user_regs_struct& regs) {
   store::Event ev;
@@ -35,7 +33,7 @@ store::Event emulate_tsc(TscInsn insn, pid_t tid, user_regs_struct& regs) {
   // The #GP left RF set in the saved flags; a native rdtsc completes without
   // it, and a signal delivered right after would save it in its frame (a
   // stack byte replay, which also clears it, cannot reproduce).
-  regs.eflags &= ~kEflagsResume;
+  regs.eflags &= ~process::kEflagsRf;
   return ev;
 }
 
