@@ -124,7 +124,6 @@ class SegmentCheck {
   Result<bool> last_event_repeats(Tid tid, const store::Event& ev);
   Status finish_exit(Thread& th);
   Result<bool> reach_next();
-  uint64_t stretch_budget() const;
   Result<const store::ProcessState*> next_state();
   Status finish_exits_at_checkpoint();
   void run_last_thread_left();
@@ -591,28 +590,17 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
   ThreadTarget::PatchAllowed allowed;
-  CodeReader program_code;  // the observer's int3s hidden
-  if (observer_) {
-    allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
-    program_code = [this, &task = th->task](uint64_t addr, std::span<uint8_t> out) {
-      if (!task.read_memory(RemoteAddr(addr), out).ok()) return false;
-      observer_->hide_traps(addr, out);
-      return true;
-    };
-  }
-  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed, std::move(program_code)));
+  if (observer_) allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed));
   reach_ = &target;
   armed_ = target.via();
-  if (observer_) observer_->reach_armed(&target);
-  struct Unarmed {
-    SegmentObserver* o;
-    ~Unarmed() {
-      if (o) o->reach_armed(nullptr);
-    }
-  } unarmed{observer_};
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
-               ThreadTarget::way_name(target.via()));
-  const uint64_t budget = stretch_budget();
+               target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
+               : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");
+  // A bound on a run that misses: a clear error, not a hang.
+  const auto cps = reader_.checkpoints();
+  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
+  const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
   UniqueFd alarm;
   if (auto a = process::arm_cpu_time_alarm(tid, budget); a.ok()) alarm = std::move(*a);
   for (;;) {
@@ -622,9 +610,9 @@ Result<bool> SegmentCheck::reach_next() {
       return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop, r) + ")");
     siginfo_t si = TRY(th->task.siginfo());
     if (process::is_cpu_time_alarm(si))
-      return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000) +
-                        " ms of CPU time of thread " + std::to_string(th->recorded.value) + " by the " +
-                        ThreadTarget::way_name(target.via()) + " (the thread runs on without matching it)");
+      return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
+                        " s of CPU time of thread " + std::to_string(th->recorded.value) +
+                        " (the thread runs on without matching it)");
     th->at = Thread::At::Stopped;
     const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
     if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
@@ -642,18 +630,6 @@ Result<bool> SegmentCheck::reach_next() {
   out_.patched = target.via() == ThreadTarget::Via::Patch;
   TRY(target.disarm(th->task));
   return true;
-}
-
-// A bound on the last stretch's CPU time: a run that misses its checkpoint
-// ends with a clear error, not a hang (and one with a way left is replayed
-// with the next). Not the recorder's hint alone: in a threaded recording it
-// is the leader's task clock (recorder/record reads that one clock), and
-// even a leader's stretch took go_spin's replay over 20 ms of CPU where its
-// hint said 7 us.
-uint64_t SegmentCheck::stretch_budget() const {
-  const auto cps = reader_.checkpoints();
-  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
-  return std::max<uint64_t>(hint * 64, 3'000'000'000ull);
 }
 
 // Every thread's registers and checkpoint k+1's dirty pages. False with no
@@ -964,11 +940,10 @@ Result<SegmentOutcome> SegmentCheck::run() {
 }  // namespace
 
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
-                                               SegmentObserver& observer, ThreadTarget::Via first) {
-  // The patch only where the observer allows it (a debugger's int3 bytes
-  // may sit where its jump would go), else the perf breakpoint. The
-  // observer runs a failed way again with the next.
-  SegmentCheck segment(reader, k, first, &observer);
+                                               SegmentObserver& observer) {
+  // The perf breakpoint reaches ticks here unless the observer allows the
+  // patch (a debugger's int3 bytes may sit where its jump would go).
+  SegmentCheck segment(reader, k, ThreadTarget::Via::Conditional, &observer);
   return segment.run();
 }
 
@@ -991,9 +966,9 @@ Result<CheckReport> check_threaded_recording(const store::RecordingReader& reade
       const std::optional<ThreadTarget::Via> via = segment.armed();
       if (!failed || !via || *via == ThreadTarget::Via::DebugRegister) break;
       SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way",
-                   (unsigned long long)k, ThreadTarget::way_name(*via),
+                   (unsigned long long)k, *via == ThreadTarget::Via::Patch ? "patched breakpoint" : "perf breakpoint",
                    run.ok() ? (run->divergence ? run->divergence->describe().c_str() : "diverged") : run.error().message.c_str());
-      first = ThreadTarget::next_way(*via);
+      first = *via == ThreadTarget::Via::Patch ? ThreadTarget::Via::Conditional : ThreadTarget::Via::DebugRegister;
       reruns++;
     }
     SegmentOutcome out = TRY_CTX(std::move(run), "segment " + std::to_string(k));

@@ -22,12 +22,10 @@
 
 #include <functional>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "common/result.h"
 #include "engine/replay/replay_check.h"
-#include "engine/replay/thread_reach.h"
 #include "process/task.h"
 #include "store/recording.h"
 
@@ -69,14 +67,6 @@ class SegmentObserver {
                             bool /*entry*/) {
     return ok_status();
   }
-  // The program's own code in `bytes` read from the process at addr: the
-  // observer's int3s taken out. The last stretch plans its patch from code
-  // read this way (an int3 decoded as an instruction misplaces the
-  // instruction starts after it).
-  virtual void hide_traps(uint64_t /*addr*/, std::span<uint8_t> /*bytes*/) {}
-  // The last stretch's target as it is armed (nullptr: disarmed), so the
-  // debugger's reads can hide its patch while it pauses with it in.
-  virtual void reach_armed(const ThreadTarget* /*target*/) {}
   // Breakpoint bytes out of memory while checkpoint k+1's pages are compared.
   virtual Status lift_breakpoints() { return ok_status(); }
   virtual Status insert_breakpoints() { return ok_status(); }
@@ -85,12 +75,9 @@ class SegmentObserver {
   virtual Status at_history_end(const store::Event* exit) = 0;
 };
 
-// Replays segment k of a threaded recording with `observer` watching,
-// reaching checkpoint k+1 by `first` or a later way (thread_reach.h; the
-// patch only where the observer allows it).
+// Replays segment k of a threaded recording with `observer` watching.
 Result<SegmentOutcome> replay_threaded_segment(const store::RecordingReader& reader, CheckpointId k,
-                                               SegmentObserver& observer,
-                                               ThreadTarget::Via first = ThreadTarget::Via::Patch);
+                                               SegmentObserver& observer);
 
 Result<CheckReport> check_threaded_recording(const store::RecordingReader& reader,
                                              const std::function<void(uint64_t, uint64_t)>& progress);

@@ -1,42 +1,16 @@
 #include "engine/replay/thread_counters.h"
 
 #include "common/log.h"
-#include "engine/replay/patch_site.h"
 #include "engine/replay/relay_site.h"
 #include "engine/replay/task_code_reader.h"
 
 namespace slsdbg::replay {
 
-namespace {
-
-// The site of an instruction whose own bytes cannot hold the jump
-// (thread_counters.h): over the instructions after it, in a function
-// decoded whole, with no thread and no other counted pc (its int3 or stub
-// would break the jump) inside.
-Result<PatchSite> site_over_following(uint64_t pc, const CodeReader& read, const std::vector<uint64_t>& thread_pcs,
-                                      const std::set<uint64_t>& pcs) {
-  TRY(decode_function(pc, read));  // plan_patch_site goes on without one (Go)
-  const PatchSite site = TRY(plan_patch_site(pc, read));
-  for (uint64_t rip : thread_pcs)
-    if (rip > site.anchor && rip < site.end()) return Error::msg("a thread stands in the bytes its jump would cover");
-  for (auto it = pcs.lower_bound(site.anchor); it != pcs.end() && *it < site.end(); ++it)
-    if (*it != pc) return Error::msg("another counted pc lies in the bytes its jump would cover");
-  return site;
-}
-
-}  // namespace
-
-std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
-                                           const std::vector<uint64_t>& thread_pcs) {
+std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs) {
   const CodeReader read = task_code_reader(task);
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
     Result<PatchSite> site = plan_one_instruction_site(pc, read);
-    if (!site.ok()) {
-      Result<PatchSite> over = site_over_following(pc, read, thread_pcs, pcs);
-      if (over.ok() && overlaps(over->anchor, over->end())) over = Error::msg("another stub lies there");
-      site = over.ok() ? std::move(over) : Error::msg(site.error().message + "; " + over.error().message);
-    }
     std::vector<uint8_t> code(32);
     Result<CountingPatch> patch = site.ok() && task.read_memory(RemoteAddr(site->anchor), code).ok()
                                       ? CountingPatch::install(task, *site, code)
@@ -113,7 +87,7 @@ Result<std::optional<ThreadCounters::Arrival>> ThreadCounters::last_arrival(std:
       return Error::msg("thread " + std::to_string(t.value) + " ran " + std::to_string(arrivals.size()) +
                         " counted breakpoints between two switches: their order is unknown");
     const uint64_t pc = arrivals.begin()->first;
-    return std::optional<Arrival>(Arrival{t, pc, totals[{t.value, pc}], i});
+    return std::optional<Arrival>(Arrival{t, pc, totals[{t.value, pc}]});
   }
   return std::optional<Arrival>();
 }

@@ -19,7 +19,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <span>
 #include <vector>
 
 #include "common/ids.h"
@@ -32,18 +31,8 @@ namespace slsdbg::replay {
 class ThreadCounters {
  public:
   // Counter stubs at those of `pcs` whose own instruction can hold the
-  // jump; returns the pcs counted. The threads stand at their checkpoint,
-  // at `thread_pcs`. A 1-byte instruction (a -O0 function's `push %rbp`
-  // entry), or one of 2-4 bytes with no padding near for a relay (a -O0
-  // loop's body), cannot: its stub's jump covers the instructions after it
-  // too (plan_patch_site; not the solib breakpoint's `ret`), only in code decoded whole
-  // from its function's start (a branch into those bytes would run the
-  // jump's tail; Go's code has no function table) and where no thread
-  // stands inside them. What it gives up: a pc saved earlier inside them
-  // (a green thread's context, switched to by a signal handler) would
-  // resume in the jump's tail; a thread that stood there at a checkpoint
-  // is seen.
-  std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs, const std::vector<uint64_t>& thread_pcs);
+  // jump; returns the pcs counted. The threads stand at their checkpoint.
+  std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs);
   bool empty() const { return stubs_.empty(); }
 
   // `next` starts running: the counts since the last switch go to the
@@ -67,16 +56,9 @@ class ThreadCounters {
     Tid thread;
     uint64_t pc = 0;
     uint64_t n = 0;
-    size_t window = 0;  // index of its window (last_arrival)
   };
-  // Windows closed so far: an int3 hit taken after a flush follows them all.
-  size_t windows() const { return windows_.size(); }
   Result<std::optional<Arrival>> last_arrival(std::optional<Arrival> latest_left_out) const;
 
-  // Shows the program's code in bytes read from the process at addr.
-  void hide(uint64_t addr, std::span<uint8_t> bytes) const {
-    for (const auto& [pc, stub] : stubs_) stub.hide(addr, bytes);
-  }
   // Whether a jump or relay of a stub lies in [begin, end).
   bool overlaps(uint64_t begin, uint64_t end) const;
   // The program's code back, the stubs unmapped; the counts stay.

@@ -50,7 +50,8 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
 // covers, else at an anchor before pc or through a relay. A tick in a -O0
 // loop often stops right before the loop's condition, which the loop's
 // `jmp` enters: a jump at pc there made the branch run its int3 tail.
-Result<PatchSite> site_for(uint64_t pc, const CodeReader& read) {
+Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
+  const CodeReader read = task_code_reader(task);
   if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
   return plan_checkpoint_site(pc, read);
 }
@@ -66,7 +67,6 @@ bool inside_site(const PatchSite& site, uint64_t rip) {
 ThreadTarget::ThreadTarget(ThreadTarget&& o) noexcept
     : target_(o.target_),
       tid_(o.tid_),
-      code_(std::move(o.code_)),
       via_(o.via_),
       patch_(std::move(o.patch_)),
       site_(o.site_),
@@ -74,7 +74,6 @@ ThreadTarget::ThreadTarget(ThreadTarget&& o) noexcept
       paused_(o.paused_),
       allowed_(std::move(o.allowed_)),
       range_(o.range_),
-      relay_range_(o.relay_range_),  // else the debugger's int3s in the relay's padding go unseen
       conditional_(std::move(o.conditional_)),
       dr_(std::exchange(o.dr_, false)),
       patch_deferred_(o.patch_deferred_),
@@ -85,8 +84,8 @@ ThreadTarget::~ThreadTarget() {
 }
 
 Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first,
-                                       const PatchAllowed& allowed, CodeReader code) {
-  ThreadTarget t(target, task.raw_tid(), code ? std::move(code) : task_code_reader(task));
+                                       const PatchAllowed& allowed) {
+  ThreadTarget t(target, task.raw_tid());
   {
     uint8_t code[16] = {};
     if (task.read_memory(RemoteAddr(target.rip), code).ok()) t.rep_ = decode_rep_store(code);
@@ -107,11 +106,11 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
   }
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");
   const bool no_patch = mode && (std::string(mode) == "off" || std::string(mode) == "refuse");
-  if (!no_patch && first == Via::Patch) {
+  if (!no_patch && (first == Via::Patch || (first == Via::Conditional && allowed))) {
     // Standing inside the bytes the jump would replace (a tick inside a
     // loop): patch at the next arrival at pc, found by a debug register (one #DB).
     const user_regs_struct now = TRY(task.regs());
-    Result<PatchSite> site = site_for(target.rip, t.code_);
+    Result<PatchSite> site = site_for(task, target.rip);
     const auto take = [&](const PatchSite& s) {
       t.allowed_ = allowed;
       t.range_ = {s.anchor, s.end()};
@@ -123,7 +122,7 @@ Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_stru
       // after a loop whose condition the tick stopped at): an anchor before
       // pc keeps clear of it, where one exists. The perf breakpoint left
       // otherwise is throttled in a hot loop and runs past the match.
-      Result<PatchSite> anchored = plan_anchored_site(target.rip, t.code_);
+      Result<PatchSite> anchored = plan_anchored_site(target.rip, task_code_reader(task));
       if (anchored.ok() && take(*anchored)) site = *anchored;
       else site = Error::msg("the debugger's breakpoints or steps are in the way");
     }
@@ -168,7 +167,7 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   // handler run (trap_router.cc): at pc, the hit of our execute breakpoint.
   // Not after a `syscall`: a single step over one reports TRAP_BRKPT too.
   const bool causeless_hit = si.si_code == TRAP_BRKPT && r.rip == target_.rip && (conditional_ || dr_) &&
-                             !after_syscall_insn(r.rip, code_);
+                             !after_syscall_insn(r.rip, task_code_reader(task));
   if (!patched_hit && !causeless_hit && si.si_code != TRAP_PERF && si.si_code != TRAP_HWBKPT) return Trap::NotOurs;
   if (patched_hit) r.rip = target_.rip;  // the trampoline compared all but fs/gs base and flags
   if (rep_ && r.rip == target_.rip && !same_general_registers(r, target_, nullptr, RegsAt::Anywhere))
@@ -181,18 +180,10 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
   // A miss leaves rip where it is: past the int3, the displaced code runs on.
   if (r.rip != target_.rip || !same_general_registers(r, target_, nullptr, RegsAt::Anywhere)) {
     if (patch_deferred_ && si.si_code == TRAP_HWBKPT && r.rip == target_.rip) {
-      // At pc now, outside the displaced bytes: the patch goes in, at the
-      // site arm planned (an anchor chosen clear of a debugger's int3 is
-      // not planned again as pc's own site, which would move the int3
-      // into the trampoline), unless the debugger's int3s came in the way
-      // since.
+      // At pc now, outside the displaced bytes: the patch goes in.
       TRY(set_debug_register(tid_, 0, false));
       dr_ = patch_deferred_ = false;
-      if (allowed_ && !patch_allowed()) {
-        paused_ = true;  // follow_debugger puts it in once allowed
-        TRY(stand_in());
-        return Trap::Miss;
-      }
+      site_ = TRY(site_for(task, target_.rip));
       patch_.emplace(TRY(PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All)));
     }
     return Trap::Miss;
@@ -239,7 +230,14 @@ Status ThreadTarget::follow_debugger(process::Task& task) {
     if (dr_) TRY(set_debug_register(tid_, 0, false));
     dr_ = false;
     paused_ = true;
-    return stand_in();
+    Result<ConditionalBreakpoint> armed = ConditionalBreakpoint::arm(tid_, target_, ConditionalBreakpoint::Compare::All);
+    if (!armed.ok()) {
+      TRY(set_debug_register(tid_, target_.rip, true));
+      dr_ = true;
+      return ok_status();
+    }
+    conditional_.emplace(std::move(*armed));
+    return ok_status();
   }
   if (!allowed || !paused_) return ok_status();
   const user_regs_struct now = TRY(task.regs());
@@ -249,17 +247,6 @@ Status ThreadTarget::follow_debugger(process::Task& task) {
   dr_ = false;
   paused_ = false;
   patch_.emplace(TRY(PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All, mem_checks_)));
-  return ok_status();
-}
-
-Status ThreadTarget::stand_in() {
-  Result<ConditionalBreakpoint> armed = ConditionalBreakpoint::arm(tid_, target_, ConditionalBreakpoint::Compare::All);
-  if (!armed.ok()) {
-    TRY(set_debug_register(tid_, target_.rip, true));
-    dr_ = true;
-    return ok_status();
-  }
-  conditional_.emplace(std::move(*armed));
   return ok_status();
 }
 

@@ -27,7 +27,6 @@
 
 #include "common/fd.h"
 #include "common/result.h"
-#include "engine/replay/code_function.h"
 #include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/patched_breakpoint.h"
 #include "engine/replay/rep_store.h"
@@ -38,20 +37,13 @@ namespace slsdbg::replay {
 class ThreadTarget {
  public:
   enum class Via { Patch, Conditional, DebugRegister };
-  // The way a run tries after one with `v` failed (DebugRegister: the last).
-  static Via next_way(Via v) { return v == Via::Patch ? Via::Conditional : Via::DebugRegister; }
-  static const char* way_name(Via v) {
-    return v == Via::Patch ? "patched breakpoint" : v == Via::Conditional ? "perf breakpoint" : "debug register";
-  }
   // Asked whether a patch may replace [begin, end) (a debugger's replay).
   using PatchAllowed = std::function<bool(uint64_t begin, uint64_t end)>;
   // `task` is stopped, not inside a call. `first`: the cheapest way to try.
   // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
-  // With `allowed` (a debugger's replay) the patch goes only where allowed.
-  // `code`: the program's code, a debugger's int3s hidden (default: the
-  // task's memory as it is); the patch is planned from it.
+  // With `allowed`, a first of Conditional tries the patch first where allowed.
   static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first,
-                                  const PatchAllowed& allowed = {}, CodeReader code = {});
+                                  const PatchAllowed& allowed = {});
   ThreadTarget(ThreadTarget&& o) noexcept;
   // Gives back a debug register still claimed (a run that ended in a
   // divergence): a later restore re-creates the same tid, and its owner's
@@ -90,13 +82,9 @@ class ThreadTarget {
   Via via() const { return via_; }
 
  private:
-  ThreadTarget(const user_regs_struct& target, pid_t tid, CodeReader code)
-      : target_(target), tid_(tid), code_(std::move(code)) {}
-  // The perf breakpoint, else a debug register, in the patch's place.
-  Status stand_in();
+  ThreadTarget(const user_regs_struct& target, pid_t tid) : target_(target), tid_(tid) {}
   user_regs_struct target_;
   pid_t tid_;
-  CodeReader code_;
   Via via_ = Via::DebugRegister;
   std::optional<PatchedBreakpoint> patch_;
   std::optional<PatchSite> site_;    // where patch_ went

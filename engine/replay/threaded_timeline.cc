@@ -5,7 +5,6 @@
 #include <ucontext.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -92,9 +91,6 @@ struct Hit {
   std::optional<WatchRange> watch;
   bool before_known = false;
   Tid thread{};  // the accessing thread
-  // An int3 hit in a collection that also counts by stubs: how many of
-  // their windows (thread_counters.h) closed before it.
-  size_t windows_before = SIZE_MAX;
 };
 
 constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
@@ -145,8 +141,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::map<std::tuple<int32_t, uint64_t, WatchRange>, uint64_t> wcounts;  // accesses per (thread, pc after, range)
   Position cur;                                   // where the replay is
   // Counter stubs instead of int3s (thread_counters.h) in this run, asked
-  // for by start_run's caller; the pcs no stub can count keep int3s.
+  // for by start_run's caller; `all_counted`: every wanted pc got one.
   bool use_counters = false;
+  bool all_counted = false;
   ThreadCounters counters;
   // Locate and Seek also count these (the ways into a reverse step's
   // target, ways_in.h); the caller sets and clears them around its runs.
@@ -213,12 +210,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }();
     if (off || counters_refused || !user_watches.empty() || target.watch) return false;
     if (m == Mode::Seek || m == Mode::Locate) return true;
-    if (m != Mode::Collect || catching) return false;
-    if (target.end && target.steps.empty()) return true;
-    // A client's breakpoint arrival, maybe with single steps after it (a
-    // reverse-finish from inside a function): the stubs order the hits up
-    // to the arrival, the steps run with the stubs out.
-    return target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event;
+    if (m != Mode::Collect || catching || !target.steps.empty()) return false;
+    return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
   }
 
   // --- the pause
@@ -282,49 +275,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     wcounts.clear();
     use_counters = counters_fit(m);
     counters = ThreadCounters{};  // the old process, and its stubs, are gone
+    all_counted = false;
     count_at_resume = 0;
     armed = watch_set();
     cur = Position{seg};
     runs++;
-    armed_via.reset();
-    reach = nullptr;
-    auto way = segment_way.find(seg);
-    const ThreadTarget::Via first = way == segment_way.end() ? ThreadTarget::Via::Patch : way->second;
-    co = std::make_unique<Coroutine>(
-        [this, seg, first] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this, first); });
+    co = std::make_unique<Coroutine>([this, seg] { outcome = replay_threaded_segment(reader, CheckpointId(seg), *this); });
     return ok_status();
   }
 
-  // Runs until a pause or the run's end. A run that is not the client's
-  // (a seek, a collection, ...) whose way to the checkpoint failed runs
-  // again with the next way.
+  // Runs until a pause or the run's end.
   Status drive() {
     const process::ProgramRun program_runs;  // a user's interrupt may cut its long waits (wait_cut.h)
     TRY(co->enter());
-    while (mode != Mode::Live && !paused && next_way()) {
-      TRY(start_run(k, mode));
-      TRY(co->enter());
-    }
     return ok_status();
-  }
-
-  // The ways to checkpoint k+1 (thread_reach.h), as `replay --check` tries
-  // them: a run that failed after arming one (a branch into the patch's
-  // moved bytes, a perf breakpoint the kernel throttled past the match
-  // until the CPU budget ran out) is replayed again with the next, and so
-  // is every later run of that segment (replay is deterministic).
-  std::map<uint64_t, ThreadTarget::Via> segment_way;
-  std::optional<ThreadTarget::Via> armed_via;  // this run's, once its last stretch armed it
-  bool next_way() {
-    if (!outcome || target_reached || !armed_via || *armed_via == ThreadTarget::Via::DebugRegister) return false;
-    if (outcome->ok() && (*outcome)->end != SegmentEnd::Diverged) return false;
-    if (!outcome->ok() && outcome->error().errno_value == EINTR) return false;  // an interrupt cut it (move_cut.h)
-    SLSDBG_DEBUG("replay", "segment %llu: the run with the %s failed (%s); again with the next way", (unsigned long long)k,
-                 ThreadTarget::way_name(*armed_via),
-                 outcome->ok() ? ((*outcome)->divergence ? (*outcome)->divergence->describe().c_str() : "diverged")
-                               : outcome->error().message.c_str());
-    segment_way[k] = ThreadTarget::next_way(*armed_via);
-    return true;
   }
 
   std::set<uint64_t> wanted() const {
@@ -473,10 +437,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     const std::set<uint64_t> want = wanted();
     std::set<uint64_t> by_stub;
     if (use_counters && !want.empty() && any_task()) {
-      std::vector<uint64_t> thread_pcs;
-      for (SegmentThread& t : live)
-        if (auto r = t.task->regs(); r.ok()) thread_pcs.push_back(r->rip);
-      by_stub = counters.install(*any_task(), want, thread_pcs);
+      by_stub = counters.install(*any_task(), want);
+      all_counted = by_stub.size() == want.size();
       if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
     }
     for (uint64_t a : want) {
@@ -484,8 +446,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (by_stub.count(a)) continue;
       if (!insert_at(a).ok()) pending.insert(a);
     }
-    // Stubs and int3s together: a collection orders an int3 hit after the
-    // stubs' windows closed before it (arrived_at_breakpoint flushes them).
+    // Stubs and int3s together cannot order their arrivals, which only a
+    // collection needs: a seek or a locate goes by each pc's count.
+    if (!all_counted && mode == Mode::Collect) TRY(stop_counting());
     if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -551,11 +514,6 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   Status arrived_at_breakpoint(const SegmentThread& th, uint64_t addr) {
     const uint64_t n = ++counts[{th.recorded.value, addr}];
-    size_t windows_before = SIZE_MAX;  // no stubs: after every window
-    if (mode == Mode::Collect && !counters.empty()) {
-      TRY(counters.flush(*th.task));  // what the stubs counted before this hit
-      windows_before = counters.windows();
-    }
     if (mode == Mode::Locate && th.recorded == target.tid && addr == target.pc) {
       const uint64_t m = resumes[th.recorded.value];
       located_j = m == last_m ? located_j + 1 : 1;
@@ -576,7 +534,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.thread = th.recorded;
     if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
     if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
-    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid, windows_before});
+    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid});
     return ok_status();
   }
 
@@ -750,27 +708,6 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
 
-  // The program's code with the client's int3s taken out: what the last
-  // stretch plans its patch from. Counter stubs stay visible there: a
-  // relay planned into padding a stub's relay holds would be refused
-  // (allows_patch), one planned around it is not (go_hot's checkpoints).
-  const ThreadTarget* reach = nullptr;
-  void reach_armed(const ThreadTarget* t) override {
-    reach = t;
-    if (t) armed_via = t->via();
-  }
-  void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override {
-    for (auto it = inserted.lower_bound(addr); it != inserted.end() && it->first < addr + bytes.size(); ++it)
-      bytes[it->first - addr] = it->second;
-  }
-  // The client's reads: also thread_reach's patch (in while a breakpoint
-  // hit pauses its last stretch) and any counter stub taken out.
-  void hide_all(uint64_t addr, std::span<uint8_t> bytes) {
-    if (reach) reach->hide(addr, bytes);
-    counters.hide(addr, bytes);
-    hide_traps(addr, bytes);
-  }
-
   Status lift_breakpoints() override {
     TRY(stop_counting());
     process::Task* t = any_task();
@@ -817,7 +754,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       located_j = n - count_at_resume;
       return finish_collect();
     }
-    if (mode == Mode::Collect && target.steps.empty()) return finish_collect();
+    if (mode == Mode::Collect) return finish_collect();
     r.rip = pc;  // the stubs go: the thread runs pc's own instruction next
     TRY(th.task->set_regs(r));
     TRY(stop_counting());
@@ -923,7 +860,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(drive());
     if (paused) return Error::msg("internal: a collecting replay paused");
     TRY(check_outcome(/*aborted_ok=*/true));
-    if (!by_counters) return hits;
+    if (!by_counters || !all_counted || !hits.empty()) return hits;
     std::optional<ThreadCounters::Arrival> left_out;
     if (t.n > 0) left_out = ThreadCounters::Arrival{t.tid, t.pc, t.n};
     Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out);
@@ -935,9 +872,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       counters_refused = false;
       return again;
     }
-    // The later of the last int3 hit and the last counted arrival.
-    if (*last && (hits.empty() || hits.back().windows_before <= (*last)->window))
-      hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
+    if (*last) hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
     return hits;
   }
 
@@ -1013,22 +948,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     mode = Mode::Live;  // a seek ends where it paused; from there the client drives
     continuing = motion == Motion::Continue;
     if (motion == Motion::Step) step_tid = thread;
-    // Where this stretch of the move began: the client's position, then
-    // each checkpoint it crossed. A way to the checkpoint that failed
-    // (next_way) is tried again from there, the client seeing nothing twice.
-    Position leg = cur;
-    std::optional<Tid> leg_step = step_tid;
     for (;;) {
       TRY(drive());
       if (paused) return stop;
       // The segment is over.
       const uint64_t seg = k;
-      if (next_way()) {
-        TRY(seek(leg));
-        mode = Mode::Live;
-        step_tid = leg_step;
-        continue;
-      }
       if (!outcome->ok()) {
         Error e = outcome->error();
         co.reset();
@@ -1061,8 +985,6 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       std::optional<Tid> stepping = step_tid;
       TRY(start_run(seg + 1, Mode::Live));
       step_tid = stepping;
-      leg = cur;
-      leg_step = stepping;
     }
   }
 
@@ -1551,7 +1473,8 @@ Result<size_t> ThreadedTimeline::read_memory(uint64_t addr, std::span<uint8_t> o
     }
     done += chunk;
   }
-  impl_->hide_all(addr, out.first(done));
+  for (auto& [a, orig] : impl_->inserted)
+    if (a >= addr && a < addr + done) out[a - addr] = orig;
   return done;
 }
 

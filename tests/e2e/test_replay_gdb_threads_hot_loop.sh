@@ -61,15 +61,9 @@ check() {
   echo "$name: OK"
 }
 
-# Not deep in C: the -O0 loop's `total +=` line starts with a 4-byte
-# instruction and no padding lies near for a relay, so its counter stub
-# covers the next instruction as well (thread_counters.h), and a reverse-
-# continue from the loop's end finishes; but a forward continue through the
-# loop fails when a checkpoint stands at that line's pc: the stub (or the
-# breakpoint's int3) is in its patch's way, the perf breakpoint is throttled
-# in the hot loop and the debug register traps per visit (2 of 6 recordings
-# at 10 ms ticks: "checkpoint 2 not reached within 3000 ms", slsdbg replay
-# exits). See engine/replay/README.md.
+# Not deep in C: a forward continue through the -O0 loop can stop at a
+# checkpoint whose patch would cover the breakpoint's int3 (then the perf
+# breakpoint, throttled, misses it); see engine/replay/README.md.
 check thr_hot_loop "$PROGRAMS/thr_hot_loop" "$FIXTURE_SRC/thr_hot_loop.c" "" shallow
 
 . "$(dirname "$0")/go_fixture_lib.sh"
