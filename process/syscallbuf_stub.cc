@@ -25,11 +25,6 @@
 // where the header is zero. Both paths push the same values, so the stack
 // below the caller is the same whichever path ran.
 //
-// futex FUTEX_WAKE (private or not, whatever its clock flag) takes the fast
-// path with no output: the wake runs for real in the recording and replay
-// serves its count from the log (syscallbuf.h says why that is exact with
-// threads). Every other futex operation takes the trapped path.
-//
 // The vDSO's clock reads call it too (process/vdso_patch.h, the narrow
 // entry): clock_gettime and clock_getres (16 bytes at rsi), gettimeofday
 // with a null timezone (16 bytes at rdi) and time (8 bytes at rdi when not
@@ -119,16 +114,7 @@ slsdbg_sysbuf_code:
   je 41f
   cmpq $201, %rax
   je 42f
-  cmpq $202, %rax
-  je 46f
   jmp 89f
-46:
-  movl %esi, %r11d
-  andl $-385, %r11d
-  cmpl $1, %r11d
-  jne 89f
-  xorl %r11d, %r11d
-  jmp 20f
 40:
   movl $16, %r11d
   jmp 20f

@@ -21,7 +21,7 @@ namespace slsdbg::process {
 // recording of any other version. Bump it on any change to the code, the
 // header or the entry format below; syscallbuf_stub_test pins it to a hash
 // of the code.
-inline constexpr uint32_t kSysbufStubVersion = 4;
+inline constexpr uint32_t kSysbufStubVersion = 3;
 inline constexpr const char* kSysbufStubSummaryKey = "syscall_buffer_stub";
 
 inline constexpr uint64_t kSysbufStubAddr = 0x70002000;

@@ -21,8 +21,8 @@ uint64_t fnv1a(std::span<const uint8_t> bytes) {
 
 TEST(SysbufStub, VersionPinsTheCode) {
   // One row per version: bump the version and replace the row together.
-  constexpr uint32_t kVersion = 4;
-  constexpr uint64_t kCodeHash = 0x2732b51755ee4936ull;
+  constexpr uint32_t kVersion = 3;
+  constexpr uint64_t kCodeHash = 0x64ed214812cfbe62ull;
   EXPECT_EQ(kSysbufStubVersion, kVersion);
   EXPECT_EQ(fnv1a(sysbuf_stub_code()), kCodeHash)
       << "the syscall buffer stub changed: bump kSysbufStubVersion and put the new hash here";

@@ -68,9 +68,6 @@ def cases(inp, quick):
         ("gzip -9", ["gzip", "-9", "-c", t]),
         ("bzip2", ["bzip2", "-9", "-c", t]),
         ("zstd -T1", ["zstd", "-T1", "-19", "-q", "-c", inp["small"]]),
-        # Threaded: a worker pool, futex waits and wakes between the threads.
-        ("xz -T2", ["xz", "-T2", "-6", "-c", inp["small"]]),
-        ("zstd -T2", ["zstd", "-T2", "-19", "-q", "-c", inp["small"]]),
         ("sort", ["sort", t]),
         ("find /usr/include", ["find", "/usr/include", "-name", "*.h"]),
         ("mawk", ["mawk", "{ s += length($0); n[$2]++ } END { for (k in n) c++; print s, c }", t]),

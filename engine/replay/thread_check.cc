@@ -157,11 +157,6 @@ class SegmentCheck {
   ThreadTarget* reach_ = nullptr;  // armed in reach_next: compare_next sees the original code
   ThreadTarget::Via first_;
   bool switched_ = false;  // a ThreadSwitch event was replayed in this segment
-  // Checkpoint k is a tick's: the recorder's only checkpoint after which it
-  // switches at once. After any other (a patch of the syscall buffer, a
-  // forced one) the running thread goes on, and may give way at a call
-  // before it logs anything.
-  bool tick_switches_ = true;
   std::optional<ThreadTarget::Via> armed_;
   SegmentOutcome out_;
 };
@@ -802,7 +797,6 @@ Result<SegmentOutcome> SegmentCheck::run() {
   TRY_CTX(restore(), "restoring checkpoint " + std::to_string(k_.value));
   cur_ = state_.running_tid ? find(state_.running_tid) : nullptr;
   if (state_.threads.size() == 1) cur_ = &threads_.front();
-  tick_switches_ = reader_.checkpoints()[k_.value].reason == "tick";
   for (const store::ThreadState& t : state_.threads)
     SLSDBG_DEBUG("replay", "checkpoint %llu: thread %d at %s%s%s", (unsigned long long)k_.value, t.tid.value,
                  hex(t.regs.rip).c_str(), t.restarted_syscall ? " (before its call)" : "",
@@ -866,7 +860,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
       // The current thread gave way at a call that may block, unless the
       // switch is a tick's, right after the checkpoint (it has not run).
       if (cur_ && (cur_->at == Thread::At::Resumed ||
-                   (cur_->at == Thread::At::Stopped && (!cur_->fresh || cur_->scheduled || !tick_switches_))))
+                   (cur_->at == Thread::At::Stopped && (!cur_->fresh || cur_->scheduled))))
         TRY(wait_pending(*cur_));
       if (cur_ && cur_->at == Thread::At::Pending) {
         if (cur_->stop.kind != process::StopKind::PtraceEvent) {

@@ -426,10 +426,8 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
   const pid_t ran = running == -1 ? pid_ : running;
   const bool may_reset = running == -1 || running == pid_;
   // Not log_event: its CPU-time read per event would cost a syscall each.
-  bool fd_activity = false;  // futex wakes alone leave the fd table as it was
-  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [&](const SysbufEntryHead& e) {
+  SysbufEntries entries = TRY_CTX(syscall_buffer_->take(ran, may_reset, [this](const SysbufEntryHead& e) {
                                     fast_write_.before_syscall(e.nr, e.args);  // a buffered close or openat
-                                    fd_activity |= !leaves_capture_state_alone(static_cast<long>(e.nr));
                                   }),
                                   "draining the syscall buffer");
   if (entries.count() != 0) {
@@ -444,7 +442,7 @@ Status RecordSession::drain_syscall_buffer(bool step_out) {
     // File offsets moved (buffered calls change nothing else the capture
     // reads); and the CPU time since the last event is unknown (the entries
     // were logged late), so the checkpoint gets no hint.
-    if (fd_activity) capture_->note_fd_activity();
+    capture_->note_fd_activity();
     cpu_at_progress_.reset();
   }
   return ok_status();
@@ -1038,11 +1036,7 @@ Status RecordSession::on_syscall_exit() {
   if (auto set = clear_child_tid_set_by(pid_, cur_nr_, cur_args_, result, mem))
     threads_->set_clear_child_tid(set->first, set->second);
   alt_stacks_.note_call(pid_, cur_nr_, cur_args_, result, mem);
-  // Patched only at a stop of the thread that runs program code: the
-  // others then all wait in the kernel or at a stop (syscallbuf.h).
-  const bool runs_program = !multi() || pid_ == threads_->running();
-  if (syscall_buffer_ && cls == SyscallClass::Modelled && runs_program &&
-      TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result, pid_))) {
+  if (syscall_buffer_ && cls == SyscallClass::Modelled && TRY(syscall_buffer_->maybe_patch(r, cur_nr_, result))) {
     // Replay crosses the patch by restore: the checkpoint holds the patched page.
     TRY(set_regs(r));
     TRY(log_forced_checkpoint(r.rip));
@@ -1767,6 +1761,7 @@ Status RecordSession::on_thread_gone(pid_t tid) {
   if (!threads_->has(tgid_)) return ok_status();
   // Alone again: it runs (or returns from its call) as before any thread.
   if (!multi()) threads_->set_running(tgid_);
+  if (!multi() && syscall_buffer_) syscall_buffer_->on_threads_gone();
   if (stopping_all_) return ok_status();  // stop_all() goes back to its thread
   enter(tgid_);
   return multi() && was_running ? schedule_next(tid) : ok_status();

@@ -26,7 +26,6 @@
 #include "recorder/record/syscallbuf_run_out.h"
 #include "recorder/record/syscallbuf_site_cache.h"
 #include "recorder/record/syscallbuf_sites.h"
-#include "recorder/record/thread_pcs.h"
 #include "recorder/record/syscalls/fast_write.h"
 
 namespace slsdbg::recorder {
@@ -41,7 +40,6 @@ bool bufferable(long nr) {
   switch (nr) {
     case SYS_read: case SYS_pread64: case SYS_write: case SYS_pwrite64: case SYS_lseek: case SYS_newfstatat:
     case SYS_statx: case SYS_getdents64: case SYS_openat: case SYS_close: case SYS_poll: case SYS_fcntl:
-    case SYS_futex:  // the stub serves FUTEX_WAKE only; its other operations take the trapped path
       return true;
     default:
       return false;
@@ -139,12 +137,19 @@ Status SyscallBuf::forget_fds() {
   return write_header(kSysbufTableOffset, table_.data(), table_.size());
 }
 
+void SyscallBuf::on_threads_gone() { threads_ = false; }
+
 bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc, pid_t tid) {
   // A vfork child shares the buffer and would fill it with its own calls:
   // off from a fork-family call until the next trapped one of the thread
   // that made it (a vfork returns to it only once the child let go of the
   // memory; other threads run meanwhile).
   const bool forking = nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+  // Threads share the one buffer (one runs at a time, threads.md); while
+  // another lives, no site is patched (maybe_patch).
+  uint64_t clone_flags = nr == SYS_clone ? args[0] : 0;
+  if (nr == SYS_clone3 && !vm_read(pid_, args[0], &clone_flags, sizeof clone_flags)) clone_flags = CLONE_THREAD;
+  if (clone_flags & CLONE_THREAD) threads_ = true;
   if (forking != disabled_ && (forking || tid == forked_by_)) {
     const uint64_t enabled = forking ? 0 : 1;
     if (write_header(kSysbufEnabledOffset, &enabled, sizeof enabled).ok()) disabled_ = forking;
@@ -169,14 +174,18 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
   return !patched_.count(site) && !declined_.count(site);
 }
 
-Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t result, pid_t tid) {
+Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t result) {
   const uint64_t site = r.rip - 2;
   if (!bufferable(nr) || (result <= -512 && result >= -516) || patched_.count(site) || declined_.count(site)) return false;
   // A signal frame below the handler may hold a pc right after some site's
-  // `syscall`, which a patch would turn into the middle of its `call`; a
-  // vfork child running in this memory (the stub is off meanwhile) may
-  // stand anywhere.
-  if (handler_depth_ > 0 || disabled_) return false;
+  // `syscall`, which a patch would turn into the middle of its `call`.
+  if (handler_depth_ > 0) return false;
+  // Another thread may wait in the kernel at a site's `syscall`, or stand
+  // right after it: it would come back into the middle of the `call` (a
+  // checkpoint rewinds it to the site, where it then enters the stub: a
+  // state replay does not reach, #16, thr_churn; thr_poll_cut's poll
+  // returned 0).
+  if (threads_) return false;
   uint8_t code[8];
   const bool readable = vm_read(pid_, site, code, sizeof code);
   const bool wide = readable && std::memcmp(code, kSysbufWideSite, sizeof kSysbufWideSite) == 0;
@@ -192,18 +201,6 @@ Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t resul
     declined_.insert(site);
     return false;
   }
-  // Other threads (all stopped or in the kernel: only `tid` runs program
-  // code) must not stand inside a site we rewrite, nor come back into one:
-  // one waiting in a call at a site's `syscall` returns right after it,
-  // into the middle of the `call`; one rewound onto the `syscall` would
-  // enter the stub while another thread runs. Such sites wait for a later
-  // trap; a thread that may be running (its pc unknown) puts off all.
-  std::optional<std::vector<uint64_t>> others = TRY(other_thread_pcs(pid_, tid));
-  if (!others || std::any_of(others->begin(), others->end(), [&](uint64_t pc) { return pc >= site && pc < site + 8; })) {
-    if (++put_off_[site] >= kMaxPutOff) declined_.insert(site);
-    return false;
-  }
-  others_ = std::move(*others);
   const auto t0 = std::chrono::steady_clock::now();
   if (!sites_loaded_) {
     sites_loaded_ = true;
@@ -261,16 +258,11 @@ Result<size_t> SyscallBuf::patch_scanned_sites() {
   // again (one process_vm_readv for all): a cached table only says where to
   // look and which sites a branch enters.
   std::vector<const LibcSite*> wanted;
-  size_t refused = 0, occupied = 0;
+  size_t refused = 0;
   for (const LibcSite& s : sites_->sites) {
     if (s.nr < 0 || !bufferable(s.nr)) continue;
     const uint64_t addr = libc_base_ + s.offset;
     if (patched_.count(addr) || declined_.count(addr)) continue;
-    // A thread stands in it (maybe_patch): left for its own first trap.
-    if (std::any_of(others_.begin(), others_.end(), [&](uint64_t pc) { return pc >= addr && pc < addr + 8; })) {
-      occupied++;
-      continue;
-    }
     if (s.refused) {
       declined_.insert(addr);
       refused++;
@@ -304,10 +296,8 @@ Result<size_t> SyscallBuf::patch_scanned_sites() {
       found++;
     }
   }
-  SLSDBG_DEBUG("record",
-               "syscall buffer: %zu glibc sites patched by the scan, %zu refused (a branch enters them), %zu left while "
-               "another of the %zu threads stands in them",
-               found, refused, occupied, others_.size() + 1);
+  SLSDBG_DEBUG("record", "syscall buffer: %zu glibc sites patched by the scan, %zu refused (a branch enters them)", found,
+               refused);
   return found;
 }
 

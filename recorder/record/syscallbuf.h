@@ -17,23 +17,7 @@
 //    vDSO's entry points): clock_gettime, clock_getres, time, gettimeofday
 //    with a null timezone;
 //  - fcntl F_GETFD, F_SETFD, F_GETFL, F_DUPFD and F_DUPFD_CLOEXEC on any fd
-//    (the new fd's byte is copied from the old one's);
-//  - futex FUTEX_WAKE, private or not (every other futex operation is
-//    trapped). Exact with threads: a wake is never a point where the
-//    recorder switches threads, buffered or trapped (thread_set.h: the
-//    running thread gives way only at a call that may block, or at a
-//    tick), so buffering it moves no switch. A wake that wakes nobody
-//    changes nothing but its count, which the log holds. A wake that wakes
-//    a waiter lets that waiter's call return in the kernel; the waiter was
-//    resumed with PTRACE_SYSCALL, so it stops at the call's exit and parks
-//    there, running nothing of the program, until the running thread gives
-//    way at a blocking call or a tick and a ThreadSwitch names the next
-//    thread: the switch is where the log puts it, as with a trapped wake.
-//    Only the order in the log of the waiter's result and the wake's entry
-//    can differ (the waiter's exit stop may be handled while the waker is
-//    still in the stub); replay serves a waiting thread's result without
-//    running it (engine/replay/thread_check.cc) and a futex wait never
-//    blocks there, so that order changes nothing either.
+//    (the new fd's byte is copied from the old one's).
 // Everything else stays traced: reads of pipes, sockets and ttys may block.
 // Descriptors: the stub itself keeps the bytes of fds it closes, opens and
 // duplicates; the drain tells the recorder's mirror, its fast writes
@@ -51,17 +35,6 @@
 //    made while a signal handler runs (a frame below may sit at a site),
 //    nor at a site that a direct branch enters after its `syscall`
 //    (syscallbuf_jumps.h: the patch would cut that instruction).
-//    With threads, patches are made only at a stop of the running thread,
-//    when every other one is stopped or waits in the kernel (one runs at a
-//    time), and no site is patched where another thread's pc lies
-//    (thread_pcs.h): one waiting in a call at a site returns right after
-//    its `syscall`, which the patch would put inside the `call`, and one
-//    rewound onto the `syscall` by a checkpoint would enter the stub while
-//    another thread runs. Such a site waits for a later trap (declined
-//    after kMaxPutOff tries); a thread whose pc is unknown (runnable) puts
-//    the whole patch off to the next trap. The running thread goes on
-//    after the patch checkpoint (it is no tick), so replay runs it up to
-//    its next call when the log's first event is a switch.
 // 2. The fd table in the shared header is filled lazily at the seccomp stop
 //    of a traced call on an fd, and cleared before any call that may close,
 //    replace or re-flag an fd (and after an unmodelled one). Across a
@@ -97,7 +70,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -129,13 +101,14 @@ class SyscallBuf {
   bool before_syscall(long nr, const std::array<uint64_t, 6>& args, uint64_t pc, pid_t tid);
   // At the exit stop of a modelled call: patches its site when eligible and
   // moves `r` past it. True: patched; set the registers, force a checkpoint.
-  // `tid`: the thread stopped there, the one that runs program code.
-  Result<bool> maybe_patch(user_regs_struct& r, long nr, int64_t result, pid_t tid);
+  Result<bool> maybe_patch(user_regs_struct& r, long nr, int64_t result);
   // A signal is delivered to a handler (its rt_sigreturn is seen in
   // before_syscall).
   void on_handler_entry() { handler_depth_++; }
   // Forgets every fd classification (after an unmodelled syscall).
   Status forget_fds();
+  // The last thread but the leader is gone: sites may be patched again.
+  void on_threads_gone();
 
   // Takes the committed entries out of the tracee (to be logged, in order,
   // before anything this stop logs), as calls of thread `ran` (the one
@@ -168,9 +141,7 @@ class SyscallBuf {
   bool table_dirty_ = false;
   bool disabled_ = false;  // `enabled` cleared across a fork-family call
   pid_t forked_by_ = -1;   // the thread whose fork-family call cleared it
-  std::vector<uint64_t> others_;  // the other threads' pcs at this patch (maybe_patch)
-  std::map<uint64_t, int> put_off_;  // sites a thread stood in, by how often
-  static constexpr int kMaxPutOff = 8;  // then the site is declined (each try reads /proc per thread)
+  bool threads_ = false;   // a CLONE_THREAD call was seen: no patch until on_threads_gone()
   bool scanned_ = false;   // libc's sites were patched in bulk
   bool sites_loaded_ = false;
   std::optional<LibcSiteTable> sites_;  // nullopt: libc could not be checked, no site is patched

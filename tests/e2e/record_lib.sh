@@ -51,24 +51,3 @@ for c in cps:
 print(f"{name}: {len(cps)} checkpoints, {j['events']} events, by kind {j['events_by_kind']}")
 PYEOF
 }
-
-# sysbuf_on_off PROGRAM ARGS...: runs PROGRAM natively ($WORK/native), then
-# records it with SLSDBG_LOG=debug with the syscall buffer ($WORK/on, its
-# stdout on.out, its log on.err) and with --no-syscall-buffer ($WORK/off,
-# off.out, off.err); both stdouts must equal native's.
-sysbuf_on_off() {
-  "$@" >"$WORK/native" || die "native run failed: $(cat "$WORK/native")"
-  local mode flags
-  for mode in on off; do
-    flags=()
-    [ "$mode" = off ] && flags=(--no-syscall-buffer)
-    SLSDBG_LOG=debug timeout 120 "$SLSDBG" record "${flags[@]}" -o "$WORK/$mode" -- "$@" >"$WORK/$mode.out" \
-      2>"$WORK/$mode.err" </dev/null || die "record ${flags[*]}: $(grep -v debug "$WORK/$mode.err" | tail -5)"
-    cmp -s "$WORK/native" "$WORK/$mode.out" || die "stdout differs from native ($mode): $(cat "$WORK/$mode.out")"
-  done
-}
-
-# futex_stops LOG, buffered_calls LOG: what `record` reported in LOG
-# (SLSDBG_LOG=debug): the futex calls that stopped, the calls buffered.
-futex_stops() { sed -n 's/.* seccomp stops:.* futex \([0-9]*\).*/\1/p' "$1" | head -1; }
-buffered_calls() { sed -n 's/.*syscall buffer: \([0-9]*\) syscalls buffered.*/\1/p' "$1"; }
