@@ -70,4 +70,14 @@ Result<uint64_t> read_brk_start(pid_t pid) {
   return std::stoull(field);
 }
 
+std::optional<std::string> read_status_field(pid_t pid, std::string_view name) {
+  Result<std::string> text = read_whole("/proc/" + std::to_string(pid) + "/status");
+  if (!text.ok()) return std::nullopt;
+  std::istringstream lines(*text);
+  const std::string key = std::string(name) + ":";
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  return std::nullopt;
+}
+
 }  // namespace slsdbg::process

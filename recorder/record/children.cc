@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 
 #include <cerrno>
-#include <fstream>
 
 #include "common/log.h"
 #include "process/inject.h"
+#include "process/proc_identity.h"
 #include "process/proc_maps.h"
 #include "process/remote_memory.h"
 #include "process/syscalls/model.h"
@@ -48,11 +48,8 @@ std::string refused(const std::string& what, long nr) {
 }
 
 int parent_of(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("PPid:", 0) == 0) return std::atoi(line.c_str() + 5);
-  return -1;
+  const std::optional<std::string> ppid = process::read_status_field(pid, "PPid");
+  return ppid ? std::atoi(ppid->c_str()) : -1;
 }
 
 // Whether `pid` shares its parent's memory (a vfork-style child before its
@@ -68,11 +65,8 @@ bool shares_parent_memory(pid_t pid, pid_t parent, pid_t recorded) {
 
 // Threads of process `pid` (0 when it cannot be read).
 size_t thread_count(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("Threads:", 0) == 0) return static_cast<size_t>(std::atol(line.c_str() + 8));
-  return 0;
+  const std::optional<std::string> threads = process::read_status_field(pid, "Threads");
+  return threads ? static_cast<size_t>(std::atol(threads->c_str())) : 0;
 }
 
 void resume(pid_t pid, int signo, __ptrace_request request = PTRACE_CONT) {

@@ -16,6 +16,7 @@
 #include "common/fd.h"
 #include "common/log.h"
 #include "process/inject.h"
+#include "process/proc_identity.h"
 #include "process/spawn.h"
 #include "process/vdso_patch.h"
 #include "store/fs_util.h"
@@ -155,11 +156,8 @@ std::string MemberGroup::escaped(pid_t pid, pid_t parent) const {
   if (!root_ended_) return "";
   const pid_t sid = getsid(pid);
   if (sid < 0 || sid == getsid(0)) return "";
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  pid_t ppid = -1;
-  while (std::getline(status, line))
-    if (line.rfind("PPid:", 0) == 0) ppid = std::atoi(line.c_str() + 5);
+  const std::optional<std::string> field = process::read_status_field(pid, "PPid");
+  const pid_t ppid = field ? std::atoi(field->c_str()) : -1;
   if (ppid == parent || ppid < 0) return "";
   return "left the group (a session of its own, its parent " + std::to_string(parent) +
          " gone: a daemon?) and outlived the program; its recording ends at a final checkpoint and it was killed";

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <deque>
 #include <future>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +25,7 @@
 #include "process/cpu.h"
 #include "process/cpuid_cache.h"
 #include "process/inject.h"
+#include "process/proc_identity.h"
 #include "process/proc_signals.h"
 #include "process/queued_signals.h"
 #include "process/remote_memory.h"
@@ -163,14 +163,11 @@ std::array<uint64_t, 6> syscall_args(const user_regs_struct& r) {
 
 Dispositions initial_dispositions(pid_t pid) {
   Dispositions d;
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("SigIgn:", 0) != 0) continue;
-    const uint64_t ignored = std::stoull(line.substr(7), nullptr, 16);
-    for (int s = 1; s <= 64; s++)
-      if (ignored & (1ull << (s - 1))) d.set(s, {1, 0});
-  }
+  const std::optional<std::string> field = process::read_status_field(pid, "SigIgn");
+  if (!field) return d;
+  const uint64_t ignored = std::stoull(*field, nullptr, 16);
+  for (int s = 1; s <= 64; s++)
+    if (ignored & (1ull << (s - 1))) d.set(s, {1, 0});
   return d;
 }
 
