@@ -157,6 +157,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     uint64_t pc = 0;
     std::optional<uint64_t> at_rsp;
     std::optional<uint64_t> except;
+    bool later = false;  // instead: a countable instruction after pc (later_count_site)
   };
   std::optional<WaysWanted> ways_wanted;
   std::vector<WayIn> ways_found;
@@ -429,7 +430,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     told_threads = true;
     // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
     if (mode == Mode::Locate && ways_wanted && any_task()) {
-      ways_found = ways_into(ways_wanted->pc, ways_wanted->at_rsp);
+      ways_found = ways_wanted->later ? later_site(ways_wanted->pc) : ways_into(ways_wanted->pc, ways_wanted->at_rsp);
       if (ways_wanted->except)
         std::erase_if(ways_found, [this](const WayIn& w) { return w.count_at == *ways_wanted->except; });
       for (const WayIn& w : ways_found) also_counted.insert(w.count_at);
@@ -1135,6 +1136,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     const CodeReader read = task_code_reader(*task);
     return ways_in(pc, at_rsp, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
   }
+  // The same for a site after pc (later_count_site), at most one.
+  std::vector<WayIn> later_site(uint64_t pc) {
+    process::Task* task = any_task();
+    if (!task || !counters.empty() || !inserted.empty()) return {};
+    const CodeReader read = task_code_reader(*task);
+    std::optional<WayIn> w =
+        later_count_site(pc, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
+    return w ? std::vector<WayIn>{*w} : std::vector<WayIn>{};
+  }
 
   // Of `ways` (a way in, and thread t's arrivals at its count site up to a
   // moment), the one whose last run is followed by that moment: a seek to
@@ -1206,6 +1216,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return same_regs(r, want_regs);
     }));
     if (way) return *way;
+    Result<Position> later = position_before_checkpoint_by_later_site(seg, t, want_regs);
+    if (later.ok()) return *later;
+    SLSDBG_DEBUG("replay", "reverse step from checkpoint %llu by a later site: %s", (unsigned long long)k_now,
+                 later.error().message.c_str());
     target = Position{seg, true, t, 0, 0, {}, last};
     measure_end = MeasureEnd::Registers;
     measure_want = want->regs;
@@ -1217,6 +1231,39 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
                  (unsigned long long)k_now, t.value, (unsigned long long)last, (unsigned long long)measured);
     if (measured > 0) return Position{seg, false, t, 0, 0, std::vector<Tid>(measured - 1, t), last};
     return position_before_resume(seg, t, last);
+  }
+
+  // The same when no way in can be counted (a 1-4 byte loop head, ways_in.h):
+  // thread t's last arrival in segment seg at a countable instruction after
+  // the checkpoint's pc (later_count_site), then single steps until it has
+  // the checkpoint's registers `want`: about a loop iteration, however far
+  // the thread's resume lies.
+  Result<Position> position_before_checkpoint_by_later_site(uint64_t seg, Tid t, const user_regs_struct& want) {
+    target = Position{seg, true, t};
+    ways_wanted = WaysWanted{want.rip, std::nullopt, std::nullopt, true};
+    ways_found.clear();
+    Status located = locate_run(false);
+    ways_wanted.reset();
+    also_counted.clear();
+    TRY(std::move(located));
+    if (ways_found.empty()) return Error::msg("no countable instruction follows the checkpoint's pc");
+    const uint64_t site = ways_found.front().count_at;
+    const uint64_t c = arrivals_of(t, site);
+    if (c == 0) return Error::msg("the thread did not reach the site after the checkpoint's pc in the segment");
+    Position from{seg, false, t, site, c, {}};
+    TRY(seek(from));
+    for (uint64_t s = 1; s <= kMaxStepsFromPreviousArrival; s++) {
+      const ThreadedStop st = TRY(forward(Motion::Step, t));
+      if (st.stop.cause != StopCause::Step || st.thread != t || k != seg) return Error::msg("another stop came first");
+      process::Task* task = task_of_thread(t);
+      if (!task) return Error::msg("the thread is gone");
+      if (same_regs(TRY(task->regs()), want)) {
+        from.steps.assign(s - 1, t);
+        return from;
+      }
+    }
+    return Error::msg("more than " + std::to_string(kMaxStepsFromPreviousArrival) +
+                      " instructions from the site's last arrival to the checkpoint");
   }
 
   // The position one instruction before thread t's resume m of segment seg

@@ -102,4 +102,22 @@ std::vector<WayIn> ways_in(uint64_t pc, std::optional<uint64_t> at_rsp, const Co
   return out;
 }
 
+std::optional<WayIn> later_count_site(uint64_t pc, const CodeReader& read,
+                                      const std::function<bool(uint64_t)>& countable) {
+  Result<DecodedFunction> d = decode_function(pc, read);
+  if (!d.ok()) return std::nullopt;
+  auto it = std::lower_bound(d->insns.begin(), d->insns.end(), pc,
+                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
+  if (it == d->insns.end() || it->at != pc) return std::nullopt;
+  for (uint64_t steps = 1; steps <= kMaxCountSiteSteps; steps++) {
+    const DecodedFunction::Insn& before = *it;
+    if (++it == d->insns.end()) return std::nullopt;
+    const DecodedFunction::Insn& later = *it;
+    // `later` must be reached from `before`, which only falls through.
+    if (d->targets.count(later.at) || !before.plain || before.at + before.size != later.at) return std::nullopt;
+    if (later.at >= pc + 5 && countable(later.at)) return WayIn{later.at, steps};
+  }
+  return std::nullopt;
+}
+
 }  // namespace slsdbg::replay

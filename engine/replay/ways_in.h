@@ -47,4 +47,14 @@ struct WayIn {
 std::vector<WayIn> ways_in(uint64_t pc, std::optional<uint64_t> at_rsp, const CodeReader& read,
                            const std::function<bool(uint64_t)>& countable);
 
+// The first instruction that `countable` accepts after pc in straight-line
+// code (plain instructions from pc on, none a branch target), starting at
+// least 5 bytes past pc so that it lies beyond a jump patched at pc; `steps`
+// is its distance from pc in instructions. A reverse step from a checkpoint
+// standing at pc whose ways in cannot be counted (a 1-4 byte loop head)
+// counts it instead: its last arrival lies an iteration before, and single
+// steps from there reach the checkpoint.
+std::optional<WayIn> later_count_site(uint64_t pc, const CodeReader& read,
+                                      const std::function<bool(uint64_t)>& countable);
+
 }  // namespace slsdbg::replay
