@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <sstream>
 
 #include "common/fd.h"
@@ -78,6 +79,11 @@ std::optional<std::string> read_status_field(pid_t pid, std::string_view name) {
   for (std::string line; std::getline(lines, line);)
     if (line.rfind(key, 0) == 0) return line.substr(key.size());
   return std::nullopt;
+}
+
+pid_t read_parent_pid(pid_t pid) {
+  const std::optional<std::string> ppid = read_status_field(pid, "PPid");
+  return ppid ? std::atoi(ppid->c_str()) : -1;
 }
 
 }  // namespace slsdbg::process

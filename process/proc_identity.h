@@ -23,5 +23,7 @@ Result<uint64_t> read_brk_start(pid_t pid);
 // The text after "NAME:" on its line of /proc/PID/status (leading blanks
 // kept: atoi and stoull skip them); none when the file or line is missing.
 std::optional<std::string> read_status_field(pid_t pid, std::string_view name);
+// Its PPid field; -1 when the process is gone.
+pid_t read_parent_pid(pid_t pid);
 
 }  // namespace slsdbg::process

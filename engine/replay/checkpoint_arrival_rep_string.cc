@@ -7,9 +7,6 @@
 
 namespace slsdbg::replay {
 
-namespace {
-}  // namespace
-
 // Resumes the thread at `r` (RF set: not the execution breakpoint on this
 // instruction again) until a debug register at `addr` traps: a free one,
 // else one of the observer's, borrowed and given back. `r` becomes the

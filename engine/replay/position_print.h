@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "process/task.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::replay {
 
@@ -28,7 +29,7 @@ struct PositionPrint {
                                     const std::function<void(uint64_t, std::span<uint8_t>)>& hide_traps) {
     PositionPrint f;
     f.regs = TRY(task.regs());
-    f.regs.eflags &= ~0x10000ull;
+    f.regs.eflags &= ~process::kEflagsRf;
     f.stack.resize(kStackBytes);
     if (!task.read_memory(RemoteAddr(f.regs.rsp), f.stack).ok()) f.stack.clear();
     else hide_traps(f.regs.rsp, f.stack);

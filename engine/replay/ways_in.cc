@@ -69,15 +69,22 @@ std::vector<uint64_t> instructions_into(uint64_t pc, std::optional<uint64_t> at_
   return ways;
 }
 
+// The instruction starting at pc, as an iterator (its neighbours are
+// walked); end() when none starts there.
+std::vector<DecodedFunction::Insn>::const_iterator insn_at(const DecodedFunction& d, uint64_t pc) {
+  auto it = std::lower_bound(d.insns.begin(), d.insns.end(), pc,
+                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
+  return it != d.insns.end() && it->at == pc ? it : d.insns.end();
+}
+
 // Where the way at `way` is counted: itself, or the nearest countable
 // instruction before it in straight-line code of its function.
 std::optional<WayIn> count_site(uint64_t way, const CodeReader& read, const std::function<bool(uint64_t)>& countable) {
   if (countable(way)) return WayIn{way, 0};
   Result<DecodedFunction> d = decode_function(way, read);
   if (!d.ok()) return std::nullopt;
-  auto it = std::lower_bound(d->insns.begin(), d->insns.end(), way,
-                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
-  if (it == d->insns.end() || it->at != way) return std::nullopt;
+  auto it = insn_at(*d, way);
+  if (it == d->insns.end()) return std::nullopt;
   for (uint64_t steps = 1; steps <= kMaxCountSiteSteps && it != d->insns.begin(); steps++) {
     const DecodedFunction::Insn& later = *it;
     const DecodedFunction::Insn& before = *std::prev(it);
@@ -106,9 +113,8 @@ std::optional<WayIn> later_count_site(uint64_t pc, const CodeReader& read,
                                       const std::function<bool(uint64_t)>& countable) {
   Result<DecodedFunction> d = decode_function(pc, read);
   if (!d.ok()) return std::nullopt;
-  auto it = std::lower_bound(d->insns.begin(), d->insns.end(), pc,
-                             [](const DecodedFunction::Insn& i, uint64_t a) { return i.at < a; });
-  if (it == d->insns.end() || it->at != pc) return std::nullopt;
+  auto it = insn_at(*d, pc);
+  if (it == d->insns.end()) return std::nullopt;
   for (uint64_t steps = 1; steps <= kMaxCountSiteSteps; steps++) {
     const DecodedFunction::Insn& before = *it;
     if (++it == d->insns.end()) return std::nullopt;

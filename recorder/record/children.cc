@@ -47,11 +47,6 @@ std::string refused(const std::string& what, long nr) {
   return what + " (the program called " + syscall_name(nr) + ")";
 }
 
-int parent_of(pid_t pid) {
-  const std::optional<std::string> ppid = process::read_status_field(pid, "PPid");
-  return ppid ? std::atoi(ppid->c_str()) : -1;
-}
-
 // Whether `pid` shares its parent's memory (a vfork-style child before its
 // execve). A child whose parent is gone already (reparented to init or a
 // subreaper) was forked: a vfork parent waits until its child execs. Unknown
@@ -127,7 +122,7 @@ void Children::adopt(pid_t child) {
 Status Children::hand_over(pid_t pid, MemberOrigin origin) {
   // Its parent may have ended already: then it is this session's process
   // (a grandchild through an unrecorded vfork child is rarer still).
-  pid_t parent = parent_of(pid);
+  pid_t parent = process::read_parent_pid(pid);
   if (parent <= 1 || (parent != recorded_ && kill(parent, 0) != 0)) parent = recorded_;
   static const Dispositions kNone;
   TRY_CTX(group_->hand_over(pid, parent, origin, dispositions_ ? *dispositions_ : kNone),
@@ -144,17 +139,18 @@ Status Children::hand_over(pid_t pid, MemberOrigin origin) {
 // Grandchildren inherit the enabled counter.
 Result<bool> Children::first_stop(pid_t pid) {
   seen_.insert(pid);
-  if (group_ && !shares_parent_memory(pid, parent_of(pid), recorded_)) {
+  const pid_t parent = process::read_parent_pid(pid);
+  if (group_ && !shares_parent_memory(pid, parent, recorded_)) {
     TRY(hand_over(pid, MemberOrigin::Fork));
     return true;
   }
   // A vfork child of a single-threaded parent runs alone in the memory they
   // share: the parent waits in the kernel until the child execs or exits.
-  if (group_ && parent_of(pid) == recorded_ && thread_count(recorded_) == 1) {
+  if (group_ && parent == recorded_ && thread_count(recorded_) == 1) {
     TRY(hand_over(pid, MemberOrigin::Vfork));
     return true;
   }
-  if (parent_of(pid) != recorded_) return false;
+  if (parent != recorded_) return false;
   process::Task task(Tid(pid), pid);
   task.set_has_injection_page(true);  // inherited from the recorded process
   Result<int64_t> r = process::inject_syscall(task, SYS_prctl, {PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0, 0});

@@ -156,8 +156,7 @@ std::string MemberGroup::escaped(pid_t pid, pid_t parent) const {
   if (!root_ended_) return "";
   const pid_t sid = getsid(pid);
   if (sid < 0 || sid == getsid(0)) return "";
-  const std::optional<std::string> field = process::read_status_field(pid, "PPid");
-  const pid_t ppid = field ? std::atoi(field->c_str()) : -1;
+  const pid_t ppid = process::read_parent_pid(pid);
   if (ppid == parent || ppid < 0) return "";
   return "left the group (a session of its own, its parent " + std::to_string(parent) +
          " gone: a daemon?) and outlived the program; its recording ends at a final checkpoint and it was killed";
