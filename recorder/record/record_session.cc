@@ -926,6 +926,11 @@ Status RecordSession::on_seccomp() {
     cur_args_ = syscall_args(r);
     TRY(log_syscall_result(r.rip, 0));
     threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+    threads_->at(pid_).exiting = true;
+    // The thread that joins it may run its next calls before the death is
+    // reported (both orders happen); the buffer's sites may be patched from
+    // here, a thread in exit() never comes back to a site.
+    if (syscall_buffer_ && threads_->not_exiting() <= 1) syscall_buffer_->on_threads_gone();
     const bool was_running = threads_->running() == pid_;
     TRY(resume_now(0, PTRACE_CONT, false, false));
     if (!was_running) return ok_status();

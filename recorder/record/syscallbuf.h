@@ -107,7 +107,7 @@ class SyscallBuf {
   void on_handler_entry() { handler_depth_++; }
   // Forgets every fd classification (after an unmodelled syscall).
   Status forget_fds();
-  // The last thread but the leader is gone: sites may be patched again.
+  // Every thread but one is gone or in exit(): sites may be patched again.
   void on_threads_gone();
 
   // Takes the committed entries out of the tracee (to be logged, in order,

@@ -132,4 +132,10 @@ bool ThreadSet::any_parked() const {
   return false;
 }
 
+size_t ThreadSet::not_exiting() const {
+  size_t n = 0;
+  for (const auto& [tid, ctx] : threads_) n += ctx.exiting ? 0 : 1;
+  return n;
+}
+
 }  // namespace slsdbg::recorder

@@ -63,6 +63,9 @@ struct ThreadCtx {
   // Its last stop was a syscall-entry stop (seccomp, clone event): a
   // PTRACE_SYSCALL from there runs only the kernel, up to the exit stop.
   bool at_entry = false;
+  // Went into exit(): it never runs program code again, though its death
+  // may be reported after another thread's next stops.
+  bool exiting = false;
 };
 
 class ThreadSet {
@@ -70,6 +73,7 @@ class ThreadSet {
   explicit ThreadSet(pid_t leader);
   bool has(pid_t tid) const { return threads_.count(tid) != 0; }
   size_t size() const { return threads_.size(); }
+  size_t not_exiting() const;
   ThreadCtx& at(pid_t tid) { return threads_.at(tid); }
   // The thread group leader first, then by tid.
   std::vector<pid_t> tids() const;
