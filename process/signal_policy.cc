@@ -4,17 +4,6 @@
 
 namespace slsdbg::process {
 
-namespace {
-
-// Kernel-internal restart codes (include/linux/errno.h), never seen by
-// applications but visible to a tracer in rax.
-constexpr int64_t kErestartSys = -512;
-constexpr int64_t kErestartNoIntr = -513;
-constexpr int64_t kErestartNoHand = -514;
-constexpr int64_t kErestartRestartBlock = -516;
-
-}  // namespace
-
 SignalTiming classify_signal(const siginfo_t& info) {
   switch (info.si_signo) {
     case SIGSEGV:

@@ -37,6 +37,14 @@ class Dispositions {
   std::array<Action, 64> actions_{};
 };
 
+// Kernel-internal restart codes (include/linux/errno.h), never seen by
+// applications but visible to a tracer in rax.
+inline constexpr int64_t kErestartSys = -512;
+inline constexpr int64_t kErestartNoIntr = -513;
+inline constexpr int64_t kErestartNoHand = -514;
+inline constexpr int64_t kErestartRestartBlock = -516;
+inline bool is_restart_code(int64_t v) { return v <= kErestartSys && v >= kErestartRestartBlock; }
+
 enum class RestartOutcome {
   NotInSyscall,        // regs are not an interrupted syscall; nothing to do
   Restart,             // rewound to re-issue the syscall (pc -= 2, rax = nr)

@@ -131,8 +131,6 @@ void catch_stop_signals() {
   for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaction(signo, &sa, nullptr);
 }
 
-bool is_restart_code(int64_t v) { return v <= -512 && v >= -516; }
-
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& si) {
   const auto* p = reinterpret_cast<const uint8_t*>(&si);
   return {p, p + sizeof si};
@@ -262,6 +260,8 @@ class RecordSession {
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
   void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
+  Status go_on_with_restart_block(pid_t tid);
+  long call_going_on(long nr);
   Status resume_cut_threads();
   Status request_interrupt();
   Status rewind_before_syscall(user_regs_struct& regs);
@@ -875,7 +875,7 @@ Status RecordSession::rewind_before_syscall(user_regs_struct& r) {
 Status RecordSession::on_seccomp() {
   // Every syscall of the tracee stops here first, fast writes and skipped ones included.
   user_regs_struct r = TRY(regs());
-  const long nr = static_cast<long>(r.orig_rax);
+  const long nr = call_going_on(static_cast<long>(r.orig_rax));
   if (!leaves_capture_state_alone(nr)) capture_->note_tracee_activity();
   census_.note(nr);
   if (exit_checkpoint_taken_ && (nr == SYS_exit_group || nr == SYS_exit)) {
@@ -998,18 +998,22 @@ Status RecordSession::on_syscall_exit() {
   state_ = State::Running;
   user_regs_struct r = TRY(regs());
   const int64_t result = static_cast<int64_t>(r.rax);
-  if (is_restart_code(result)) {
+  if (process::is_restart_code(result)) {
     // Interrupted (by a signal or our tick): the stop that follows settles
     // it into a restart or EINTR and takes a checkpoint there. Another
     // thread than the running one is rewound now to issue the call again
     // (injected code run through it by a capture would lose the kernel's
     // own restart), and a checkpoint stores it so.
     if (multi() && pid_ != threads_->running()) {
-      r.rax = r.orig_rax;
+      ThreadCtx& c = threads_->at(pid_);
+      // Stored as before the call itself, also when it ran as restart_syscall.
+      r.rax = static_cast<uint64_t>(cur_nr_);
       r.orig_rax = static_cast<uint64_t>(-1);
       r.rip -= 2;
       TRY(set_regs(r));
-      threads_->at(pid_).cut_syscall = true;
+      c.cut_syscall = true;
+      c.cut_restart_block = result == process::kErestartRestartBlock;
+      c.restart_nr = cur_nr_;
     }
     return cont();
   }
@@ -1137,6 +1141,7 @@ Status RecordSession::on_signal(int signo) {
     // A waiting thread it cut goes back into its call, unparked and unlogged.
     if (multi() && pid_ != threads_->running() && !stopping_all_ && threads_->at(pid_).cut_syscall) {
       threads_->at(pid_).where = ThreadCtx::Where::InKernel;
+      TRY(go_on_with_restart_block(pid_));
       return resume_now(0, PTRACE_CONT, false, false);
     }
     return cont();
@@ -1184,7 +1189,7 @@ Status RecordSession::on_signal(int signo) {
 // and not one the program sent itself (raise() runs the handler before it
 // returns).
 bool RecordSession::may_pace(const siginfo_t& si, const user_regs_struct& r) const {
-  const bool cut_call = static_cast<int64_t>(r.orig_rax) >= 0 && is_restart_code(static_cast<int64_t>(r.rax));
+  const bool cut_call = static_cast<int64_t>(r.orig_rax) >= 0 && process::is_restart_code(static_cast<int64_t>(r.rax));
   const bool own = (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL) && si.si_pid == tgid_;
   // Only a timer's (setitimer, timer_create): what storms. A SIGCHLD held
   // so across bash's wait4 replayed out of order (e2e_record_children).
@@ -1261,7 +1266,9 @@ Status RecordSession::on_interrupt() {
     if (c.cut_syscall && !stopping_all_) {
       c.cut_syscall = false;
       c.where = ThreadCtx::Where::InKernel;
-      return resume_now(0, PTRACE_CONT, false, !rewound_before_syscall(pid_));
+      const bool program = !rewound_before_syscall(pid_);
+      TRY(go_on_with_restart_block(pid_));
+      return resume_now(0, PTRACE_CONT, false, program);
     }
     return cont();
   }
@@ -1776,6 +1783,31 @@ void RecordSession::store_cut_syscalls(store::ProcessState& st, const std::vecto
     if (threads_->at(tids[i]).cut_syscall) st.threads[i].restarted_syscall = true;
 }
 
+// A cut sleep goes on with the time it has left: its thread, rewound
+// before the call, issues restart_syscall instead (the kernel kept the
+// sleep's end in the thread's restart block).
+Status RecordSession::go_on_with_restart_block(pid_t tid) {
+  ThreadCtx& c = threads_->at(tid);
+  if (!c.cut_restart_block || !rewound_before_syscall(tid)) return ok_status();
+  user_regs_struct r;
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return ok_status();  // gone: waitpid reports it
+  if (static_cast<long>(r.rax) != c.restart_nr) return ok_status();  // not the cut call's state any more
+  r.rax = SYS_restart_syscall;
+  if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0 && errno != ESRCH)
+    return Error::from_errno("ptrace(PTRACE_SETREGS)");
+  return ok_status();
+}
+
+// restart_syscall issued by a thread whose cut sleep goes on: the call it
+// continues, which the log keeps. Any other call ends that sleep's restart.
+long RecordSession::call_going_on(long nr) {
+  if (!threads_ || !threads_->has(pid_)) return nr;
+  ThreadCtx& c = threads_->at(pid_);
+  if (nr == SYS_restart_syscall && c.cut_restart_block) return c.restart_nr;
+  c.cut_restart_block = false;
+  return nr;
+}
+
 // After a checkpoint, cut syscalls go on: the kernel restarts them.
 Status RecordSession::resume_cut_threads() {
   if (!multi()) return ok_status();
@@ -1785,6 +1817,7 @@ Status RecordSession::resume_cut_threads() {
     if (c.resume_signo != 0) continue;  // its handler runs when it is scheduled
     c.where = ThreadCtx::Where::InKernel;
     const bool program = c.resume_signo != 0 || !rewound_before_syscall(t);  // else it only re-issues its call
+    TRY(go_on_with_restart_block(t));
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
         errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");

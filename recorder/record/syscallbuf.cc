@@ -22,6 +22,7 @@
 #include "process/proc_maps.h"
 #include "process/remote_fd.h"
 #include "process/remote_memory.h"
+#include "process/signal_policy.h"
 #include "process/syscallbuf_stub.h"
 #include "recorder/record/syscallbuf_run_out.h"
 #include "recorder/record/syscallbuf_site_cache.h"
@@ -176,7 +177,7 @@ bool SyscallBuf::before_syscall(long nr, const std::array<uint64_t, 6>& args, ui
 
 Result<bool> SyscallBuf::maybe_patch(user_regs_struct& r, long nr, int64_t result) {
   const uint64_t site = r.rip - 2;
-  if (!bufferable(nr) || (result <= -512 && result >= -516) || patched_.count(site) || declined_.count(site)) return false;
+  if (!bufferable(nr) || process::is_restart_code(result) || patched_.count(site) || declined_.count(site)) return false;
   // A signal frame below the handler may hold a pc right after some site's
   // `syscall`, which a patch would turn into the middle of its `call`.
   if (handler_depth_ > 0) return false;
@@ -367,7 +368,7 @@ Status SyscallBuf::step_out(pid_t tid, std::deque<siginfo_t>& intercepted) {
     // it, with the children that could end it left stopped. Settled as at
     // any other site (rewound to the `syscall`) before the checkpoint.
     const int64_t rax = static_cast<int64_t>(r.rax);
-    if (r.rip == layout.slow + 2 && rax <= -512 && rax >= -516) return ok_status();
+    if (r.rip == layout.slow + 2 && process::is_restart_code(rax)) return ok_status();
     // Run to the way out (one stop) rather than one step per instruction;
     // the `ret` itself is stepped below.
     if (!ran_out && r.rip != layout.ret_wide && r.rip != layout.ret_narrow) {

@@ -60,6 +60,13 @@ struct ThreadCtx {
   // (restart code or EINTR in rax): a checkpoint stores it as just before
   // the syscall, and it goes back into the kernel after the checkpoint.
   bool cut_syscall = false;
+  // The cut call was a sleep the kernel goes on with through
+  // restart_syscall (-ERESTART_RESTARTBLOCK: nanosleep, poll, a futex wait
+  // with a timeout): resumed so, it waits out the time left; issued again,
+  // it would wait its whole timeout from each tick (a livelock beside a
+  // running thread when the timeout is longer than the interval).
+  bool cut_restart_block = false;
+  long restart_nr = -1;  // the call restart_syscall goes on with
   // Its last stop was a syscall-entry stop (seccomp, clone event): a
   // PTRACE_SYSCALL from there runs only the kernel, up to the exit stop.
   bool at_entry = false;
