@@ -1007,13 +1007,14 @@ Status RecordSession::on_syscall_exit() {
     if (multi() && pid_ != threads_->running()) {
       ThreadCtx& c = threads_->at(pid_);
       // Stored as before the call itself, also when it ran as restart_syscall.
-      r.rax = static_cast<uint64_t>(cur_nr_);
+      const long called = call_going_on(static_cast<long>(r.orig_rax));
+      r.rax = static_cast<uint64_t>(called);
       r.orig_rax = static_cast<uint64_t>(-1);
       r.rip -= 2;
       TRY(set_regs(r));
       c.cut_syscall = true;
       c.cut_restart_block = result == process::kErestartRestartBlock;
-      c.restart_nr = cur_nr_;
+      c.restart_nr = called;
     }
     return cont();
   }
