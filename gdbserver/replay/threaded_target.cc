@@ -92,12 +92,20 @@ Result<replay::ThreadedTimeline*> ThreadedTarget::live() {
 
 Result<StopReason> ThreadedTarget::report(Result<replay::ThreadedStop> stop) {
   regs_.clear();
-  at_call_site_.reset();
-  at_exit_entry_ = false;
   if (!stop.ok()) {
+    // A failed or refused move leaves the replay where it was: GDB is shown
+    // the same registers, a caught call still at its glibc site (checked
+    // again against the thread's registers).
+    if (at_call_site_) {
+      const Tid thread(at_call_site_->first);
+      at_call_site_.reset();
+      show_at_call_site(thread);
+    }
     last_reason_.reset();
     return stop.take_error();
   }
+  at_call_site_.reset();
+  at_exit_entry_ = false;
   MappedStop mapped = map_timeline_stop(stop->stop, stop->thread);
   if (mapped.reason.kind == StopKind::Exec) mapped.reason.exec_path = TRY(exe_now());  // the image of the stop's segment
   vfork_done_due_ = stop->fork_child.has_value() && stop->vfork;
