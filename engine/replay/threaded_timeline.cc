@@ -1422,10 +1422,22 @@ Result<ThreadedStop> ThreadedTimeline::resume(Direction direction, Motion motion
   MoveCut cut(t.interrupted, t.interrupt_fd);
   const uint64_t start_segment = t.k;
   const Position from = t.cur;
+  const ThreadedStop stop_before = t.stop;
+  const uint64_t runs_before = t.runs;
   Result<ThreadedStop> st = direction == Direction::Forward ? t.forward(motion, thread)
                             : motion == Motion::Step        ? t.backward_step()
                                                             : t.backward();
-  if (!cut.disarm_and_check()) return st;
+  if (!cut.disarm_and_check()) {
+    // A move that failed (a divergence, a search that gave up) after running
+    // replays leaves the user where they were, not in its wreck.
+    if (!st.ok() && t.runs != runs_before && t.goto_position(from).ok()) {
+      t.stop = stop_before;
+      Error e = st.take_error();
+      e.message += " (you are back where this move started)";
+      return e;
+    }
+    return st;
+  }
   const bool back = direction == Direction::Forward && t.k <= start_segment;
   Result<ThreadedStop> at = back ? t.goto_position(from) : t.goto_checkpoint(t.k);
   if (!at.ok()) return at;
