@@ -183,6 +183,9 @@ Status SegmentCheck::tell_threads() {
 Status SegmentCheck::resume(Thread& th) {
   if (th.at != Thread::At::Stopped) return ok_status();
   if (observer_ && observer_->step_on_resume(th.recorded)) {
+    // A step asked at a pause that was no trap (a seek's anchor: a resume,
+    // a call's return) finds the patch in: out first, as after a trap.
+    if (reach_ && reach_->patched()) TRY(reach_->follow_debugger(th.task));
     if (reach_ && reach_->patched()) return Error::msg("internal: a single step through the patched breakpoint");
     TRY(th.task.singlestep(std::exchange(th.deliver, 0)));
   }

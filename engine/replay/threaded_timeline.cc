@@ -21,6 +21,7 @@
 #include "engine/replay/thread_check.h"
 #include "engine/replay/thread_counters.h"
 #include "engine/replay/thread_watch.h"
+#include "engine/replay/trampoline_code.h"
 #include "engine/replay/ways_in.h"
 #include "engine/replay/write_filter.h"
 #include "process/inject.h"
@@ -697,16 +698,30 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
   }
 
-  // The patch is invisible while no int3 of ours lies in its bytes, nothing
-  // watches (a debug register would see the trampoline's copies of the
-  // moved accesses) and nothing steps; it comes out at our first trap.
+  // The patch is invisible while no int3 of ours lies in its bytes, no
+  // watch could see the trampoline's copies of the moved instructions (a
+  // data watch fires in the trampoline, at a pc the program does not have)
+  // and nothing steps; it comes out at our first trap. Without the patch,
+  // the perf breakpoint stands in, which the kernel throttles in a hot
+  // loop and then runs past the checkpoint (xz -T2, docs/real-programs.md).
   bool allows_patch(uint64_t begin, uint64_t end) override {
     // The counter stubs stay through the last stretch to the checkpoint
     // (an int3 there would take the patch out), unless the jump would
     // overwrite one.
     if (counters.overlaps(begin, end)) return false;
-    if (mode == Mode::Measure || step_tid || !armed.empty()) return false;
+    if (mode == Mode::Measure || step_tid) return false;
+    if (!armed.empty() && moved_code_may_be_watched(begin, end)) return false;
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
+  }
+  // Only write watches: the trampoline itself reads program memory (the
+  // words a refit patch compares), which a read watch would see.
+  bool moved_code_may_be_watched(uint64_t begin, uint64_t end) {
+    for (const WatchRange& w : armed)
+      if (w.kind != WatchKind::Write) return true;
+    process::Task* t = any_task();
+    std::vector<uint8_t> code(end - begin + 16);
+    if (!t || end <= begin || !t->read_memory(RemoteAddr(begin), code).ok()) return true;
+    return code_may_access_memory(code, begin, end, /*reads=*/false);
   }
 
   Status lift_breakpoints() override {
