@@ -1010,17 +1010,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // replay to there. A search that fails leaves the replay where it was.
   Result<ThreadedStop> backward_step() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
-    const Position from = cur;
-    const uint64_t runs_before = runs;
-    Result<Position> found = before(from);
-    if (!found.ok()) {
-      // The searches ran other replays: back to where the step started.
-      if (runs == runs_before) return found.take_error();
-      if (from.is_start() && from.steps.empty()) TRY(goto_checkpoint(from.k));
-      else TRY(seek(from));
-      return found.take_error();
-    }
-    TRY(seek(*found));
+    // A search that fails after running other replays is undone by
+    // ThreadedTimeline::resume, as for any move.
+    const Position found = TRY(before(cur));
+    TRY(seek(found));
     stop.stop.cause = StopCause::Step;
     stop.syscall_no.reset();
     stop.fork_child.reset();
