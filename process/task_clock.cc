@@ -22,22 +22,21 @@ perf_event_attr task_clock_attr() {
 
 }  // namespace
 
-TaskClock TaskClock::open(pid_t tid) {
-  perf_event_attr attr = task_clock_attr();
-  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
-  return TaskClock(tid, UniqueFd(fd < 0 ? -1 : fd));
+TaskClock TaskClock::open(pid_t tgid) {
+  clockid_t id;
+  if (clock_getcpuclockid(tgid, &id) != 0) return TaskClock(tgid, std::nullopt);
+  return TaskClock(tgid, id);
 }
 
 Result<uint64_t> TaskClock::read() const {
-  if (fd_.get() >= 0) {
-    uint64_t ns = 0;
-    if (::read(fd_.get(), &ns, sizeof ns) != static_cast<ssize_t>(sizeof ns))
-      return Error::from_errno("read(task clock)");
-    return ns;
+  if (clock_) {
+    timespec ts{};
+    if (clock_gettime(*clock_, &ts) != 0) return Error::from_errno("clock_gettime(process CPU clock)");
+    return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
   }
-  std::ifstream f("/proc/" + std::to_string(tid_) + "/task/" + std::to_string(tid_) + "/schedstat");
+  std::ifstream f("/proc/" + std::to_string(tgid_) + "/schedstat");
   uint64_t ns = 0;
-  if (!(f >> ns)) return Error::msg("cannot read the schedstat of thread " + std::to_string(tid_));
+  if (!(f >> ns)) return Error::msg("cannot read the schedstat of process " + std::to_string(tgid_));
   return ns;
 }
 

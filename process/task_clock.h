@@ -1,14 +1,18 @@
-// CPU time a thread has spent, in nanoseconds: a software perf event
-// (PERF_TYPE_SOFTWARE / PERF_COUNT_SW_TASK_CLOCK, no PMU needed) on the
-// thread, or /proc/PID/task/TID/schedstat's first field where perf is
+// CPU time a process has spent (all its threads), in nanoseconds: the
+// kernel's CPU clock of the process (clock_getcpuclockid), or
+// /proc/PID/schedstat's first field (the leading thread's) where that is
 // refused. The recorder logs it per checkpoint as a progress hint; replay
-// bounds a patched run with it (engine/replay/README.md).
+// bounds a patched run with it (engine/replay/README.md). Not a perf task-clock event: the first per-task
+// perf event on an idle system waits for an RCU grace period (~12 ms in
+// these VMs, docs/performance.md), which every recording paid at its start.
 #pragma once
 
 #include <signal.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "common/fd.h"
 #include "common/result.h"
@@ -17,14 +21,14 @@ namespace slsdbg::process {
 
 class TaskClock {
  public:
-  static TaskClock open(pid_t tid);
-  // The thread's CPU time so far (exact while it is stopped).
+  static TaskClock open(pid_t tgid);
+  // The process's CPU time so far (exact while it is stopped).
   Result<uint64_t> read() const;
 
  private:
-  TaskClock(pid_t tid, UniqueFd fd) : tid_(tid), fd_(std::move(fd)) {}
-  pid_t tid_;
-  UniqueFd fd_;  // invalid: schedstat
+  TaskClock(pid_t tgid, std::optional<clockid_t> clock) : tgid_(tgid), clock_(clock) {}
+  pid_t tgid_;
+  std::optional<clockid_t> clock_;  // none: schedstat
 };
 
 // Raises a SIGTRAP (si_code TRAP_PERF, si_perf_data kCpuTimeAlarmData) in
