@@ -137,7 +137,9 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSi
   e.bind(to_displaced, e.here());
   e.bind(quick_to_displaced, e.here());
 
+  t.from_pc = e.here();
   TRY(emit_from_pc(code, site, e));
+  t.back = e.here() - kJmpLen;
   t.displaced = site.length;
   if (e.out.size() > kData) return Error::msg("trampoline too long");
   e.out.resize(kPage - 64, 0xcc);  // the data area; the stack's 16 bytes lie past it
@@ -180,6 +182,9 @@ Result<PatchedBreakpoint> PatchedBreakpoint::install(process::Task& task, const 
   b.anchor_ = site.anchor;
   b.page_ = page;
   b.resume_ = t.resume;
+  b.site_ = site;
+  b.layout_ = t;
+  b.layout_.bytes.clear();
   b.original_.assign(code.begin(), code.begin() + static_cast<long>(t.displaced));
   b.relay_ = site.relay;
   b.relay_original_ = relay_code;
@@ -208,6 +213,25 @@ Status PatchedBreakpoint::remove(process::Task& task) {
   const int64_t r = TRY(process::inject_syscall(task, SYS_munmap, {page_, kPage, 0, 0, 0, 0}));
   if (r != 0) return Error::msg("munmap of the trampoline failed (" + std::to_string(r) + ")");
   return ok_status();
+}
+
+std::optional<uint64_t> trampoline_program_pc(const Trampoline& t, std::span<const uint8_t> code,
+                                              const PatchSite& site, uint64_t tramp, uint64_t rip) {
+  if (rip == t.back) return site.end();
+  if (rip == t.check) return site.pc;
+  const bool before = rip >= tramp && rip < t.check;
+  if (!before && !(rip >= t.from_pc && rip < t.back)) return std::nullopt;
+  const uint64_t base = before ? tramp : t.from_pc;
+  // Sizes change in the move (re-encoded branches): each start's offset.
+  for (uint64_t a = before ? site.anchor : site.pc; a < (before ? site.pc : site.end()); a++) {
+    Result<uint64_t> off = moved_offset(code, site, a);
+    if (off.ok() && base + *off == rip) return a;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> PatchedBreakpoint::program_pc(uint64_t rip) const {
+  return trampoline_program_pc(layout_, original_, site_, page_, rip);
 }
 
 void PatchedBreakpoint::hide(uint64_t addr, std::span<uint8_t> bytes) const {

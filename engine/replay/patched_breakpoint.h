@@ -72,6 +72,8 @@ struct Trampoline {
   uint64_t displaced = 0;      // bytes taken from pc (>= 5)
   uint64_t resume = 0;         // the int3's next instruction (address)
   uint64_t check = 0;          // the comparison: an arrival at pc
+  uint64_t from_pc = 0;        // the instructions moved from pc on
+  uint64_t back = 0;           // the jump back to the site's end
 };
 // How many bytes at pc the jump displaces (whole instructions, >= 5).
 Result<uint64_t> patch_length(std::span<const uint8_t> code, uint64_t pc);
@@ -81,6 +83,14 @@ Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const user_re
 Result<Trampoline> build_trampoline(std::span<const uint8_t> code, const PatchSite& site,
                                     const user_regs_struct& target, PatchCompare compare, uint64_t tramp,
                                     std::span<const MemCheck> memory = {});
+// Where a thread that stands in trampoline `t` (built at `tramp` for `site`,
+// `code` read at site.anchor) at `rip` stands in the program: the displaced
+// instruction moved there, pc once those before it ran, the site's end at
+// the jump back. A data watchpoint fires in the moved copy of the
+// instruction that wrote; the registers are the program's there. nullopt
+// outside the moved code (the comparison).
+std::optional<uint64_t> trampoline_program_pc(const Trampoline& t, std::span<const uint8_t> code,
+                                              const PatchSite& site, uint64_t tramp, uint64_t rip);
 
 class PatchedBreakpoint {
  public:
@@ -101,6 +111,8 @@ class PatchedBreakpoint {
   uint64_t length() const { return original_.size(); }
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;
+  // trampoline_program_pc of this patch's trampoline.
+  std::optional<uint64_t> program_pc(uint64_t rip) const;
 
  private:
   PatchedBreakpoint() = default;
@@ -108,6 +120,8 @@ class PatchedBreakpoint {
   uint64_t anchor_ = 0;
   uint64_t page_ = 0;
   uint64_t resume_ = 0;
+  PatchSite site_;
+  Trampoline layout_;  // its addresses (the bytes are not kept)
   std::vector<uint8_t> original_;  // the bytes the jump replaced
   uint64_t relay_ = 0;                   // a relayed site's padding (relay_site.h)
   std::vector<uint8_t> relay_original_;  // its bytes before the far jump

@@ -85,6 +85,30 @@ TEST(PatchedBreakpoint, RefusesCodeItCannotMove) {
   EXPECT_FALSE(build_trampoline(padded({0xe2, 0xfe}), at_pc(), PatchCompare::All, kTramp).ok());  // loop: no rel32 form
 }
 
+// A watch trap in the moved code names the program's pc: after the moved
+// store, the next moved instruction's or, after the last, the site's end
+// (at the jump back); the comparison names none.
+TEST(PatchedBreakpoint, TrampolinePcsMapToTheProgramsPcs) {
+  // jne -16 (re-encoded as rel32: 6 bytes); mov [rdi], rax; add rax, 1
+  const std::vector<uint8_t> moved = {0x75, 0xf0, 0x48, 0x89, 0x07, 0x48, 0x83, 0xc0, 0x01};
+  auto code = padded(moved);
+  auto t = build_trampoline(code, at_pc(), PatchCompare::All, kTramp);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(5u, t->displaced);  // jne and mov
+  const PatchSite site = PatchSite::at(kPc, t->displaced);
+  auto at = [&](uint64_t rip) { return trampoline_program_pc(*t, code, site, kTramp, rip); };
+  EXPECT_EQ(std::optional<uint64_t>(kPc), at(t->from_pc));
+  EXPECT_EQ(0, std::memcmp(&t->bytes[t->from_pc - kTramp], "\x0f\x85", 2));
+  EXPECT_EQ(std::optional<uint64_t>(kPc + 2), at(t->from_pc + 6));  // the store, after the moved jne
+  EXPECT_EQ(0, std::memcmp(&t->bytes[t->from_pc + 6 - kTramp], &moved[2], 3));
+  EXPECT_EQ(t->from_pc + 9, t->back);
+  EXPECT_EQ(std::optional<uint64_t>(kPc + 5), at(t->back));  // after the store: the site's end
+  EXPECT_EQ(0xe9, t->bytes[t->back - kTramp]);
+  EXPECT_EQ(std::nullopt, at(t->from_pc + 1));  // inside an instruction
+  EXPECT_EQ(std::nullopt, at(t->resume));       // the comparison's own code
+  EXPECT_EQ(std::nullopt, at(t->check + 1));
+}
+
 TEST(PatchedBreakpoint, ComparesTheTargetRegisters) {
   auto t = build_trampoline(padded({0x48, 0x83, 0xc0, 0x01, 0x90}), at_pc(), PatchCompare::All, kTramp);
   ASSERT_TRUE(t.ok()) << t.error().message;

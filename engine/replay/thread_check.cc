@@ -94,6 +94,10 @@ struct Thread {
   // Exiting: its end runs once every thread reached checkpoint k+1, where a
   // join stands before its wait on the tid word (exit_join.h).
   bool exit_at_checkpoint = false;
+  // Its next resume follows a trap of the arrival at checkpoint k+1 (a
+  // perf breakpoint's miss, a deferred debug register): not one of the
+  // thread's own resumes for the observer, whichever way arrives.
+  bool after_arrival_trap = false;
 };
 
 class SegmentCheck {
@@ -182,7 +186,7 @@ Status SegmentCheck::tell_threads() {
 
 Status SegmentCheck::resume(Thread& th) {
   if (th.at != Thread::At::Stopped) return ok_status();
-  if (observer_ && observer_->step_on_resume(th.recorded)) {
+  if (observer_ && observer_->step_on_resume(th.recorded, !std::exchange(th.after_arrival_trap, false))) {
     // A step asked at a pause that was no trap (a seek's anchor: a resume,
     // a call's return) finds the patch in: out first, as after a trap.
     if (reach_ && reach_->patched()) TRY(reach_->follow_debugger(th.task));
@@ -206,13 +210,33 @@ Status SegmentCheck::wait_pending(Thread& th) {
       // int3 of a debugger's breakpoint, or its single step (TRAP_BRKPT
       // when the step ends at a system call's return), or a watched access (TRAP_HWBKPT).
       siginfo_t si = TRY(th.task.siginfo());
-      const bool ours = reach_ && reach_->owns_trap(TRY(th.task.regs()), si);
+      user_regs_struct regs = TRY(th.task.regs());
+      const bool ours = reach_ && reach_->owns_trap(regs, si);
       if (!ours &&
           (si.si_code == SI_KERNEL || si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT)) {
+        // A watch that fired in the patch's trampoline: the debugger sees
+        // the thread at the program's pc of the moved instruction (the
+        // registers are the program's), and it goes back to the trampoline
+        // if the patch stays in.
+        const uint64_t in_trampoline = regs.rip;
+        const std::optional<uint64_t> shown = reach_ ? reach_->program_pc(regs.rip) : std::nullopt;
+        if (shown) {
+          SLSDBG_DEBUG("replay", "thread %d trapped in the trampoline at %s: shown at %s", th.recorded.value,
+                       hex(regs.rip).c_str(), hex(*shown).c_str());
+          regs.rip = *shown;
+          TRY(th.task.set_regs(regs));
+        }
         auto instead = TRY(observer_->trapped(SegmentThread{th.recorded, &th.task}, w));
         // The debugger may have paused here and now step or watch: then the
         // patch goes before the thread runs on.
         if (reach_) TRY(reach_->follow_debugger(th.task));
+        if (shown && !instead && reach_->patched()) {
+          regs = TRY(th.task.regs());
+          if (regs.rip == *shown) {
+            regs.rip = in_trampoline;
+            TRY(th.task.set_regs(regs));
+          }
+        }
         if (!instead) {
           th.at = Thread::At::Stopped;
           TRY(resume(th));
@@ -612,6 +636,7 @@ Result<bool> SegmentCheck::reach_next() {
                         " s of CPU time of thread " + std::to_string(th->recorded.value) +
                         " (the thread runs on without matching it)");
     th->at = Thread::At::Stopped;
+    th->after_arrival_trap = true;
     const ThreadTarget::Trap trap = TRY(target.on_sigtrap(th->task, si));
     if (trap == ThreadTarget::Trap::NotOurs) return diverge(r.rip, where, "a SIGTRAP");
     if (trap == ThreadTarget::Trap::Miss) continue;

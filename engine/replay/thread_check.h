@@ -50,8 +50,12 @@ class SegmentObserver {
   // stop the log may name).
   virtual Result<std::optional<process::WaitResult>> trapped(const SegmentThread& thread,
                                                                const process::WaitResult& stop) = 0;
-  // Resume `thread` by one instruction instead of a continue?
-  virtual bool step_on_resume(Tid /*thread*/) { return false; }
+  // Resume `thread` by one instruction instead of a continue? `own`: a
+  // resume of the thread's own, not one after a trap of the arrival at the
+  // next checkpoint (those differ with the way it arrives: patch, perf
+  // breakpoint, debug register), so positions that count resumes agree
+  // between runs.
+  virtual bool step_on_resume(Tid /*thread*/, bool /*own*/) { return false; }
   // Whether the last stretch may reach checkpoint k+1 with a patched
   // breakpoint whose jump replaces [begin, end) (asked when it is armed):
   // no int3 of the debugger there, no single step or watchpoint planned. The

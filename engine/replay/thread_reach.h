@@ -68,6 +68,11 @@ class ThreadTarget {
     return patch_ && si.si_code == SI_KERNEL && regs.rip == patch_->resume_addr();
   }
   bool patched() const { return patch_.has_value(); }
+  // Where the program stands for a thread at `rip` in the patch's
+  // trampoline (PatchedBreakpoint::program_pc); nullopt elsewhere.
+  std::optional<uint64_t> program_pc(uint64_t rip) const {
+    return patch_ ? patch_->program_pc(rip) : std::nullopt;
+  }
   // After a trap the debugger handled: the patch comes out while arm's
   // `allowed` refuses its bytes (a step, a watch, an int3 there), the perf
   // breakpoint (else a debug register) standing in, and goes in again once

@@ -460,12 +460,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return anchor_reached(plain_stop(running_thread_of(k)));
   }
 
-  bool step_on_resume(Tid thread) override {
+  bool step_on_resume(Tid thread, bool own) override {
     executed = true;
     refresh_breakpoints();
     if (!counters.empty() && any_task())
       if (Status s = counters.switch_to(*any_task(), thread); !s.ok() && pending_status.ok()) pending_status = std::move(s);
-    if (!after_trap.erase(thread.value)) {
+    if (!after_trap.erase(thread.value) && own) {
       const uint64_t m = ++resumes[thread.value];
       if (thread == target.tid && mode == Mode::Locate) count_at_resume = counters.count(thread, target.pc);
       if (thread == target.tid && command != Command::Abort) {
@@ -698,30 +698,28 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
   }
 
-  // The patch is invisible while no int3 of ours lies in its bytes, no
-  // watch could see the trampoline's copies of the moved instructions (a
-  // data watch fires in the trampoline, at a pc the program does not have)
-  // and nothing steps; it comes out at our first trap. Without the patch,
-  // the perf breakpoint stands in, which the kernel throttles in a hot
-  // loop and then runs past the checkpoint (xz -T2, docs/real-programs.md).
+  // The patch is invisible while no int3 of ours lies in its bytes and
+  // nothing steps; it comes out at our first trap. A write watch may fire
+  // in the trampoline's copy of a moved instruction: the segment's replay
+  // shows the thread at the program's pc of that instruction
+  // (PatchedBreakpoint::program_pc). Without the patch, the perf breakpoint
+  // stands in, which the kernel throttles in a hot loop and then runs past
+  // the checkpoint (xz -T2, docs/real-programs.md).
   bool allows_patch(uint64_t begin, uint64_t end) override {
     // The counter stubs stay through the last stretch to the checkpoint
     // (an int3 there would take the patch out), unless the jump would
     // overwrite one.
     if (counters.overlaps(begin, end)) return false;
     if (mode == Mode::Measure || step_tid) return false;
-    if (!armed.empty() && moved_code_may_be_watched(begin, end)) return false;
+    if (read_watch_armed()) return false;
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
-  // Only write watches: the trampoline itself reads program memory (the
-  // words a refit patch compares), which a read watch would see.
-  bool moved_code_may_be_watched(uint64_t begin, uint64_t end) {
+  // A read or access watch would also see the trampoline read program
+  // memory (the words a refitted patch compares).
+  bool read_watch_armed() const {
     for (const WatchRange& w : armed)
       if (w.kind != WatchKind::Write) return true;
-    process::Task* t = any_task();
-    std::vector<uint8_t> code(end - begin + 16);
-    if (!t || end <= begin || !t->read_memory(RemoteAddr(begin), code).ok()) return true;
-    return code_may_access_memory(code, begin, end, /*reads=*/false);
+    return false;
   }
 
   Status lift_breakpoints() override {
@@ -1322,6 +1320,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Result<ThreadedStop> backward() {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     const Position from = cur;
+    // Stopped right after a watched access (a forward watch stop, no step
+    // since): that access is the first one behind; land before it, as
+    // GDB's `record full` and rr do. Before, the search began before it
+    // and found the access before that one.
+    if (from.watch && from.steps.empty() && user_watches.count(*from.watch))
+      return land_on(Hit{from, from.watch, false, from.tid});
     std::optional<WriteFilter> filter = write_filter();
     for (uint64_t seg = from.k + 1; seg-- > 0;) {
       if (seg < from.k && filter && !filter->must_replay(seg, WriteFilter::Use::Reverse)) {

@@ -36,15 +36,6 @@ bool in_group(const cs_insn& insn, uint8_t group) {
   return false;
 }
 
-bool uses_stack_implicitly(const cs_insn& insn) {
-  const cs_detail& d = *insn.detail;
-  for (uint8_t i = 0; i < d.regs_read_count; i++)
-    if (d.regs_read[i] == X86_REG_RSP) return true;
-  for (uint8_t i = 0; i < d.regs_write_count; i++)
-    if (d.regs_write[i] == X86_REG_RSP) return true;
-  return false;
-}
-
 // `push qword [rip + slot]`; the slot's offset is returned for
 // place_return_address, which writes it after the jump that follows.
 size_t push_return_address(Emitter& e) {
@@ -385,32 +376,6 @@ SiteJump site_jump(const PatchSite& site, uint64_t displaced, uint64_t page) {
     std::copy(far.begin(), far.end(), j.at_anchor.begin());
   }
   return j;
-}
-
-bool code_may_access_memory(std::span<const uint8_t> code, uint64_t begin, uint64_t end, bool reads) {
-  Capstone cs;
-  if (!cs.ok) return true;
-  const uint8_t* p = code.data();
-  size_t left = code.size();
-  uint64_t addr = begin;
-  cs_insn* insn = cs_malloc(cs.h);
-  if (!insn) return true;
-  bool may = false;
-  while (addr < end && !may) {
-    if (!cs_disasm_iter(cs.h, &p, &left, &addr, insn)) {
-      may = true;  // not decoded: assume the worst
-      break;
-    }
-    if (uses_stack_implicitly(*insn)) may = true;
-    const cs_x86& x = insn->detail->x86;
-    for (uint8_t i = 0; i < x.op_count && !may; i++) {
-      if (x.operands[i].type != X86_OP_MEM || insn->id == X86_INS_LEA || insn->id == X86_INS_NOP) continue;
-      const uint8_t access = x.operands[i].access;
-      may = reads || access == 0 || (access & CS_AC_WRITE) != 0;
-    }
-  }
-  cs_free(insn, 1);
-  return may;
 }
 
 }  // namespace slsdbg::replay

@@ -38,13 +38,6 @@ class Emitter {
 // How many bytes at pc a 5-byte jump displaces (whole instructions, >= 5).
 Result<uint64_t> displaced_length(std::span<const uint8_t> code, uint64_t pc);
 
-// Whether the instructions at [begin, end) (`code` read at begin, whole
-// instructions past end included) may write memory, or with `reads` also
-// read it: explicit memory operands (lea's excepted) and the stack's
-// implicit ones (push, call, ret, ...). Undecodable bytes may. Moved into
-// a trampoline, such an instruction would hit a data watchpoint there.
-bool code_may_access_memory(std::span<const uint8_t> code, uint64_t begin, uint64_t end, bool reads);
-
 // Emits the whole instructions at pc (`code`, at least 32 bytes read there)
 // that a 5-byte jump displaces, moved to e.here(), then a jump back to the
 // first instruction after them. Returns how many bytes were displaced; an

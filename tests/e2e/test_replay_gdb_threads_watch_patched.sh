@@ -5,9 +5,9 @@
 # patched breakpoint, the watch armed. Before, any armed watch refused the
 # patch and the perf breakpoint stood in, which the kernel throttles in a
 # hot loop and then runs past the checkpoint (xz -T2's "replay diverged
-# ... (the log is consumed)", docs/real-programs.md). The patch stays where
-# the instructions it moves touch no memory, so a write watch cannot fire
-# in its trampoline. Checked: the reverse-continue lands before the store
+# ... (the log is consumed)", docs/real-programs.md). The patch stays
+# under write watches (a watch firing in its trampoline:
+# test_replay_gdb_threads_watch_trampoline.sh). Checked: the reverse-continue lands before the store
 # with GDB's old and new values, and the replay's log names checkpoints
 # reached by the patch while the watch was armed.
 . "$(dirname "$0")/replay_gdb_lib.sh"
