@@ -1039,9 +1039,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // of its resumes precedes the arrival (one replay), how many instructions
   // it runs from there to the arrival (a replay single-stepping it).
   Result<Position> position_before(const Position arrival) {  // a copy: runs reset cur
+    // A watched access: the ways into the pc after it, read standing there
+    // (one more replay of the segment when a reverse scan found it), so
+    // that no single steps run from the thread's last resume, however far
+    // that is (a store deep in a CPU-bound stretch).
+    if (arrival.watch && arrival.steps.empty() && !(cur.same_anchor(arrival) && cur.steps.empty()))
+      TRY(seek(arrival));
     // The ways into pc (ways_in.h), read while the thread stands at the arrival.
     std::optional<uint64_t> rsp;
-    if (!arrival.watch && arrival.steps.empty())
+    if (arrival.steps.empty())
       if (process::Task* task = task_of_thread(arrival.tid))
         if (Result<user_regs_struct> r = task->regs(); r.ok() && r->rip == arrival.pc) rsp = r->rsp;
     target = arrival;
@@ -1051,7 +1057,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     else TRY(locate_run(true));
     if (!target_reached || located_m == 0) return Error::msg("internal: the breakpoint arrival was not found again");
     // Each way's arrivals up to this one (a way at pc itself: those before it).
-    const std::vector<std::pair<WayIn, uint64_t>> counted = counted_ways(arrival.tid, ways, arrival.pc, arrival.n);
+    // (A watch's n counts accesses, not arrivals at pc.)
+    const std::vector<std::pair<WayIn, uint64_t>> counted =
+        counted_ways(arrival.tid, ways, arrival.pc, arrival.watch ? 0 : arrival.n);
     if (located_j >= 2 && !arrival.watch) {
       // Its previous arrival at pc came after that resume: a loop's last
       // iteration is the way, not everything since the resume.
@@ -1065,9 +1073,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       // The way in after whose last arrival the thread's next one at pc is
       // this one (arrival n - 1 counted there): no single steps from the
       // resume, however far that is.
-      also_counted.insert(arrival.pc);
+      if (!arrival.watch) also_counted.insert(arrival.pc);
       Result<std::optional<Position>> way = way_in(arrival.k, arrival.tid, counted, [&](const user_regs_struct& r) {
-        return r.rip == arrival.pc && arrivals_of(arrival.tid, arrival.pc) + 1 == arrival.n;
+        if (r.rip != arrival.pc) return false;
+        if (arrival.watch) return wcounts[{arrival.tid.value, arrival.pc, *arrival.watch}] == arrival.n;
+        return arrivals_of(arrival.tid, arrival.pc) + 1 == arrival.n;
       });
       also_counted.clear();
       if (std::optional<Position> p = TRY(std::move(way))) return *p;
