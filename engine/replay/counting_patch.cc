@@ -63,6 +63,7 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const Patc
   e.bind(to_run, s.run);
   e.bind(reached_to_run, s.run);
   TRY(emit_from_pc(code, site, e));
+  s.back = e.here() - kJmpLen;
   s.displaced = site.length;
   if (e.out.size() > kData) return Error::msg("counter stub too long");
   e.out.resize(kTrampPage - 64, 0xcc);
@@ -95,6 +96,7 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.page_ = page;
   c.reached_ = s.reached;
   c.run_ = s.run;
+  c.back_ = s.back;
   c.relay_ = site.relay;
   c.relay_original_ = relay_code;
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));

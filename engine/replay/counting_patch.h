@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct CounterStub {
   uint64_t reached = 0;        // the rip after the limit's int3
   uint64_t run = 0;            // address of the moved instructions from pc on
   uint64_t entry = 0;          // the count: an arrival at pc
+  uint64_t back = 0;           // the jump back after the moved instructions
 };
 // The stub for the code at pc (`code`: at least 32 bytes read there), placed at `page`.
 Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t pc, uint64_t page);
@@ -84,12 +86,18 @@ class CountingPatch {
   uint64_t reached_rip() const { return reached_; }
   uint64_t displaced_addr() const { return run_; }
   bool in_stub(uint64_t rip) const { return rip >= page_ && rip < page_ + 4096; }
+  // A thread at `rip` == the stub's jump back has run the moved
+  // instructions (a data watch fires there after a moved store): where it
+  // stands in the program, the site's end; nullopt elsewhere.
+  std::optional<uint64_t> site_end_at(uint64_t rip) const {
+    return rip == back_ ? std::optional<uint64_t>(anchor_ + original_.size()) : std::nullopt;
+  }
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;
 
  private:
   CountingPatch() = default;
-  uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0;
+  uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0, back_ = 0;
   std::vector<uint8_t> original_;
   uint64_t relay_ = 0;  // a relayed site's padding (relay_site.h), 0 if none
   std::vector<uint8_t> relay_original_;

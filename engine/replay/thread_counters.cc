@@ -67,6 +67,16 @@ std::optional<uint64_t> ThreadCounters::reached(uint64_t rip) const {
   return std::nullopt;
 }
 
+std::optional<uint64_t> ThreadCounters::site_end_at(uint64_t rip, bool& inside) const {
+  inside = false;
+  for (const auto& [pc, stub] : stubs_) {
+    if (!stub.in_stub(rip)) continue;
+    inside = true;
+    return stub.site_end_at(rip);
+  }
+  return std::nullopt;
+}
+
 uint64_t ThreadCounters::count(Tid thread, uint64_t pc) const {
   auto it = totals_.find({thread.value, pc});
   return it == totals_.end() ? 0 : it->second;

@@ -44,6 +44,10 @@ class ThreadCounters {
   void aim(Tid thread, uint64_t pc, uint64_t n);
   // The counted pc whose limit int3 leaves a thread at `rip`.
   std::optional<uint64_t> reached(uint64_t rip) const;
+  // A watch that fired in a stub: where the thread stands in the program
+  // (CountingPatch::site_end_at), or nullopt with `inside` set when rip is
+  // elsewhere in a stub (a moved rep-string instruction mid-way).
+  std::optional<uint64_t> site_end_at(uint64_t rip, bool& inside) const;
 
   uint64_t count(Tid thread, uint64_t pc) const;
   const std::map<std::pair<int32_t, uint64_t>, uint64_t>& totals() const { return totals_; }

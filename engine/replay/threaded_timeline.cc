@@ -210,8 +210,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
       return v && std::string(v) == "trap";
     }();
-    if (off || counters_refused || !user_watches.empty() || target.watch) return false;
+    if (off || counters_refused) return false;
+    // A read watch would see a stub's own reads; a write watch that fires
+    // in a stub's copy of a store is moved to the program's code
+    // (trapped_here). A collection orders its hits by trap, which counted
+    // arrivals do not have: no stubs beside watches there.
+    for (const WatchRange& w : user_watches)
+      if (w.kind != WatchKind::Write) return false;
+    if (target.watch && target.watch->kind != WatchKind::Write) return false;
     if (m == Mode::Seek || m == Mode::Locate) return true;
+    if (!user_watches.empty() || target.watch) return false;
     if (m != Mode::Collect || catching || !target.steps.empty()) return false;
     return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
   }
@@ -573,6 +581,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
           last_m = m;
           if (n == target.n) {
             located_m = m;
+            // The counts of the run since the thread's last resume are
+            // its too (the ways into the pc after the access).
+            if (!counters.empty()) TRY(counters.flush(*th.task));
             return finish_collect();
           }
         }
@@ -644,6 +655,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return std::optional<process::WaitResult>();  // step_tid stays: the next resume steps again
     }
     user_regs_struct r = TRY(th.task->regs());
+    if (fired && !counters.empty()) {
+      // A watch that fired in a counter stub's copy of the counted
+      // instruction: the thread goes on from the program's code after it.
+      bool inside = false;
+      if (const std::optional<uint64_t> end = counters.site_end_at(r.rip, inside)) {
+        r.rip = *end;
+        TRY(th.task->set_regs(r));
+      } else if (inside) {
+        return Error::msg("a watched access inside a counter stub at " + hex_addr(r.rip) +
+                          " (a moved string instruction): not supported yet");
+      }
+    }
     if (si.si_code == SI_KERNEL && !counters.empty())
       if (const std::optional<uint64_t> pc = counters.reached(r.rip)) {
         TRY(arrived_by_counter(th, *pc, r));
@@ -658,7 +681,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     } else {
       if (fired) {
         TRY(arrived_at_watch(th, fired, r.rip, asked));
-        if (!asked) return go_on(th);
+        if (!asked) {
+          // On an int3 of ours after the access: the thread arrives there
+          // when it runs on, and its int3 counts that arrival, as a counter
+          // stub there would (stepping over it lost the arrival).
+          if (inserted.count(TRY(th.task->regs()).rip)) return std::optional<process::WaitResult>();
+          return go_on(th);
+        }
       }
       if (!asked) return std::optional<process::WaitResult>(w);
       step_tid.reset();
