@@ -33,6 +33,13 @@ record() {
     || die "info --json on $rec failed"
 }
 
+# record_threads REC INTERVAL_MS PROGRAM ARGS...: record, and the program
+# must have run 2 threads.
+record_threads() {
+  record "$@"
+  grep -q 'ran 2 threads' "$1.err" || { cat "$1.err"; die "$(basename "$3") did not record as threaded"; }
+}
+
 # replay_gdb REC OUT GDB-ARGS...: slsdbg replay REC -- -nx -batch GDB-ARGS, output to OUT.
 replay_gdb() {
   local rec=$1 out=$2; shift 2

@@ -12,8 +12,7 @@
 src=$FIXTURE_SRC/thr_watch_far.c
 far_line=$(line_of WATCH_FAR "$src"); read_line=$(line_of WATCH_READ "$src")
 rec=$WORK/far.rec
-record "$rec" 10 "$PROGRAMS/thr_watch_far"
-grep -q 'ran 2 threads' "$rec.err" || { cat "$rec.err"; die "thr_watch_far did not record as threaded"; }
+record_threads "$rec" 10 "$PROGRAMS/thr_watch_far"
 value=$(sed -n 's/^watched \([0-9]*\) .*/\1/p' "$rec.out")
 [ -n "$value" ] || die "the recorded program printed no value"
 out=$WORK/gdb.out

@@ -14,8 +14,7 @@
 src=$FIXTURE_SRC/thr_watch_hot.c
 store_line=$(line_of HOT_STORE "$src"); read_line=$(line_of HOT_READ "$src")
 rec=$WORK/hot.rec
-record "$rec" 10 "$PROGRAMS/thr_watch_hot"
-grep -q 'ran 2 threads' "$rec.err" || { cat "$rec.err"; die "thr_watch_hot did not record as threaded"; }
+record_threads "$rec" 10 "$PROGRAMS/thr_watch_hot"
 last=$(sed -n 's/^v\[7\] \([0-9]*\)$/\1/p' "$rec.out")
 [ -n "$last" ] || die "the recorded program printed no value"
 out=$WORK/gdb.out

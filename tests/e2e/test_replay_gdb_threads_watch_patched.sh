@@ -14,8 +14,7 @@
 src=$FIXTURE_SRC/thr_watch_regloop.c
 store_line=$(line_of WATCH_STORE "$src"); read_line=$(line_of WATCH_READ "$src")
 rec=$WORK/regloop.rec
-record "$rec" 10 "$PROGRAMS/thr_watch_regloop"
-grep -q 'ran 2 threads' "$rec.err" || { cat "$rec.err"; die "thr_watch_regloop did not record as threaded"; }
+record_threads "$rec" 10 "$PROGRAMS/thr_watch_regloop"
 [ "$checkpoints" -ge 6 ] || die "only $checkpoints checkpoints: too few ticks inside the loop"
 out=$WORK/gdb.out
 SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break thr_watch_regloop.c:$read_line" -ex 'continue' \

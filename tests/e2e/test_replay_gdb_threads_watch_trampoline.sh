@@ -15,8 +15,7 @@
 # trampoline.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/store.rec
-record "$rec" 10 "$PROGRAMS/thr_watch_store"
-grep -q 'ran 2 threads' "$rec.err" || { cat "$rec.err"; die "thr_watch_store did not record as threaded"; }
+record_threads "$rec" 10 "$PROGRAMS/thr_watch_store"
 [ "$checkpoints" -ge 12 ] || die "only $checkpoints checkpoints: too few ticks inside the loop"
 args=(-ex 'break stores' -ex 'continue' -ex 'watch table[7]')
 for j in 1 2 3 4 5 6; do

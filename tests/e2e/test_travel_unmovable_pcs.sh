@@ -2,9 +2,10 @@
 # Reverse moves where the jump of the in-process traps cannot go at the pc
 # itself (#20, patch_site.h): `pop rbp; ret` and a lone `ret`, watched from
 # an anchor instruction before them.
-# 1. revstep_far 1 N with 10 ms checkpoints, some of which land on
+# 1. revstep_far 1 N with 3 ms checkpoints, some of which land on
 #    revstep_mix's `pop rbp` or `ret` (re-recorded up to 6 times until one
-#    does: about 6 recordings in 10 have one, so 3 tries failed ~6% of runs): from the line after the long call, reverse-stepi x3 (onto
+#    does: 10 recordings in 12 have one at 3 ms; at 10 ms, 5 in 12, and 6
+#    tries failed ~4% of runs, once in CI): from the line after the long call, reverse-stepi x3 (onto
 #    revstep_inner's `leave`, through its `ret`) and reverse-finish must
 #    land on the call's line in main with i = 0, each in seconds. Before,
 #    every visit of such a checkpoint's pc cost a #DB (~10^6 per segment):
@@ -68,7 +69,7 @@ run_case() {  # run_case LABEL REC LIMIT_S [ENV=VALUE...]
 
 rec=$WORK/ticks.rec
 for try in 1 2 3 4 5 6; do
-  record "$rec" 10 "$prog" 1 $inner
+  record "$rec" 3 "$prog" 1 $inner
   lands_unmovable "$rec" && break
   [ "$try" = 6 ] && die "no checkpoint of 6 recordings landed on revstep_mix's pop/ret ($checkpoints checkpoints)"
 done
