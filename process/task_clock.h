@@ -2,9 +2,10 @@
 // kernel's CPU clock of the process (clock_getcpuclockid), or
 // /proc/PID/schedstat's first field (the leading thread's) where that is
 // refused. The recorder logs it per checkpoint as a progress hint; replay
-// bounds a patched run with it (engine/replay/README.md). Not a perf task-clock event: the first per-task
-// perf event on an idle system waits for an RCU grace period (~12 ms in
-// these VMs, docs/performance.md), which every recording paid at its start.
+// bounds a patched run with it (engine/replay/README.md). Not a perf
+// task-clock event: the first per-task perf event on an idle system waits
+// for an RCU grace period (~12 ms in these VMs, docs/performance.md), which
+// every recording paid at its start.
 #pragma once
 
 #include <signal.h>

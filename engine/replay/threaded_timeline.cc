@@ -211,13 +211,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return v && std::string(v) == "trap";
     }();
     if (off || counters_refused) return false;
-    // A read watch would see a stub's own reads; a write watch that fires
-    // in a stub's copy of a store is moved to the program's code
-    // (trapped_here). A collection orders its hits by trap, which counted
-    // arrivals do not have: no stubs beside watches there.
-    for (const WatchRange& w : user_watches)
-      if (w.kind != WatchKind::Write) return false;
-    if (target.watch && target.watch->kind != WatchKind::Write) return false;
+    // Write watches only (read and access watches beside stubs are not
+    // tried): one that fires in a stub's copy of a store is moved to the
+    // program's code (trapped_here). A collection orders its hits by trap,
+    // which counted arrivals do not have: no stubs beside watches there.
+    if (any_read_watch(user_watches) || (target.watch && target.watch->kind != WatchKind::Write)) return false;
     if (m == Mode::Seek || m == Mode::Locate) return true;
     if (!user_watches.empty() || target.watch) return false;
     if (m != Mode::Collect || catching || !target.steps.empty()) return false;
@@ -740,13 +738,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     // overwrite one.
     if (counters.overlaps(begin, end)) return false;
     if (mode == Mode::Measure || step_tid) return false;
-    if (read_watch_armed()) return false;
+    // A read or access watch would also see the trampoline read program
+    // memory (the words a refitted patch compares).
+    if (any_read_watch(armed)) return false;
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
-  // A read or access watch would also see the trampoline read program
-  // memory (the words a refitted patch compares).
-  bool read_watch_armed() const {
-    for (const WatchRange& w : armed)
+  // Whether any of `watches` is a read or access watch (not write only).
+  template <class Watches>
+  static bool any_read_watch(const Watches& watches) {
+    for (const WatchRange& w : watches)
       if (w.kind != WatchKind::Write) return true;
     return false;
   }
