@@ -1,5 +1,7 @@
 #include "process/signal_policy.h"
 
+#include <sys/syscall.h>
+
 #include <cerrno>
 
 namespace slsdbg::process {
@@ -62,6 +64,23 @@ void drop_deliverable_pending(store::ProcessState& st) {
     blocked_by_all &= t.sigmask;
   }
   st.shared_sigpending &= st.threads.empty() ? 0 : blocked_by_all;
+}
+
+EintrWait eintr_wait_kind(long nr, const std::array<uint64_t, 6>& args) {
+  switch (nr) {
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait: {
+      const int ms = static_cast<int>(args[3]);
+      if (ms == 0) return EintrWait::None;
+      return ms < 0 ? EintrWait::Forever : EintrWait::MillisArg3;
+    }
+    case SYS_epoll_pwait2:
+      return args[3] == 0 ? EintrWait::Forever : EintrWait::TimespecPtr;
+    case SYS_rt_sigtimedwait:
+      return args[2] == 0 ? EintrWait::Forever : EintrWait::TimespecPtr;
+    default:
+      return EintrWait::None;
+  }
 }
 
 }  // namespace slsdbg::process

@@ -58,6 +58,18 @@ enum class RestartOutcome {
 // sets orig_rax = -1 so the kernel does not do it a second time.
 RestartOutcome settle_interrupted_syscall(user_regs_struct& regs, int signo, const Dispositions& dispositions);
 
+// Waits the kernel ends with a bare -EINTR, not a restart code, when any
+// stop interrupts them, a tracer's PTRACE_INTERRUPT included (epoll_wait(2),
+// sigtimedwait(2): "interrupted by a signal" also after a stop). A thread
+// the recorder cut in one must go back into it with the time it has left.
+enum class EintrWait {
+  None,         // not such a call, or it does not wait (timeout 0)
+  Forever,      // no timeout: issued again as it was
+  MillisArg3,   // epoll_wait/epoll_pwait: an int of milliseconds in args[3]
+  TimespecPtr,  // a struct timespec it points at: not shortened (left EINTR)
+};
+EintrWait eintr_wait_kind(long nr, const std::array<uint64_t, 6>& args);
+
 // A signal the kernel throws away when it is sent, unless the receiver is
 // ptraced: its disposition is SIG_IGN, or SIG_DFL with "ignore" as the
 // default action (SIGCHLD, SIGURG, SIGWINCH; not SIGCONT, whose effect

@@ -106,5 +106,20 @@ TEST(SignalPolicy, OnlyIgnoredSignalsAreDiscarded) {
   EXPECT_FALSE(kernel_discards(SIGCHLD, d, interrupted(SYS_nanosleep, -516)));
 }
 
+TEST(SignalPolicy, WaitsEndedByAnyStopAndTheirTimeouts) {
+  const auto args = [](uint64_t a2, uint64_t a3) { return std::array<uint64_t, 6>{3, 0x1000, a2, a3, 0, 8}; };
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_wait, args(1, 100)), EintrWait::MillisArg3);
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_pwait, args(1, static_cast<uint32_t>(-1))), EintrWait::Forever);
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_wait, args(1, 0)), EintrWait::None);  // a poll, never cut
+  // Only the low 32 bits are the int timeout (the upper half is whatever the register held).
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_wait, args(1, 0xdead00000064ull)), EintrWait::MillisArg3);
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_pwait2, args(1, 0)), EintrWait::Forever);
+  EXPECT_EQ(eintr_wait_kind(SYS_epoll_pwait2, args(1, 0x7ffc0000)), EintrWait::TimespecPtr);
+  EXPECT_EQ(eintr_wait_kind(SYS_rt_sigtimedwait, args(0, 0)), EintrWait::Forever);  // sigwait()
+  EXPECT_EQ(eintr_wait_kind(SYS_rt_sigtimedwait, args(0x7ffc0000, 0)), EintrWait::TimespecPtr);
+  EXPECT_EQ(eintr_wait_kind(SYS_nanosleep, args(0, 0)), EintrWait::None);  // restart_syscall's
+  EXPECT_EQ(eintr_wait_kind(SYS_read, args(1, 100)), EintrWait::None);
+}
+
 }  // namespace
 }  // namespace slsdbg::process

@@ -260,7 +260,8 @@ class RecordSession {
   Status checkpoint_all_in_kernel();
   Status on_thread_gone(pid_t tid);
   void store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids);
-  Status go_on_with_restart_block(pid_t tid);
+  Status go_on_with_cut_call(pid_t tid);
+  bool own_signal_pending(pid_t tid, const user_regs_struct& r);
   long call_going_on(long nr);
   Status resume_cut_threads();
   Status request_interrupt();
@@ -892,6 +893,7 @@ Status RecordSession::on_seccomp() {
     // skipped and rewound, it takes a ptrace trap before running anything,
     // a stop injected code can use (a seccomp stop with rewound registers
     // cannot), and it is stored as just before the call.
+    threads_->at(pid_).cut_wait.put_back(nr, r);
     r.orig_rax = static_cast<uint64_t>(-1);
     r.rax = static_cast<uint64_t>(nr);
     r.rip -= 2;
@@ -957,7 +959,8 @@ Status RecordSession::on_seccomp() {
       return skip_with_result(r, -ENOSYS);
     }
     default: {
-      const std::array<uint64_t, 6> args = syscall_args(r);
+      std::array<uint64_t, 6> args = syscall_args(r);
+      if (multi()) threads_->at(pid_).cut_wait.on_entry(nr, args, monotonic_ns());
       // A site the syscall buffer may patch runs traced, to its exit stop.
       const bool patch_candidate = syscall_buffer_ && syscall_buffer_->before_syscall(nr, args, r.rip, pid_);
       // Done by the recorder on the tracee's behalf: one stop instead of two.
@@ -998,6 +1001,24 @@ Status RecordSession::on_syscall_exit() {
   state_ = State::Running;
   user_regs_struct r = TRY(regs());
   const int64_t result = static_cast<int64_t>(r.rax);
+  if (multi() && threads_->has(pid_)) {
+    // A wait our stop ended with EINTR goes back in, as a restart code's
+    // call does below; the program's own signal keeps its EINTR.
+    ThreadCtx& c = threads_->at(pid_);
+    const bool restored = c.cut_wait.put_back(cur_nr_, r);
+    const bool by_us = result == -EINTR && pid_ != threads_->running() && !own_signal_pending(pid_, r);
+    if (c.cut_wait.cut_at_exit(cur_nr_, cur_args_, by_us ? result : 0)) {
+      r.rax = static_cast<uint64_t>(cur_nr_);
+      r.orig_rax = static_cast<uint64_t>(-1);
+      r.rip -= 2;
+      TRY(set_regs(r));
+      c.cut_syscall = true;
+      c.cut_restart_block = false;
+      c.restart_nr = cur_nr_;
+      return cont();
+    }
+    if (restored) TRY(set_regs(r));
+  }
   if (process::is_restart_code(result)) {
     // Interrupted (by a signal or our tick): the stop that follows settles
     // it into a restart or EINTR and takes a checkpoint there. Another
@@ -1142,7 +1163,7 @@ Status RecordSession::on_signal(int signo) {
     // A waiting thread it cut goes back into its call, unparked and unlogged.
     if (multi() && pid_ != threads_->running() && !stopping_all_ && threads_->at(pid_).cut_syscall) {
       threads_->at(pid_).where = ThreadCtx::Where::InKernel;
-      TRY(go_on_with_restart_block(pid_));
+      TRY(go_on_with_cut_call(pid_));
       return resume_now(0, PTRACE_CONT, false, false);
     }
     return cont();
@@ -1268,7 +1289,7 @@ Status RecordSession::on_interrupt() {
       c.cut_syscall = false;
       c.where = ThreadCtx::Where::InKernel;
       const bool program = !rewound_before_syscall(pid_);
-      TRY(go_on_with_restart_block(pid_));
+      TRY(go_on_with_cut_call(pid_));
       return resume_now(0, PTRACE_CONT, false, program);
     }
     return cont();
@@ -1784,19 +1805,38 @@ void RecordSession::store_cut_syscalls(store::ProcessState& st, const std::vecto
     if (threads_->at(tids[i]).cut_syscall) st.threads[i].restarted_syscall = true;
 }
 
-// A cut sleep goes on with the time it has left: its thread, rewound
-// before the call, issues restart_syscall instead (the kernel kept the
-// sleep's end in the thread's restart block).
-Status RecordSession::go_on_with_restart_block(pid_t tid) {
+// A cut call goes on as though never cut, its thread rewound before it: a
+// sleep issues restart_syscall instead (the kernel kept the sleep's end in
+// the thread's restart block), a wait ended with EINTR gets the time it
+// has left (cut_wait.h).
+Status RecordSession::go_on_with_cut_call(pid_t tid) {
   ThreadCtx& c = threads_->at(tid);
-  if (!c.cut_restart_block || !rewound_before_syscall(tid)) return ok_status();
+  if (!c.cut_restart_block && !c.cut_wait.active()) return ok_status();
+  if (!rewound_before_syscall(tid)) return ok_status();
   user_regs_struct r;
   if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return ok_status();  // gone: waitpid reports it
-  if (static_cast<long>(r.rax) != c.restart_nr) return ok_status();  // not the cut call's state any more
-  r.rax = SYS_restart_syscall;
-  if (ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0 && errno != ESRCH)
+  bool changed = false;
+  if (c.cut_restart_block) {
+    if (static_cast<long>(r.rax) != c.restart_nr) return ok_status();  // not the cut call's state any more
+    r.rax = SYS_restart_syscall;
+    changed = true;
+  } else {
+    changed = c.cut_wait.shorten(r, monotonic_ns());
+  }
+  if (changed && ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0 && errno != ESRCH)
     return Error::from_errno("ptrace(PTRACE_SETREGS)");
   return ok_status();
+}
+
+// A signal of the program's own is queued for `tid` and not blocked: one
+// the kernel would not have thrown away natively (`r`: its registers).
+// Then an EINTR is the program's to see.
+bool RecordSession::own_signal_pending(pid_t tid, const user_regs_struct& r) {
+  Result<uint64_t> p = process::unblocked_queued_signals(tid, true);
+  if (!p.ok()) return true;  // gone: nothing to go back into
+  for (int signo = 1; signo <= 64; signo++)
+    if ((*p >> (signo - 1)) & 1 && !process::kernel_discards(signo, dispositions_, r)) return true;
+  return false;
 }
 
 // restart_syscall issued by a thread whose cut sleep goes on: the call it
@@ -1818,7 +1858,7 @@ Status RecordSession::resume_cut_threads() {
     if (c.resume_signo != 0) continue;  // its handler runs when it is scheduled
     c.where = ThreadCtx::Where::InKernel;
     const bool program = c.resume_signo != 0 || !rewound_before_syscall(t);  // else it only re-issues its call
-    TRY(go_on_with_restart_block(t));
+    TRY(go_on_with_cut_call(t));
     if (ptrace(c.resume_request, t, nullptr, reinterpret_cast<void*>(static_cast<long>(std::exchange(c.resume_signo, 0)))) != 0 &&
         errno != ESRCH)
       return Error::from_errno("ptrace(PTRACE_CONT)");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "process/syscalls/model.h"
+#include "recorder/record/cut_wait.h"
 
 namespace slsdbg::recorder {
 
@@ -67,6 +68,9 @@ struct ThreadCtx {
   // running thread when the timeout is longer than the interval).
   bool cut_restart_block = false;
   long restart_nr = -1;  // the call restart_syscall goes on with
+  // The cut call was a wait the kernel ends with EINTR (epoll_wait): it
+  // goes back in with the time it has left (cut_wait.h).
+  CutWait cut_wait;
   // Its last stop was a syscall-entry stop (seccomp, clone event): a
   // PTRACE_SYSCALL from there runs only the kernel, up to the exit stop.
   bool at_entry = false;

@@ -2,13 +2,18 @@
  * thread spins until it wakes: every tick of the recorder cuts the sleep
  * (a group checkpoint stops every thread). A cut relative sleep issued
  * again would wait its whole timeout from each tick, longer than the
- * interval: it never ended. Prints how the thread slept and for how long. */
+ * interval: it never ended. Waits that fail with EINTR on any stop (epoll,
+ * sigwait) must not see the ticks either. Prints how the thread slept
+ * and for how long. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -17,6 +22,8 @@
 #define NAP_NS 100000000L
 
 static volatile int woke;
+static volatile double started; /* when the thread began its sleep */
+static int interrupted;  /* the call failed with EINTR: no signal was sent */
 static const char *kind;
 
 static double now(void) {
@@ -61,14 +68,33 @@ static int nap(void) {
     struct timespec until = in_nap(CLOCK_MONOTONIC);
     return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
   }
+  if (!strcmp(kind, "epoll") || !strcmp(kind, "epoll_pwait")) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev;
+    int r = !strcmp(kind, "epoll") ? epoll_wait(ep, &ev, 1, NAP_NS / 1000000)
+                                   : epoll_pwait(ep, &ev, 1, NAP_NS / 1000000, NULL);
+    close(ep);
+    return r;
+  }
+  if (!strcmp(kind, "sigwait")) {
+    /* No timeout: the main thread sends SIGUSR1 after 100 ms of spinning. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    /* sigwaitinfo, not sigwait: glibc's sigwait hides EINTR. */
+    return sigwaitinfo(&set, NULL) == SIGUSR1 ? 0 : -1;
+  }
   return -2;
 }
 
 static void *sleeper(void *arg) {
   double *took = arg;
   double t0 = now();
-  if (nap() == -2) *took = -1;
+  started = t0;
+  int r = nap();
+  if (r == -2) *took = -1;
   else *took = now() - t0;
+  if (r == -1 && errno == EINTR) interrupted = 1;
   woke = 1;
   return NULL;
 }
@@ -78,13 +104,21 @@ int main(int argc, char **argv) {
   double took = 0;
   unsigned long spins = 0;
   pthread_t t;
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, NULL); /* sigwait's, inherited by the thread */
+  int sent = strcmp(kind, "sigwait") != 0;
   pthread_create(&t, NULL, sleeper, &took);
-  while (!woke) spins++;
+  while (!woke) {
+    spins++;
+    if (!sent && started > 0 && now() - started >= NAP_NS / 1e9) sent = pthread_kill(t, SIGUSR1) == 0;
+  }
   pthread_join(t, NULL);
   if (took < 0) {
     fprintf(stderr, "unknown kind %s\n", kind);
     return 2;
   }
-  printf("%s slept %.0f ms\n", kind, took * 1000);
+  printf("%s slept %.0f ms%s\n", kind, took * 1000, interrupted ? " (EINTR)" : "");
   return spins > 0 ? 0 : 1;
 }
