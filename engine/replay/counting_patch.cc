@@ -98,6 +98,9 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.run_ = s.run;
   c.back_ = s.back;
   c.relay_ = site.relay;
+  c.site_ = site;
+  c.layout_ = s;
+  c.layout_.bytes.clear();
   c.relay_original_ = relay_code;
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
   Status written = task.write_memory(RemoteAddr(page), s.bytes);
@@ -183,6 +186,24 @@ void CountingPatch::hide(uint64_t addr, std::span<uint8_t> bytes) const {
     const uint64_t a = relay_ + i;
     if (a >= addr && a < addr + bytes.size()) bytes[a - addr] = relay_original_[i];
   }
+}
+
+std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<const uint8_t> code,
+                                                const PatchSite& site, uint64_t page, uint64_t rip) {
+  // The moved instructions before pc start the page; those from pc on start at s.run.
+  const bool before = rip >= page && rip < s.entry;
+  if (!before && !(rip >= s.run && rip < s.back)) return std::nullopt;
+  const uint64_t base = before ? page : s.run;
+  // Sizes change in the move (re-encoded branches): each start's offset.
+  for (uint64_t a = before ? site.anchor : site.pc; a < (before ? site.pc : site.end()); a++) {
+    Result<uint64_t> off = moved_offset(code, site, a);
+    if (off.ok() && base + *off == rip) return a;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> CountingPatch::moved_from(uint64_t rip) const {
+  return counter_stub_program_pc(layout_, original_, site_, page_, rip);
 }
 
 }  // namespace slsdbg::replay

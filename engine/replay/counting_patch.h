@@ -49,6 +49,13 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, uint64_t p
 // The same for a planned site (`code`: at least 32 bytes read at site.anchor).
 Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const PatchSite& site, uint64_t page);
 
+// Where a thread at `rip` among stub `s`'s moved instructions stands in the
+// program (`s` built at page for `site`, `code` read at site.anchor): the
+// address of the instruction whose copy it stands at. nullopt elsewhere
+// (the count, the jump back). A watch fires after a moved store there.
+std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<const uint8_t> code,
+                                                const PatchSite& site, uint64_t page, uint64_t rip);
+
 class CountingPatch {
  public:
   // Maps the stub and writes the jump at site.anchor; `code` is the
@@ -92,6 +99,12 @@ class CountingPatch {
   std::optional<uint64_t> site_end_at(uint64_t rip) const {
     return rip == back_ ? std::optional<uint64_t>(anchor_ + original_.size()) : std::nullopt;
   }
+  // A thread at `rip` among the moved instructions (a site of several,
+  // a watch fired after one of them): the program's address of the
+  // instruction it stands at. It runs on from there in the stub; once the
+  // program's code is back, from that address. nullopt elsewhere (the
+  // count, the jump back: site_end_at).
+  std::optional<uint64_t> moved_from(uint64_t rip) const;
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;
 
@@ -99,6 +112,8 @@ class CountingPatch {
   CountingPatch() = default;
   uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0, back_ = 0;
   std::vector<uint8_t> original_;
+  PatchSite site_;
+  CounterStub layout_;  // its addresses (bytes dropped)
   uint64_t relay_ = 0;  // a relayed site's padding (relay_site.h), 0 if none
   std::vector<uint8_t> relay_original_;
   SiteJump jump_;  // the bytes written at the anchor (and the relay)

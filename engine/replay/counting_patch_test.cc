@@ -120,6 +120,30 @@ TEST(CountingPatch, KeepsFlagsAndRegistersAndTrapsAtTheLimit) {
   sigaction(SIGTRAP, &old, nullptr);
 }
 
+// A stub over several short instructions (a loop of 1-4 byte ones): a
+// thread a watch stops among their copies stands at the program's address
+// of the copy it is at, before pc (an anchored site) and from pc on.
+TEST(CountingPatch, ThreadsAmongSeveralMovedInstructionsStandAtTheirProgramAddresses) {
+  // and %edi,%edx; mov %rax,(%rsi,%rdx,8); inc %rax; jne (back to the and)
+  const std::vector<uint8_t> code = padded({0x21, 0xfa, 0x48, 0x89, 0x04, 0xd6, 0x48, 0xff, 0xc0, 0x75, 0xf5});
+  const uint64_t at = 0x401000, page = 0x500000;
+  const PatchSite from_pc = PatchSite::at(at, 6);  // the and and the store
+  auto s = build_counter_stub(code, from_pc, page);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(counter_stub_program_pc(*s, code, from_pc, page, s->run), at);
+  EXPECT_EQ(counter_stub_program_pc(*s, code, from_pc, page, s->run + 2), at + 2);  // the store's copy
+  EXPECT_EQ(counter_stub_program_pc(*s, code, from_pc, page, s->run + 1), std::nullopt);  // inside the and
+  EXPECT_EQ(counter_stub_program_pc(*s, code, from_pc, page, s->back), std::nullopt);  // site_end_at's
+  EXPECT_EQ(counter_stub_program_pc(*s, code, from_pc, page, s->entry), std::nullopt);  // the count
+  // Anchored: the and runs before the count, the store and the inc after it.
+  const PatchSite anchored{at, at + 2, 9};
+  auto a = build_counter_stub(code, anchored, page);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(counter_stub_program_pc(*a, code, anchored, page, page), at);
+  EXPECT_EQ(counter_stub_program_pc(*a, code, anchored, page, a->run), at + 2);
+  EXPECT_EQ(counter_stub_program_pc(*a, code, anchored, page, a->run + 4), at + 6);
+}
+
 TEST(CountingPatch, RefusesCodeItCannotMove) {
   EXPECT_FALSE(build_counter_stub(padded({0xff, 0xd0}), 0x401000, 0x500000).ok());  // call rax
   EXPECT_FALSE(build_counter_stub(padded({0x5d, 0xc3}), 0x401000, 0x500000).ok());        // pop rbp; ret

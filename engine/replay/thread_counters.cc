@@ -1,16 +1,60 @@
 #include "engine/replay/thread_counters.h"
 
+#include <algorithm>
+
 #include "common/log.h"
+#include "engine/replay/patch_site.h"
 #include "engine/replay/relay_site.h"
 #include "engine/replay/task_code_reader.h"
 
 namespace slsdbg::replay {
 
-std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs) {
+std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool wide, std::string* why, bool* several) {
+  if (several) *several = false;
+  Result<PatchSite> one = plan_one_instruction_site(pc, read);
+  if (one.ok()) return {*one};
+  std::string reasons = one.error().message;
+  std::vector<PatchSite> out;
+  if (wide) {
+    // pc's own instructions, then an anchor before pc that ends with pc's
+    // instruction (a thread may stand after pc, inside the first).
+    Result<PatchSite> own = plan_patch_site(pc, read);
+    if (own.ok()) out.push_back(*own);
+    else reasons += "; " + own.error().message;
+    Result<PatchSite> before = plan_anchored_site(pc, read);
+    if (before.ok() && (out.empty() || before->anchor != out.front().anchor || before->length != out.front().length))
+      out.push_back(*before);
+  }
+  if (out.empty() && why) *why = reasons;
+  if (several) *several = !out.empty();
+  return out;
+}
+
+std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
+                                           const std::vector<uint64_t>& thread_pcs, bool wide) {
   const CodeReader read = task_code_reader(task);
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
-    Result<PatchSite> site = plan_one_instruction_site(pc, read);
+    std::string why;
+    bool several = false;
+    const std::vector<PatchSite> sites = counter_sites(pc, read, wide, &why, &several);
+    Result<PatchSite> site = Error::msg(why);
+    for (const PatchSite& candidate : sites) {
+      // A thread inside the bytes the jump replaces would resume into its
+      // tail; a counted pc among them would never be reached.
+      const auto inside = [&](uint64_t a) { return a > candidate.anchor && a < candidate.end(); };
+      if (std::any_of(thread_pcs.begin(), thread_pcs.end(), inside))
+        site = Error::msg("a thread stands in the bytes to move");
+      else if (std::any_of(pcs.begin(), pcs.end(), [&](uint64_t o) { return o != pc && (inside(o) || o == candidate.anchor); }))
+        site = Error::msg("another counted pc lies in the bytes to move");
+      else if (overlaps(candidate.anchor, candidate.end()) ||
+               (candidate.relay && overlaps(candidate.relay, candidate.relay + kJmpLen)))
+        site = Error::msg("another counter stub lies there");
+      else {
+        site = candidate;
+        break;
+      }
+    }
     std::vector<uint8_t> code(32);
     Result<CountingPatch> patch = site.ok() && task.read_memory(RemoteAddr(site->anchor), code).ok()
                                       ? CountingPatch::install(task, *site, code)
@@ -19,6 +63,9 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
       SLSDBG_DEBUG("replay", "no counter stub at 0x%llx: %s", (unsigned long long)pc, patch.error().message.c_str());
       continue;
     }
+    if (several)
+      SLSDBG_DEBUG("replay", "counter stub at 0x%llx moves 0x%llx..0x%llx", (unsigned long long)pc,
+                   (unsigned long long)site->anchor, (unsigned long long)site->end());
     stubs_.emplace(pc, std::move(*patch));
     seen_[pc] = 0;
     done.insert(pc);
@@ -74,6 +121,12 @@ std::optional<uint64_t> ThreadCounters::site_end_at(uint64_t rip, bool& inside) 
     inside = true;
     return stub.site_end_at(rip);
   }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ThreadCounters::moved_from(uint64_t rip) const {
+  for (const auto& [pc, stub] : stubs_)
+    if (stub.in_stub(rip)) return stub.moved_from(rip);
   return std::nullopt;
 }
 

@@ -3,8 +3,12 @@
 // goroutine's loop visits it millions of times a segment, so a reverse
 // continue to it, or a move to its n-th arrival, took minutes. Here each
 // counted pc gets a counter stub (counting_patch.h) whose jump stays inside
-// pc's own instruction (plan_one_instruction_site: a goroutine resumed by
-// Go's preemption at a saved pc never enters the jump's bytes).
+// pc's own instruction where it can (plan_one_instruction_site: a goroutine
+// resumed by Go's preemption at a saved pc never enters the jump's bytes).
+// Where it cannot (a loop of 1-4 byte instructions with no padding near),
+// in a run with a watch (the caller's `wide`), and no Go code runs (go_code.h), the stub takes several instructions
+// (plan_patch_site), unless a thread stands inside them or another counted
+// pc lies there.
 //
 // The stubs count every thread's visits in one counter each. The replay runs
 // one thread at a time and tells us which (switch_to at every resume), so
@@ -19,20 +23,31 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "common/ids.h"
 #include "common/result.h"
+#include "engine/replay/code_function.h"
 #include "engine/replay/counting_patch.h"
 #include "process/task.h"
 
 namespace slsdbg::replay {
 
+// Where a counter stub for pc may go, best first: pc's own instruction's
+// site; else (when `wide`) sites of several whole instructions, pc's own
+// and then an anchor before it (`several` says so). Empty with `why` when
+// there is none.
+std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool wide, std::string* why = nullptr,
+                                     bool* several = nullptr);
+
 class ThreadCounters {
  public:
-  // Counter stubs at those of `pcs` whose own instruction can hold the
-  // jump; returns the pcs counted. The threads stand at their checkpoint.
-  std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs);
+  // Counter stubs at those of `pcs` that have a site (counter_sites);
+  // returns the pcs counted. The threads stand at their checkpoint, at
+  // `thread_pcs`; `wide`: sites of several instructions may be taken.
+  std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs,
+                             const std::vector<uint64_t>& thread_pcs, bool wide);
   bool empty() const { return stubs_.empty(); }
 
   // `next` starts running: the counts since the last switch go to the
@@ -48,6 +63,9 @@ class ThreadCounters {
   // (CountingPatch::site_end_at), or nullopt with `inside` set when rip is
   // elsewhere in a stub (a moved rep-string instruction mid-way).
   std::optional<uint64_t> site_end_at(uint64_t rip, bool& inside) const;
+  // The program's address of the moved instruction a thread at `rip`
+  // stands at (CountingPatch::moved_from), nullopt if none.
+  std::optional<uint64_t> moved_from(uint64_t rip) const;
 
   uint64_t count(Tid thread, uint64_t pc) const;
   const std::map<std::pair<int32_t, uint64_t>, uint64_t>& totals() const { return totals_; }

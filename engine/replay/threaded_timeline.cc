@@ -22,6 +22,7 @@
 #include "engine/replay/thread_counters.h"
 #include "engine/replay/thread_watch.h"
 #include "engine/replay/trampoline_code.h"
+#include "engine/replay/go_code.h"
 #include "engine/replay/ways_in.h"
 #include "engine/replay/write_filter.h"
 #include "process/inject.h"
@@ -144,6 +145,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // Counter stubs instead of int3s (thread_counters.h) in this run, asked
   // for by start_run's caller; `all_counted`: every wanted pc got one.
   bool use_counters = false;
+  // Only the target's pc by a stub, aimed at the target arrival (a
+  // collection beside watches or int3-counted breakpoints): its trap comes
+  // in order with theirs, and it gives no hits (counts_target_only).
+  bool target_stub_only = false;
   bool all_counted = false;
   ThreadCounters counters;
   // Locate and Seek also count these (the ways into a reverse step's
@@ -222,6 +227,20 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
   }
 
+  // A collection up to an arrival at a pc no breakpoint of the client's
+  // watches (a reverse step's landing in a hot loop, then a reverse
+  // continue with a watch armed): without a stub, its int3 trapped at every
+  // visit (4.5 million in one segment of thr_watch_store).
+  bool counts_target_only(Mode m) const {
+    static const bool off = [] {
+      const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
+      return v && std::string(v) == "trap";
+    }();
+    if (off || counters_refused || m != Mode::Collect || catching || any_read_watch(user_watches)) return false;
+    return target.n > 0 && !target.watch && target.steps.empty() && target.resume_m == 0 && !target.event &&
+           !target.end && !user_bps.count(target.pc);
+  }
+
   // --- the pause
   enum class Command { Go, Abort };
   Command command = Command::Go;
@@ -282,6 +301,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     step_tid.reset();
     wcounts.clear();
     use_counters = counters_fit(m);
+    target_stub_only = !use_counters && counts_target_only(m);
     counters = ThreadCounters{};  // the old process, and its stubs, are gone
     all_counted = false;
     count_at_resume = 0;
@@ -444,8 +464,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
     const std::set<uint64_t> want = wanted();
     std::set<uint64_t> by_stub;
-    if (use_counters && !want.empty() && any_task()) {
-      by_stub = counters.install(*any_task(), want);
+    if ((use_counters || target_stub_only) && !want.empty() && any_task()) {
+      std::vector<uint64_t> thread_pcs;
+      for (const SegmentThread& t : live)
+        if (Result<user_regs_struct> r = t.task->regs(); r.ok()) thread_pcs.push_back(r->rip);
+      const std::set<uint64_t> stubbed = target_stub_only ? std::set<uint64_t>{target.pc} : want;
+      by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide_sites());
       all_counted = by_stub.size() == want.size();
       if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
     }
@@ -456,7 +480,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
     // Stubs and int3s together cannot order their arrivals, which only a
     // collection needs: a seek or a locate goes by each pc's count.
-    if (!all_counted && mode == Mode::Collect) TRY(stop_counting());
+    if (!all_counted && mode == Mode::Collect && !target_stub_only) TRY(stop_counting());
     if (!armed.empty()) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
@@ -635,11 +659,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Result<std::optional<process::WaitResult>> trapped_here(const SegmentThread& th, const process::WaitResult& w) {
     if (command == Command::Abort) return Error::msg("replay aborted");
     siginfo_t si = TRY(th.task->siginfo());
-    const unsigned fired = !armed.empty() && si.si_code != SI_KERNEL ? TRY(take_fired_watches(th.task->raw_tid())) : 0u;
+    const bool asked = si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded;
+    const unsigned fired = !armed.empty() && si.si_code != SI_KERNEL
+                               ? lost_dr6_watch(TRY(take_fired_watches(th.task->raw_tid())), si, asked)
+                               : 0u;
     // A hardware trap that is not a watch of ours: the breakpoint reaching
     // the next checkpoint (thread_reach.h). The segment's replay handles it.
     if (si.si_code == TRAP_HWBKPT && !fired) return std::optional<process::WaitResult>(w);
-    const bool asked = si.si_code != SI_KERNEL && step_tid && *step_tid == th.recorded;
     if (measuring && asked) {
       user_regs_struct regs = TRY(th.task->regs());
       measured++;
@@ -653,16 +679,21 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return std::optional<process::WaitResult>();  // step_tid stays: the next resume steps again
     }
     user_regs_struct r = TRY(th.task->regs());
+    std::optional<uint64_t> shown;  // the program's pc of a thread left among a stub's moved instructions
     if (fired && !counters.empty()) {
       // A watch that fired in a counter stub's copy of the counted
       // instruction: the thread goes on from the program's code after it.
+      // After one of several moved instructions, it goes on in the stub,
+      // and is where that instruction was (stop_counting puts it there).
       bool inside = false;
       if (const std::optional<uint64_t> end = counters.site_end_at(r.rip, inside)) {
         r.rip = *end;
         TRY(th.task->set_regs(r));
       } else if (inside) {
-        return Error::msg("a watched access inside a counter stub at " + hex_addr(r.rip) +
-                          " (a moved string instruction): not supported yet");
+        shown = counters.moved_from(r.rip);
+        if (!shown)
+          return Error::msg("a watched access inside a counter stub at " + hex_addr(r.rip) +
+                            " (a moved string instruction): not supported yet");
       }
     }
     if (si.si_code == SI_KERNEL && !counters.empty())
@@ -672,13 +703,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       }
     if (si.si_code == SI_KERNEL) {
       const uint64_t addr = r.rip - 1;
-      if (!inserted.count(addr)) return std::optional<process::WaitResult>(w);  // the program's own int3
+      if (!inserted.count(addr)) {
+        SLSDBG_DEBUG("replay", "thread %d: an int3 not ours at 0x%llx", th.recorded.value, (unsigned long long)addr);
+        return std::optional<process::WaitResult>(w);  // the program's own int3
+      }
       r.rip = addr;
       TRY(th.task->set_regs(r));
       TRY(arrived_at_breakpoint(th, addr));
     } else {
       if (fired) {
-        TRY(arrived_at_watch(th, fired, r.rip, asked));
+        TRY(arrived_at_watch(th, fired, shown.value_or(r.rip), asked));
         if (!asked) {
           // On an int3 of ours after the access: the thread arrives there
           // when it runs on, and its int3 counts that arrival, as a counter
@@ -692,6 +726,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       TRY(step_done(th));
     }
     return go_on(th);
+  }
+
+  // The watches that fired for a trap whose DR6 said `fired`. This VM now
+  // and then delivers a data watch's #DB with DR6 empty: the kernel then
+  // takes it for an icebp (TRAP_BRKPT) and no watch bit reaches us
+  // (thr_watch_store: about once in 10^5 traps, right after a store to
+  // the watched word, and the segment "diverged" with a SIGTRAP). A
+  // TRAP_BRKPT nobody stepped for, with one watch armed, is that watch.
+  unsigned lost_dr6_watch(unsigned fired, const siginfo_t& si, bool asked) const {
+    if (fired || asked || si.si_code != TRAP_BRKPT || armed.size() != 1) return fired;
+    SLSDBG_DEBUG("replay", "a trap with DR6 empty: taken as the one watch armed");
+    return slot_bit(armed[0]);
   }
 
   // The paused thread goes on: over the breakpoint it sits on, if any.
@@ -816,7 +862,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (counters.empty()) return ok_status();
     process::Task* t = any_task();
     if (!t) return Error::msg("no live thread");
+    // A thread a watch left among a stub's moved instructions stands at
+    // the program's copy of the next one once the code is back.
+    std::vector<std::pair<process::Task*, uint64_t>> moved;
+    for (SegmentThread& th : live)
+      if (Result<user_regs_struct> r = th.task->regs(); r.ok())
+        if (std::optional<uint64_t> pc = counters.moved_from(r->rip)) moved.emplace_back(th.task, *pc);
     TRY(counters.remove_all(*t));
+    for (auto& [task, pc] : moved) {
+      user_regs_struct r = TRY(task->regs());
+      r.rip = pc;
+      TRY(task->set_regs(r));
+    }
     for (const auto& [key, n] : counters.totals()) counts[key] = n;
     for (uint64_t a : counted)
       if (!inserted.count(a) && !pending.count(a) && !insert_at(a).ok()) pending.insert(a);
@@ -1173,13 +1230,32 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return out;
   }
 
+  // Whether counter stubs may move several instructions: only in runs with
+  // a watch (the reverse watch into a loop of short instructions,
+  // thr_watch_short; reverse steps without watches keep one-instruction
+  // sites: with several, revstep_short_head's reverse-stepi landed wrong),
+  // and not in Go code (go_code.h), asked once per segment of the run
+  // just restored.
+  std::map<uint64_t, bool> go_code_by_segment;
+  bool wide_sites() {
+    if (user_watches.empty() && !target.watch) return false;
+    auto it = go_code_by_segment.find(k);
+    if (it == go_code_by_segment.end()) {
+      process::Task* task = any_task();
+      if (!task) return false;
+      it = go_code_by_segment.emplace(k, maps_go_code(*task)).first;
+    }
+    return !it->second;
+  }
+
   // The ways into pc (ways_in.h) in the process just restored, before any
   // int3 or stub of ours went in.
   std::vector<WayIn> ways_into(uint64_t pc, std::optional<uint64_t> at_rsp) {
     process::Task* task = any_task();
     if (!task || !counters.empty() || !inserted.empty()) return {};
     const CodeReader read = task_code_reader(*task);
-    return ways_in(pc, at_rsp, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
+    const bool wide = wide_sites();
+    return ways_in(pc, at_rsp, read, [&read, wide](uint64_t at) { return !counter_sites(at, read, wide).empty(); });
   }
   // The same for a site after pc (later_count_site), at most one.
   std::vector<WayIn> later_site(uint64_t pc) {
@@ -1187,7 +1263,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!task || !counters.empty() || !inserted.empty()) return {};
     const CodeReader read = task_code_reader(*task);
     std::optional<WayIn> w =
-        later_count_site(pc, read, [&read](uint64_t at) { return plan_one_instruction_site(at, read).ok(); });
+        later_count_site(pc, read, [&read, wide = wide_sites()](uint64_t at) { return !counter_sites(at, read, wide).empty(); });
     return w ? std::vector<WayIn>{*w} : std::vector<WayIn>{};
   }
 
