@@ -193,13 +193,7 @@ std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<
   // The moved instructions before pc start the page; those from pc on start at s.run.
   const bool before = rip >= page && rip < s.entry;
   if (!before && !(rip >= s.run && rip < s.back)) return std::nullopt;
-  const uint64_t base = before ? page : s.run;
-  // Sizes change in the move (re-encoded branches): each start's offset.
-  for (uint64_t a = before ? site.anchor : site.pc; a < (before ? site.pc : site.end()); a++) {
-    Result<uint64_t> off = moved_offset(code, site, a);
-    if (off.ok() && base + *off == rip) return a;
-  }
-  return std::nullopt;
+  return moved_instruction_at(code, site, before, before ? page : s.run, rip);
 }
 
 std::optional<uint64_t> CountingPatch::moved_from(uint64_t rip) const {

@@ -221,13 +221,7 @@ std::optional<uint64_t> trampoline_program_pc(const Trampoline& t, std::span<con
   if (rip == t.check) return site.pc;
   const bool before = rip >= tramp && rip < t.check;
   if (!before && !(rip >= t.from_pc && rip < t.back)) return std::nullopt;
-  const uint64_t base = before ? tramp : t.from_pc;
-  // Sizes change in the move (re-encoded branches): each start's offset.
-  for (uint64_t a = before ? site.anchor : site.pc; a < (before ? site.pc : site.end()); a++) {
-    Result<uint64_t> off = moved_offset(code, site, a);
-    if (off.ok() && base + *off == rip) return a;
-  }
-  return std::nullopt;
+  return moved_instruction_at(code, site, before, before ? tramp : t.from_pc, rip);
 }
 
 std::optional<uint64_t> PatchedBreakpoint::program_pc(uint64_t rip) const {

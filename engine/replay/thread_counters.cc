@@ -31,8 +31,18 @@ std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool w
 }
 
 std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
-                                           const std::vector<uint64_t>& thread_pcs, bool wide) {
+                                           const std::vector<uint64_t>& thread_pcs, bool wide,
+                                           const std::vector<uint64_t>& keep_clear) {
   const CodeReader read = task_code_reader(task);
+  // The bytes the next checkpoint's patched breakpoint takes (thread_reach's
+  // planners, in the same order): a stub there makes it yield.
+  std::vector<std::pair<uint64_t, uint64_t>> clear_of;
+  for (uint64_t c : keep_clear) {
+    Result<PatchSite> p = plan_one_instruction_site(c, read);
+    if (!p.ok()) p = plan_checkpoint_site(c, read);
+    if (p.ok()) clear_of.emplace_back(p->anchor, p->end());
+    if (p.ok() && p->relay) clear_of.emplace_back(p->relay, p->relay + kJmpLen);
+  }
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
     std::string why;
@@ -47,6 +57,10 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
         site = Error::msg("a thread stands in the bytes to move");
       else if (std::any_of(pcs.begin(), pcs.end(), [&](uint64_t o) { return o != pc && (inside(o) || o == candidate.anchor); }))
         site = Error::msg("another counted pc lies in the bytes to move");
+      else if (several && std::any_of(clear_of.begin(), clear_of.end(), [&](const std::pair<uint64_t, uint64_t>& r) {
+                 return r.first < candidate.end() && candidate.anchor < r.second;
+               }))
+        site = Error::msg("the next checkpoint's patched breakpoint would go there");
       else if (overlaps(candidate.anchor, candidate.end()) ||
                (candidate.relay && overlaps(candidate.relay, candidate.relay + kJmpLen)))
         site = Error::msg("another counter stub lies there");

@@ -46,8 +46,11 @@ class ThreadCounters {
   // Counter stubs at those of `pcs` that have a site (counter_sites);
   // returns the pcs counted. The threads stand at their checkpoint, at
   // `thread_pcs`; `wide`: sites of several instructions may be taken.
+  // A site of several instructions stays clear of the bytes the patched
+  // breakpoint for each of `keep_clear` (the next checkpoint's pcs) takes.
   std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs,
-                             const std::vector<uint64_t>& thread_pcs, bool wide);
+                             const std::vector<uint64_t>& thread_pcs, bool wide,
+                             const std::vector<uint64_t>& keep_clear = {});
   bool empty() const { return stubs_.empty(); }
 
   // `next` starts running: the counts since the last switch go to the

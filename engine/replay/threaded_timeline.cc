@@ -469,7 +469,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       for (const SegmentThread& t : live)
         if (Result<user_regs_struct> r = t.task->regs(); r.ok()) thread_pcs.push_back(r->rip);
       const std::set<uint64_t> stubbed = target_stub_only ? std::set<uint64_t>{target.pc} : want;
-      by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide_sites());
+      const bool wide = wide_sites();
+      // A stub of several instructions keeps clear of the next checkpoint's
+      // pcs: the patched breakpoint that reaches it yields to a stub, and
+      // the perf breakpoint standing in misses in a hot loop ("checkpoint N
+      // not reached").
+      std::vector<uint64_t> keep_clear;
+      if (wide && k + 1 < checkpoints)
+        if (Result<store::ProcessState> next = reader.process_state(CheckpointId(k + 1)); next.ok())
+          for (const store::ThreadState& t : next->threads) keep_clear.push_back(t.regs.rip);
+      by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide, keep_clear);
       all_counted = by_stub.size() == want.size();
       if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
     }

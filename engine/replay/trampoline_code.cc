@@ -317,6 +317,16 @@ Result<uint64_t> moved_offset(std::span<const uint8_t> code, const PatchSite& si
   return static_cast<uint64_t>(e.out.size());
 }
 
+std::optional<uint64_t> moved_instruction_at(std::span<const uint8_t> code, const PatchSite& site, bool before,
+                                             uint64_t base, uint64_t rip) {
+  // Sizes change in the move (re-encoded branches): each start's offset.
+  for (uint64_t a = before ? site.anchor : site.pc; a < (before ? site.pc : site.end()); a++) {
+    Result<uint64_t> off = moved_offset(code, site, a);
+    if (off.ok() && base + *off == rip) return a;
+  }
+  return std::nullopt;
+}
+
 Result<uint64_t> free_page_near(pid_t pid, uint64_t pc, PagePlace place) {
   std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   if (!maps) return Error::msg("cannot read /proc/" + std::to_string(pid) + "/maps");

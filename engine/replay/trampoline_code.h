@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -82,6 +83,13 @@ Status emit_from_pc(std::span<const uint8_t> code, const PatchSite& site, Emitte
 // moved to base + offset; the offsets of emit_before_pc's and emit_from_pc's
 // output, from their own start. Error when rip is not an instruction start.
 Result<uint64_t> moved_offset(std::span<const uint8_t> code, const PatchSite& site, uint64_t rip);
+
+// The program's address of the moved instruction whose copy starts at
+// `rip`, among the copies of [anchor, pc) (`before`) or of [pc, end)
+// laid out from `base` (in a trampoline or a counter stub); nullopt when
+// rip starts none.
+std::optional<uint64_t> moved_instruction_at(std::span<const uint8_t> code, const PatchSite& site, bool before,
+                                             uint64_t base, uint64_t rip);
 
 // Where the trampoline page goes. Near: the closest free page (a breakpoint
 // that lives only until the checkpoint). Quiet: well away from where a later
