@@ -99,8 +99,6 @@ Result<CountingPatch> CountingPatch::install(process::Task& task, const PatchSit
   c.back_ = s.back;
   c.relay_ = site.relay;
   c.site_ = site;
-  c.layout_ = s;
-  c.layout_.bytes.clear();
   c.relay_original_ = relay_code;
   c.original_.assign(code.begin(), code.begin() + static_cast<long>(s.displaced));
   Status written = task.write_memory(RemoteAddr(page), s.bytes);
@@ -197,7 +195,11 @@ std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<
 }
 
 std::optional<uint64_t> CountingPatch::moved_from(uint64_t rip) const {
-  return counter_stub_program_pc(layout_, original_, site_, page_, rip);
+  CounterStub at;  // the stub's addresses this patch keeps
+  at.entry = entry_;
+  at.run = run_;
+  at.back = back_;
+  return counter_stub_program_pc(at, original_, site_, page_, rip);
 }
 
 }  // namespace slsdbg::replay

@@ -113,7 +113,6 @@ class CountingPatch {
   uint64_t pc_ = 0, anchor_ = 0, page_ = 0, reached_ = 0, run_ = 0, entry_ = 0, back_ = 0;
   std::vector<uint8_t> original_;
   PatchSite site_;
-  CounterStub layout_;  // its addresses (bytes dropped)
   uint64_t relay_ = 0;  // a relayed site's padding (relay_site.h), 0 if none
   std::vector<uint8_t> relay_original_;
   SiteJump jump_;  // the bytes written at the anchor (and the relay)

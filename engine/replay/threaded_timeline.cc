@@ -205,17 +205,22 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   std::vector<Hit> hits;              // Collect: the client's breakpoints and watches hit before target
   bool target_reached = false;
 
+  // SLSDBG_REPLAY_COUNT=trap: no counter stubs at all (int3s count).
+  static bool counting_turned_off() {
+    static const bool off = [] {
+      const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
+      return v && std::string(v) == "trap";
+    }();
+    return off;
+  }
+
   // Whether a run in mode m counts by stubs: no watch (a debug register
   // would see the stub's copy of a moved access), and for a collection a
   // target whose arrivals the stubs order: a segment's end or a breakpoint
   // arrival of the client's.
   bool counters_refused = false;  // a collection is being redone with int3s
   bool counters_fit(Mode m) const {
-    static const bool off = [] {
-      const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
-      return v && std::string(v) == "trap";
-    }();
-    if (off || counters_refused) return false;
+    if (counting_turned_off() || counters_refused) return false;
     // Write watches only (read and access watches beside stubs are not
     // tried): one that fires in a stub's copy of a store is moved to the
     // program's code (trapped_here). A collection orders its hits by trap,
@@ -232,11 +237,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // continue with a watch armed): without a stub, its int3 trapped at every
   // visit (4.5 million in one segment of thr_watch_store).
   bool counts_target_only(Mode m) const {
-    static const bool off = [] {
-      const char* v = std::getenv("SLSDBG_REPLAY_COUNT");
-      return v && std::string(v) == "trap";
-    }();
-    if (off || counters_refused || m != Mode::Collect || catching || any_read_watch(user_watches)) return false;
+    if (counting_turned_off() || counters_refused || m != Mode::Collect || catching || any_read_watch(user_watches)) return false;
     return target.n > 0 && !target.watch && target.steps.empty() && target.resume_m == 0 && !target.event &&
            !target.end && !user_bps.count(target.pc);
   }
