@@ -30,19 +30,30 @@ std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool w
   return out;
 }
 
+std::vector<ByteRange> checkpoint_patch_ranges(const std::vector<uint64_t>& checkpoint_pcs, const CodeReader& read) {
+  std::vector<ByteRange> out;
+  for (uint64_t c : checkpoint_pcs) {
+    Result<PatchSite> p = plan_one_instruction_site(c, read);
+    if (!p.ok()) p = plan_checkpoint_site(c, read);
+    if (!p.ok()) continue;
+    out.emplace_back(p->anchor, p->end());
+    if (p->relay) out.emplace_back(p->relay, p->relay + kJmpLen);
+  }
+  return out;
+}
+
+bool clear_of(const PatchSite& site, const std::vector<ByteRange>& ranges) {
+  const auto meets = [&ranges](uint64_t from, uint64_t to) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const ByteRange& r) { return r.first < to && from < r.second; });
+  };
+  return !meets(site.anchor, site.end()) && !(site.relay && meets(site.relay, site.relay + kJmpLen));
+}
+
 std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
                                            const std::vector<uint64_t>& thread_pcs, bool wide,
                                            const std::vector<uint64_t>& keep_clear) {
   const CodeReader read = task_code_reader(task);
-  // The bytes the next checkpoint's patched breakpoint takes (thread_reach's
-  // planners, in the same order): a stub there makes it yield.
-  std::vector<std::pair<uint64_t, uint64_t>> clear_of;
-  for (uint64_t c : keep_clear) {
-    Result<PatchSite> p = plan_one_instruction_site(c, read);
-    if (!p.ok()) p = plan_checkpoint_site(c, read);
-    if (p.ok()) clear_of.emplace_back(p->anchor, p->end());
-    if (p.ok() && p->relay) clear_of.emplace_back(p->relay, p->relay + kJmpLen);
-  }
+  const std::vector<ByteRange> clear = checkpoint_patch_ranges(keep_clear, read);
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
     std::string why;
@@ -57,9 +68,7 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
         site = Error::msg("a thread stands in the bytes to move");
       else if (std::any_of(pcs.begin(), pcs.end(), [&](uint64_t o) { return o != pc && (inside(o) || o == candidate.anchor); }))
         site = Error::msg("another counted pc lies in the bytes to move");
-      else if (several && std::any_of(clear_of.begin(), clear_of.end(), [&](const std::pair<uint64_t, uint64_t>& r) {
-                 return r.first < candidate.end() && candidate.anchor < r.second;
-               }))
+      else if (several && !clear_of(candidate, clear))
         site = Error::msg("the next checkpoint's patched breakpoint would go there");
       else if (overlaps(candidate.anchor, candidate.end()) ||
                (candidate.relay && overlaps(candidate.relay, candidate.relay + kJmpLen)))

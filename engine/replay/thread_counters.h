@@ -41,6 +41,16 @@ namespace slsdbg::replay {
 std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool wide, std::string* why = nullptr,
                                      bool* several = nullptr);
 
+// The bytes the patched breakpoints that reach `checkpoint_pcs` take
+// (thread_reach's planners, in the same order), jumps to relays included.
+// A counter there makes such a breakpoint yield to a perf breakpoint,
+// which traps at every visit and runs past its match in a hot loop
+// ("checkpoint N not reached").
+using ByteRange = std::pair<uint64_t, uint64_t>;
+std::vector<ByteRange> checkpoint_patch_ranges(const std::vector<uint64_t>& checkpoint_pcs, const CodeReader& read);
+// Whether `site` (its jump and its relay's) lies clear of all `ranges`.
+bool clear_of(const PatchSite& site, const std::vector<ByteRange>& ranges);
+
 class ThreadCounters {
  public:
   // Counter stubs at those of `pcs` that have a site (counter_sites);

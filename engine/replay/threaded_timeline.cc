@@ -475,11 +475,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       // pcs: the patched breakpoint that reaches it yields to a stub, and
       // the perf breakpoint standing in misses in a hot loop ("checkpoint N
       // not reached").
-      std::vector<uint64_t> keep_clear;
-      if (wide && k + 1 < checkpoints)
-        if (Result<store::ProcessState> next = reader.process_state(CheckpointId(k + 1)); next.ok())
-          for (const store::ThreadState& t : next->threads) keep_clear.push_back(t.regs.rip);
-      by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide, keep_clear);
+      by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide, wide ? next_checkpoint_pcs() : std::vector<uint64_t>{});
       all_counted = by_stub.size() == want.size();
       if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
     }
@@ -1258,22 +1254,43 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return !it->second;
   }
 
+  // The pcs of the threads at the checkpoint that ends the segment just
+  // restored (none after the last).
+  std::vector<uint64_t> next_checkpoint_pcs() {
+    std::vector<uint64_t> pcs;
+    if (k + 1 < checkpoints)
+      if (Result<store::ProcessState> next = reader.process_state(CheckpointId(k + 1)); next.ok())
+        for (const store::ThreadState& t : next->threads) pcs.push_back(t.regs.rip);
+    return pcs;
+  }
+
+  // Whether a way may be counted at `at`: a counter site there that keeps
+  // clear of the next checkpoint's patched breakpoint. Counted where that
+  // breakpoint goes (a tick that stopped the thread at the loop's count
+  // site), the breakpoint gave way to a perf breakpoint, which ran past
+  // the checkpoint in the hot loop: "checkpoint N not reached" (a reverse
+  // stepi in revstep_far's loop from such a checkpoint).
+  std::function<bool(uint64_t)> countable_in(const CodeReader& read) {
+    return [&read, wide = wide_sites(), clear = checkpoint_patch_ranges(next_checkpoint_pcs(), read)](uint64_t at) {
+      const std::vector<PatchSite> sites = counter_sites(at, read, wide);
+      return std::any_of(sites.begin(), sites.end(), [&](const PatchSite& s) { return clear_of(s, clear); });
+    };
+  }
+
   // The ways into pc (ways_in.h) in the process just restored, before any
   // int3 or stub of ours went in.
   std::vector<WayIn> ways_into(uint64_t pc, std::optional<uint64_t> at_rsp) {
     process::Task* task = any_task();
     if (!task || !counters.empty() || !inserted.empty()) return {};
     const CodeReader read = task_code_reader(*task);
-    const bool wide = wide_sites();
-    return ways_in(pc, at_rsp, read, [&read, wide](uint64_t at) { return !counter_sites(at, read, wide).empty(); });
+    return ways_in(pc, at_rsp, read, countable_in(read));
   }
   // The same for a site after pc (later_count_site), at most one.
   std::vector<WayIn> later_site(uint64_t pc) {
     process::Task* task = any_task();
     if (!task || !counters.empty() || !inserted.empty()) return {};
     const CodeReader read = task_code_reader(*task);
-    std::optional<WayIn> w =
-        later_count_site(pc, read, [&read, wide = wide_sites()](uint64_t at) { return !counter_sites(at, read, wide).empty(); });
+    std::optional<WayIn> w = later_count_site(pc, read, countable_in(read));
     return w ? std::vector<WayIn>{*w} : std::vector<WayIn>{};
   }
 
