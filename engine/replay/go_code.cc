@@ -52,7 +52,10 @@ bool has_go_note(std::span<const uint8_t> notes) {
     const uint64_t name_at = at + 12;
     const uint64_t desc_at = name_at + ((uint64_t{namesz} + 3) & ~uint64_t{3});
     if (name_at + namesz > notes.size()) return false;
-    if (type == kGoBuildIdNote && namesz == 3 && std::memcmp(notes.data() + name_at, "Go\0", 3) == 0) return true;
+    // Go's linker writes the name padded, "Go\0\0" with namesz 4 (gofmt's
+    // note reads so); "Go\0" with 3 is the ELF convention, taken too.
+    const bool go_name = (namesz == 3 || namesz == 4) && std::memcmp(notes.data() + name_at, "Go\0\0", namesz) == 0;
+    if (type == kGoBuildIdNote && go_name) return true;
     at = desc_at + ((uint64_t{descsz} + 3) & ~uint64_t{3});
   }
   return false;

@@ -13,13 +13,15 @@
 namespace slsdbg::replay {
 namespace {
 
-std::vector<uint8_t> note(const char* name, uint32_t type, size_t desc) {
-  const uint32_t namesz = static_cast<uint32_t>(std::strlen(name) + 1), descsz = static_cast<uint32_t>(desc);
+// `namesz` 0: the name's length with its NUL.
+std::vector<uint8_t> note(const char* name, uint32_t type, size_t desc, uint32_t namesz = 0) {
+  if (namesz == 0) namesz = static_cast<uint32_t>(std::strlen(name) + 1);
+  const uint32_t descsz = static_cast<uint32_t>(desc);
   std::vector<uint8_t> n(12 + ((namesz + 3) & ~3u) + ((descsz + 3) & ~3u), 0);
   std::memcpy(&n[0], &namesz, 4);
   std::memcpy(&n[4], &descsz, 4);
   std::memcpy(&n[8], &type, 4);
-  std::memcpy(&n[12], name, namesz);
+  std::memcpy(&n[12], name, std::strlen(name));  // the rest of the name stays 0
   return n;
 }
 
@@ -31,6 +33,9 @@ TEST(GoCode, FindsGosBuildIdNoteAmongOthers) {
   EXPECT_TRUE(has_go_note(notes));
   EXPECT_FALSE(has_go_note(note("Go", 1, 4)));  // another Go note type
   EXPECT_FALSE(has_go_note(note("Gox", 4, 4)));
+  // As Go's linker writes it (/usr/local/go/bin/gofmt): namesz 4, "Go\0\0".
+  EXPECT_TRUE(has_go_note(note("Go", 4, 83, 4)));
+  EXPECT_FALSE(has_go_note(note("Gox", 4, 83, 4)));
   std::vector<uint8_t> cut = go;
   cut.resize(13);  // a truncated segment
   EXPECT_FALSE(has_go_note(cut));
