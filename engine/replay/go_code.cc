@@ -1,12 +1,13 @@
 #include "engine/replay/go_code.h"
 
 #include <elf.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "process/proc_maps.h"
 
 namespace slsdbg::replay {
 
@@ -62,21 +63,17 @@ bool has_go_note(std::span<const uint8_t> notes) {
 }
 
 bool maps_go_code(process::Task& task) {
-  std::ifstream maps("/proc/" + std::to_string(task.tgid()) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream f(line);
-    std::string range, perms, offset, dev, inode, path;
-    f >> range >> perms >> offset >> dev >> inode >> path;
+  Result<std::vector<store::Mapping>> maps = process::read_maps(task.tgid());
+  if (!maps.ok()) return false;
+  for (const store::Mapping& m : *maps) {
     // Any readable mapping that starts with an ELF header: a restored
     // process's images may be copies, or anonymous.
-    if (perms.empty() || perms[0] != 'r' || path == "[vvar]" || path == "[vsyscall]") continue;
-    const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    if (!(m.prot & PROT_READ) || process::is_special_mapping(m)) continue;
     uint8_t magic[SELFMAG] = {};
-    if (!task.read_memory(RemoteAddr(start), magic).ok() || std::memcmp(magic, ELFMAG, SELFMAG) != 0) continue;
+    if (!task.read_memory(RemoteAddr(m.start), magic).ok() || std::memcmp(magic, ELFMAG, SELFMAG) != 0) continue;
     std::vector<uint8_t> head(4096);
-    if (!task.read_memory(RemoteAddr(start), head).ok()) continue;
-    for (const auto& [addr, size] : elf_note_segments(head, start)) {
+    if (!task.read_memory(RemoteAddr(m.start), head).ok()) continue;
+    for (const auto& [addr, size] : elf_note_segments(head, m.start)) {
       std::vector<uint8_t> notes(size);
       if (task.read_memory(RemoteAddr(addr), notes).ok() && has_go_note(notes)) return true;
     }

@@ -109,6 +109,11 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
   return site;
 }
 
+Result<PatchSite> plan_thread_checkpoint_site(uint64_t pc, const CodeReader& read) {
+  if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
+  return plan_checkpoint_site(pc, read);
+}
+
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read) {
   Result<PatchSite> site = plan_patch_site(pc, read);
   Result<DecodedFunction> d = decode_function(pc, read);

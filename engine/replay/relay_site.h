@@ -44,6 +44,11 @@ Result<PatchSite> plan_one_instruction_site(uint64_t pc, const CodeReader& read)
 // 2-byte `jmp`/`jcc`: Go's `-N -l` loops), plan_one_instruction_site's.
 Result<PatchSite> plan_checkpoint_site(uint64_t pc, const CodeReader& read);
 
+// The site the threaded replay's patched breakpoint for a checkpoint at pc
+// takes (thread_reach.cc): plan_one_instruction_site's, else
+// plan_checkpoint_site's. Counter stubs keep clear of it (thread_counters.h).
+Result<PatchSite> plan_thread_checkpoint_site(uint64_t pc, const CodeReader& read);
+
 // The relayed site at pc, or why there is none.
 Result<PatchSite> plan_relay_site(uint64_t pc, const DecodedFunction& d);
 

@@ -33,8 +33,7 @@ std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool w
 std::vector<ByteRange> checkpoint_patch_ranges(const std::vector<uint64_t>& checkpoint_pcs, const CodeReader& read) {
   std::vector<ByteRange> out;
   for (uint64_t c : checkpoint_pcs) {
-    Result<PatchSite> p = plan_one_instruction_site(c, read);
-    if (!p.ok()) p = plan_checkpoint_site(c, read);
+    Result<PatchSite> p = plan_thread_checkpoint_site(c, read);
     if (!p.ok()) continue;
     out.emplace_back(p->anchor, p->end());
     if (p->relay) out.emplace_back(p->relay, p->relay + kJmpLen);

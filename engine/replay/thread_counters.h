@@ -42,7 +42,7 @@ std::vector<PatchSite> counter_sites(uint64_t pc, const CodeReader& read, bool w
                                      bool* several = nullptr);
 
 // The bytes the patched breakpoints that reach `checkpoint_pcs` take
-// (thread_reach's planners, in the same order), jumps to relays included.
+// (plan_thread_checkpoint_site), jumps to relays included.
 // A counter there makes such a breakpoint yield to a perf breakpoint,
 // which traps at every visit and runs past its match in a hot loop
 // ("checkpoint N not reached").

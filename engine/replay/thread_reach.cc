@@ -51,9 +51,7 @@ Status set_debug_register(pid_t tid, uint64_t addr, bool on) {
 // loop often stops right before the loop's condition, which the loop's
 // `jmp` enters: a jump at pc there made the branch run its int3 tail.
 Result<PatchSite> site_for(process::Task& task, uint64_t pc) {
-  const CodeReader read = task_code_reader(task);
-  if (Result<PatchSite> one = plan_one_instruction_site(pc, read); one.ok()) return one;
-  return plan_checkpoint_site(pc, read);
+  return plan_thread_checkpoint_site(pc, task_code_reader(task));
 }
 
 // Whether a thread at `rip` stands inside the bytes the site's jump
