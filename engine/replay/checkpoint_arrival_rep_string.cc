@@ -53,8 +53,8 @@ Result<bool> ReplaySession::SegmentRun::run_rep_iterations(user_regs_struct& r, 
     // them before the end test reads them), and the CPU that cut a repe
     // cmpsb left other ones than its last iteration's (0x212 where that set
     // ZF and PF): the recorded ones.
-    constexpr uint64_t kArithmetic = 0x8d5;  // CF PF AF ZF SF OF
-    if (target_rep_->until != RepUntil::Count) r.eflags = (r.eflags & ~kArithmetic) | (target_.eflags & kArithmetic);
+    if (target_rep_->until != RepUntil::Count)
+      r.eflags = (r.eflags & ~process::kEflagsArithmetic) | (target_.eflags & process::kEflagsArithmetic);
   }
   TRY(task_.set_regs(r));
   return !ended;
