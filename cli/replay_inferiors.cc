@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "process/cpu.h"
 #include "store/group_cuts.h"
 #include "store/members.h"
 
@@ -93,6 +94,7 @@ Result<InferiorServers> InferiorServers::start(const std::string& rec, std::opti
       const int null = ::open("/dev/null", O_RDONLY);
       if (null >= 0) ::dup2(null, 0);
       signal(SIGINT, SIG_IGN);  // Ctrl-C is GDB's: it interrupts over the socket
+      process::unpin_thread();  // a server of its own pins its own tracer
       ::execv("/proc/self/exe", argv.data());
       _exit(127);
     }

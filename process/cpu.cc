@@ -3,6 +3,7 @@
 #include <cpuid.h>
 #include <sched.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace slsdbg::process {
@@ -11,6 +12,33 @@ int choose_record_cpu() {
   int cpu = sched_getcpu();
   return cpu < 0 ? 0 : cpu;
 }
+
+namespace {
+cpu_set_t affinity_now() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+  return set;
+}
+// Read before main, while the process has one thread and pinned none.
+const cpu_set_t g_start_cpus = affinity_now();
+}  // namespace
+
+cpu_set_t start_cpus() { return g_start_cpus; }
+
+void pin_tracer_to_cpu(int cpu) {
+  static const bool off = [] {
+    const char* e = std::getenv("SLSDBG_TRACER_CPU");
+    return e && std::strcmp(e, "any") == 0;
+  }();
+  if (off || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &g_start_cpus)) return;
+  (void)pin_to_cpu(cpu);
+}
+
+void unpin_thread() { (void)sched_setaffinity(0, sizeof g_start_cpus, &g_start_cpus); }
+
+UnpinnedScope::UnpinnedScope() : was_(affinity_now()) { unpin_thread(); }
+UnpinnedScope::~UnpinnedScope() { (void)sched_setaffinity(0, sizeof was_, &was_); }
 
 Status pin_to_cpu(int cpu) {
   cpu_set_t set;

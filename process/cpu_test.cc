@@ -1,10 +1,12 @@
 // Checks CPUID capture: leaf 0 is present with the vendor string and the
-// stored encoding round-trips; a damaged blob is an error, not garbage.
+// stored encoding round-trips; a damaged blob is an error, not garbage. And
+// the replay's tracer pinning: one thread on one CPU, put back for spawns.
 #include "process/cpu.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <thread>
 
 namespace slsdbg::process {
 namespace {
@@ -30,6 +32,42 @@ TEST(Cpuid, EncodingRoundTripsAndRejectsDamage) {
   blob.pop_back();
   EXPECT_FALSE(decode_cpuid(blob).ok());
   EXPECT_FALSE(decode_cpuid({1, 2, 3}).ok());
+}
+
+cpu_set_t affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  return set;
+}
+
+TEST(TracerCpu, PinsOnlyTheCallingThreadAndComesBackForSpawns) {
+  const cpu_set_t start = start_cpus();
+  if (CPU_COUNT(&start) < 2) GTEST_SKIP() << "one CPU allowed";
+  int last = -1;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &start)) last = c;
+  std::thread([&] {
+    pin_tracer_to_cpu(last);
+    cpu_set_t now = affinity();
+    EXPECT_EQ(CPU_COUNT(&now), 1);
+    EXPECT_TRUE(CPU_ISSET(last, &now));
+    {
+      const UnpinnedScope unpinned;
+      cpu_set_t in = affinity();
+      EXPECT_TRUE(CPU_EQUAL(&in, &start));
+    }
+    now = affinity();
+    EXPECT_EQ(CPU_COUNT(&now), 1);  // pinned again after the scope
+    pin_tracer_to_cpu(CPU_SETSIZE + 5);  // no such CPU: left as it was
+    now = affinity();
+    EXPECT_TRUE(CPU_ISSET(last, &now));
+    unpin_thread();
+    now = affinity();
+    EXPECT_TRUE(CPU_EQUAL(&now, &start));
+  }).join();
+  cpu_set_t main_thread = affinity();
+  EXPECT_TRUE(CPU_EQUAL(&main_thread, &start));  // another thread's pin is not this one's
 }
 
 }  // namespace

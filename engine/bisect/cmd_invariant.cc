@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/signal_name.h"
+#include "process/cpu.h"
 
 extern char** environ;
 
@@ -53,7 +54,11 @@ Result<Evaluation> CmdInvariant::evaluate(const StateView& at) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, "/bin/sh", &actions, nullptr, argv, envp.data());
+  int rc;
+  {
+    const process::UnpinnedScope unpinned;  // the user's command off the tracees' CPU
+    rc = ::posix_spawn(&pid, "/bin/sh", &actions, nullptr, argv, envp.data());
+  }
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Error::from_errno("posix_spawn /bin/sh", rc);
   int status = 0;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "process/cpu.h"
+
 extern char** environ;
 
 namespace slsdbg::bisect {
@@ -115,7 +117,11 @@ Result<std::unique_ptr<GdbMi>> GdbMi::start(const std::string& exe) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, "gdb", &actions, nullptr, argv.data(), environ);
+  int rc;
+  {
+    const process::UnpinnedScope unpinned;  // GDB off the tracees' CPU
+    rc = ::posix_spawnp(&pid, "gdb", &actions, nullptr, argv.data(), environ);
+  }
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Error::from_errno("starting gdb (is the Debian package gdb installed?)", rc);
   std::unique_ptr<GdbMi> gdb(new GdbMi(pid, std::move(in_w), std::move(out_r)));

@@ -27,6 +27,7 @@ Result<process::Task> restore_for_replay(const store::RecordingReader& reader, C
     if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return Error::from_errno("prctl(PR_SET_TSC)");
     return process::install_record_filter();
   };
+  process::pin_tracer_to_cpu(cpu);  // this thread traces what it restores
   options.threads = threads;
   restore::RestoreReport report;
   options.report = &report;

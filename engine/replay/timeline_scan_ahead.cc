@@ -37,11 +37,11 @@ bool scan_ahead_off() {
 }
 
 // A CPU this process may run on other than the one replayed processes are
-// pinned to; -1: none.
+// pinned to; -1: none. The process's CPUs as it started: this thread is
+// pinned with its tracees by now (pin_tracer_to_cpu).
 int other_cpu(int pinned) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return -1;
+  const cpu_set_t set = process::start_cpus();
+  if (CPU_COUNT(&set) < 2) return -1;
   const int n = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   for (int i = 1; i <= n; i++) {
     const int cpu = (std::max(pinned, 0) + i) % n;

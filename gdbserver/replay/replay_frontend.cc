@@ -15,6 +15,7 @@
 #include "engine/replay/binary_check.h"
 #include "gdbserver/replay/threaded_target.h"
 #include "gdbserver/replay/timeline_target.h"
+#include "process/cpu.h"
 #include "store/members.h"
 
 namespace slsdbg::gdbserver {
@@ -251,6 +252,7 @@ Result<int> run_gdb_on_recording(store::RecordingReader& reader, const std::vect
   if (child < 0) return Error::from_errno("fork");
   if (child == 0) {
     sigaction(SIGINT, &old_int, nullptr);
+    process::unpin_thread();  // GDB is not the tracee: not on its CPU
     ::execvp(argv[0], argv.data());
     _exit(127);  // the parent says it, in one line
   }
