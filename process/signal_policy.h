@@ -66,7 +66,7 @@ enum class EintrWait {
   None,         // not such a call, or it does not wait (timeout 0)
   Forever,      // no timeout: issued again as it was
   MillisArg3,   // epoll_wait/epoll_pwait: an int of milliseconds in args[3]
-  TimespecPtr,  // a struct timespec it points at: not shortened (left EINTR)
+  TimespecPtr,  // a struct timespec it points at (rt_sigtimedwait: args[2]; epoll_pwait2: args[3])
 };
 EintrWait eintr_wait_kind(long nr, const std::array<uint64_t, 6>& args);
 

@@ -1007,7 +1007,7 @@ Status RecordSession::on_syscall_exit() {
     ThreadCtx& c = threads_->at(pid_);
     const bool restored = c.cut_wait.put_back(cur_nr_, r);
     const bool by_us = result == -EINTR && pid_ != threads_->running() && !own_signal_pending(pid_, r);
-    if (c.cut_wait.cut_at_exit(cur_nr_, cur_args_, by_us ? result : 0)) {
+    if (c.cut_wait.cut_at_exit(cur_nr_, cur_args_, by_us ? result : 0, VmReader(pid_))) {
       r.rax = static_cast<uint64_t>(cur_nr_);
       r.orig_rax = static_cast<uint64_t>(-1);
       r.rip -= 2;
@@ -1821,7 +1821,10 @@ Status RecordSession::go_on_with_cut_call(pid_t tid) {
     r.rax = SYS_restart_syscall;
     changed = true;
   } else {
-    changed = c.cut_wait.shorten(r, monotonic_ns());
+    std::optional<recorder::CutWait::PointedTimeout> pointed;
+    changed = c.cut_wait.shorten(r, monotonic_ns(), pointed);
+    if (pointed && !process::write_remote(tid, pointed->addr, &pointed->ts, sizeof pointed->ts).ok())
+      return ok_status();  // gone, or the stack not writable: the call goes back in as it was
   }
   if (changed && ptrace(PTRACE_SETREGS, tid, nullptr, &r) != 0 && errno != ESRCH)
     return Error::from_errno("ptrace(PTRACE_SETREGS)");

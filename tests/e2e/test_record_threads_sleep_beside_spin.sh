@@ -5,12 +5,14 @@
 # it has left (restart_syscall). Before, a relative sleep was issued again
 # with its whole timeout at each tick: a 100 ms sleep at 10 ms ticks never
 # ended and the recording ran until killed. Waits the kernel ends with EINTR
-# at any stop (epoll_wait, epoll_pwait, sigwaitinfo) returned EINTR at the
-# first tick, a failure no signal caused natively; they go back in with the
-# time left. Checked: the recording ends, the sleep took about what was
+# at any stop (epoll_wait, epoll_pwait, sigwaitinfo; sigtimedwait and
+# epoll_pwait2, whose timeout is a struct timespec they point at) returned
+# EINTR at the first tick, a failure no signal caused natively; they go back
+# in with the time left (a pointed timeout: a timespec of it in the thread's
+# dead stack). Checked: the recording ends, the sleep took about what was
 # asked, without EINTR, ticks did cut it, replay --check.
 . "$(dirname "$0")/replay_gdb_lib.sh"
-for kind in usleep poll select futex cond abs epoll epoll_pwait sigwait; do
+for kind in usleep poll select futex cond abs epoll epoll_pwait sigwait sigtimedwait epoll_pwait2; do
   rec=$WORK/$kind.rec
   timeout 60 "$SLSDBG" record -o "$rec" --interval 10 -- "$PROGRAMS/thr_sleep_beside_spin" "$kind" \
     >"$WORK/$kind.out" 2>"$WORK/$kind.err"

@@ -3,8 +3,9 @@
  * (a group checkpoint stops every thread). A cut relative sleep issued
  * again would wait its whole timeout from each tick, longer than the
  * interval: it never ended. Waits that fail with EINTR on any stop (epoll,
- * sigwait) must not see the ticks either. Prints how the thread slept
- * and for how long. */
+ * sigwait, and with a timeout behind a pointer: sigtimedwait, epoll_pwait2)
+ * must not see the ticks either. Prints how the thread slept and for how
+ * long. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <poll.h>
@@ -73,6 +74,22 @@ static int nap(void) {
     struct epoll_event ev;
     int r = !strcmp(kind, "epoll") ? epoll_wait(ep, &ev, 1, NAP_NS / 1000000)
                                    : epoll_pwait(ep, &ev, 1, NAP_NS / 1000000, NULL);
+    close(ep);
+    return r;
+  }
+  if (!strcmp(kind, "sigtimedwait")) {
+    /* Nobody sends SIGUSR1 (blocked): it times out, EAGAIN. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    struct timespec ts = {0, NAP_NS};
+    return sigtimedwait(&set, NULL, &ts) < 0 && errno == EAGAIN ? 0 : -1;
+  }
+  if (!strcmp(kind, "epoll_pwait2")) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev;
+    struct timespec ts = {0, NAP_NS};
+    int r = (int)syscall(SYS_epoll_pwait2, ep, &ev, 1, &ts, NULL, 8);
     close(ep);
     return r;
   }
