@@ -1799,10 +1799,20 @@ Status RecordSession::on_thread_gone(pid_t tid) {
 }
 
 // A thread whose syscall was cut (rewound at its exit stop) sits just
-// before it: ThreadState::restarted_syscall says so.
+// before it: ThreadState::restarted_syscall says so. Stored with the
+// program's call: one that go_on_with_cut_call prepared at an earlier
+// checkpoint and that has not run since (another thread ran) holds
+// restart_syscall in rax, or the time left in place of its timeout.
 void RecordSession::store_cut_syscalls(store::ProcessState& st, const std::vector<pid_t>& tids) {
-  for (size_t i = 0; i < tids.size() && i < st.threads.size(); i++)
-    if (threads_->at(tids[i]).cut_syscall) st.threads[i].restarted_syscall = true;
+  for (size_t i = 0; i < tids.size() && i < st.threads.size(); i++) {
+    const ThreadCtx& c = threads_->at(tids[i]);
+    if (!c.cut_syscall) continue;
+    store::ThreadState& t = st.threads[i];
+    t.restarted_syscall = true;
+    if (c.cut_restart_block && static_cast<long>(t.regs.rax) == SYS_restart_syscall)
+      t.regs.rax = static_cast<uint64_t>(c.restart_nr);
+    c.cut_wait.put_back(static_cast<long>(t.regs.rax), t.regs);
+  }
 }
 
 // A cut call goes on as though never cut, its thread rewound before it: a
