@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "process/inject.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::process {
 
 namespace {
 
-constexpr uint64_t kRedZone = 128;       // x86-64 SysV, skipped by the kernel's get_sigframe
 constexpr uint64_t kMagic2Size = 4;      // FP_XSTATE_MAGIC2 after the XSAVE area
 constexpr uint64_t kFrameAlign = 64;
 constexpr int kAutoDisarm = 1 << 31;  // SS_AUTODISARM (linux/signal.h)
@@ -30,7 +30,7 @@ uint64_t user_xstate_size() {
 // the alternate stack for an SA_ONSTACK handler when one is set and the
 // thread is not on it already (SS_AUTODISARM: never counted as on it).
 Result<uint64_t> signal_frame_start(Task& task, int signo, uint64_t rsp) {
-  const uint64_t below_red_zone = rsp - kRedZone;
+  const uint64_t below_red_zone = rsp - kRedZoneBytes;  // skipped by the kernel's get_sigframe
   KernelSigaction act{};
   const int64_t got = TRY(inject_syscall(task, SYS_rt_sigaction,
                                          {static_cast<uint64_t>(signo), 0, kInjectScratchAddr, sizeof act.mask, 0, 0}));

@@ -66,18 +66,20 @@ void drop_deliverable_pending(store::ProcessState& st) {
   st.shared_sigpending &= st.threads.empty() ? 0 : blocked_by_all;
 }
 
+int eintr_wait_timeout_arg(long nr) { return nr == SYS_rt_sigtimedwait ? 2 : 3; }
+
 EintrWait eintr_wait_kind(long nr, const std::array<uint64_t, 6>& args) {
+  const uint64_t timeout = args[eintr_wait_timeout_arg(nr)];
   switch (nr) {
     case SYS_epoll_wait:
     case SYS_epoll_pwait: {
-      const int ms = static_cast<int>(args[3]);
+      const int ms = static_cast<int>(timeout);
       if (ms == 0) return EintrWait::None;
       return ms < 0 ? EintrWait::Forever : EintrWait::MillisArg3;
     }
     case SYS_epoll_pwait2:
-      return args[3] == 0 ? EintrWait::Forever : EintrWait::TimespecPtr;
     case SYS_rt_sigtimedwait:
-      return args[2] == 0 ? EintrWait::Forever : EintrWait::TimespecPtr;
+      return timeout == 0 ? EintrWait::Forever : EintrWait::TimespecPtr;
     default:
       return EintrWait::None;
   }

@@ -66,9 +66,11 @@ enum class EintrWait {
   None,         // not such a call, or it does not wait (timeout 0)
   Forever,      // no timeout: issued again as it was
   MillisArg3,   // epoll_wait/epoll_pwait: an int of milliseconds in args[3]
-  TimespecPtr,  // a struct timespec it points at (rt_sigtimedwait: args[2]; epoll_pwait2: args[3])
+  TimespecPtr,  // a struct timespec it points at (rt_sigtimedwait, epoll_pwait2)
 };
 EintrWait eintr_wait_kind(long nr, const std::array<uint64_t, 6>& args);
+// Which argument holds such a wait's timeout: 2 for rt_sigtimedwait, else 3.
+int eintr_wait_timeout_arg(long nr);
 
 // A signal the kernel throws away when it is sent, unless the receiver is
 // ptraced: its disposition is SIG_IGN, or SIG_DFL with "ignore" as the

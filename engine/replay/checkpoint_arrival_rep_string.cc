@@ -53,8 +53,7 @@ Result<bool> ReplaySession::SegmentRun::run_rep_iterations(user_regs_struct& r, 
     // them before the end test reads them), and the CPU that cut a repe
     // cmpsb left other ones than its last iteration's (0x212 where that set
     // ZF and PF): the recorded ones.
-    if (target_rep_->until != RepUntil::Count)
-      r.eflags = (r.eflags & ~process::kEflagsArithmetic) | (target_.eflags & process::kEflagsArithmetic);
+    if (target_rep_->until != RepUntil::Count) r.eflags = process::with_arithmetic_flags_of(r.eflags, target_.eflags);
   }
   TRY(task_.set_regs(r));
   return !ended;

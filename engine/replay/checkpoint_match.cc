@@ -233,7 +233,7 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_breakpoint
   // below set them.
   user_regs_struct seen = r;
   if (target_at_ == RegsAt::InsideRepString && target_rep_ && target_rep_->until != RepUntil::Count)
-    seen.eflags = (seen.eflags & ~process::kEflagsArithmetic) | (target_.eflags & process::kEflagsArithmetic);
+    seen.eflags = process::with_arithmetic_flags_of(seen.eflags, target_.eflags);
   if (cursor_ != events_.size() || !same_general_registers(seen, target_, &diff, target_at_)) {
     SLSDBG_DEBUG("replay", "breakpoint at %s: not there (%s)", hex(target_.rip).c_str(),
                  cursor_ != events_.size() ? "events left" : diff.c_str());

@@ -18,11 +18,12 @@
 #include <span>
 #include <vector>
 
+#include "process/x86_insn.h"
 #include "store/process_state.h"
 
 namespace slsdbg::replay {
 
-inline constexpr uint64_t kRedZoneBytes = 128;  // x86-64 SysV: leaf functions use it below rsp
+using process::kRedZoneBytes;
 
 // [begin, end): the dead part of the stack mapping that holds `rsp` in
 // `state`'s map; nullopt when rsp is in no mapping or nothing is dead.

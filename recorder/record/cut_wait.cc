@@ -1,19 +1,14 @@
 #include "recorder/record/cut_wait.h"
 
-#include <sys/syscall.h>
-
 #include <algorithm>
 #include <cerrno>
 
 #include "process/signal_policy.h"
+#include "process/x86_insn.h"
 
 namespace slsdbg::recorder {
 
 using process::EintrWait;
-
-namespace {
-constexpr uint64_t kRedZone = 128;  // x86-64 SysV: a leaf function's scratch below rsp
-}  // namespace
 
 void CutWait::on_entry(long nr, std::array<uint64_t, 6>& args, uint64_t now_ns) {
   if (active_ && nr == nr_) {
@@ -33,7 +28,7 @@ bool CutWait::cut_at_exit(long nr, const std::array<uint64_t, 6>& args, int64_t 
   if (active_ && nr == nr_) return true;  // cut again: the same deadline
   const EintrWait kind = process::eintr_wait_kind(nr, args);
   if (kind == EintrWait::None) return false;
-  const int arg = nr == SYS_rt_sigtimedwait ? 2 : 3;
+  const int arg = process::eintr_wait_timeout_arg(nr);
   int64_t deadline = -1;
   if (kind == EintrWait::MillisArg3) {
     deadline = static_cast<int64_t>(started_ns_) + static_cast<int64_t>(static_cast<int>(args[3])) * 1'000'000;
@@ -65,7 +60,7 @@ bool CutWait::shorten(user_regs_struct& r, uint64_t now_ns, std::optional<Pointe
   const int64_t left = std::max<int64_t>(deadline_ns_ - static_cast<int64_t>(now_ns), 0);
   uint64_t shortened;
   if (pointed_) {
-    write = PointedTimeout{(r.rsp - kRedZone - sizeof(timespec)) & ~uint64_t{15},
+    write = PointedTimeout{(r.rsp - process::kRedZoneBytes - sizeof(timespec)) & ~uint64_t{15},
                            timespec{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)}};
     shortened = write->addr;
   } else {
