@@ -44,13 +44,18 @@ const char kUsage[] =
     "               the background\n\n"
     "Restored: memory map and contents, brk, registers (incl. XSAVE, fs/gs base),\n"
     "signal handlers, mask and pending signals, cwd, files of the fd table at their\n"
-    "offsets. Not restored, each reported as a one-line warning: pipes, sockets and\n"
-    "other objects that cannot be reopened, and the child processes it had started\n"
-    "and not reaped (only this process is restored). Threads of a checkpoint taken under\n"
-    "`record --threads` are created again with their registers, TLS, mask and\n"
-    "pending signals; they get new tids (the program's memory keeps the recorded\n"
-    "ones, so pthread_kill of a restored thread misses). Not supported yet:\n"
-    "rlimits and credentials; the restored process has a new pid.\n";
+    "offsets, pipes and AF_UNIX socketpairs held by the process (empty: bytes in\n"
+    "flight are not recorded), eventfds with their count, timerfds with their\n"
+    "clock and times, signalfds, and epoll instances with their registrations;\n"
+    "a pipe end whose other end the process did not hold comes back with that end\n"
+    "closed (warned: reads see end of file, writes EPIPE). The pid and the\n"
+    "threads' tids are the recorded ones where the kernel allows (root, the ids\n"
+    "free), else new ones (the pid's with a warning). Threads of a checkpoint\n"
+    "taken under `record --threads` are created again with their registers, TLS,\n"
+    "mask and pending signals. Not restored, each reported as a one-line warning:\n"
+    "other sockets, other anonymous-inode objects (inotify, pidfd, io_uring), and\n"
+    "the child processes it had started and not reaped (only this process is\n"
+    "restored). Not supported yet: rlimits and credentials.\n";
 
 // Exit status in shell convention: code, or 128+signal.
 int shell_status(int status) {
@@ -78,6 +83,7 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
   options.lazy = &filler;
   std::vector<restore::RestoredThread> threads;  // a multithreaded checkpoint's other threads
   options.threads = &threads;
+  options.recorded_pid = true;
   process::Task task = TRY(restore::restore_checkpoint(reader, k, options));
   const restore::RestoreTimings& t = report.timings;
   SLSDBG_DEBUG("restore",

@@ -1,9 +1,11 @@
 #include "process/spawn.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 
 namespace slsdbg::process {
@@ -28,7 +30,36 @@ struct ChildFailure {
   _exit(127);
 }
 
-[[noreturn]] void run_child(const SpawnOptions& options, int go_fd, int report_fd) {
+// argv and envp built before the fork: a child cloned without fork's
+// handlers (clone_with_pid) must not allocate.
+struct ExecArgs {
+  std::vector<char*> argv, envp;
+  char** env = environ;
+  explicit ExecArgs(const SpawnOptions& options) {
+    for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    if (!options.env.empty()) {
+      for (const auto& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
+      envp.push_back(nullptr);
+      env = envp.data();
+    }
+  }
+};
+
+// fork() with the given pid: clone3 with set_tid, as fork does it (a copy
+// of this process, SIGCHLD at its end). -1 when the kernel refuses (pid in
+// use, no privilege, no clone3).
+pid_t clone_with_pid(pid_t want) {
+  struct {  // struct clone_args up to set_tid_size (Linux 5.5)
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
+  } args{};
+  args.exit_signal = SIGCHLD;
+  args.set_tid = reinterpret_cast<uint64_t>(&want);
+  args.set_tid_size = 1;
+  return pid_t(::syscall(SYS_clone3, &args, sizeof args));
+}
+
+[[noreturn]] void run_child(const SpawnOptions& options, const ExecArgs& exec, int go_fd, int report_fd) {
   char byte;
   // Wait until the parent has seized us, so the hook and execve are traced.
   while (read(go_fd, &byte, 1) < 0 && errno == EINTR) {
@@ -38,17 +69,7 @@ struct ChildFailure {
     Status s = options.in_child_before_exec();
     if (!s.ok()) child_fail(report_fd, 1, s.error().errno_value, s.error().message);
   }
-  std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  char** env = environ;
-  if (!options.env.empty()) {
-    for (const auto& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    env = envp.data();
-  }
-  execvpe(argv[0], argv.data(), env);
+  execvpe(exec.argv[0], exec.argv.data(), exec.env);
   child_fail(report_fd, 2, errno, "execve");
 }
 
@@ -65,7 +86,9 @@ Result<Task> spawn_traced(const SpawnOptions& options) {
     close(go[1]);
     return Error::from_errno("pipe2", e);
   }
-  pid_t pid = fork();
+  const ExecArgs exec(options);
+  pid_t pid = options.pid > 0 ? clone_with_pid(options.pid) : -1;
+  if (pid < 0) pid = fork();
   if (pid < 0) {
     int e = errno;
     close(go[0]); close(go[1]); close(report[0]); close(report[1]);
@@ -74,7 +97,7 @@ Result<Task> spawn_traced(const SpawnOptions& options) {
   if (pid == 0) {
     close(go[1]);
     close(report[0]);
-    run_child(options, go[0], report[1]);
+    run_child(options, exec, go[0], report[1]);
   }
   close(go[0]);
   close(report[1]);

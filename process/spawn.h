@@ -17,6 +17,9 @@ struct SpawnOptions {
   // Runs in the child after it is seized and before execve. An error aborts
   // the spawn; its message comes back to the caller.
   std::function<Status()> in_child_before_exec;
+  // Nonzero: the pid to give the child (clone3's set_tid: needs
+  // CAP_CHECKPOINT_RESTORE and the pid free); a refusal falls back to fork's.
+  pid_t pid = 0;
 };
 
 // Options set on every spawned tracee.

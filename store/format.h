@@ -27,7 +27,10 @@ namespace slsdbg::store {
 // Version 8 adds process state encoding 5 (each thread's robust futex list,
 // which restore gives back so that a dying holder's mutex reads as
 // EOWNERDEAD); older stay readable.
-inline constexpr uint32_t kRecordingFormatVersion = 8;
+// Version 9 adds process state encoding 6 (each anonymous-inode descriptor's
+// own fdinfo lines, which restore creates eventfds, epolls, timerfds and
+// signalfds again from); older stay readable.
+inline constexpr uint32_t kRecordingFormatVersion = 9;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 
 inline constexpr uint64_t kBlockSize = 4096;
@@ -82,8 +85,9 @@ inline constexpr uint32_t kEventLogVersion = 1;
 inline constexpr uint32_t kProcessStateMagic = 0x54535053;  // "SPST" little endian
 // Version 2 appends ProcessState::fatal_siginfo, version 3 each thread's
 // clear_child_tid, version 4 each thread's alternate signal stack, version 5
-// each thread's robust futex list; versions 1 to 4 are still read.
-inline constexpr uint16_t kProcessStateVersion = 5;
+// each thread's robust futex list, version 6 each descriptor's object
+// (FdEntry::object); versions 1 to 5 are still read.
+inline constexpr uint16_t kProcessStateVersion = 6;
 inline constexpr uint16_t kOldestProcessStateVersion = 1;
 
 }  // namespace slsdbg::store

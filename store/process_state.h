@@ -74,6 +74,12 @@ struct FdEntry {
   int32_t fd_flags = 0;  // FD_CLOEXEC
   uint64_t offset = 0;
   std::string path;      // readlink of /proc/PID/fd/N ("pipe:[123]", "/dev/null", ...)
+  // What restore makes the object again from (encoding version 6): an
+  // anonymous-inode object's own fdinfo lines after "ino:" (eventfd-count,
+  // epoll's tfd lines, timerfd's clock and times, signalfd's sigmask); an
+  // AF_UNIX socket's "unix-type:" and "unix-peer:" (its peer's inode) from
+  // sock_diag. Empty for files, pipes and other sockets.
+  std::string object;
 };
 
 struct SignalAction {

@@ -87,6 +87,8 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
     w.varint(t.robust_list_head);
     w.varint(t.robust_list_len);
   }
+  // Version 6: per fd, in fd order.
+  for (const auto& f : s.fds) w.str(f.object);
   return w.take();
 }
 
@@ -166,6 +168,8 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
       t.robust_list_head = r.varint();
       t.robust_list_len = r.varint();
     }
+  if (version >= 6)
+    for (auto& f : s.fds) f.object = r.str();
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");
   return s;

@@ -144,7 +144,11 @@ Result<process::Task> restore_checkpoint(const store::RecordingReader& reader, C
   process::SpawnOptions spawn;
   spawn.argv = {restorer};
   spawn.in_child_before_exec = options.in_child_before_exec;
+  if (options.recorded_pid) spawn.pid = state.pid;
   process::Task task = TRY_CTX(process::spawn_traced(spawn), where + ": starting the restorer");
+  if (options.recorded_pid && task.tgid() != state.pid)
+    report.warnings.push_back("pid " + std::to_string(task.tgid()) + ", not the recorded " + std::to_string(state.pid) +
+                              " (in use, or no privilege to choose it): a pid the program cached is stale");
   report.timings.spawn_ns = now_ns() - t0;
   if (options.fill == FillMode::Lazy && !options.lazy) return Error::msg(where + ": lazy fill needs a LazyFiller");
   LazyFiller* lazy = options.fill == FillMode::Lazy ? options.lazy : nullptr;

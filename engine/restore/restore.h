@@ -92,6 +92,10 @@ struct RestoreOptions {
   // checkpoint with more than one thread is refused (replay does not run
   // threads yet).
   std::vector<RestoredThread>* threads = nullptr;
+  // Give the process its recorded pid where the kernel allows (root, the
+  // pid free); else a new one, with a warning. `slsdbg restore` asks: a
+  // program may have cached its pid (Python's asyncio checks it).
+  bool recorded_pid = false;
 };
 
 // On success the returned task (the leader) is ptrace-stopped with the

@@ -105,10 +105,41 @@ TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
   EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
 }
 
-// The version 5 tail of a state whose threads have no robust list: 2
-// one-byte varints per thread.
+// The version 6 tail of a state whose fds have no object: one empty string
+// (a 0 length) per fd.
+void drop_fd_objects(std::vector<uint8_t>& blob, size_t fds) {
+  for (size_t i = 0; i < fds; i++) blob.pop_back();
+}
+
+// The version 5 and 6 tails of a state whose threads have no robust list: 2
+// one-byte varints per thread before the above (sample_state has 2 fds).
 void drop_robust_lists(std::vector<uint8_t>& blob, size_t threads) {
+  drop_fd_objects(blob, 2);
   for (size_t i = 0; i < 2 * threads; i++) blob.pop_back();
+}
+
+// Encoding 6: an anonymous-inode descriptor's own fdinfo lines.
+TEST(StoreCodec, FdObjectsRoundTrip) {
+  ProcessState s = sample_state();
+  s.fds.push_back(FdEntry{9, 02, 1, 0, "anon_inode:[eventpoll]", "tfd:       11 events:       19 data:  b\n"});
+  std::vector<uint8_t> blob = encode_process_state(s);
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->fds.size(), 3u);
+  EXPECT_EQ(d->fds[2].object, s.fds[2].object);
+  EXPECT_EQ(d->fds[0].object, "");
+}
+
+TEST(StoreCodec, Version5ProcessStateStillDecodes) {
+  ProcessState s = sample_state();
+  s.threads[2].robust_list_head = 0x7f00000b06e0;
+  std::vector<uint8_t> blob = encode_process_state(s);
+  drop_fd_objects(blob, s.fds.size());
+  blob[4] = 5;  // version field
+  auto d = decode_process_state(blob.data(), blob.size());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->threads[2].robust_list_head, 0x7f00000b06e0u);
+  EXPECT_EQ(d->fds[1].object, "");
 }
 
 // The version 4 and 5 tails of a state whose threads have no alternate stack
@@ -187,10 +218,10 @@ TEST(StoreCodec, BadProcessStateBlobsAreErrors) {
   std::vector<uint8_t> garbage(500, 0xff);
   EXPECT_FALSE(decode_process_state(garbage.data(), garbage.size()).ok());
   std::vector<uint8_t> other = blob;
-  other[4] = 9;  // version field
+  other[4] = 19;  // version field
   auto v = decode_process_state(other.data(), other.size());
   ASSERT_FALSE(v.ok());
-  EXPECT_NE(v.error().message.find("version 9"), std::string::npos) << v.error().message;
+  EXPECT_NE(v.error().message.find("version 19"), std::string::npos) << v.error().message;
   std::vector<uint8_t> trailing = blob;
   trailing.push_back(0);
   EXPECT_FALSE(decode_process_state(trailing.data(), trailing.size()).ok());

@@ -4,7 +4,7 @@
 // run prints. It also holds state restore must bring back: a data file read
 // half-way (fd offset), a SIGUSR1 handler, SIGUSR2 blocked and pending (its
 // handler runs only when it is unblocked at the end), the cwd, and a pipe
-// (which restore cannot reopen and must report).
+// (made again by restore: a byte written at the end is read back).
 // usage: restore_compute ITERATIONS [DATAFILE]; exit status 3 + checksum % 100.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -63,8 +63,11 @@ int main(int argc, char** argv) {
   if (data >= 0 && read(data, tail, 10) != 10) return 92;
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) return 93;
-  printf("checksum %llu fp %.6f tls %lu handler %d usr2-blocked %d usr2-pending %d usr2-handled %d head %s tail %s cwd %s\n",
+  char piped = '-';
+  if (write(pipefd[1], "p", 1) != 1 || read(pipefd[0], &piped, 1) != 1) piped = '!';
+  printf("checksum %llu fp %.6f tls %lu handler %d usr2-blocked %d usr2-pending %d usr2-handled %d head %s tail %s cwd %s "
+         "pipe %c\n",
          checksum, fp, tls_steps, (int)handler_ran, sigismember(&now, SIGUSR2), usr2_pending, (int)usr2_handled, head,
-         tail, cwd);
+         tail, cwd, piped);
   return 3 + (int)(checksum % 100);
 }
