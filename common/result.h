@@ -86,6 +86,8 @@ class [[nodiscard]] Result {
 
   const Error& error() const { return std::get<1>(v_); }
   Error take_error() { return std::get<1>(std::move(v_)); }
+  // For best-effort reads whose failure has a plain answer.
+  T value_or(T fallback) && { return ok() ? std::get<0>(std::move(v_)) : std::move(fallback); }
 
  private:
   std::variant<T, Error> v_;

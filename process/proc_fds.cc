@@ -9,9 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "common/fd.h"
+#include "process/queued_bytes.h"
+#include "process/remote_fd.h"
 #include "process/unix_sockets.h"
 
 namespace slsdbg::process {
@@ -93,6 +96,8 @@ Result<std::vector<store::FdEntry>> read_fds(pid_t pid) {
   std::vector<store::FdEntry> fds;
   UnixSocketQuery sockets;
   int socket_lookups = 0;
+  std::set<std::string> pipes_read;  // one end of each pipe holds its bytes
+  UniqueFd pidfd;                    // opened for the first stream socket
   while (dirent* de = readdir(dir)) {
     if (de->d_name[0] == '.') continue;
     store::FdEntry e;
@@ -102,8 +107,18 @@ Result<std::vector<store::FdEntry>> read_fds(pid_t pid) {
     if (n < 0) continue;  // closed meanwhile
     e.path.assign(target, static_cast<size_t>(n));
     if (!read_fdinfo(info_dir.get(), de->d_name, e).ok()) continue;  // closed meanwhile
-    if (e.path.rfind("socket:", 0) == 0 && socket_lookups++ < kMaxSocketLookups)
+    // The bytes waiting in pipes and stream sockets; best effort (an fd
+    // closed meanwhile, or no pidfd: restore then makes it empty).
+    if (e.path.rfind("pipe:", 0) == 0 && pipes_read.insert(e.path).second)
+      e.queued = pipe_queued_bytes(pid, e.fd).value_or(std::string());
+    if (e.path.rfind("socket:", 0) == 0 && socket_lookups++ < kMaxSocketLookups) {
+      int type = 0;
       e.object = unix_socket_lines(sockets, e.path);
+      if (std::sscanf(e.object.c_str(), "unix-type: %d", &type) == 1) {
+        if (!pidfd.valid()) pidfd = open_pidfd(pid).value_or(UniqueFd());
+        if (pidfd.valid()) e.queued = socket_queued_bytes(pidfd.get(), e.fd, type).value_or(std::string());
+      }
+    }
     fds.push_back(std::move(e));
   }
   closedir(dir);

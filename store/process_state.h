@@ -80,6 +80,10 @@ struct FdEntry {
   // AF_UNIX socket's "unix-type:" and "unix-peer:" (its peer's inode) from
   // sock_diag. Empty for files, pipes and other sockets.
   std::string object;
+  // What waited to be read at the checkpoint (encoding version 6): a pipe's
+  // bytes (kept on its first end), an AF_UNIX stream socket's, or a
+  // datagram socket's datagrams framed by process::socket_queued_bytes.
+  std::string queued;
 };
 
 struct SignalAction {

@@ -88,7 +88,10 @@ std::vector<uint8_t> encode_process_state(const ProcessState& s) {
     w.varint(t.robust_list_len);
   }
   // Version 6: per fd, in fd order.
-  for (const auto& f : s.fds) w.str(f.object);
+  for (const auto& f : s.fds) {
+    w.str(f.object);
+    w.str(f.queued);
+  }
   return w.take();
 }
 
@@ -169,7 +172,10 @@ Result<ProcessState> decode_process_state(const uint8_t* data, size_t size) {
       t.robust_list_len = r.varint();
     }
   if (version >= 6)
-    for (auto& f : s.fds) f.object = r.str();
+    for (auto& f : s.fds) {
+      f.object = r.str();
+      f.queued = r.str();
+    }
   if (!r.ok()) return Error::msg("process state: blob is truncated or malformed");
   if (!r.at_end()) return Error::msg("process state: " + std::to_string(r.remaining()) + " unexpected trailing bytes");
   return s;

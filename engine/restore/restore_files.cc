@@ -22,6 +22,7 @@
 
 #include "engine/restore/fd_objects.h"
 #include "engine/restore/restore_steps.h"
+#include "process/queued_bytes.h"
 
 namespace slsdbg::restore {
 
@@ -171,6 +172,52 @@ Result<std::array<int64_t, 2>> make_pair(RemoteCalls& rc, int socket_type, int f
   return std::array<int64_t, 2>{TRY(above(rc, made[0], floor)), TRY(above(rc, made[1], floor))};
 }
 
+// Writes bytes the checkpoint found waiting in a pipe or stream socket
+// into the end `into` of the pair made again, so that the other end reads
+// them first; never waits (a full buffer is warned about).
+Status put_back(RemoteCalls& rc, int64_t into, bool socket, const std::string& bytes, const std::string& name,
+                RestoreReport& report) {
+  if (bytes.empty()) return ok_status();
+  if (!socket) {
+    TRY(rc.call("fcntl", SYS_fcntl, uint64_t(into), F_SETFL, uint64_t(O_NONBLOCK)));
+    if (bytes.size() > 65536) TRY(rc.raw(SYS_fcntl, uint64_t(into), F_SETPIPE_SZ, uint64_t(bytes.size())));
+  }
+  constexpr size_t kChunk = kScratchSize / 2;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    rc.reset_scratch();
+    const size_t n = std::min(kChunk, bytes.size() - done);
+    const uint64_t from = TRY(rc.put({reinterpret_cast<const uint8_t*>(bytes.data()) + done, n}));
+    const int64_t r = socket ? TRY(rc.raw(SYS_sendto, uint64_t(into), from, n, uint64_t(MSG_DONTWAIT), 0, 0))
+                             : TRY(rc.raw(SYS_write, uint64_t(into), from, n));
+    if (r <= 0) break;
+    done += size_t(r);
+  }
+  if (done < bytes.size())
+    report.warnings.push_back(name + ": " + std::to_string(bytes.size() - done) + " of " +
+                              std::to_string(bytes.size()) + " waiting bytes not put back");
+  return ok_status();
+}
+
+// The datagrams that waited at a datagram socket, sent one by one from its
+// peer's end `into` (process::socket_queued_bytes's framing).
+Status put_back_datagrams(RemoteCalls& rc, int64_t into, const std::string& queued, const std::string& name,
+                          RestoreReport& report) {
+  const auto frames = process::datagram_frames(queued);
+  size_t sent = 0;
+  for (const auto& d : frames) {
+    rc.reset_scratch();
+    if (d.size() > kScratchSize) break;
+    const uint64_t from = TRY(rc.put({reinterpret_cast<const uint8_t*>(d.data()), d.size()}));
+    if (TRY(rc.raw(SYS_sendto, uint64_t(into), from, d.size(), uint64_t(MSG_DONTWAIT), 0, 0)) < 0) break;
+    sent++;
+  }
+  if (sent < frames.size())
+    report.warnings.push_back(name + ": " + std::to_string(frames.size() - sent) + " of " +
+                              std::to_string(frames.size()) + " waiting datagrams not put back");
+  return ok_status();
+}
+
 // Places each end of a pair made by make_pair at its recorded numbers
 // (dups of an end share it), then closes the made ones.
 Status place_pair(RemoteCalls& rc, const std::array<int64_t, 2>& made,
@@ -181,14 +228,19 @@ Status place_pair(RemoteCalls& rc, const std::array<int64_t, 2>& made,
   return ok_status();
 }
 
-// One pipe: its ends among the recorded descriptors. An end not among them
-// was closed, or is another process's: reads then see end of file, writes
-// EPIPE, as they would if it was closed. Bytes in the pipe at the
-// checkpoint are not recorded: it starts empty.
+// One pipe: its ends among the recorded descriptors, with the bytes that
+// waited in it. An end not among them was closed, or is another process's:
+// reads then see end of file, writes EPIPE, as they would if it was closed.
 Status make_pipe(RemoteCalls& rc, const std::vector<const store::FdEntry*>& fds, int floor, RestoreReport& report) {
   std::array<std::vector<const store::FdEntry*>, 2> ends;  // read, write
-  for (const auto* e : fds) ends[(e->flags & O_ACCMODE) == O_WRONLY ? 1 : 0].push_back(e);
-  TRY(place_pair(rc, TRY(make_pair(rc, 0, floor)), ends));
+  std::string queued;  // kept on one of its ends
+  for (const auto* e : fds) {
+    ends[(e->flags & O_ACCMODE) == O_WRONLY ? 1 : 0].push_back(e);
+    if (!e->queued.empty()) queued = e->queued;
+  }
+  const auto made = TRY(make_pair(rc, 0, floor));
+  TRY(put_back(rc, made[1], false, queued, fd_name(*fds.front()), report));
+  TRY(place_pair(rc, made, ends));
   if (ends[0].empty() || ends[1].empty())
     report.warnings.push_back(fd_name(*fds.front()) + ": its " + (ends[0].empty() ? "read" : "write") +
                               " end is not in the process: " +
@@ -225,7 +277,17 @@ Status make_socketpairs(RemoteCalls& rc, const std::map<uint64_t, std::vector<co
       continue;
     }
     if (peer_ino < ino) continue;  // made with its peer
-    TRY(place_pair(rc, TRY(make_pair(rc, type, floor)), {fds, peer->second}));
+    const auto made = TRY(make_pair(rc, type, floor));
+    // What waited at one end is sent from the other.
+    for (int end = 0; end < 2; end++) {
+      const store::FdEntry& at = end == 0 ? *fds.front() : *peer->second.front();
+      if (type == SOCK_STREAM) {
+        TRY(put_back(rc, made[1 - end], true, at.queued, fd_name(at), report));
+      } else {
+        TRY(put_back_datagrams(rc, made[1 - end], at.queued, fd_name(at), report));
+      }
+    }
+    TRY(place_pair(rc, made, {fds, peer->second}));
   }
   return ok_status();
 }

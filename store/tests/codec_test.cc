@@ -105,10 +105,10 @@ TEST(StoreCodec, BuildIdsAndFatalSiginfoRoundTrip) {
   EXPECT_EQ(d->fatal_siginfo, s.fatal_siginfo);
 }
 
-// The version 6 tail of a state whose fds have no object: one empty string
-// (a 0 length) per fd.
+// The version 6 tail of a state whose fds have no object and no queued
+// bytes: two empty strings (a 0 length each) per fd.
 void drop_fd_objects(std::vector<uint8_t>& blob, size_t fds) {
-  for (size_t i = 0; i < fds; i++) blob.pop_back();
+  for (size_t i = 0; i < 2 * fds; i++) blob.pop_back();
 }
 
 // The version 5 and 6 tails of a state whose threads have no robust list: 2
@@ -121,13 +121,15 @@ void drop_robust_lists(std::vector<uint8_t>& blob, size_t threads) {
 // Encoding 6: an anonymous-inode descriptor's own fdinfo lines.
 TEST(StoreCodec, FdObjectsRoundTrip) {
   ProcessState s = sample_state();
-  s.fds.push_back(FdEntry{9, 02, 1, 0, "anon_inode:[eventpoll]", "tfd:       11 events:       19 data:  b\n"});
+  s.fds.push_back(FdEntry{9, 02, 1, 0, "anon_inode:[eventpoll]", "tfd:       11 events:       19 data:  b\n", ""});
+  s.fds[1].queued = std::string("a\0b", 3);  // the pipe's bytes, a NUL among them
   std::vector<uint8_t> blob = encode_process_state(s);
   auto d = decode_process_state(blob.data(), blob.size());
   ASSERT_TRUE(d.ok()) << d.error().message;
   ASSERT_EQ(d->fds.size(), 3u);
   EXPECT_EQ(d->fds[2].object, s.fds[2].object);
   EXPECT_EQ(d->fds[0].object, "");
+  EXPECT_EQ(d->fds[1].queued, s.fds[1].queued);
 }
 
 TEST(StoreCodec, Version5ProcessStateStillDecodes) {
