@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "common/log.h"
 #include "engine/replay/conditional_breakpoint.h"
@@ -845,6 +846,11 @@ Result<SegmentOutcome> SegmentCheck::run() {
     return ok_status();
   };
   TRY(queue_later(false));
+  // What tells a tick's switch from one at a call (below).
+  const bool tick_checkpoint = reader_.checkpoints()[k_.value].reason == "tick";
+  std::set<int32_t> cut_in_call;
+  for (const store::ThreadState& t : state_.threads)
+    if (t.restarted_syscall) cut_in_call.insert(t.tid.value);
   // Threads a checkpoint cut inside a call went back into it right after.
   for (size_t i = 0; i < state_.threads.size(); i++) {
     Thread& th = threads_[i];
@@ -887,8 +893,13 @@ Result<SegmentOutcome> SegmentCheck::run() {
     if (ev.kind == store::EventKind::ThreadSwitch) {
       // The current thread gave way at a call that may block, unless the
       // switch is a tick's, right after the checkpoint (it has not run).
+      // The recorder switches at a tick checkpoint only, and only to a
+      // parked thread, never to one the checkpoint cut inside a call
+      // (those go back in first): any other switch follows a call of the
+      // current thread, even as the segment's first event.
+      const bool tick_switch = tick_checkpoint && cut_in_call.count(ev.tid.value) == 0;
       if (cur_ && (cur_->at == Thread::At::Resumed ||
-                   (cur_->at == Thread::At::Stopped && (!cur_->fresh || cur_->scheduled))))
+                   (cur_->at == Thread::At::Stopped && (!cur_->fresh || cur_->scheduled || !tick_switch))))
         TRY(wait_pending(*cur_));
       if (cur_ && cur_->at == Thread::At::Pending) {
         if (cur_->stop.kind != process::StopKind::PtraceEvent) {
