@@ -38,7 +38,8 @@ const char kUsage[] =
     "               to surface nondeterministic failures; exits with the first\n"
     "               nonzero status, or 0 when every run exited 0\n"
     "  --verify     before letting it run, compare the restored registers, memory\n"
-    "               map and every page with the checkpoint; a difference is an error\n"
+    "               map, every page and the descriptors it made with the\n"
+    "               checkpoint; a difference is an error\n"
     "  --lazy       let the process run before its memory is written: private\n"
     "               anonymous memory is filled on first touch (userfaultfd) and in\n"
     "               the background\n\n"
@@ -109,7 +110,8 @@ Result<int> run_once(const store::RecordingReader& reader, CheckpointId k, bool 
       return same.take_error().context("--verify");
     }
     std::string regs = threads.empty() ? "registers" : "registers of " + std::to_string(threads.size() + 1) + " threads";
-    std::fprintf(stderr, "slsdbg: verified: %s, memory map and %llu pages equal checkpoint %llu\n", regs.c_str(),
+    std::fprintf(stderr, "slsdbg: verified: %s, memory map, %llu descriptors and %llu pages equal checkpoint %llu\n",
+                 regs.c_str(), (unsigned long long)same->descriptors_compared,
                  (unsigned long long)same->pages_compared, (unsigned long long)k.value);
   }
   pid_t pid = task.tgid();

@@ -129,6 +129,7 @@ Result<CompareStats> compare_with_checkpoint(process::Task& task, const store::R
     }
   }
   TRY(compare_maps(task.tgid(), state.mappings, store::dir_of(reader)));
+  stats.descriptors_compared = TRY(compare_descriptors(task.tgid(), state.fds));
   std::vector<uint8_t> want, got;
   for (const auto& m : state.mappings) {
     if (skipped(m) || !(m.prot & PROT_READ) || m.path == "[vvar]" || m.path == "[vvar_vclock]") continue;

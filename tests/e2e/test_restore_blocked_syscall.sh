@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 for mode in "" --lazy; do
   "$SLSDBG" restore "$work/rec" --at 1 --verify $mode > "$work/restored.out" 2> "$work/restored.err" ||
     { cat "$work/restored.err"; fail "restore $mode failed"; }
-  grep -q '^slsdbg: verified: registers, memory map and [0-9]* pages equal checkpoint 1$' "$work/restored.err" ||
+  grep -q '^slsdbg: verified: registers, memory map, [0-9]* descriptors and [0-9]* pages equal checkpoint 1$' "$work/restored.err" ||
     { cat "$work/restored.err"; fail "no verification line ($mode)"; }
   cmp -s "$work/native.out" "$work/restored.out" || fail "output differs ($mode): $(cat "$work/restored.out")"
 done

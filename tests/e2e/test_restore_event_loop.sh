@@ -8,7 +8,8 @@
 # in the pipe and the socketpair), so the restored loop runs to the
 # end and prints what the recorded run printed; the process has its
 # recorded pid again ("pid same": the fixture compares getpid() with the
-# pid it saw at its start). Before, each of these fds was "not restored"
+# pid it saw at its start), and --verify reads every descriptor back as the
+# recorder reads them and finds them equal. Before, each of these fds was "not restored"
 # and the loop's first epoll_wait timed out.
 set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/restore_event_loop.XXXXXX")
@@ -37,15 +38,16 @@ for k in $picked; do
 done
 
 for k in $picked; do
-  verify=""
-  [ "$k" = 1 ] && verify=--verify
-  got=$(timeout 30 "$SLSDBG" restore "$tmp/rec" --at "$k" $verify 2>"$tmp/restore.err" </dev/null)
+  got=$(timeout 30 "$SLSDBG" restore "$tmp/rec" --at "$k" --verify 2>"$tmp/restore.err" </dev/null)
   rc=$?
   # Descriptors 3-9 are the fixture's; a harness may leak others.
   if grep -E "fd [3-9] .*not restored|: watch of fd|not the recorded|not put back" "$tmp/restore.err"; then
     fail "restore --at $k: warnings above"
   fi
   [ "$rc" = 0 ] || fail "restore --at $k: exit $rc: $(cat "$tmp/restore.err")"
+  # --verify read the fixture's 10 descriptors back (fds 3-12) as it made them.
+  n=$(sed -n 's/^slsdbg: verified: registers, memory map, \([0-9]*\) descriptors and .*/\1/p' "$tmp/restore.err")
+  [ -n "$n" ] && [ "$n" -ge 10 ] || fail "restore --at $k: --verify compared '${n}' descriptors: $(cat "$tmp/restore.err")"
   [ "$got" = "$want" ] || fail "restore --at $k printed '$got', recorded '$want'"
   pkill -f "$prog" 2>/dev/null  # a hung restore's program must not keep the pid
 done

@@ -31,7 +31,7 @@ k=${ks[$(( ${#ks[@]} / 2 ))]}
 for mode in "" --lazy; do
   got=$(timeout 60 "$SLSDBG" restore "$tmp/rec" --at "$k" --verify $mode 2>"$tmp/restore.err" </dev/null) ||
     fail "restore --at $k $mode: exit $?: $(cat "$tmp/restore.err")"
-  grep -q "^slsdbg: verified: registers of 3 threads, memory map and [0-9]* pages equal checkpoint $k\$" "$tmp/restore.err" ||
+  grep -q "^slsdbg: verified: registers of 3 threads, memory map, [0-9]* descriptors and [0-9]* pages equal checkpoint $k\$" "$tmp/restore.err" ||
     fail "restore --at $k $mode: no verification of 3 threads: $(cat "$tmp/restore.err")"
   [ "$got" = "$want" ] || fail "restore --at $k $mode printed '$got', recorded '$want'"
 done
