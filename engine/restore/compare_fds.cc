@@ -11,13 +11,12 @@
 
 #include "engine/restore/fd_objects.h"
 #include "engine/restore/restore_compare.h"
+#include "engine/restore/restore_steps.h"
 #include "process/proc_fds.h"
 
 namespace slsdbg::restore {
 
 namespace {
-
-std::string name(const store::FdEntry& e) { return "fd " + std::to_string(e.fd) + " (" + e.path + ")"; }
 
 // Registrations in a comparable order (the kernel lists them by file).
 Result<std::vector<std::tuple<int, uint32_t, uint64_t>>> registrations(const store::FdEntry& e) {
@@ -73,36 +72,36 @@ Result<uint64_t> compare_descriptors(pid_t pid, const std::vector<store::FdEntry
     if (it == by_fd.end()) {
       // Files that could not be opened and sockets of other kinds are
       // warned about when restored; what restore makes must be there.
-      if (made_again && kind != FdObjectKind::Socket) return Error::msg(name(want) + " is not open");
+      if (made_again && kind != FdObjectKind::Socket) return Error::msg(fd_label(want) + " is not open");
       continue;
     }
     const store::FdEntry& got = *it->second;
     if (kind == FdObjectKind::Other) {
       if (want.path.rfind("anon_inode:", 0) == 0 || want.path.rfind("socket:", 0) == 0) continue;  // a placeholder
-      if (got.path != want.path) return Error::msg(name(want) + " is " + got.path);
+      if (got.path != want.path) return Error::msg(fd_label(want) + " is " + got.path);
       if (!(want.flags & O_APPEND) && got.offset != want.offset)
-        return Error::msg(name(want) + ": offset " + std::to_string(got.offset) + ", recorded " +
+        return Error::msg(fd_label(want) + ": offset " + std::to_string(got.offset) + ", recorded " +
                           std::to_string(want.offset));
       compared++;
       continue;
     }
-    if (fd_object_kind(got.path) != kind) return Error::msg(name(want) + " is " + got.path);
+    if (fd_object_kind(got.path) != kind) return Error::msg(fd_label(want) + " is " + got.path);
     if ((got.flags & (O_ACCMODE | O_NONBLOCK)) != (want.flags & (O_ACCMODE | O_NONBLOCK)) ||
         got.fd_flags != want.fd_flags)
-      return Error::msg(name(want) + ": flags differ");
+      return Error::msg(fd_label(want) + ": flags differ");
     if (auto w = object_inode(want.path), g = object_inode(got.path); w && g) {
       // Ends of one recorded pipe or socket are ends of one live one.
       auto [at, fresh] = same_object.emplace(*w, *g);
-      if (!fresh && at->second != *g) return Error::msg(name(want) + " is not the same object as its other fds");
+      if (!fresh && at->second != *g) return Error::msg(fd_label(want) + " is not the same object as its other fds");
       const bool pipe = kind == FdObjectKind::Pipe;
       const std::string want_bytes = pipe ? queued[*w] : want.queued;
       const std::string got_bytes = pipe ? live_queued[*g] : got.queued;
       if (want_bytes != got_bytes)
-        return Error::msg(name(want) + ": " + std::to_string(got_bytes.size()) + " waiting bytes, recorded " +
+        return Error::msg(fd_label(want) + ": " + std::to_string(got_bytes.size()) + " waiting bytes, recorded " +
                           std::to_string(want_bytes.size()) + (want_bytes.size() == got_bytes.size() ? " (others)" : ""));
     }
     const std::string diff = TRY(state_difference(kind, want, got));
-    if (!diff.empty()) return Error::msg(name(want) + ": " + diff);
+    if (!diff.empty()) return Error::msg(fd_label(want) + ": " + diff);
     compared++;
   }
   return compared;

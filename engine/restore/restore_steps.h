@@ -1,7 +1,9 @@
 // The steps of restore_checkpoint (restore.cc), one file per kind of state:
 //   restore_address_space.cc  unmap the restorer, map + fill + protect every region
 //   restore_mm.cc             brk and the kernel's layout fields, /proc/PID/exe
-//   restore_files.cc          cwd and the fd table
+//   restore_files.cc          cwd and the fd table: files
+//   restore_fd_objects.cc     the fd table: pipes, socketpairs, eventfds, timerfds,
+//                             signalfds, epolls
 //   restore_signals.cc        handlers, alternate stacks, pending signals, mask
 //   restore_registers.cc      GPRs, fs/gs base, XSAVE
 //   restore_threads.cc        the other threads, each thread's clear_child_tid
@@ -12,6 +14,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <string>
 
 #include "common/ids.h"
 #include "common/result.h"
@@ -22,6 +25,9 @@
 #include "store/recording.h"
 
 namespace slsdbg::restore {
+
+// How warnings and --verify name a descriptor: "fd 5 (pipe:[123])".
+inline std::string fd_label(const store::FdEntry& e) { return "fd " + std::to_string(e.fd) + " (" + e.path + ")"; }
 
 // Leaves only the injection area (and [vsyscall]) of the restorer, then maps
 // the scratch range of the plan.
@@ -40,6 +46,8 @@ Status restore_mm(RemoteCalls& rc, const store::RecordingReader& reader, Checkpo
                   const store::ProcessState& state, RestoreReport& report);
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
+// The descriptors that are not files (restore_files calls it).
+Status make_fd_objects(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report);
 // `deliveries`: the Signal events that open segment k (signals the recorder
 // delivered right after the checkpoint); they are queued with their siginfo
 // to the thread each names (`live_tids`: recorded tid -> the live thread;
