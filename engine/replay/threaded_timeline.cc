@@ -1,4 +1,5 @@
 #include "engine/replay/threaded_timeline.h"
+#include "process/syscallbuf_stub.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -180,6 +181,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   uint64_t located_m = 0, located_j = 0, last_m = 0;
   bool measuring = false;
   uint64_t measured = 0, seen = 0;
+  // The last of Measure's steps that left the thread in the program's code,
+  // not in the syscall buffer's stub (kNone: none did).
+  static constexpr uint64_t kNone = ~0ull;
+  uint64_t measured_in_program = kNone;
   // Where Measure's single steps end: at target's arrival, when the thread
   // has the registers `measure_want` (a checkpoint's), or at its next
   // counted resume (it stopped at a system call or rdtsc before it).
@@ -291,6 +296,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     after_trap.clear();
     measuring = false;
     measured = seen = 0;
+    measured_in_program = kNone;
     last_m = 0;
     told_threads = false;
     pending.clear();
@@ -675,6 +681,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (measuring && asked) {
       user_regs_struct regs = TRY(th.task->regs());
       measured++;
+      if (!in_sysbuf_stub(regs.rip)) measured_in_program = measured;
       if (measure_end == MeasureEnd::Registers && same_regs(regs, measure_want)) return finish_collect().take_error();
       const bool there = measure_end == MeasureEnd::Arrival && regs.rip == target.pc &&
                          (!target.watch || (fired & slot_bit(*target.watch)));
@@ -1119,9 +1126,17 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (back.n > 0) return position_before(back);
     if (back.is_start() && back.k > 0) return position_before_checkpoint(back.k);
     if (back.resume_m > 0 && !back.end) return position_before_resume(back.k, back.tid, back.resume_m);
+    if (back.event && cur.same_anchor(back)) {
+      // At a caught call's entry or return: the call's instruction, not run
+      // yet, which the thread reached from its last resume (single steps
+      // from there). A call made through the syscall buffer's stub: the
+      // patched site in the program, before it entered the stub, where GDB
+      // has symbols (the stub's own instructions are not the program's).
+      return position_before_resume(back.k, back.tid, resumes[back.tid.value] + 1, true);
+    }
     if (back.event)
-      return Error::unsupported("a reverse step from a caught system call is not supported yet with threads "
-                                "(reverse-continue is)");
+      return Error::unsupported("a reverse step from a caught system call's return is not supported yet with "
+                                "threads (from its entry, and reverse-continue, are)");
     return Error::unsupported(
         "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
   }
@@ -1418,7 +1433,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // with no step since: the instruction it stopped at before (a system call
   // or rdtsc), from its resume m-1 (a replay single-stepping it until it is
   // resumed again).
-  Result<Position> position_before_resume(uint64_t seg, Tid t, uint64_t m) {
+  Result<Position> position_before_resume(uint64_t seg, Tid t, uint64_t m, bool program_code = false) {
     if (m < 2)
       return Error::unsupported("thread " + std::to_string(t.value) + " has not run since checkpoint " +
                                 std::to_string(seg) + "'s start: a reverse step from here is not supported yet");
@@ -1430,7 +1445,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!target_reached || measured == 0)
       return Error::msg("internal: thread " + std::to_string(t.value) + "'s resume " + std::to_string(m) +
                         " was not found again");
-    return Position{seg, false, t, 0, 0, std::vector<Tid>(measured, t), m - 1};
+    const uint64_t steps = program_code && measured_in_program != kNone ? measured_in_program : measured;
+    return Position{seg, false, t, 0, 0, std::vector<Tid>(steps, t), m - 1};
+  }
+
+  static bool in_sysbuf_stub(uint64_t pc) {
+    static const process::SysbufStubLayout stub = process::sysbuf_stub_layout();
+    return pc >= stub.code_begin && pc < stub.code_end;
   }
 
   // Goes to a hit found by a reverse continue. A watched access stops just

@@ -7,7 +7,8 @@
 # continue comes back to the same return and entry. Real program: echo.
 # With threads (the threaded timeline stops in the stub and shows the
 # thread's registers at the site: pc after glibc's `syscall`, as a live
-# session does): the same frames and values.
+# session does): the same frames and values, and reverse-stepi from the
+# caught call lands on the site in write, not in the stub.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 rec=$WORK/echo.rec
 "$SLSDBG" record -o "$rec" -- /bin/echo hello-stub >"$WORK/echo.txt" 2>"$WORK/rec.err" || { cat "$WORK/rec.err"; die "recording echo failed"; }
@@ -41,10 +42,14 @@ len=$(wc -c <"$WORK/thr.txt")
 out=$WORK/thr.out
 replay_gdb "$rec" "$out" -ex 'catch syscall write' \
   -ex 'continue' -ex 'echo ---entry\n' -ex 'bt 3' -ex 'print $rdx' -ex 'print/x $pc' \
-  -ex 'reverse-stepi' -ex 'echo ---refused\n' -ex 'print/x $pc' -ex 'bt 1' \
+  -ex 'reverse-stepi' -ex 'echo ---site\n' -ex 'print/x $pc' -ex 'bt 1' -ex 'print $rax' \
+  -ex 'reverse-stepi' -ex 'echo ---before\n' -ex 'print/x $pc' -ex 'bt 1' \
+  -ex 'continue' -ex 'echo ---again\n' -ex 'print $rdx' -ex 'print/x $pc' \
   -ex 'continue' -ex 'echo ---return\n' -ex 'bt 3' -ex 'print $rax'
-sed -n '/^---entry/,/^---refused/p' "$out" >"$WORK/thr_entry.out"
-sed -n '/^---refused/,/^---return/p' "$out" >"$WORK/thr_refused.out"
+sed -n '/^---entry/,/^---site/p' "$out" >"$WORK/thr_entry.out"
+sed -n '/^---site/,/^---before/p' "$out" >"$WORK/thr_site.out"
+sed -n '/^---before/,/^---again/p' "$out" >"$WORK/thr_before.out"
+sed -n '/^---again/,/^---return/p' "$out" >"$WORK/thr_again.out"
 sed -n '/^---return/,$p' "$out" >"$WORK/thr_return.out"
 for part in entry return; do
   expect "$WORK/thr_$part.out" '^#0 .*write' "threads, $part: frame 0 is write"
@@ -52,11 +57,30 @@ for part in entry return; do
   if grep -q '^#[0-9]* *0x[0-9a-f]* in ?? ()' "$WORK/thr_$part.out"; then cat "$out"; die "threads, $part: a frame without a symbol"; fi
 done
 expect "$WORK/thr_entry.out" "^\\\$1 = $len\$" "threads: the length at the entry"
-# A reverse step from a caught call is refused with threads: GDB stays at
-# the call in write (it was shown the stub's page, no symbol, before).
+# A reverse step from the caught call lands on the patched site in write
+# (the call's instruction, 2 bytes before the entry's pc, not run yet: rax
+# still holds write's number), not in the syscall buffer's stub; one more
+# goes before it; continue comes back to the same entry.
 thr_entry_pc=$(sed -n 's/^\$2 = \(0x[0-9a-f]*\)$/\1/p' "$WORK/thr_entry.out")
-expect "$out" 'a reverse step from a caught system call is not supported yet with threads' "threads: the reverse step is refused, saying why"
-expect "$WORK/thr_refused.out" "^\\\$3 = $thr_entry_pc\$" "threads: after the refusal, the same pc"
-expect "$WORK/thr_refused.out" '^#0 .*write' "threads: after the refusal, frame 0 is still write"
-expect "$WORK/thr_return.out" "^\\\$4 = $len\$" "threads: the result at the return"
+site=$(printf '0x%x' $((thr_entry_pc - 2)))
+expect "$WORK/thr_site.out" "^\\\$3 = $site\$" "threads: reverse-stepi from the entry is at the site ($site)"
+expect "$WORK/thr_site.out" '^#0 .*write' "threads: at the site, frame 0 is write"
+expect "$WORK/thr_site.out" '^\$4 = 1$' "threads: at the site, rax is write's number (the call has not run)"
+before_pc=$(sed -n 's/^\$5 = \(0x[0-9a-f]*\)$/\1/p' "$WORK/thr_before.out")
+[ -n "$before_pc" ] && [ $((before_pc)) -lt $((site)) ] || { cat "$out"; die "threads: a second reverse-stepi did not go before the site"; }
+expect "$WORK/thr_before.out" '^#0 .*write' "threads: before the site, frame 0 is write"
+expect "$WORK/thr_again.out" "^\\\$6 = $len\$" "threads: continue comes back to the entry, the length"
+expect "$WORK/thr_again.out" "^\\\$7 = $thr_entry_pc\$" "threads: continue comes back to the entry's pc"
+expect "$WORK/thr_return.out" "^\\\$8 = $len\$" "threads: the result at the return"
+# A call at a site that was not patched (thr_catch's first write traps):
+# from its return, reverse-stepi lands on its `syscall`, rax its number.
+rec=$WORK/catch.rec
+"$SLSDBG" record -o "$rec" -- "$PROGRAMS/thr_catch" >/dev/null 2>"$WORK/rec3.err" || { cat "$WORK/rec3.err"; die "recording thr_catch failed"; }
+out=$WORK/catch.out
+replay_gdb "$rec" "$out" -ex 'catch syscall write' -ex 'continue' -ex 'continue' -ex 'echo ---return\n' \
+  -ex 'print/x $pc' -ex 'print $rax' -ex 'reverse-stepi' -ex 'echo ---back\n' -ex 'print/x $pc' -ex 'print $rax' -ex 'x/i $pc'
+ret_pc=$(sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p' "$out")
+expect "$out" '^\$2 = 11$' "thr_catch: the first write's result at its return"
+expect "$out" "^\\\$3 = $(printf '0x%x' $((ret_pc - 2)))\$" "thr_catch: reverse-stepi from the return is at the call's instruction"
+expect "$out" '^\$4 = 1$' "thr_catch: there rax is write's number"
 echo "replay_gdb_catch_stub_site: OK"
