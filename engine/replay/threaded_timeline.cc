@@ -518,11 +518,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         if (mode == Mode::Measure && m == target.resume_m) {
           measuring = true;
           step_tid = thread;
-          if (measure_end == MeasureEnd::Registers)
+          if (measure_end == MeasureEnd::Registers || (measure_end == MeasureEnd::Arrival && located_j == 1))
             for (SegmentThread& t : live)
               if (t.recorded == thread)
-                if (auto r = t.task->regs(); r.ok() && same_regs(*r, measure_want)) {
-                  end_measure();  // already there: no instruction since the resume
+                if (auto r = t.task->regs();
+                    r.ok() && (measure_end == MeasureEnd::Registers ? same_regs(*r, measure_want)
+                                                                    : r->rip == target.pc && !target.watch)) {
+                  // Already there: no instruction since the resume (an
+                  // arrival at the pc a call returns to).
+                  end_measure();
                   return false;
                 }
         } else if ((mode == Mode::Seek || mode == Mode::Collect) && !at_anchor && target.resume_m == m) {
@@ -1135,8 +1139,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       return position_before_resume(back.k, back.tid, resumes[back.tid.value] + 1, true);
     }
     if (back.event)
-      return Error::unsupported("a reverse step from a caught system call's return is not supported yet with "
-                                "threads (from its entry, and reverse-continue, are)");
+      return Error::unsupported("a reverse step from this caught system call is not supported yet with threads "
+                                "(reverse-continue is)");
+    if (back.end)
+      return Error::unsupported("a reverse step from the end of a threaded recording is not supported yet "
+                                "(reverse-continue is, and reverse-stepi from any breakpoint or caught call)");
     return Error::unsupported(
         "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
   }
@@ -1198,6 +1205,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(drive());
     TRY(check_outcome(true));
     if (!target_reached) return Error::msg("internal: single steps did not reach the breakpoint arrival");
+    // At the resume itself: the instruction before is the call (or rdtsc)
+    // the thread was resumed from.
+    if (measured == 0) return position_before_resume(arrival.k, arrival.tid, located_m);
     return Position{arrival.k, false, arrival.tid, 0, 0, std::vector<Tid>(measured - 1, arrival.tid), located_m};
   }
 
