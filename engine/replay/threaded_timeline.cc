@@ -658,7 +658,12 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       step_tid = target.steps[steps_done];
     }
     if (mode == Mode::Collect && at_anchor) {
-      if (++steps_done == target.steps.size()) return finish_collect();
+      // A breakpoint the steps arrive at before the target is a hit too
+      // (the steps of a reverse step's position run whole functions).
+      if (++steps_done < target.steps.size() && !user_bps.empty())
+        if (Result<user_regs_struct> r = th.task->regs(); r.ok() && user_bps.count(r->rip))
+          hits.push_back(Hit{cur, {}, false, th.recorded});
+      if (steps_done == target.steps.size()) return finish_collect();
       step_tid = target.steps[steps_done];
     }
     return ok_status();
@@ -844,6 +849,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       s.stop.cause = StopCause::HistoryEnd;
     }
     if (mode == Mode::Collect) return finish_collect();
+    if (mode == Mode::Measure && measuring && measure_end == MeasureEnd::NextResume) {
+      end_measure();  // the thread's exit call: the last instruction it stepped to
+      return ok_status();
+    }
     if (mode == Mode::Seek && !target.end) return Error::msg("the position was not found in segment " + std::to_string(k));
     for (;;) TRY(pause(s));  // forward moves stay here; another move aborts the run
   }
@@ -1141,9 +1150,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (back.event)
       return Error::unsupported("a reverse step from this caught system call is not supported yet with threads "
                                 "(reverse-continue is)");
+    if (back.end && stop.stop.cause == StopCause::Exited && stop.stop.signo == 0 && stop.thread.value != 0 &&
+        cur.same_anchor(back)) {
+      // The program's exit: the exiting thread's exit call, not run yet;
+      // or, when the exit checkpoint stands there (nothing ran since it),
+      // the instruction that led to it.
+      const Tid t = stop.thread;
+      if (resumes[t.value] == 0 && back.k > 0 && running_thread_of(back.k) == t) return position_before_checkpoint(back.k);
+      return position_before_resume(back.k, t, resumes[t.value] + 1, true);
+    }
     if (back.end)
-      return Error::unsupported("a reverse step from the end of a threaded recording is not supported yet "
-                                "(reverse-continue is, and reverse-stepi from any breakpoint or caught call)");
+      return Error::unsupported("a reverse step from this end of a threaded recording is not supported yet "
+                                "(reverse-continue is, and reverse-stepi from its exit, a breakpoint or a caught call)");
     return Error::unsupported(
         "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
   }
