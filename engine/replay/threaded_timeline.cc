@@ -1,4 +1,5 @@
 #include "engine/replay/threaded_timeline.h"
+#include "process/syscallbuf_site.h"
 #include "process/syscallbuf_stub.h"
 
 #include <signal.h>
@@ -1141,10 +1142,17 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (back.resume_m > 0 && !back.end) return position_before_resume(back.k, back.tid, back.resume_m);
     if (back.event && cur.same_anchor(back)) {
       // At a caught call's entry or return: the call's instruction, not run
-      // yet, which the thread reached from its last resume (single steps
-      // from there). A call made through the syscall buffer's stub: the
+      // yet. First as the thread's N-th arrival at the call's site (one
+      // replay of the segment with an int3 there: no single steps, however
+      // long the thread ran since its last resume); else single steps from
+      // that resume. A call made through the syscall buffer's stub: the
       // patched site in the program, before it entered the stub, where GDB
       // has symbols (the stub's own instructions are not the program's).
+      Result<std::optional<Position>> arrival = std::optional<Position>();
+      if (std::optional<uint64_t> site = call_site_of(back.tid)) arrival = call_site_arrival(back, *site);
+      if (arrival.ok() && *arrival) return **arrival;
+      SLSDBG_DEBUG("replay", "reverse step from a caught call by its site's arrivals: %s",
+                   arrival.ok() ? "none counted" : arrival.error().message.c_str());
       return position_before_resume(back.k, back.tid, resumes[back.tid.value] + 1, true);
     }
     if (back.event)
@@ -1164,6 +1172,40 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
                                 "(reverse-continue is, and reverse-stepi from its exit, a breakpoint or a caught call)");
     return Error::unsupported(
         "a reverse step from here (checkpoint 0's start) is not possible: it is the start of the recording");
+  }
+
+  // The program's instruction that made the call thread t stands at (its
+  // entry or return): the `syscall` before its pc, or, in the syscall
+  // buffer's stub, the patched glibc site that called the stub.
+  std::optional<uint64_t> call_site_of(Tid t) {
+    process::Task* task = task_of_thread(t);
+    if (!task) return std::nullopt;
+    const Result<user_regs_struct> r = task->regs();
+    if (!r.ok()) return std::nullopt;
+    if (!in_sysbuf_stub(r->rip)) return r->rip - 2;
+    const std::optional<process::SysbufCallSite> cs =
+        process::sysbuf_call_site(r->rip, r->rsp, [task](uint64_t addr, std::span<uint8_t> out) {
+          return task->read_memory(RemoteAddr(addr), out).ok();
+        });
+    if (!cs) return std::nullopt;
+    // Its pc is glibc's `syscall`, or the instruction after it once run.
+    return r->rip == process::sysbuf_stub_layout().slow ? cs->pc : cs->pc - 2;
+  }
+
+  // Thread at_call.tid's arrival at `site` that made the call at_call
+  // names: a Seek to the call with an int3 at the site (not a counter stub,
+  // which would share the syscall buffer's patch there) counts them.
+  Result<std::optional<Position>> call_site_arrival(const Position& at_call, uint64_t site) {
+    const bool had = user_bps.count(site) != 0;
+    user_bps.insert(site);
+    const bool refused = std::exchange(counters_refused, true);
+    Status reached = seek(at_call);
+    counters_refused = refused;
+    const uint64_t n = counts[{at_call.tid.value, site}];
+    if (!had) user_bps.erase(site);
+    TRY(std::move(reached));
+    if (n == 0) return std::optional<Position>();
+    return std::optional<Position>(Position{at_call.k, false, at_call.tid, site, n, {}});
   }
 
   // The position one instruction of arrival.tid before `arrival` (a

@@ -83,4 +83,20 @@ ret_pc=$(sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p' "$out")
 expect "$out" '^\$2 = 11$' "thr_catch: the first write's result at its return"
 expect "$out" "^\\\$3 = $(printf '0x%x' $((ret_pc - 2)))\$" "thr_catch: reverse-stepi from the return is at the call's instruction"
 expect "$out" '^\$4 = 1$' "thr_catch: there rax is write's number"
-echo "replay_gdb_catch_stub_site: OK"
+# A thread that computes 3*10^7 instructions (no system call) before its
+# write (thr_catch_far): the call's instruction is found as the thread's
+# arrival at the call's site, not by single steps from its last resume
+# (which gave up after 2*10^6 of them, ~60 s).
+rec=$WORK/far.rec
+"$SLSDBG" record -o "$rec" -- "$PROGRAMS/thr_catch_far" >/dev/null 2>"$WORK/rec4.err" || { cat "$WORK/rec4.err"; die "recording thr_catch_far failed"; }
+out=$WORK/far.out
+SECONDS=0
+replay_gdb "$rec" "$out" -ex 'catch syscall write' -ex 'continue' -ex 'echo ---entry\n' -ex 'print/x $pc' \
+  -ex 'reverse-stepi' -ex 'echo ---site\n' -ex 'print/x $pc' -ex 'print $rax' -ex 'bt 1'
+took=$SECONDS
+far_entry=$(sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p' "$out")
+if grep -q 'more than [0-9]* instructions' "$out"; then cat "$out"; die "thr_catch_far: the reverse step single-stepped from the thread's resume"; fi
+expect "$out" "^\\\$2 = $(printf '0x%x' $((far_entry - 2)))\$" "thr_catch_far: reverse-stepi from the entry is at the call's site"
+expect "$out" '^\$3 = 1$' "thr_catch_far: rax is write's number there"
+expect "$out" '^#0 .*write' "thr_catch_far: frame 0 is write"
+echo "replay_gdb_catch_stub_site: OK (thr_catch_far's reverse step in ${took} s)"
