@@ -72,14 +72,9 @@ Status read_fdinfo(int fdinfo_dir, const char* name, store::FdEntry& e) {
 constexpr int kMaxSocketLookups = 64;
 
 // An AF_UNIX socket's lines, "unix-type:" and "unix-peer:" (the peer's
-// inode), in the style of fdinfo's; "" for other families.
-std::string unix_socket_lines(UnixSocketQuery& query, const std::string& path) {
-  unsigned long long ino = 0;
-  char close = 0;
-  if (std::sscanf(path.c_str(), "socket:[%llu%c", &ino, &close) != 2 || close != ']') return "";
-  auto info = query.lookup(ino);
-  if (!info.ok() || !info->has_value()) return "";
-  return "unix-type: " + std::to_string((*info)->type) + "\nunix-peer: " + std::to_string((*info)->peer_inode) + "\n";
+// inode), in the style of fdinfo's.
+std::string unix_socket_lines(const UnixSocketInfo& info) {
+  return "unix-type: " + std::to_string(info.type) + "\nunix-peer: " + std::to_string(info.peer_inode) + "\n";
 }
 
 }  // namespace
@@ -111,14 +106,13 @@ Result<std::vector<store::FdEntry>> read_fds(pid_t pid) {
     // closed meanwhile, or no pidfd: restore then makes it empty).
     if (e.path.rfind("pipe:", 0) == 0 && pipes_read.insert(e.path).second)
       e.queued = pipe_queued_bytes(pid, e.fd).value_or(std::string());
-    if (e.path.rfind("socket:", 0) == 0 && socket_lookups++ < kMaxSocketLookups) {
-      int type = 0;
-      e.object = unix_socket_lines(sockets, e.path);
-      if (std::sscanf(e.object.c_str(), "unix-type: %d", &type) == 1) {
+    const std::optional<uint64_t> socket = e.path.rfind("socket:", 0) == 0 ? store::fd_object_inode(e.path) : std::nullopt;
+    if (socket && socket_lookups++ < kMaxSocketLookups)
+      if (const auto info = sockets.lookup(*socket).value_or(std::nullopt)) {
+        e.object = unix_socket_lines(*info);
         if (!pidfd.valid()) pidfd = open_pidfd(pid).value_or(UniqueFd());
-        if (pidfd.valid()) e.queued = socket_queued_bytes(pidfd.get(), e.fd, type).value_or(std::string());
+        if (pidfd.valid()) e.queued = socket_queued_bytes(pidfd.get(), e.fd, info->type).value_or(std::string());
       }
-    }
     fds.push_back(std::move(e));
   }
   closedir(dir);

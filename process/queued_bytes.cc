@@ -21,39 +21,6 @@ Result<size_t> bytes_waiting(int fd) {
   return n < 0 ? 0 : std::min(size_t(n), kMaxQueuedBytes);
 }
 
-}  // namespace
-
-Result<std::string> pipe_queued_bytes(pid_t pid, int fd) {
-  // A new read end of the same pipe: opening a pipe through /proc works
-  // as opening a FIFO, and O_NONBLOCK never waits for a writer.
-  const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
-  UniqueFd end(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!end.valid()) return Error::from_errno("open " + path);
-  const size_t n = TRY(bytes_waiting(end.get()));
-  std::string bytes;
-  if (n == 0) return bytes;
-  int copy[2];
-  if (::pipe2(copy, O_CLOEXEC | O_NONBLOCK) != 0) return Error::from_errno("pipe2");
-  UniqueFd copy_r(copy[0]), copy_w(copy[1]);
-  if (::fcntl(copy_w.get(), F_SETPIPE_SZ, int(n)) < 0) return Error::from_errno("F_SETPIPE_SZ");
-  // tee duplicates the pipe's buffers into ours without consuming them.
-  ssize_t teed;
-  do teed = ::tee(end.get(), copy_w.get(), n, SPLICE_F_NONBLOCK);
-  while (teed < 0 && errno == EINTR);
-  if (teed < 0) return Error::from_errno("tee");
-  bytes.resize(size_t(teed));
-  size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t r = ::read(copy_r.get(), bytes.data() + got, bytes.size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return Error::from_errno("reading the pipe's copy");
-    got += size_t(r);
-  }
-  return bytes;
-}
-
-namespace {
-
 Result<std::string> peek_stream(int sock) {
   const size_t n = TRY(bytes_waiting(sock));
   std::string bytes(n, '\0');
@@ -88,6 +55,35 @@ Result<std::string> peek_datagrams(int sock) {
 }
 
 }  // namespace
+
+Result<std::string> pipe_queued_bytes(pid_t pid, int fd) {
+  // A new read end of the same pipe: opening a pipe through /proc works
+  // as opening a FIFO, and O_NONBLOCK never waits for a writer.
+  const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  UniqueFd end(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!end.valid()) return Error::from_errno("open " + path);
+  const size_t n = TRY(bytes_waiting(end.get()));
+  std::string bytes;
+  if (n == 0) return bytes;
+  int copy[2];
+  if (::pipe2(copy, O_CLOEXEC | O_NONBLOCK) != 0) return Error::from_errno("pipe2");
+  UniqueFd copy_r(copy[0]), copy_w(copy[1]);
+  if (::fcntl(copy_w.get(), F_SETPIPE_SZ, int(n)) < 0) return Error::from_errno("F_SETPIPE_SZ");
+  // tee duplicates the pipe's buffers into ours without consuming them.
+  ssize_t teed;
+  do teed = ::tee(end.get(), copy_w.get(), n, SPLICE_F_NONBLOCK);
+  while (teed < 0 && errno == EINTR);
+  if (teed < 0) return Error::from_errno("tee");
+  bytes.resize(size_t(teed));
+  size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t r = ::read(copy_r.get(), bytes.data() + got, bytes.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return Error::from_errno("reading the pipe's copy");
+    got += size_t(r);
+  }
+  return bytes;
+}
 
 Result<std::string> socket_queued_bytes(int pidfd, int fd, int type) {
   UniqueFd copy = TRY(copy_fd_from(pidfd, fd));

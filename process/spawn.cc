@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "process/clone_args.h"
+
 namespace slsdbg::process {
 
 namespace {
@@ -50,9 +52,7 @@ struct ExecArgs {
 // of this process, SIGCHLD at its end). -1 when the kernel refuses (pid in
 // use, no privilege, no clone3).
 pid_t clone_with_pid(pid_t want) {
-  struct {  // struct clone_args up to set_tid_size (Linux 5.5)
-    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
-  } args{};
+  CloneArgs args{};
   args.exit_signal = SIGCHLD;
   args.set_tid = reinterpret_cast<uint64_t>(&want);
   args.set_tid_size = 1;

@@ -48,6 +48,8 @@ struct SysbufStubLayout {
   uint64_t slow;                  // the trapped `syscall`
   uint64_t movs;                  // the `rep movsb` copying the output bytes
   uint64_t ret_wide, ret_narrow;  // the two `ret`s back to a patched site (its two shapes)
+
+  bool contains(uint64_t pc) const { return pc >= code_begin && pc < code_end; }
 };
 
 std::span<const uint8_t> sysbuf_stub_code();

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,21 @@ struct FdEntry {
   // datagram socket's datagrams framed by process::socket_queued_bytes.
   std::string queued;
 };
+
+// The inode in a pipe's or socket's fd path ("pipe:[123]", "socket:[123]":
+// 123), which pairs a pipe's ends and names a socket's peer; nullopt for
+// other paths.
+inline std::optional<uint64_t> fd_object_inode(const std::string& path) {
+  const size_t open = path.find(":[");
+  if (open == std::string::npos || (path.compare(0, open, "pipe") != 0 && path.compare(0, open, "socket") != 0))
+    return std::nullopt;
+  uint64_t ino = 0;
+  size_t at = open + 2;
+  if (at >= path.size() || path[at] < '0' || path[at] > '9') return std::nullopt;
+  for (; at < path.size() && path[at] >= '0' && path[at] <= '9'; at++) ino = ino * 10 + uint64_t(path[at] - '0');
+  if (at + 1 != path.size() || path[at] != ']') return std::nullopt;
+  return ino;
+}
 
 struct SignalAction {
   uint64_t handler = 0;  // SIG_DFL = 0, SIG_IGN = 1, or an address

@@ -1519,10 +1519,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     return Position{seg, false, t, 0, 0, std::vector<Tid>(steps, t), m - 1};
   }
 
-  static bool in_sysbuf_stub(uint64_t pc) {
-    static const process::SysbufStubLayout stub = process::sysbuf_stub_layout();
-    return pc >= stub.code_begin && pc < stub.code_end;
-  }
+  static bool in_sysbuf_stub(uint64_t pc) { return process::sysbuf_stub_layout().contains(pc); }
 
   // Goes to a hit found by a reverse continue. A watched access stops just
   // before the accessing instruction, GDB's convention for reverse.

@@ -19,12 +19,11 @@ constexpr int kMaxStubSteps = 256;
 
 Status Timeline::Impl::leave_sysbuf_stub(TimelineStop& st) {
   const process::SysbufStubLayout stub = process::sysbuf_stub_layout();
-  auto inside = [&](uint64_t pc) { return pc >= stub.code_begin && pc < stub.code_end; };
-  if (!inside(st.pc)) return ok_status();
+  if (!stub.contains(st.pc)) return ok_status();
   const bool was_interruptible = interruptible;
   interruptible = false;  // the interrupt that brought us here is still raised
   Status result = ok_status();
-  for (int i = 0; i < kMaxStubSteps && inside(pc_now()); i++) {
+  for (int i = 0; i < kMaxStubSteps && stub.contains(pc_now()); i++) {
     Result<TimelineStop> s = forward(Motion::Step);
     if (!s.ok()) {
       result = s.take_error();

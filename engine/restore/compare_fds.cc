@@ -60,9 +60,9 @@ Result<uint64_t> compare_descriptors(pid_t pid, const std::vector<store::FdEntry
   std::map<uint64_t, std::string> queued;    // recorded pipe inode -> its bytes (kept on one end)
   std::map<uint64_t, std::string> live_queued;
   for (const auto& e : recorded)
-    if (auto ino = object_inode(e.path); ino && !e.queued.empty()) queued[*ino] = e.queued;
+    if (auto ino = store::fd_object_inode(e.path); ino && !e.queued.empty()) queued[*ino] = e.queued;
   for (const auto& e : live)
-    if (auto ino = object_inode(e.path); ino && !e.queued.empty()) live_queued[*ino] = e.queued;
+    if (auto ino = store::fd_object_inode(e.path); ino && !e.queued.empty()) live_queued[*ino] = e.queued;
   uint64_t compared = 0;
   for (const auto& want : recorded) {
     if (want.fd <= 2) continue;
@@ -89,7 +89,7 @@ Result<uint64_t> compare_descriptors(pid_t pid, const std::vector<store::FdEntry
     if ((got.flags & (O_ACCMODE | O_NONBLOCK)) != (want.flags & (O_ACCMODE | O_NONBLOCK)) ||
         got.fd_flags != want.fd_flags)
       return Error::msg(fd_label(want) + ": flags differ");
-    if (auto w = object_inode(want.path), g = object_inode(got.path); w && g) {
+    if (auto w = store::fd_object_inode(want.path), g = store::fd_object_inode(got.path); w && g) {
       // Ends of one recorded pipe or socket are ends of one live one.
       auto [at, fresh] = same_object.emplace(*w, *g);
       if (!fresh && at->second != *g) return Error::msg(fd_label(want) + " is not the same object as its other fds");

@@ -39,16 +39,6 @@ FdObjectKind fd_object_kind(const std::string& path) {
   return FdObjectKind::Other;
 }
 
-std::optional<uint64_t> object_inode(const std::string& path) {
-  const size_t open = path.find(":[");
-  if (open == std::string::npos || (path.compare(0, open, "pipe") != 0 && path.compare(0, open, "socket") != 0))
-    return std::nullopt;
-  uint64_t ino = 0;
-  char close = 0;
-  if (std::sscanf(path.c_str() + open, ":[%" SCNu64 "%c", &ino, &close) != 2 || close != ']') return std::nullopt;
-  return ino;
-}
-
 Result<EventfdObject> parse_eventfd(const std::string& lines) {
   EventfdObject e;
   const char* count = after_key(lines, "eventfd-count:");

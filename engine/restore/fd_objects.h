@@ -2,7 +2,7 @@
 // AF_UNIX socketpairs whose two ends the process holds, eventfds, timerfds,
 // signalfds and epoll instances with their registrations, read from the
 // path and the lines a checkpoint keeps (store::FdEntry::path and
-// ::object). Pure parsing, unit-tested (fd_objects_test.cc);
+// ::object; the inode in a pipe's or socket's path: store::fd_object_inode). Pure parsing, unit-tested (fd_objects_test.cc);
 // restore_files.cc makes them.
 #pragma once
 
@@ -19,9 +19,6 @@ enum class FdObjectKind { Pipe, Socket, Eventfd, Timerfd, Signalfd, Epoll, Other
 
 // From readlink's text: "pipe:[123]", "anon_inode:[eventfd]", ...
 FdObjectKind fd_object_kind(const std::string& path);
-// A pipe's or socket's inode ("pipe:[123]", "socket:[123]": 123), which
-// pairs a pipe's read and write ends and names a socket's peer.
-std::optional<uint64_t> object_inode(const std::string& path);
 
 struct EventfdObject {
   uint64_t count = 0;

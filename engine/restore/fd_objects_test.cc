@@ -70,8 +70,8 @@ TEST(FdObjects, ParsedFromThisKernelsFdinfo) {
   EXPECT_EQ(*ps, (1ull << (SIGUSR1 - 1)) | (1ull << (SIGRTMIN + 2 - 1)));
 
   EXPECT_EQ(fd_object_kind(entry(*fds, p[0]).path), FdObjectKind::Pipe);
-  EXPECT_EQ(object_inode(entry(*fds, p[0]).path), object_inode(entry(*fds, p[1]).path));
-  EXPECT_TRUE(object_inode(entry(*fds, p[0]).path).has_value());
+  EXPECT_EQ(store::fd_object_inode(entry(*fds, p[0]).path), store::fd_object_inode(entry(*fds, p[1]).path));
+  EXPECT_TRUE(store::fd_object_inode(entry(*fds, p[0]).path).has_value());
   EXPECT_EQ(entry(*fds, p[0]).object, "");  // not an anonymous-inode object
 
   EXPECT_EQ(fd_object_kind(entry(*fds, ep).path), FdObjectKind::Epoll);
@@ -103,8 +103,8 @@ TEST(FdObjects, UnixSocketpairEndsNameEachOther) {
   ASSERT_TRUE(ua.ok() && ub.ok()) << a.object;
   ASSERT_TRUE(ua->has_value() && ub->has_value()) << "'" << a.object << "'";
   EXPECT_EQ((*ua)->type, SOCK_SEQPACKET);
-  EXPECT_EQ((*ua)->peer_inode, object_inode(b.path));
-  EXPECT_EQ((*ub)->peer_inode, object_inode(a.path));
+  EXPECT_EQ((*ua)->peer_inode, store::fd_object_inode(b.path));
+  EXPECT_EQ((*ub)->peer_inode, store::fd_object_inode(a.path));
   EXPECT_EQ(entry(*fds, tcp).object, "");
   for (int fd : {sv[0], sv[1], tcp}) ::close(fd);
 }
@@ -138,13 +138,13 @@ TEST(FdObjects, MalformedLinesAreErrorsNamingTheLine) {
   EXPECT_NE(e.error().message.find("tfd: x"), std::string::npos);
   EXPECT_EQ(fd_object_kind("anon_inode:inotify"), FdObjectKind::Other);
   EXPECT_EQ(fd_object_kind("socket:[5]"), FdObjectKind::Socket);
-  EXPECT_EQ(object_inode("socket:[5]"), 5u);
-  EXPECT_FALSE(object_inode("anon_inode:[5]").has_value());
+  EXPECT_EQ(store::fd_object_inode("socket:[5]"), 5u);
+  EXPECT_FALSE(store::fd_object_inode("anon_inode:[5]").has_value());
   EXPECT_FALSE(parse_unix_socket("unix-type: 1\n").ok());
   auto none = parse_unix_socket("");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
-  EXPECT_FALSE(object_inode("pipe:[12").has_value());
+  EXPECT_FALSE(store::fd_object_inode("pipe:[12").has_value());
 }
 
 }  // namespace

@@ -279,7 +279,7 @@ Status make_fd_objects(RemoteCalls& rc, const store::ProcessState& state, Restor
     if (e.fd <= 2) continue;
     const FdObjectKind kind = fd_object_kind(e.path);
     if (kind == FdObjectKind::Pipe || kind == FdObjectKind::Socket) {
-      if (auto ino = object_inode(e.path)) (kind == FdObjectKind::Pipe ? pipes : sockets)[*ino].push_back(&e);
+      if (auto ino = store::fd_object_inode(e.path)) (kind == FdObjectKind::Pipe ? pipes : sockets)[*ino].push_back(&e);
       else report.warnings.push_back(fd_label(e) + " not restored: no inode in its name");
     } else if (kind == FdObjectKind::Epoll) {
       epolls.push_back(&e);

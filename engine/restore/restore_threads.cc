@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "engine/restore/restore_steps.h"
+#include "process/clone_args.h"
 #include "process/inject.h"
 
 namespace slsdbg::restore {
@@ -24,11 +25,6 @@ namespace {
 constexpr uint64_t kThreadCloneFlags =
     CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
 
-// struct clone_args of clone3 up to set_tid_size (Linux 5.5).
-struct CloneArgs {
-  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
-};
-
 // The thread made with its recorded tid: at a thread's exit the kernel marks
 // a robust mutex FUTEX_OWNER_DIED only if the futex word names the thread's
 // live tid, and glibc wrote the recorded one. clone3's set_tid needs
@@ -37,7 +33,7 @@ Result<int64_t> clone_with_recorded_tid(RemoteCalls& rc, uint64_t flags, const s
   rc.reset_scratch();
   const pid_t want = t.tid.value;
   const uint64_t tid_at = TRY(rc.put({reinterpret_cast<const uint8_t*>(&want), sizeof want}));
-  CloneArgs args{};
+  process::CloneArgs args{};
   args.flags = flags;
   args.child_tid = t.clear_child_tid;  // stack 0: the leader's (never used: it stops first)
   args.set_tid = tid_at;

@@ -359,7 +359,7 @@ Status SyscallBuf::step_out(pid_t tid, std::deque<siginfo_t>& intercepted) {
     user_regs_struct r;
     if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return Error::from_errno("ptrace(PTRACE_GETREGS)");
     // Outside, or at the trapped `syscall` (replay reaches it the same way).
-    if (r.rip < layout.code_begin || r.rip >= layout.code_end || r.rip == layout.slow) {
+    if (!layout.contains(r.rip) || r.rip == layout.slow) {
       if (stops) SLSDBG_DEBUG("sysbuf", "left the stub in %d stops", stops);
       return ok_status();
     }
