@@ -102,6 +102,15 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     count_refused_ = true;  // not again in this run
     return false;
   };
+  // The copy runs without the observer's debug registers (a fork has
+  // none): a watched write met first would go unseen (the patched
+  // breakpoint keeps them), and a probe's arrivals uncounted until its
+  // counter stub replaces the probe.
+  if (watch_armed()) return refuse("a watchpoint is armed");
+  if (probe_armed()) {
+    recount_ = true;
+    return false;
+  }
   Result<PatchSite> site = plan_patch_site(target_.rip, code_reader());
   if (!site.ok()) return refuse(site.error().message);
   count_site_ = *site;
@@ -249,6 +258,7 @@ void ReplaySession::SegmentRun::take_count_copy(process::Task& copy) {
   arrival_.emplace<NothingArmed>();
   task_.kill_and_reap();
   task_ = std::move(copy);
+  carry_debug_registers();
   outcome_.counted_reaches++;
 }
 

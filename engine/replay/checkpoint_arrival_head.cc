@@ -115,6 +115,7 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   process::Task back = copy.take();
   task_.kill_and_reap();
   task_ = std::move(back);
+  carry_debug_registers();
   outcome_.reruns++;
   return uint64_t{0};
 }
@@ -144,6 +145,7 @@ Result<user_regs_struct> ReplaySession::SegmentRun::leave_site_after_head(const 
   process::Task back = head_copy_.take();
   task_.kill_and_reap();
   task_ = std::move(back);
+  carry_debug_registers();
   outcome_.reruns++;
   head_ns_ = 0;
   return task_.regs();

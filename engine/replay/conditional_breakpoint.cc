@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -107,12 +108,20 @@ Result<ConditionalBreakpoint> ConditionalBreakpoint::arm(pid_t tid, const user_r
   return ConditionalBreakpoint(std::move(prog_owner), std::move(event_owner), target.rip);
 }
 
+namespace {
+std::atomic<uint64_t> closed_exceptions{0};
+}
+
+uint64_t ConditionalBreakpoint::closed_debug_exceptions() { return closed_exceptions.load(); }
+
 ConditionalBreakpoint::~ConditionalBreakpoint() {
   if (!event_.valid()) return;  // moved from
   uint64_t hits = 0;  // the perf count: every #DB, whatever the BPF compare decided
-  if (::read(event_.get(), &hits, sizeof hits) == static_cast<ssize_t>(sizeof hits))
+  if (::read(event_.get(), &hits, sizeof hits) == static_cast<ssize_t>(sizeof hits)) {
+    closed_exceptions += hits;
     SLSDBG_DEBUG("replay", "perf breakpoint at 0x%llx: %llu debug exceptions", (unsigned long long)pc_,
                  (unsigned long long)hits);
+  }
 }
 
 }  // namespace slsdbg::replay

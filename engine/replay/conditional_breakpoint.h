@@ -28,6 +28,10 @@ class ConditionalBreakpoint {
   // Logs (debug) how many #DBs the breakpoint took: the cost a counted
   // arrival avoids (checkpoint_arrival_counted.cc; tests read it).
   ~ConditionalBreakpoint();
+  // Debug exceptions of every such breakpoint this process has closed (one
+  // per visit of its pc, matching or not): what a run without the patched
+  // breakpoint paid (`monitor stats`).
+  static uint64_t closed_debug_exceptions();
 
  private:
   ConditionalBreakpoint(UniqueFd prog, UniqueFd event, uint64_t pc)

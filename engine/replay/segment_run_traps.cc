@@ -1,7 +1,13 @@
 // A segment run's SIGTRAPs, each handled by its owner (trap_router.h).
+#include <signal.h>
+
 #include "common/log.h"
 #include "engine/replay/segment_run.h"
 #include "process/task_clock.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4
+#endif
 
 namespace slsdbg::replay {
 
@@ -68,6 +74,16 @@ Result<std::optional<ReplaySession::SegmentRun::Next>> ReplaySession::SegmentRun
       if (si.si_code == SI_KERNEL && r.rip > patched->patch.anchor() + 1 &&
           r.rip <= patched->patch.anchor() + patched->patch.length())
         return claimed(diverge(r.rip, expected_here(), "a branch into the bytes the patched breakpoint moved"));
+      // A watchpoint that fired in the trampoline's copy of a moved write:
+      // the registers are the program's, at the program's pc of the next
+      // moved instruction; the observer sees it there.
+      if (si.si_code == TRAP_HWBKPT)
+        if (const std::optional<uint64_t> shown = patched->patch.program_pc(r.rip)) {
+          SLSDBG_DEBUG("replay", "segment %llu: a trap in the trampoline at %s: shown at %s", (unsigned long long)seg_.value,
+                       hex(r.rip).c_str(), hex(*shown).c_str());
+          r.rip = *shown;
+          TRY(task_.set_regs(r));
+        }
       if (s_.observer_->stop_before_segment_end(task_, si) || TRY(trap_before_checkpoint(si, r))) {
         // Before the checkpoint, so the run has not passed it unmatched: no
         // rescue needed. A breakpoint keeps it until the patch may go in again.

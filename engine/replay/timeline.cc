@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/replay/conditional_breakpoint.h"
 #include "engine/replay/move_cut.h"
 #include "engine/replay/timeline_impl.h"
 #include "process/x86_insn.h"
@@ -276,6 +277,8 @@ Timeline::Stats Timeline::stats() const {
   s.segments_replayed = impl_->segments_replayed;
   s.segments_skipped = impl_->segments_skipped;
   s.probe_traps = impl_->probe_traps;
+  s.watch_traps = impl_->watch_traps;
+  s.checkpoint_debug_exceptions = ConditionalBreakpoint::closed_debug_exceptions();
   if (impl_->moments) {
     s.moment_snapshots_taken = impl_->moments->taken();
     s.moment_snapshots_used = impl_->moments->used();

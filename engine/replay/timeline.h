@@ -166,6 +166,8 @@ class Timeline {
     uint64_t moment_snapshots_taken = 0;  // forks kept at moments inside segments
     uint64_t moment_snapshots_used = 0;   // moves that started from one
     uint64_t probe_traps = 0;  // arrivals of navigation probes counted by a debug-register trap
+    uint64_t watch_traps = 0;  // watchpoint traps taken (forward moves and scans)
+    uint64_t checkpoint_debug_exceptions = 0;  // the perf breakpoint's, one per visit of a checkpoint's pc
   };
   Stats stats() const;
 

@@ -365,4 +365,12 @@ Result<std::vector<Hit>> Timeline::Impl::scan(uint64_t first, uint64_t last, std
   return counted_retry("scanning", [&] { return scan_once(first, last, until); });
 }
 
+Result<std::vector<Hit>> Timeline::Impl::scan_window(const Moment& from, const Moment& c) {
+  return counted_retry("scanning a window", [&] { return scan_window_once(from, c); });
+}
+
+Result<std::vector<Hit>> Timeline::Impl::scan_capped(const Moment& c, size_t cap) {
+  return counted_retry("scanning", [&] { return scan_capped_once(c, cap); });
+}
+
 }  // namespace slsdbg::replay

@@ -80,7 +80,7 @@ struct Path {
 };
 
 // Why a run paused (set by the observer).
-enum class PauseWhy { None, Breakpoint, Watchpoint, Step, Signal, Target, TargetMissed, EventDone, Exit, Interrupted, Exec };
+enum class PauseWhy { None, Breakpoint, Watchpoint, Step, Signal, Target, TargetMissed, EventDone, Exit, Interrupted, Exec, Capped };
 
 // How a drive() ended.
 enum class Halt { Paused, SegmentEnd, HistoryEnd, Killed, Diverged };
@@ -240,6 +240,17 @@ class Timeline::Impl final : public RunObserver {
   Result<std::optional<Moment>> resolve_counted(const Path& p, uint64_t pc);
   Result<std::optional<Moment>> resolve_counted_once(const Path& p, uint64_t pc);
   Result<TimelineStop> reverse_continue();
+  // With watchpoints: the tail of c's event window first, in widening
+  // windows from an anchor's earlier arrivals; nullopt: no stop there
+  // or no anchor (timeline_watch_tail.cc).
+  Result<std::optional<TimelineStop>> reverse_continue_in_tail(const Moment& c);
+  // The user's stops from `from` up to c (one event window).
+  Result<std::vector<Hit>> scan_window(const Moment& from, const Moment& c);
+  Result<std::vector<Hit>> scan_window_once(const Moment& from, const Moment& c);
+  // c's segment scanned up to c, ending after `cap` stops (why: Capped).
+  Result<std::vector<Hit>> scan_capped(const Moment& c, size_t cap);
+  Result<std::vector<Hit>> scan_capped_once(const Moment& c, size_t cap);
+  Result<std::optional<uint64_t>> hot_stop_pc(const Moment& c);
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
   // At a function's entry c: the moment of the direct call just before it,
@@ -370,6 +381,7 @@ class Timeline::Impl final : public RunObserver {
   uint64_t segments_replayed = 0;  // by scans and skipping forward moves (Stats)
   uint64_t segments_skipped = 0;
   uint64_t probe_traps = 0;  // arrivals counted by a debug-register trap, not in the tracee (Stats)
+  uint64_t watch_traps = 0;  // (Stats)
 
   // Run state.
   uint64_t segment = 0;
@@ -391,6 +403,7 @@ class Timeline::Impl final : public RunObserver {
   int exit_signo = 0;
   std::vector<Hit> hits;
   uint64_t ordinal = 0;
+  size_t collect_cap = SIZE_MAX;  // a collecting scan pauses (Capped) at this many hits
 
   // Position.
   Path path;

@@ -467,6 +467,8 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     st.pc = pc_now();
     return st;
   }
+  if (c)
+    if (std::optional<TimelineStop> st = TRY(reverse_continue_in_tail(*c))) return *st;
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
   // With only write watchpoints, segments that cannot write the watched
   // bytes are skipped, and a batch never spans one (write_filter.h).

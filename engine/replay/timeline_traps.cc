@@ -211,6 +211,10 @@ RunObserver::Verdict Timeline::Impl::stop_here(PauseWhy w, bool instruction_next
       why = PauseWhy::Target;
       return Verdict::Pause;
     }
+    if (hits.size() >= collect_cap) {
+      why = PauseWhy::Capped;
+      return Verdict::Pause;
+    }
     return Verdict::Resume;
   }
   why = w;
@@ -254,10 +258,18 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
       motion == Motion::Step)
     return false;
-  // No debug register: a watchpoint would see the trampoline's copies of the
-  // displaced accesses, and the session's rescue copy (a fork) has none.
-  for (int i = 0; i < DebugRegisters::kSlots; i++)
-    if (ours(dregs().slot(i).use)) return false;
+  // Write watchpoints only: the trampoline reads the program's memory. A
+  // moved write that a watchpoint catches in the trampoline is shown at the
+  // program's pc (segment_run_traps.cc), and the session puts the debug
+  // registers into the copies it goes on from. A probe's execute
+  // breakpoint would miss its pc's copy among the moved bytes; elsewhere
+  // it fires as before.
+  for (int i = 0; i < DebugRegisters::kSlots; i++) {
+    const DrSlot& slot = dregs().slot(i);
+    if (!ours(slot.use)) continue;
+    if (slot.use == DrUse::Watch && slot.kind != DrKind::Write) return false;
+    if (slot.use != DrUse::Watch && slot.addr >= begin && slot.addr < end) return false;
+  }
   std::vector<uint64_t> in_the_way;  // companions give way to the checkpoint's patch
   for (const auto& [pc, c] : counters)
     if (begin < c.anchor() + c.length() && c.anchor() < end) {
@@ -419,6 +431,7 @@ Result<RunObserver::Verdict> Timeline::Impl::on_trap(process::Task& task, const 
     switch (slot.use) {
       case DrUse::Watch:
         watch_hit = true;
+        watch_traps++;
         for (const Watch& w : active.watches)
           if (w.addr == slot.addr && w.len == slot.len && dr_kind(w.kind) == slot.kind) why_watch = w;
         break;

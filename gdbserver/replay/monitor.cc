@@ -168,7 +168,8 @@ Result<std::string> TimelineTarget::monitor_stats() {
   return "restores " + std::to_string(s.restores) + ", snapshot forks " + std::to_string(s.snapshot_forks) +
          ", snapshots " + std::to_string(s.snapshots) + "\nwatchpoint scans: segments replayed " +
          std::to_string(s.segments_replayed) + ", skipped " + std::to_string(s.segments_skipped) +
-         "\nprobe traps: " + std::to_string(s.probe_traps) + "\n";
+         "\nprobe traps: " + std::to_string(s.probe_traps) + "\nwatchpoint traps: " + std::to_string(s.watch_traps) +
+         "\ncheckpoint breakpoint debug exceptions: " + std::to_string(s.checkpoint_debug_exceptions) + "\n";
 }
 
 Result<std::string> TimelineTarget::monitor_dump(std::string_view path) {

@@ -1,0 +1,138 @@
+// A reverse continue with watchpoints looks at the tail of the current
+// event window first. Scanning from the checkpoint traps at every access
+// to the watched bytes: a variable written in a hot loop costs one stop
+// per iteration (2.5*10^5 iterations back: a minute; 2.5*10^6: ten), when
+// the answer is usually one iteration back. Here the window [m, c) is
+// scanned instead, m an earlier arrival at an anchor pc (counted in the
+// tracee on the way there, no trap per visit), widening 8-fold while it
+// holds no stop. Any m before c is correct: [m, c) is the end of history
+// before c, so its last stop is the answer if it has one. The anchor is
+// c's own pc when c is not its first arrival (a stop inside a loop), or
+// else the pc most of a capped scan's first stops came back at (the
+// loop's write, seen from a stop after the loop).
+#include <algorithm>
+#include <map>
+
+#include "common/log.h"
+#include "engine/replay/timeline_impl.h"
+
+namespace slsdbg::replay {
+
+namespace {
+constexpr uint64_t kWiden = 8;
+// Stops a scan collects before its pcs are taken as an anchor instead.
+constexpr size_t kAnchorCap = 64;
+
+const Hit* latest_stop(const std::vector<Hit>& hits) {
+  const Hit* best = nullptr;
+  for (const Hit& h : hits)
+    if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
+  return best;
+}
+}  // namespace
+
+Result<std::vector<Hit>> Timeline::Impl::scan_window_once(const Moment& from, const Moment& c) {
+  // There with no trap but the counting (the target's, at from.pc), and
+  // c.pc's arrivals up to `from` counted on the way.
+  const bool same_pc = from.pc == c.pc;
+  TRY(reach_base(Base::at(from), same_pc ? std::nullopt : std::optional<uint64_t>(c.pc)));
+  uint64_t c_arrivals = from.n;
+  if (!same_pc) {
+    TRY(fold_counter());
+    c_arrivals = count_value;
+    TRY(set_count_probe(std::nullopt));
+  }
+  TRY(set_traps(user));
+  configure_scan(user, std::nullopt);
+  TRY(set_target_probe(c));
+  target_count = c_arrivals;
+  hits.clear();
+  ordinal = 0;
+  flow_limit = c.checkpoint;
+  Result<DriveResult> dr = drive(true);
+  flow_limit = UINT64_MAX;
+  collect = false;
+  DriveResult d = TRY(std::move(dr));
+  if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
+  if (d.halt != Halt::Paused || why != PauseWhy::Target)
+    return Error::msg("internal: the current moment " + c.to_string() + " was not found again after " +
+                      from.to_string());
+  return hits;
+}
+
+Result<std::vector<Hit>> Timeline::Impl::scan_capped_once(const Moment& c, size_t cap) {
+  collect_cap = cap;
+  Result<std::vector<Hit>> r = scan_once(c.checkpoint, c.checkpoint, c);
+  collect_cap = SIZE_MAX;
+  return r;
+}
+
+// The pc most of a capped scan's stops came back at, in c's window.
+Result<std::optional<uint64_t>> Timeline::Impl::hot_stop_pc(const Moment& c) {
+  std::vector<Hit> first = TRY(scan_capped(c, kAnchorCap));
+  if (first.size() < kAnchorCap) return std::optional<uint64_t>();  // the scan saw them all: nothing to gain
+  std::map<uint64_t, size_t> seen;
+  for (const Hit& h : first) seen[h.pc]++;
+  uint64_t pc = 0;
+  size_t most = 0;
+  for (const auto& [p, n] : seen)
+    if (n > most) {
+      pc = p;
+      most = n;
+    }
+  if (most < 2) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(pc);
+}
+
+Result<std::optional<TimelineStop>> Timeline::Impl::reverse_continue_in_tail(const Moment& c) {
+  if (user.watches.empty() || !counting_allowed() || c.checkpoint != segment) return std::optional<TimelineStop>();
+  // The anchor and how often it ran in c's window before c.
+  uint64_t anchor = c.pc, arrivals = c.n - 1;
+  if (arrivals == 0) {
+    std::optional<uint64_t> hot = TRY(hot_stop_pc(c));
+    if (!hot) return std::optional<TimelineStop>();
+    std::optional<Moment> last = TRY(last_arrival_before(c, *hot));
+    if (!last) return std::optional<TimelineStop>();
+    anchor = *hot;
+    arrivals = last->n;
+  }
+  SLSDBG_DEBUG("timeline", "reverse-continue: the tail of %s first, from arrivals at %s (%llu before it)",
+               c.to_string().c_str(), hex_addr(anchor).c_str(), (unsigned long long)arrivals);
+  // The d-th arrival back: arrival `arrivals` is the latest before c (d = 1),
+  // as far back as the first one.
+  for (uint64_t back = 1;; back = std::min(back * kWiden, arrivals)) {
+    if (options.interrupted && options.interrupted()) return std::optional<TimelineStop>(TRY(interrupted_back()));
+    const Moment from{c.checkpoint, c.event, anchor, arrivals - back + 1};
+    std::vector<Hit> found = TRY(scan_window(from, c));
+    segments_replayed++;
+    SLSDBG_DEBUG("timeline", "reverse-continue: window from %s: %zu stops", from.to_string().c_str(), found.size());
+    const Hit* best = latest_stop(found);
+    if (!best && back == arrivals) break;
+    if (!best) continue;
+    const Hit hit = *best;
+    Path p{Base::at(from), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
+    TRY(reach(p, std::nullopt));
+    if (pc_now() != hit.pc)
+      return Error::msg("internal: reverse-continue's stop at " + hex_addr(hit.pc) + " was not reached again (at " +
+                        hex_addr(pc_now()) + ")");
+    path = p;
+    known = hit.why == PauseWhy::Breakpoint ? hit.moment : std::nullopt;
+    if (known) path = Path{Base::at(*known), {}};
+    trace_base.reset();
+    TimelineStop st;
+    st.pc = pc_now();
+    if (hit.why == PauseWhy::Breakpoint) {
+      st.cause = StopCause::Breakpoint;
+      return std::optional<TimelineStop>(st);
+    }
+    // GDB wants the state before the accessing instruction.
+    st = TRY(reverse_step());
+    st.cause = StopCause::Watchpoint;
+    st.watch_addr = hit.watch.addr;
+    st.watch_kind = hit.watch.kind;
+    return std::optional<TimelineStop>(st);
+  }
+  return std::optional<TimelineStop>();
+}
+
+}  // namespace slsdbg::replay
