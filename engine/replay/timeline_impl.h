@@ -240,6 +240,9 @@ class Timeline::Impl final : public RunObserver {
   Result<std::optional<Moment>> resolve_counted(const Path& p, uint64_t pc);
   Result<std::optional<Moment>> resolve_counted_once(const Path& p, uint64_t pc);
   Result<TimelineStop> reverse_continue();
+  // Goes to a scan's stop by path p (its Continue legs end there); for a
+  // watchpoint, to the state before the access.
+  Result<TimelineStop> land_on_hit(const Path& p, const Hit& hit);
   // With watchpoints: the tail of c's event window first, in widening
   // windows from an anchor's earlier arrivals; nullopt: no stop there
   // or no anchor (timeline_watch_tail.cc).

@@ -447,6 +447,34 @@ std::optional<WriteFilter> Timeline::Impl::write_filter(const TrapSet& traps) co
   return WriteFilter::make(reader, std::move(ranges), {traps.breakpoints.begin(), traps.breakpoints.end()}, reads);
 }
 
+Result<TimelineStop> Timeline::Impl::land_on_hit(const Path& p, const Hit& hit) {
+  TRY(reach(p, std::nullopt));
+  // Elsewhere, GDB would see a trap at no breakpoint of its own and ask
+  // for reverse-continue again, from there, forever.
+  if (pc_now() != hit.pc)
+    return Error::msg("internal: reverse-continue's stop at " + hex_addr(hit.pc) + " was not reached again (at " +
+                      hex_addr(pc_now()) + ")");
+  path = p;
+  known.reset();
+  trace_base.reset();
+  TimelineStop st;
+  if (hit.why == PauseWhy::Breakpoint) {
+    if (hit.moment) {
+      known = hit.moment;
+      path = Path{Base::at(*hit.moment), {}};
+    }
+    st.cause = StopCause::Breakpoint;
+    st.pc = pc_now();
+    return st;
+  }
+  // A watchpoint: GDB wants the state before the accessing instruction.
+  st = TRY(reverse_step());
+  st.cause = StopCause::Watchpoint;
+  st.watch_addr = hit.watch.addr;
+  st.watch_kind = hit.watch.kind;
+  return st;
+}
+
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
   // From a signal's stop the current instruction may be the faulting one,
   // the scan's target: no counter stub on it.
@@ -584,31 +612,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     const Hit hit = *best;
     Path p{Base::after(lo, 0), {}};
     if (!hit.landing) p.legs.push_back(Leg{Motion::Continue, hit.ordinal + 1, user});
-    TRY(reach(p, std::nullopt));
-    // Elsewhere, GDB would see a trap at no breakpoint of its own and ask
-    // for reverse-continue again, from there, forever.
-    if (pc_now() != hit.pc)
-      return Error::msg("internal: reverse-continue's stop at " + hex_addr(hit.pc) + " was not reached again (at " +
-                        hex_addr(pc_now()) + ")");
-    path = p;
-    known.reset();
-    trace_base.reset();
-    TimelineStop st;
-    if (hit.why == PauseWhy::Breakpoint) {
-      if (hit.moment) {
-        known = hit.moment;
-        path = Path{Base::at(*hit.moment), {}};
-      }
-      st.cause = StopCause::Breakpoint;
-      st.pc = pc_now();
-      return st;
-    }
-    // A watchpoint: GDB wants the state before the accessing instruction.
-    st = TRY(reverse_step());
-    st.cause = StopCause::Watchpoint;
-    st.watch_addr = hit.watch.addr;
-    st.watch_kind = hit.watch.kind;
-    return st;
+    return land_on_hit(p, hit);
   }
   if (floor > 0) return before_exec(floor);
   TimelineStop st = TRY(to_checkpoint(0));

@@ -109,28 +109,8 @@ Result<std::optional<TimelineStop>> Timeline::Impl::reverse_continue_in_tail(con
     const Hit* best = latest_stop(found);
     if (!best && back == arrivals) break;
     if (!best) continue;
-    const Hit hit = *best;
-    Path p{Base::at(from), {Leg{Motion::Continue, hit.ordinal + 1, user}}};
-    TRY(reach(p, std::nullopt));
-    if (pc_now() != hit.pc)
-      return Error::msg("internal: reverse-continue's stop at " + hex_addr(hit.pc) + " was not reached again (at " +
-                        hex_addr(pc_now()) + ")");
-    path = p;
-    known = hit.why == PauseWhy::Breakpoint ? hit.moment : std::nullopt;
-    if (known) path = Path{Base::at(*known), {}};
-    trace_base.reset();
-    TimelineStop st;
-    st.pc = pc_now();
-    if (hit.why == PauseWhy::Breakpoint) {
-      st.cause = StopCause::Breakpoint;
-      return std::optional<TimelineStop>(st);
-    }
-    // GDB wants the state before the accessing instruction.
-    st = TRY(reverse_step());
-    st.cause = StopCause::Watchpoint;
-    st.watch_addr = hit.watch.addr;
-    st.watch_kind = hit.watch.kind;
-    return std::optional<TimelineStop>(st);
+    const Path to_stop{Base::at(from), {Leg{Motion::Continue, best->ordinal + 1, user}}};
+    return std::optional<TimelineStop>(TRY(land_on_hit(to_stop, *best)));
   }
   return std::optional<TimelineStop>();
 }

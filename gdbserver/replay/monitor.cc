@@ -27,7 +27,8 @@ constexpr std::string_view kHelp =
     "                    the memory map is the one of the current segment's checkpoint\n"
     "  last-write ADDR [LEN]  the last write to LEN bytes (default 1) at ADDR before\n"
     "                    now: moment, instruction, file:line (GDB: last-write EXPR)\n"
-    "  stats             segments replayed and skipped by watchpoint scans, restores\n"
+    "  stats             segments replayed and skipped by watchpoint scans, restores, probe\n"
+    "                    and watchpoint traps, the checkpoint breakpoint's debug exceptions\n"
     "After `monitor goto`, GDB still shows the old frame until it re-reads the\n"
     "registers: run `maint flush register-cache` (slsdbg replay defines `goto`,\n"
     "which does both).\n";
