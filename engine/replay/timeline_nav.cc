@@ -495,13 +495,20 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     st.pc = pc_now();
     return st;
   }
-  if (c)
-    if (std::optional<TimelineStop> st = TRY(reverse_continue_in_tail(*c))) return *st;
+  const uint64_t from = segment;
+  const uint64_t floor = exec_floor(from);  // segments before it run another program
+  if (c) {
+    // A failure there leaves the scans below as they were before it.
+    Result<std::optional<TimelineStop>> tail = reverse_continue_in_tail(*c);
+    if (!tail.ok())
+      SLSDBG_INFO("timeline", "reverse-continue: the window's tail was not scanned (%s); scanning the segment",
+                  tail.error().message.c_str());
+    else if (*tail)
+      return **tail;
+  }
   // Batches of segments, doubling backwards: 1, 2, 4, ... (one restore each).
   // With only write watchpoints, segments that cannot write the watched
   // bytes are skipped, and a batch never spans one (write_filter.h).
-  const uint64_t from = segment;
-  const uint64_t floor = exec_floor(from);  // segments before it run another program
   std::optional<WriteFilter> filter = write_filter(user);
   auto needed = [&](uint64_t k) { return k == from || !filter || filter->must_replay(k, WriteFilter::Use::Reverse); };
   uint64_t hi = from;
