@@ -106,8 +106,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   // none): a watched write met first would go unseen (the patched
   // breakpoint keeps them), and a probe's arrivals uncounted until its
   // counter stub replaces the probe.
-  if (watch_armed()) return refuse("a watchpoint is armed");
-  if (probe_armed()) {
+  if (s_.dregs_.holds(DrUse::Watch)) return refuse("a watchpoint is armed");
+  if (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)) {
     recount_ = true;
     return false;
   }

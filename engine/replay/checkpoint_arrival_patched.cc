@@ -52,7 +52,7 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     return ok_status();
   const char* mode = std::getenv("SLSDBG_REPLAY_PATCH");  // "off": hardware breakpoint only (measurements)
   if (mode && std::string(mode) == "off") return ok_status();
-  if (s_.patch_failures_ > 0 && watch_armed()) return ok_status();
+  if (s_.patch_failures_ > 0 && s_.dregs_.holds(DrUse::Watch)) return ok_status();
   if (!patch_site_) {
     Result<PatchSite> site = plan_checkpoint_site(target_.rip, code_reader());
     if (!site.ok()) {
@@ -162,18 +162,6 @@ void ReplaySession::SegmentRun::take_rescue() {
   outcome_.reruns++;
 }
 
-bool ReplaySession::SegmentRun::watch_armed() const {
-  for (int i = 0; i < DebugRegisters::kSlots; i++)
-    if (s_.dregs_.slot(i).use == DrUse::Watch) return true;
-  return false;
-}
-
-bool ReplaySession::SegmentRun::probe_armed() const {
-  for (int i = 0; i < DebugRegisters::kSlots; i++)
-    if (s_.dregs_.slot(i).use == DrUse::CountProbe || s_.dregs_.slot(i).use == DrUse::TargetProbe) return true;
-  return false;
-}
-
 void ReplaySession::SegmentRun::carry_debug_registers() {
   Status st = s_.dregs_.apply(task_.raw_tid());
   if (!st.ok()) SLSDBG_DEBUG("replay", "debug registers into the copy: %s", st.error().message.c_str());
@@ -210,7 +198,8 @@ Result<bool> ReplaySession::SegmentRun::drop_patch() {
 Status ReplaySession::SegmentRun::use_rescue() {
   // With a watchpoint armed each retry would meet its writes again: the
   // breakpoint instead (try_patch does not patch with one after a failure).
-  const bool retry = patch_ == PatchState::FailedByBudget && ++s_.patch_failures_ < kPatchAttempts && !watch_armed();
+  const bool retry = patch_ == PatchState::FailedByBudget && ++s_.patch_failures_ < kPatchAttempts &&
+                     !s_.dregs_.holds(DrUse::Watch);
   SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
                (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
   take_rescue();

@@ -112,6 +112,12 @@ int DebugRegisters::free_slots() const {
   return n;
 }
 
+bool DebugRegisters::holds(DrUse use) const {
+  for (const DrSlot& s : slots_)
+    if (s.use == use) return true;
+  return false;
+}
+
 unsigned long DebugRegisters::dr7() const {
   unsigned long v = 0;
   for (int i = 0; i < kSlots; i++) {

@@ -71,6 +71,8 @@ TEST(DebugRegisters, FourSlotsThenARefusalNamingTheHolders) {
   EXPECT_EQ(2, d.free_slots());
   EXPECT_EQ(-1, d.find(DrUse::Watch, 0x1000));
   EXPECT_EQ(3, d.find(DrUse::CheckpointBreakpoint, 0x401020));
+  EXPECT_FALSE(d.holds(DrUse::Watch));
+  EXPECT_TRUE(d.holds(DrUse::TargetProbe));
 }
 
 TEST(DebugRegisters, AppliedWatchpointFiresInTheChild) {

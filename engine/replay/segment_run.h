@@ -105,8 +105,6 @@ class ReplaySession::SegmentRun {
   // A copy of the tracee became the tracee: a fork has no debug registers,
   // so the observer's watchpoints go into it (checkpoint_arrival_patched.cc).
   void carry_debug_registers();
-  bool watch_armed() const;  // the observer holds a watchpoint in a debug register
-  bool probe_armed() const;  // ... or a count or target probe
   Result<Next> on_patched_match(user_regs_struct& r);
   Status refit_patch(const user_regs_struct& r);
   // checkpoint_arrival_head.cc: the CPU time run unpatched (0: none);

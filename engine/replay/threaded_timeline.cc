@@ -1,6 +1,4 @@
 #include "engine/replay/threaded_timeline.h"
-#include "process/syscallbuf_site.h"
-#include "process/syscallbuf_stub.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -29,6 +27,8 @@
 #include "engine/replay/write_filter.h"
 #include "process/inject.h"
 #include "process/proc_maps.h"
+#include "process/syscallbuf_site.h"
+#include "process/syscallbuf_stub.h"
 
 namespace slsdbg::replay {
 
