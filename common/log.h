@@ -1,4 +1,5 @@
-// Minimal leveled logging to stderr. SLSDBG_LOG=debug|info|warn|error.
+// Minimal leveled logging to stderr. SLSDBG_LOG=debug|info|warn|error;
+// SLSDBG_LOG_TIME=1 starts each line with milliseconds since start-up.
 #pragma once
 
 #include <cstdio>

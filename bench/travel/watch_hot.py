@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/travel/watch_hot.py BUILD [--iterations N] [--interval MS] [--runs N]
+"""bench/travel/watch_hot.py BUILD [--iterations N] [--interval MS] [--runs N] [--patch MODE]
 
 Watchpoints on variables a hot loop writes (#20): tests/programs/watch_hot_loop
 (-O0) writes `hot` on each of N iterations and `mark` once, at 5/6 of them;
@@ -18,7 +18,9 @@ commands with GDB's Python:
                       `mark`'s write (--peer-timeout seconds at most;
                       null when it did not finish)
 
-Medians over --runs; prints one JSON document.
+--patch miss runs the sessions with SLSDBG_REPLAY_PATCH=miss (the checkpoints'
+trampolines never match: every checkpoint is reached from the rescue copy by
+a counting copy). Medians over --runs; prints one JSON document.
 """
 import argparse
 import json
@@ -44,14 +46,14 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
-def gdb_session(slsdbg, rec, cmds, timeout):
+def gdb_session(slsdbg, rec, cmds, timeout, env=None):
     script = [TIMER] + cmds
     with tempfile.NamedTemporaryFile("w", suffix=".gdb", delete=False) as f:
         f.write("\n".join(script) + "\n")
         path = f.name
     try:
         p = subprocess.run([slsdbg, "replay", rec, "--", "-nx", "-batch", "-ex", "set pagination off", "-x", path],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
     finally:
         os.unlink(path)
     out = {}
@@ -69,7 +71,11 @@ def main():
     ap.add_argument("--interval", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--peer-timeout", type=int, default=60)
+    ap.add_argument("--patch", default="", help="SLSDBG_REPLAY_PATCH for the sessions (miss, off, refuse)")
     a = ap.parse_args()
+    env = dict(os.environ)
+    if a.patch:
+        env["SLSDBG_REPLAY_PATCH"] = a.patch
     build = os.path.abspath(a.build)
     slsdbg = os.path.join(build, "cli", "slsdbg")
     prog = os.path.join(build, "tests", "programs", "watch_hot_loop")
@@ -80,7 +86,7 @@ def main():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "programs", "watch_hot_loop.c")
     after = next(i for i, l in enumerate(open(src), 1) if "/* AFTER */" in l)
     res = {"command": " ".join(["bench/travel/watch_hot.py"] + sys.argv[1:]), "workload": "tests/programs/watch_hot_loop "
-           f"{a.iterations} {at} (-O0), --interval {a.interval}", "loadavg_before": loadavg()}
+           f"{a.iterations} {at} (-O0), --interval {a.interval}", "patch": a.patch or "on", "loadavg_before": loadavg()}
     with tempfile.TemporaryDirectory(prefix="watch_hot.") as work:
         t0 = time.monotonic()
         subprocess.run([prog, str(a.iterations), str(at)], stdout=subprocess.DEVNULL, check=True)
@@ -95,14 +101,14 @@ def main():
             got, text = gdb_session(slsdbg, rec, [
                 "break main", "continue", "python _lap('start')", "watch mark", "continue", "python _lap('forward_watch_s')",
                 "delete", "watch hot", "reverse-continue", "python _lap('reverse_watch_s')", "reverse-continue",
-                "python _lap('reverse_again_s')"], timeout=1800)
+                "python _lap('reverse_again_s')"], timeout=1800, env=env)
             for k in ("forward_watch_s", "reverse_watch_s", "reverse_again_s"):
                 if k not in got:
                     sys.exit("watch_hot: the session did not finish:\n" + text[-2000:])
                 laps[k].append(got[k])
             got, text = gdb_session(slsdbg, rec, [f"break {src}:{after}", "continue", "python _lap('start')",
                                                   "watch hot", "reverse-continue", "python _lap('reverse_after_s')"],
-                                    timeout=1800)
+                                    timeout=1800, env=env)
             if "reverse_after_s" not in got:
                 sys.exit("watch_hot: the session did not finish:\n" + text[-2000:])
             laps["reverse_after_s"].append(got["reverse_after_s"])

@@ -11,11 +11,13 @@
 //   - it stops only at those visits and compares registers and memory as
 //     the breakpoint would.
 // The copy is exact (replay is deterministic), so once it stands at the
-// checkpoint, or at an observer's int3 met first, it replaces the tracee
-// there, without the counting patch: the breakpoint then costs one #DB, or
-// the observer's trap comes at once. A copy that learns nothing (no moving
+// checkpoint, or at an observer's int3 or watchpoint met first (it has the
+// watchpoints' debug registers), it replaces the tracee there, without the
+// counting patch: the breakpoint then costs one #DB, or the observer's
+// trap comes at once (a watch's is handed over, take_copy_at_watch). A copy that learns nothing (no moving
 // value, a syscall, a signal, its CPU budget) is dropped, and the run keeps
 // the perf breakpoint as before.
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,9 +29,14 @@
 
 #include "common/log.h"
 #include "engine/replay/counting_patch.h"
+#include "engine/replay/debug_registers.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
 #include "process/task_clock.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4
+#endif
 
 namespace slsdbg::replay {
 
@@ -76,11 +83,16 @@ Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
 
 // A segment replayed again after its patched run overran the CPU budget
 // (no observer, SLSDBG_REPLAY_PATCH=miss: up to kPatchAttempts runs with
-// budgets 4x larger each, 40 s for revstep_far's 5 segments): the counting
-// copy first, the patch with the larger budget only if it learns nothing.
+// budgets 4x larger each, 40 s for revstep_far's 5 segments), or any
+// segment after a patched run of this session missed its checkpoint (each
+// later one spent its whole budget first: 0.22 s per 10 ms segment of
+// watch_hot_loop under =miss): the counting copy first, the patch with
+// the larger budget only if it learns nothing.
 // True: the arrival is settled.
 Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
-  if (deliver || s_.patch_failures_ == 0 || !armed<NothingArmed>() || free_run_ != FreeRun::None) return false;
+  if (deliver || (s_.patch_failures_ == 0 && s_.patch_misses_ == 0) || !armed<NothingArmed>() ||
+      free_run_ != FreeRun::None)
+    return false;
   if (TRY(reach_by_count())) return true;
   if (std::exchange(counted_at_pc_, false)) {
     TRY(arm_breakpoint());
@@ -92,7 +104,7 @@ Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
 Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
                           patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
-                          s_.patch_failures_ > 0;
+                          s_.patch_failures_ > 0 || s_.patch_misses_ > 0;
   const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
   if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
       (mode && std::string(mode) == "off"))
@@ -102,11 +114,9 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     count_refused_ = true;  // not again in this run
     return false;
   };
-  // The copy runs without the observer's debug registers (a fork has
-  // none): a watched write met first would go unseen (the patched
-  // breakpoint keeps them), and a probe's arrivals uncounted until its
-  // counter stub replaces the probe.
-  if (s_.dregs_.holds(DrUse::Watch)) return refuse("a watchpoint is armed");
+  // A fork has no debug registers: the copy gets the watchpoints' (a watch
+  // met first hands its trap over, take_copy_at_watch), but a probe's
+  // arrivals would go uncounted until its counter stub replaces the probe.
   if (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)) {
     recount_ = true;
     return false;
@@ -140,6 +150,12 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   if (!forked.ok()) return refuse("no copy: " + forked.error().message);
   CountCopy copy{std::move(*forked)};
   process::Task& t = *copy.task;
+  if (s_.dregs_.holds(DrUse::Watch)) {
+    DebugRegisters watches = s_.dregs_;  // the same slots, so DR6 names them as for the tracee
+    for (int i = 0; i < DebugRegisters::kSlots; i++)
+      if (watches.slot(i).use != DrUse::Watch && watches.slot(i).use != DrUse::Free) watches.release(i);
+    if (Status st = watches.apply(t.raw_tid()); !st.ok()) return refuse("the copy's watchpoints: " + st.error().message);
+  }
   std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
   if (!t.read_memory(RemoteAddr(site->anchor), code).ok()) return refuse("the code is not readable");
   if (s_.observer_) s_.observer_->hide_traps(site->anchor, code);
@@ -189,6 +205,15 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
                                                                       : "no predicted visit matched within the CPU budget");
     user_regs_struct regs = TRY(t.regs());
     stops++;
+    if (si.si_code == TRAP_HWBKPT && s_.dregs_.holds(DrUse::Watch)) {
+      // The copy made no syscall: its mask is the one it was forked with.
+      if (mask & (1ull << (SIGTRAP - 1))) return refuse("a watchpoint fired with SIGTRAP blocked (its trap cannot be handed over)");
+      if (!TRY(take_copy_at_watch(t, *counter, *site, si, regs))) return refuse("a watchpoint fired in the count's stub");
+      SLSDBG_DEBUG("replay", "checkpoint %llu: the counting copy met a watchpoint first (%llu stops); it goes on from there",
+                   (unsigned long long)seg_.value + 1, (unsigned long long)stops);
+      copy.task.reset();
+      return true;
+    }
     if (si.si_code != SI_KERNEL) return refuse("a trap other than an int3");
     if (regs.rip != counter->reached_rip()) {
       // An int3 met first (the observer's breakpoint or counter): the
@@ -251,6 +276,33 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     }
     TRY(counter->set_limit(t, limit));
   }
+}
+
+// The copy stopped right after a watched access, before the checkpoint: the
+// tracee would stop there too. It becomes the tracee, without the count,
+// and its trap is handed over: a SIGTRAP sent now stops the next
+// resumption at once, and on_signal shows the observer the watch's siginfo
+// (DR6 keeps the watch's bits). False: the access was the count's own
+// (nothing to show it at).
+Result<bool> ReplaySession::SegmentRun::take_copy_at_watch(process::Task& copy, CountingPatch& counter,
+                                                           const PatchSite& site, const siginfo_t& si,
+                                                           user_regs_struct regs) {
+  if (counter.in_stub(regs.rip)) {
+    // After a moved access: where the program stands, from which its own code runs on.
+    std::optional<uint64_t> at = counter.site_end_at(regs.rip);
+    if (!at) at = counter.moved_from(regs.rip);
+    if (!at) return false;
+    regs.rip = *at;
+  } else if (regs.rip > site.anchor && regs.rip < site.end()) {
+    return false;  // inside the bytes the jump replaced
+  }
+  TRY(counter.remove(copy));
+  TRY(copy.set_regs(regs));
+  take_count_copy(copy);
+  if (::syscall(SYS_tgkill, task_.tgid(), task_.raw_tid(), SIGTRAP) != 0) return Error::from_errno("tgkill(SIGTRAP)");
+  handed_watch_trap_ = si;
+  free_run_ = FreeRun::Pending;  // nothing armed until that trap
+  return true;
 }
 
 // The copy stands where the tracee would: it becomes the tracee.

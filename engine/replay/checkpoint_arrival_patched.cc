@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "common/log.h"
 #include "engine/replay/relay_site.h"
@@ -108,6 +109,9 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
   if (s_.observer_ && head_copy_) {
     rescue = std::move(head_copy_);
   } else if (s_.observer_) {
+    // The copy holds what the observer puts in at its resumption (the
+    // Timeline's counter stubs): a run that goes on from it counts on.
+    TRY(s_.observer_->before_copy(task_));
     now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
     const uint64_t mask = TRY(task_.signal_mask());
     Result<process::Task> copy = fork_tracee(task_, now, mask);
@@ -188,7 +192,11 @@ Result<bool> ReplaySession::SegmentRun::drop_patch() {
   SLSDBG_DEBUG("replay", "segment %llu: a trap for the observer while patched; going on from the rescue copy",
                (unsigned long long)seg_.value);
   take_rescue();
+  counted_at_pc_ = false;
   TRY(reach_or_arm());
+  // The copy counted its way to the checkpoint without meeting the trap:
+  // the trap lay past it, so the trampoline ran past it unmatched.
+  if (std::exchange(counted_at_pc_, false)) s_.patch_misses_++;
   return true;
 }
 
@@ -202,6 +210,7 @@ Status ReplaySession::SegmentRun::use_rescue() {
                      !s_.dregs_.holds(DrUse::Watch);
   SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
                (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
+  s_.patch_misses_++;
   take_rescue();
   if (proof_ == TrampolineProof::Proven) proof_ = TrampolineProof::Refused;  // the observer changed the run
   patch_ = retry ? PatchState::Allowed : PatchState::Dropped;

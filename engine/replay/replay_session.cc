@@ -94,6 +94,7 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
   if (result.ok() && run_->patch_failed()) {
     // Correctness never rests on the patch: replay the segment again from
     // checkpoint k, with a larger budget when only the budget ran out.
+    patch_misses_++;
     if (!run_->patch_failed_by_budget() || ++patch_failures_ >= kPatchAttempts) patch_off_ = true;
     run_.reset();
     reruns_++;

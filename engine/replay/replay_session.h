@@ -173,6 +173,10 @@ class ReplaySession {
   // 4x each time; after kPatchAttempts, or any other failure, no patch).
   int patch_failures_ = 0;
   bool patch_off_ = false;
+  // Patched runs of this session that ran past their checkpoint unmatched
+  // (not reset per segment): later segments try the counting copy first,
+  // not a patched run that may spend its whole CPU budget first.
+  uint64_t patch_misses_ = 0;
   uint64_t reruns_ = 0;  // the current segment's run (kept while Paused)
   uint64_t start_event_ = 0;  // the next run starts after this many events (adopt)
 };

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "common/log.h"
 #include "common/signal_name.h"
@@ -182,6 +183,11 @@ Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_seccomp() 
 Result<ReplaySession::SegmentRun::Next> ReplaySession::SegmentRun::on_signal(int signo) {
   siginfo_t si = TRY(task_.siginfo());
   user_regs_struct r = TRY(task_.regs());
+  if (signo == SIGTRAP && handed_watch_trap_ && si.si_code == SI_TKILL && si.si_pid == ::getpid()) {
+    // Ours, sent to bring back a watch the counting copy met (take_copy_at_watch).
+    si = *std::exchange(handed_watch_trap_, std::nullopt);
+    TRY(task_.set_siginfo(si));
+  }
   if (signo == SIGTRAP)
     if (std::optional<Next> n = TRY(on_sigtrap(si, r))) return *n;
   return on_logged_signal(signo, r, si);

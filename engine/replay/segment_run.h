@@ -34,6 +34,8 @@
 
 namespace slsdbg::replay {
 
+class CountingPatch;
+
 // Patched runs of one segment before the hardware breakpoint alone: CPU
 // budgets up to 256x the first.
 inline constexpr int kPatchAttempts = 5;
@@ -123,6 +125,8 @@ class ReplaySession::SegmentRun {
   Result<bool> reach_by_count();
   Result<bool> count_before_patch(int deliver);
   void take_count_copy(process::Task& copy);
+  Result<bool> take_copy_at_watch(process::Task& copy, CountingPatch& counter, const PatchSite& site,
+                                  const siginfo_t& si, user_regs_struct regs);
   Status after_free_run(int signo);
   // checkpoint_arrival_rep_string.cc
   Result<bool> step_rep_iterations(user_regs_struct& r);
@@ -191,6 +195,10 @@ class ReplaySession::SegmentRun {
   std::optional<PatchSite> count_site_;  // where the copy counts
   enum class FreeRun { None, Pending, Running };
   FreeRun free_run_ = FreeRun::None;
+  // The copy met a watchpoint first and replaced the tracee right after the
+  // access: its trap, to be handed to the observer when the SIGTRAP sent to
+  // bring it back arrives (the resumption onto it stops at once).
+  std::optional<siginfo_t> handed_watch_trap_;
   // Observer state across a pause.
   bool started_ = false;
   bool signal_announced_ = false;  // before_signal was asked for the pending signal stop
