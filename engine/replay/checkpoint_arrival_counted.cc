@@ -102,9 +102,12 @@ Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
 }
 
 Result<bool> ReplaySession::SegmentRun::reach_by_count() {
+  // A read or access watchpoint keeps the patch out for as long as it is
+  // armed (the trampoline reads the program's memory); the count reads none.
   const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
                           patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
-                          s_.patch_failures_ > 0 || s_.patch_misses_ > 0;
+                          s_.patch_failures_ > 0 || s_.patch_misses_ > 0 ||
+                          (patch_ == PatchState::AskAgain && watches_reads());
   const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
   if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
       (mode && std::string(mode) == "off"))
@@ -117,6 +120,10 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   // A fork has no debug registers: the copy gets the watchpoints' (a watch
   // met first hands its trap over, take_copy_at_watch), but a probe's
   // arrivals would go uncounted until its counter stub replaces the probe.
+  // The observer's stubs go in now, as at its resumption (and the copy
+  // holds them).
+  if (s_.observer_ && (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)))
+    TRY(s_.observer_->before_copy(task_));
   if (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)) {
     recount_ = true;
     return false;
@@ -124,15 +131,20 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   Result<PatchSite> site = plan_patch_site(target_.rip, code_reader());
   if (!site.ok()) return refuse(site.error().message);
   count_site_ = *site;
-  if (s_.observer_ && !s_.observer_->allows_patch(site->anchor, site->end())) {
+  if (s_.observer_ && !s_.observer_->allows_count(site->anchor, site->end())) {
     recount_ = true;  // stepping over its breakpoint, say: the breakpoint until then
     return false;
   }
   Result<bool> shared = has_shared_writable_mapping(task_.tgid());
   if (!shared.ok() || *shared) return refuse("a shared writable mapping");
   user_regs_struct now = TRY(task_.regs());
-  if (now.rip > site->anchor && now.rip < site->end() && !(site->anchored() && now.rip == site->pc))
-    return false;  // inside the bytes the jump replaces: a later arrival
+  if (now.rip > site->anchor && now.rip < site->end() && !(site->anchored() && now.rip == site->pc)) {
+    // Inside the bytes the jump replaces (a checkpoint a few bytes after the
+    // last): one #DB at the next arrival at pc, then the count from there,
+    // as the patch waits (not the breakpoint's #DB at every visit).
+    TRY(insert_breakpoint(/*then_patch=*/true));
+    return true;
+  }
   // An int3 at rip has not run: the observer allows the count, so it is not
   // stepping over a breakpoint it has shown (the rescue copy of a patched
   // run stands right after a `syscall` that returns onto one, say). Its
@@ -305,6 +317,12 @@ Result<bool> ReplaySession::SegmentRun::take_copy_at_watch(process::Task& copy, 
   return true;
 }
 
+bool ReplaySession::SegmentRun::watches_reads() const {
+  for (int i = 0; i < DebugRegisters::kSlots; i++)
+    if (s_.dregs_.slot(i).use == DrUse::Watch && s_.dregs_.slot(i).kind == DrKind::Access) return true;
+  return false;
+}
+
 // The copy stands where the tracee would: it becomes the tracee.
 void ReplaySession::SegmentRun::take_count_copy(process::Task& copy) {
   arrival_.emplace<NothingArmed>();
@@ -323,9 +341,15 @@ namespace slsdbg::replay {
 Status ReplaySession::SegmentRun::after_free_run(int signo) {
   // The observer refused the counting copy for one resumption: once it
   // would allow it, the breakpoint armed meanwhile makes way for the count.
-  if (recount_ && signo == 0 && free_run_ == FreeRun::None && awaits_checkpoint() && count_site_ &&
+  // Or the patch went away for the observer's trap and a read or access
+  // watchpoint, armed since, keeps it out: the count, not a #DB per visit.
+  if (!recount_ && signo == 0 && patch_ == PatchState::AskAgain && watches_reads() && !count_refused_ &&
+      cursor_ == events_.size() && (armed<ConditionalArrival>() || armed<DebugRegisterArrival>()) &&
+      TRY(task_.regs()).rip != target_.rip)  // at the pc the breakpoint's one #DB comes next
+    recount_ = true;
+  if (recount_ && signo == 0 && free_run_ == FreeRun::None && awaits_checkpoint() &&
       (armed<ConditionalArrival>() || armed<DebugRegisterArrival>()) &&
-      (!s_.observer_ || s_.observer_->allows_patch(count_site_->anchor, count_site_->end()))) {
+      (!s_.observer_ || !count_site_ || s_.observer_->allows_count(count_site_->anchor, count_site_->end()))) {
     const DebugRegisterArrival* d = armed<DebugRegisterArrival>();
     if (d && d->then_patch) return ok_status();
     recount_ = false;

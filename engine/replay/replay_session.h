@@ -100,6 +100,11 @@ class RunObserver {
     (void)end;
     return false;
   }
+  // Whether the session may count the arrivals at the checkpoint's pc in a
+  // fork of the tracee (checkpoint_arrival_counted.cc) with a jump over
+  // [begin, end): as allows_patch, but the counting stub reads nothing of
+  // the program's memory, so read and access watchpoints do not keep it out.
+  virtual bool allows_count(uint64_t begin, uint64_t end) { return allows_patch(begin, end); }
   // Whether this trap of the observer's is known to come before the
   // segment's end whatever the patch did (the arrival at a target moment of
   // this segment): the session then takes its patch away and goes on,

@@ -116,7 +116,11 @@ class Timeline::Impl final : public RunObserver {
   Verdict before_signal(process::Task& task, int signo) override;
   Verdict before_exit(process::Task& task, const store::Event& exit_event) override;
   void hide_traps(uint64_t addr, std::span<uint8_t> bytes) override;
-  bool allows_patch(uint64_t begin, uint64_t end) override;
+  bool allows_patch(uint64_t begin, uint64_t end) override { return allows_code_change(begin, end, true); }
+  bool allows_count(uint64_t begin, uint64_t end) override { return allows_code_change(begin, end, false); }
+  // `reads_memory`: the trampoline's comparison, which a read or access
+  // watchpoint would see (the counting stub reads only its own page).
+  bool allows_code_change(uint64_t begin, uint64_t end, bool reads_memory);
   bool stop_before_segment_end(process::Task& task, const siginfo_t& si) override;
   bool holds_checkpoint() override;
   Status before_copy(process::Task& task) override { return place_counter(task); }

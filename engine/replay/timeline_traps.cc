@@ -253,7 +253,7 @@ bool Timeline::Impl::same_as_next(uint64_t k) const {
 // A patched breakpoint is invisible as long as nothing steps through it or
 // watches with a debug register (a watchpoint could fire inside the
 // trampoline), and no int3 of ours lies in the bytes it moves.
-bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
+bool Timeline::Impl::allows_code_change(uint64_t begin, uint64_t end, bool reads_memory) {
   settle_step_over();
   if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
       motion == Motion::Step)
@@ -267,7 +267,7 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   for (int i = 0; i < DebugRegisters::kSlots; i++) {
     const DrSlot& slot = dregs().slot(i);
     if (!ours(slot.use)) continue;
-    if (slot.use == DrUse::Watch && slot.kind != DrKind::Write) return false;
+    if (slot.use == DrUse::Watch && slot.kind != DrKind::Write && reads_memory) return false;
     if (slot.use != DrUse::Watch && slot.addr >= begin && slot.addr < end) return false;
   }
   std::vector<uint64_t> in_the_way;  // companions give way to the checkpoint's patch
@@ -279,7 +279,8 @@ bool Timeline::Impl::allows_patch(uint64_t begin, uint64_t end) {
   if (inserted.lower_bound(begin) != inserted.lower_bound(end)) return false;
   for (uint64_t pc : in_the_way)
     if (!evict_companion(pc, "in the way of the checkpoint's patch").ok()) return false;
-  session_patch = {begin, end};
+  // A count's stub leaves with its copy's place taken: nothing of it stays.
+  if (reads_memory) session_patch = {begin, end};
   return true;
 }
 
