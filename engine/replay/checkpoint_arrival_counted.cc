@@ -8,15 +8,17 @@
 //     the target's stack pages; a value that moves by the same nonzero step
 //     d at each visit (a loop counter, in a register or on an -O0 stack)
 //     names the visit where it equals the recorded one: 1 + (T - v1) / d;
+//     with none ahead, three visits again, an eighth further on each time
+//     (the counter of the loop function's next call);
 //   - it stops only at those visits and compares registers and memory as
 //     the breakpoint would.
 // The copy is exact (replay is deterministic), so once it stands at the
 // checkpoint, or at an observer's int3 or watchpoint met first (it has the
 // watchpoints' debug registers), it replaces the tracee there, without the
 // counting patch: the breakpoint then costs one #DB, or the observer's
-// trap comes at once (a watch's is handed over, take_copy_at_watch). A copy that learns nothing (no moving
-// value, a syscall, a signal, its CPU budget) is dropped, and the run keeps
-// the perf breakpoint as before.
+// trap comes at once (a watch's is handed over, take_copy_at_watch). A copy
+// that learns nothing (no moving value, a syscall, a signal, its CPU
+// budget) is dropped, and the run keeps the perf breakpoint as before.
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +46,7 @@ namespace {
 
 constexpr uint8_t kInt3 = 0xcc;
 constexpr int kSamples = 3;               // visits read before predicting
+constexpr int kMaxResamples = 200;        // later triples, each 1/8 further on
 constexpr size_t kMaxCandidates = 16;     // predicted visits tried
 constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
@@ -61,16 +64,16 @@ std::vector<uint64_t> general_values(const user_regs_struct& r) {
 }
 
 // Visits where values that move by a constant step reach their targets.
-// samples[i][j]: value j at visit i + 1.
-void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target,
+// samples[i][j]: value j at visit base + i.
+void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
              std::set<uint64_t>& out) {
   for (size_t j = 0; j < target.size(); j++) {
     const int64_t d = static_cast<int64_t>(samples[1][j] - samples[0][j]);
     if (d == 0 || static_cast<int64_t>(samples[2][j] - samples[1][j]) != d) continue;
     const int64_t dist = static_cast<int64_t>(target[j] - samples[0][j]);
     if (dist % d != 0 || dist / d < 0) continue;
-    const uint64_t visit = 1 + static_cast<uint64_t>(dist / d);
-    if (visit > kSamples && visit < kMaxVisit) out.insert(visit);
+    const uint64_t visit = base + static_cast<uint64_t>(dist / d);
+    if (visit >= base + kSamples && visit < kMaxVisit) out.insert(visit);
   }
 }
 
@@ -90,7 +93,7 @@ Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
 // the larger budget only if it learns nothing.
 // True: the arrival is settled.
 Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
-  if (deliver || (s_.patch_failures_ == 0 && s_.patch_misses_ == 0) || !armed<NothingArmed>() ||
+  if (deliver || (s_.patch_failures_ == 0 && !ReplaySession::patch_missed()) || !armed<NothingArmed>() ||
       free_run_ != FreeRun::None)
     return false;
   if (TRY(reach_by_count())) return true;
@@ -106,7 +109,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   // armed (the trampoline reads the program's memory); the count reads none.
   const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
                           patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
-                          s_.patch_failures_ > 0 || s_.patch_misses_ > 0 ||
+                          s_.patch_failures_ > 0 || ReplaySession::patch_missed() ||
                           (patch_ == PatchState::AskAgain && watches_reads());
   const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
   if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
@@ -120,10 +123,12 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   // A fork has no debug registers: the copy gets the watchpoints' (a watch
   // met first hands its trap over, take_copy_at_watch), but a probe's
   // arrivals would go uncounted until its counter stub replaces the probe.
-  // The observer's stubs go in now, as at its resumption (and the copy
-  // holds them).
-  if (s_.observer_ && (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)))
-    TRY(s_.observer_->before_copy(task_));
+  // The observer's stubs go in now, as at its resumption, so that the copy
+  // holds them: a count before the session's first resumption (a segment
+  // that counts first, ReplaySession::patch_missed) would otherwise run the
+  // segment without the Timeline's counts of its breakpoints' hits, and a
+  // reverse-finish landed a call too far back.
+  if (s_.observer_) TRY(s_.observer_->before_copy(task_));
   if (s_.dregs_.holds(DrUse::CountProbe) || s_.dregs_.holds(DrUse::TargetProbe)) {
     recount_ = true;
     return false;
@@ -202,7 +207,9 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   }
   std::vector<uint64_t> target_values = general_values(target_);
   target_values.insert(target_values.end(), stack_words.begin(), stack_words.end());
-  std::vector<std::vector<uint64_t>> samples;
+  std::vector<std::vector<uint64_t>> samples;  // at visits base, base + 1, base + 2
+  uint64_t base = 1;
+  int resamples = 0;
   std::set<uint64_t> candidates;
   uint64_t stops = 0;
   for (;;) {
@@ -212,9 +219,12 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       return refuse("the copy stopped otherwise (stop kind " + std::to_string(static_cast<int>(w.kind)) + ", signal " +
                     std::to_string(w.signo) + ")");
     const siginfo_t si = TRY(t.siginfo());
-    if (process::is_cpu_time_alarm(si))
-      return refuse(candidates.empty() && samples.size() == kSamples ? "no value moves by a constant step at each visit"
-                                                                      : "no predicted visit matched within the CPU budget");
+    if (process::is_cpu_time_alarm(si)) {
+      // A whole budget spent for nothing: the patch goes first again.
+      ReplaySession::forget_patch_misses();
+      return refuse(candidates.empty() ? "no value moves by a constant step at each visit"
+                                       : "no predicted visit matched within the CPU budget");
+    }
     user_regs_struct regs = TRY(t.regs());
     stops++;
     if (si.si_code == TRAP_HWBKPT && s_.dregs_.holds(DrUse::Watch)) {
@@ -262,7 +272,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         return false;  // the caller arms the breakpoint at the pc
       }
     }
-    if (samples.size() < kSamples && visit == samples.size() + 1) {
+    if (samples.size() < kSamples && visit == base + samples.size()) {
       std::vector<uint64_t> values = general_values(regs);
       for (uint64_t p : stack_pages) {
         std::vector<uint8_t> bytes(kPageSize);
@@ -275,16 +285,26 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       }
       samples.push_back(std::move(values));
       if (samples.size() == kSamples) {
-        predict(samples, target_values, candidates);
+        predict(samples, target_values, base, candidates);
         while (candidates.size() > kMaxCandidates) candidates.erase(std::prev(candidates.end()));
       }
     }
     uint64_t limit = visit + 1;
     if (samples.size() == kSamples) {
-      // None left: an int3 met before the checkpoint (the observer's) may
-      // still come; else the CPU budget ends the copy.
       auto c = candidates.upper_bound(visit);
       limit = c == candidates.end() ? 0 : *c;
+      if (c == candidates.end() && resamples < kMaxResamples) {
+        // Nothing predicted ahead: the loop's counter may start again (the
+        // segment crosses into the loop function's next call, whose
+        // counter reaches the checkpoint's value). Three visits again, an
+        // eighth further on each time: a few hundred stops at most.
+        resamples++;
+        base = visit + std::max<uint64_t>(kSamples, visit / 8);
+        samples.clear();
+        limit = base;
+      }
+      // Else none left: an int3 met before the checkpoint (the
+      // observer's) may still come; else the CPU budget ends the copy.
     }
     TRY(counter->set_limit(t, limit));
   }

@@ -196,7 +196,7 @@ Result<bool> ReplaySession::SegmentRun::drop_patch() {
   TRY(reach_or_arm());
   // The copy counted its way to the checkpoint without meeting the trap:
   // the trap lay past it, so the trampoline ran past it unmatched.
-  if (std::exchange(counted_at_pc_, false)) s_.patch_misses_++;
+  if (std::exchange(counted_at_pc_, false)) ReplaySession::note_patch_miss();
   return true;
 }
 
@@ -210,7 +210,7 @@ Status ReplaySession::SegmentRun::use_rescue() {
                      !s_.dregs_.holds(DrUse::Watch);
   SLSDBG_DEBUG("replay", "segment %llu: patched run failed; going on from the rescue copy (%s)",
                (unsigned long long)seg_.value, retry ? "larger CPU budget" : "hardware breakpoint");
-  s_.patch_misses_++;
+  ReplaySession::note_patch_miss();
   take_rescue();
   if (proof_ == TrampolineProof::Proven) proof_ = TrampolineProof::Refused;  // the observer changed the run
   patch_ = retry ? PatchState::Allowed : PatchState::Dropped;

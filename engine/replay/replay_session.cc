@@ -3,6 +3,7 @@
 // k again when a patched run failed, and moves to k+1 after a segment.
 #include "engine/replay/replay_session.h"
 
+#include <atomic>
 #include <cstdio>
 
 #include "common/log.h"
@@ -87,6 +88,14 @@ std::unique_ptr<ReplaySession> ReplaySession::adopt(const store::RecordingReader
   return s;
 }
 
+namespace {
+std::atomic<uint64_t> g_patch_misses{0};
+}  // namespace
+
+void ReplaySession::note_patch_miss() { g_patch_misses.fetch_add(1, std::memory_order_relaxed); }
+bool ReplaySession::patch_missed() { return g_patch_misses.load(std::memory_order_relaxed) > 0; }
+void ReplaySession::forget_patch_misses() { g_patch_misses.store(0, std::memory_order_relaxed); }
+
 Result<SegmentOutcome> ReplaySession::run_segment() {
   const process::ProgramRun program_runs;  // a user's interrupt may cut its long waits (wait_cut.h)
   if (!run_) run_ = std::make_unique<SegmentRun>(*this);
@@ -94,7 +103,7 @@ Result<SegmentOutcome> ReplaySession::run_segment() {
   if (result.ok() && run_->patch_failed()) {
     // Correctness never rests on the patch: replay the segment again from
     // checkpoint k, with a larger budget when only the budget ran out.
-    patch_misses_++;
+    note_patch_miss();
     if (!run_->patch_failed_by_budget() || ++patch_failures_ >= kPatchAttempts) patch_off_ = true;
     run_.reset();
     reruns_++;

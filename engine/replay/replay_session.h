@@ -178,10 +178,13 @@ class ReplaySession {
   // 4x each time; after kPatchAttempts, or any other failure, no patch).
   int patch_failures_ = 0;
   bool patch_off_ = false;
-  // Patched runs of this session that ran past their checkpoint unmatched
-  // (not reset per segment): later segments try the counting copy first,
-  // not a patched run that may spend its whole CPU budget first.
-  uint64_t patch_misses_ = 0;
+  // Patched runs that failed, in any session of this process (a Timeline
+  // makes a session per restore or snapshot): later segments try the
+  // counting copy first, not a patched run that may spend its whole CPU
+  // budget, or run to the program's end, before the copy takes over.
+  static void note_patch_miss();
+  static bool patch_missed();
+  static void forget_patch_misses();  // a counting copy spent its budget in vain
   uint64_t reruns_ = 0;  // the current segment's run (kept while Paused)
   uint64_t start_event_ = 0;  // the next run starts after this many events (adopt)
 };

@@ -104,4 +104,41 @@ rc_case() {  # rc_case LABEL [ENV=VALUE...]
 }
 rc_case counted
 rc_case miss SLSDBG_REPLAY_PATCH=miss
+
+# Checkpoints every 5 ms inside the long calls, the patch disabled: the
+# segment that crosses from revstep_inner's 1st call into its 2nd is reached
+# by the counting copy, whose loop counter starts again in the 2nd call (the
+# first three visits, in the 1st call, predict nothing: it samples three
+# visits again further on). Before, that segment's checkpoint was reached by
+# the perf breakpoint's #DB at every visit (3.2*10^6 of them, 28 s at
+# 1.7*10^8 iterations per call). reverse-finish from the 2nd call's end
+# lands on the call's line in main with i = 1, with few #DBs.
+inner3=20000000
+rec3=$WORK/cross.rec
+record "$rec3" 5 "$prog" 2 $inner3
+[ "$checkpoints" -ge 8 ] || die "cross: only $checkpoints checkpoints"
+script3=$WORK/cross.gdb
+cat >"$script3" <<GDB
+break revstep_far.c:$mark
+ignore 1 1
+continue
+delete
+reverse-stepi
+reverse-stepi
+reverse-stepi
+python print("FN0", gdb.selected_frame().name())
+reverse-finish
+python print("FN3", gdb.selected_frame().name(), gdb.find_pc_line(gdb.selected_frame().pc()).line)
+printf "MAIN i=%ld\n", i
+monitor stats
+GDB
+out3=$WORK/cross.out
+SLSDBG_REPLAY_PATCH=miss timeout 300 "$SLSDBG" replay "$rec3" -- -nx -batch -ex 'set pagination off' \
+  -ex 'set remotetimeout 600' -x "$script3" >"$out3" 2>&1 || { cat "$out3"; die "cross: slsdbg replay failed"; }
+expect "$out3" '^FN0 revstep_inner$' "cross: reverse-stepi from main's mark lands in revstep_inner"
+expect "$out3" "^FN3 main $call\$" "cross: reverse-finish lands on the call's line in main"
+expect "$out3" '^MAIN i=1$' "cross: in the 2nd iteration of main's loop"
+dbs=$(sed -n 's/^checkpoint breakpoint debug exceptions: \([0-9]*\)$/\1/p' "$out3")
+[ -n "$dbs" ] && [ "$dbs" -lt 10000 ] || { cat "$out3"; die "cross: ${dbs:-?} checkpoint debug exceptions (a #DB per visit)"; }
+echo "cross (5 ms checkpoints, =miss): $checkpoints checkpoints, $dbs checkpoint debug exceptions"
 echo "travel_reverse_finish: OK"
