@@ -87,10 +87,11 @@ Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
 // A segment replayed again after its patched run overran the CPU budget
 // (no observer, SLSDBG_REPLAY_PATCH=miss: up to kPatchAttempts runs with
 // budgets 4x larger each, 40 s for revstep_far's 5 segments), or any
-// segment after a patched run of this session missed its checkpoint (each
-// later one spent its whole budget first: 0.22 s per 10 ms segment of
-// watch_hot_loop under =miss): the counting copy first, the patch with
-// the larger budget only if it learns nothing.
+// segment after a patched run of this process failed
+// (ReplaySession::patch_missed; each later one spent its whole budget
+// first: 0.22 s per 10 ms segment of watch_hot_loop under =miss): the
+// counting copy first, the patch with the larger budget only if it learns
+// nothing.
 // True: the arrival is settled.
 Result<bool> ReplaySession::SegmentRun::count_before_patch(int deliver) {
   if (deliver || (s_.patch_failures_ == 0 && !ReplaySession::patch_missed()) || !armed<NothingArmed>() ||
@@ -171,7 +172,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     DebugRegisters watches = s_.dregs_;  // the same slots, so DR6 names them as for the tracee
     for (int i = 0; i < DebugRegisters::kSlots; i++)
       if (watches.slot(i).use != DrUse::Watch && watches.slot(i).use != DrUse::Free) watches.release(i);
-    if (Status st = watches.apply(t.raw_tid()); !st.ok()) return refuse("the copy's watchpoints: " + st.error().message);
+    if (Status st = watches.apply(t.raw_tid()); !st.ok())
+      return refuse("the copy's watchpoints: " + st.error().message);
   }
   std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
   if (!t.read_memory(RemoteAddr(site->anchor), code).ok()) return refuse("the code is not readable");
@@ -229,9 +231,12 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     stops++;
     if (si.si_code == TRAP_HWBKPT && s_.dregs_.holds(DrUse::Watch)) {
       // The copy made no syscall: its mask is the one it was forked with.
-      if (mask & (1ull << (SIGTRAP - 1))) return refuse("a watchpoint fired with SIGTRAP blocked (its trap cannot be handed over)");
-      if (!TRY(take_copy_at_watch(t, *counter, *site, si, regs))) return refuse("a watchpoint fired in the count's stub");
-      SLSDBG_DEBUG("replay", "checkpoint %llu: the counting copy met a watchpoint first (%llu stops); it goes on from there",
+      if (mask & (1ull << (SIGTRAP - 1)))
+        return refuse("a watchpoint fired with SIGTRAP blocked (its trap cannot be handed over)");
+      if (!TRY(take_copy_at_watch(t, *counter, *site, si, regs)))
+        return refuse("a watchpoint fired in the count's stub");
+      SLSDBG_DEBUG("replay",
+                   "checkpoint %llu: the counting copy met a watchpoint first (%llu stops); it goes on from there",
                    (unsigned long long)seg_.value + 1, (unsigned long long)stops);
       copy.task.reset();
       return true;
