@@ -613,8 +613,12 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
   ThreadTarget::PatchAllowed allowed;
-  if (observer_) allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
-  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed));
+  ThreadTarget::ReadAllowed reads;
+  if (observer_) {
+    allowed = [this](uint64_t begin, uint64_t end) { return observer_->allows_patch(begin, end); };
+    reads = [this](uint64_t addr, uint64_t len) { return !observer_->reads_watched(addr, len); };
+  }
+  ThreadTarget target = TRY(ThreadTarget::arm(th->task, want->regs, first_, allowed, reads));
   reach_ = &target;
   armed_ = target.via();
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),

@@ -62,6 +62,10 @@ class SegmentObserver {
   // patch comes out at the observer's first trap. Otherwise the perf
   // breakpoint, which the kernel throttles in a hot loop.
   virtual bool allows_patch(uint64_t /*begin*/, uint64_t /*end*/) { return false; }
+  // Whether a read or access watch of the debugger's covers part of [addr,
+  // addr + len): the patch then does not compare that word (its read would
+  // fire the watch in the trampoline).
+  virtual bool reads_watched(uint64_t /*addr*/, uint64_t /*len*/) { return false; }
   // A logged system call of `thread`, event `index` of the segment: at its
   // seccomp stop before it is served (`entry`), then right after (the
   // result in its registers), as GDB's `catch syscall` shows a call. A call

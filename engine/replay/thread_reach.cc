@@ -71,6 +71,7 @@ ThreadTarget::ThreadTarget(ThreadTarget&& o) noexcept
       mem_checks_(std::move(o.mem_checks_)),
       paused_(o.paused_),
       allowed_(std::move(o.allowed_)),
+      reads_allowed_(std::move(o.reads_allowed_)),
       range_(o.range_),
       conditional_(std::move(o.conditional_)),
       dr_(std::exchange(o.dr_, false)),
@@ -82,8 +83,9 @@ ThreadTarget::~ThreadTarget() {
 }
 
 Result<ThreadTarget> ThreadTarget::arm(process::Task& task, const user_regs_struct& target, Via first,
-                                       const PatchAllowed& allowed) {
+                                       const PatchAllowed& allowed, const ReadAllowed& reads) {
   ThreadTarget t(target, task.raw_tid());
+  t.reads_allowed_ = reads;
   {
     uint8_t code[16] = {};
     if (task.read_memory(RemoteAddr(target.rip), code).ok()) t.rep_ = decode_rep_store(code);
@@ -192,7 +194,26 @@ Result<ThreadTarget::Trap> ThreadTarget::on_sigtrap(process::Task& task, const s
 }
 
 Status ThreadTarget::refit(process::Task& task, const MemCheck& word) {
+  // A read or access watch on the word would fire in the trampoline's
+  // comparison: such visits keep their trap.
+  const bool readable = !reads_allowed_ || reads_allowed_(word.addr, 8);
+  if (patch_deferred_) {
+    // The deferred patch's first arrival matched the registers, not the
+    // memory (a spin loop whose registers repeat): the thread stands at pc,
+    // outside the displaced bytes, so the patch goes in now, comparing the
+    // word too. Before, it went in only after a miss of the registers, and
+    // such a loop took the debug register's #DB at every visit (a threaded
+    // replay --check of thr_sleep_beside_spin cond ran for 15 minutes).
+    TRY(set_debug_register(tid_, 0, false));
+    dr_ = patch_deferred_ = false;
+    site_ = TRY(site_for(task, target_.rip));
+    if (readable) mem_checks_.push_back(word);
+    patch_.emplace(TRY(PatchedBreakpoint::install(task, *site_, target_, PatchCompare::All, mem_checks_)));
+    SLSDBG_DEBUG("replay", "thread %d: the deferred patch goes in at a visit whose memory differs", tid_);
+    return ok_status();
+  }
   if (!patch_ || !site_ || mem_checks_.size() >= kMaxMemChecks) return ok_status();
+  if (!readable) return ok_status();
   for (const MemCheck& m : mem_checks_)
     if (m.addr == word.addr) return ok_status();
   user_regs_struct r = TRY(task.regs());

@@ -42,8 +42,11 @@ class ThreadTarget {
   // `task` is stopped, not inside a call. `first`: the cheapest way to try.
   // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
   // With `allowed`, a first of Conditional tries the patch first where allowed.
+  // Asked whether the patch may read [addr, addr + len) of the program's
+  // memory (a word a refitted patch compares): no read or access watch there.
+  using ReadAllowed = std::function<bool(uint64_t addr, uint64_t len)>;
   static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first,
-                                  const PatchAllowed& allowed = {});
+                                  const PatchAllowed& allowed = {}, const ReadAllowed& reads = {});
   ThreadTarget(ThreadTarget&& o) noexcept;
   // Gives back a debug register still claimed (a run that ended in a
   // divergence): a later restore re-creates the same tid, and its owner's
@@ -96,11 +99,19 @@ class ThreadTarget {
   std::vector<MemCheck> mem_checks_;  // the words patch_ compares too
   bool paused_ = false;  // the patch is out for the debugger (follow_debugger)
   PatchAllowed allowed_;
+  ReadAllowed reads_allowed_;
   // The bytes the patch replaces: at pc, and a relay's in the padding (each
   // asked on its own: what lies between them is not touched).
   std::pair<uint64_t, uint64_t> range_{0, 0}, relay_range_{0, 0};
   bool patch_allowed() const {
-    return allowed_(range_.first, range_.second) && (!relay_range_.second || allowed_(relay_range_.first, relay_range_.second));
+    return allowed_(range_.first, range_.second) && (!relay_range_.second || allowed_(relay_range_.first, relay_range_.second)) &&
+           words_readable();
+  }
+  bool words_readable() const {
+    if (!reads_allowed_) return true;
+    for (const MemCheck& m : mem_checks_)
+      if (!reads_allowed_(m.addr, 8)) return false;
+    return true;
   }
   std::optional<ConditionalBreakpoint> conditional_;
   bool dr_ = false;              // its debug register is claimed

@@ -227,11 +227,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool counters_refused = false;  // a collection is being redone with int3s
   bool counters_fit(Mode m) const {
     if (counting_turned_off() || counters_refused) return false;
-    // Write watches only (read and access watches beside stubs are not
-    // tried): one that fires in a stub's copy of a store is moved to the
-    // program's code (trapped_here). A collection orders its hits by trap,
-    // which counted arrivals do not have: no stubs beside watches there.
-    if (any_read_watch(user_watches) || (target.watch && target.watch->kind != WatchKind::Write)) return false;
+    // Beside watches of any kind: one that fires in a stub's copy of a
+    // moved access (a store, or a load for a read or access watch) is moved
+    // to the program's code (trapped_here). A collection orders its hits by
+    // trap, which counted arrivals do not have: no stubs beside watches there.
     if (m == Mode::Seek || m == Mode::Locate) return true;
     if (!user_watches.empty() || target.watch) return false;
     if (m != Mode::Collect || catching || !target.steps.empty()) return false;
@@ -243,7 +242,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // continue with a watch armed): without a stub, its int3 trapped at every
   // visit (4.5 million in one segment of thr_watch_store).
   bool counts_target_only(Mode m) const {
-    if (counting_turned_off() || counters_refused || m != Mode::Collect || catching || any_read_watch(user_watches)) return false;
+    if (counting_turned_off() || counters_refused || m != Mode::Collect || catching) return false;
     return target.n > 0 && !target.watch && target.steps.empty() && target.resume_m == 0 && !target.event &&
            !target.end && !user_bps.count(target.pc);
   }
@@ -807,16 +806,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     // overwrite one.
     if (counters.overlaps(begin, end)) return false;
     if (mode == Mode::Measure || step_tid) return false;
-    // A read or access watch would also see the trampoline read program
-    // memory (the words a refitted patch compares).
-    if (any_read_watch(armed)) return false;
+    // Read and access watches too: the trampoline reads no program memory
+    // but the words a refitted patch compares, which keep clear of them
+    // (reads_watched). Before, any read watch kept the patch out, and the
+    // perf breakpoint's #DB at every visit ran for minutes in a hot loop.
     return inserted.lower_bound(begin) == inserted.lower_bound(end);
   }
-  // Whether any of `watches` is a read or access watch (not write only).
-  template <class Watches>
-  static bool any_read_watch(const Watches& watches) {
-    for (const WatchRange& w : watches)
-      if (w.kind != WatchKind::Write) return true;
+  bool reads_watched(uint64_t addr, uint64_t len) override {
+    for (const WatchRange& w : armed)
+      if (w.kind != WatchKind::Write && w.addr < addr + len && addr < w.addr + w.len) return true;
     return false;
   }
 
