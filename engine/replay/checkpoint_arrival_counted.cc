@@ -111,7 +111,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   const bool patch_gone = patch_ == PatchState::SiteRefused || patch_ == PatchState::Dropped ||
                           patch_ == PatchState::Failed || patch_ == PatchState::FailedByBudget || s_.patch_off_ ||
                           s_.patch_failures_ > 0 || ReplaySession::patch_missed() ||
-                          (patch_ == PatchState::AskAgain && watches_reads());
+                          (patch_ == PatchState::AskAgain && s_.dregs_.holds(DrUse::Watch, DrKind::Access));
   const char* mode = std::getenv("SLSDBG_REPLAY_COUNT_REACH");  // "off": the perf breakpoint alone (measurements)
   if (count_refused_ || !patch_gone || !awaits_checkpoint() || target_at_ != RegsAt::Anywhere ||
       (mode && std::string(mode) == "off"))
@@ -342,12 +342,6 @@ Result<bool> ReplaySession::SegmentRun::take_copy_at_watch(process::Task& copy, 
   return true;
 }
 
-bool ReplaySession::SegmentRun::watches_reads() const {
-  for (int i = 0; i < DebugRegisters::kSlots; i++)
-    if (s_.dregs_.slot(i).use == DrUse::Watch && s_.dregs_.slot(i).kind == DrKind::Access) return true;
-  return false;
-}
-
 // The copy stands where the tracee would: it becomes the tracee.
 void ReplaySession::SegmentRun::take_count_copy(process::Task& copy) {
   arrival_.emplace<NothingArmed>();
@@ -368,7 +362,8 @@ Status ReplaySession::SegmentRun::after_free_run(int signo) {
   // would allow it, the breakpoint armed meanwhile makes way for the count.
   // Or the patch went away for the observer's trap and a read or access
   // watchpoint, armed since, keeps it out: the count, not a #DB per visit.
-  if (!recount_ && signo == 0 && patch_ == PatchState::AskAgain && watches_reads() && !count_refused_ &&
+  if (!recount_ && signo == 0 && patch_ == PatchState::AskAgain && s_.dregs_.holds(DrUse::Watch, DrKind::Access) &&
+      !count_refused_ &&
       cursor_ == events_.size() && (armed<ConditionalArrival>() || armed<DebugRegisterArrival>()) &&
       TRY(task_.regs()).rip != target_.rip)  // at the pc the breakpoint's one #DB comes next
     recount_ = true;

@@ -118,6 +118,12 @@ bool DebugRegisters::holds(DrUse use) const {
   return false;
 }
 
+bool DebugRegisters::holds(DrUse use, DrKind kind) const {
+  for (const DrSlot& s : slots_)
+    if (s.use == use && s.kind == kind) return true;
+  return false;
+}
+
 unsigned long DebugRegisters::dr7() const {
   unsigned long v = 0;
   for (int i = 0; i < kSlots; i++) {

@@ -57,6 +57,7 @@ class DebugRegisters {
   void set_enabled(int i, bool on) { slots_[static_cast<size_t>(i)].enabled = on; }
   int free_slots() const;
   bool holds(DrUse use) const;  // a slot is claimed for `use`
+  bool holds(DrUse use, DrKind kind) const;  // ... of that kind
 
   // Writes DR0-DR3 and DR7 of `tid` from the table.
   Status apply(pid_t tid);

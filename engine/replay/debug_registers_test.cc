@@ -73,6 +73,9 @@ TEST(DebugRegisters, FourSlotsThenARefusalNamingTheHolders) {
   EXPECT_EQ(3, d.find(DrUse::CheckpointBreakpoint, 0x401020));
   EXPECT_FALSE(d.holds(DrUse::Watch));
   EXPECT_TRUE(d.holds(DrUse::TargetProbe));
+  ASSERT_TRUE(d.claim(DrUse::Watch, 0x2000, DrKind::Write, 8).ok());
+  EXPECT_TRUE(d.holds(DrUse::Watch, DrKind::Write));
+  EXPECT_FALSE(d.holds(DrUse::Watch, DrKind::Access));
 }
 
 TEST(DebugRegisters, AppliedWatchpointFiresInTheChild) {

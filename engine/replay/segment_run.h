@@ -123,7 +123,6 @@ class ReplaySession::SegmentRun {
   // checkpoint_arrival_counted.cc
   Status reach_or_arm(int deliver = 0);
   Result<bool> reach_by_count();
-  bool watches_reads() const;  // a read or access watchpoint is armed
   Result<bool> count_before_patch(int deliver);
   void take_count_copy(process::Task& copy);
   Result<bool> take_copy_at_watch(process::Task& copy, CountingPatch& counter, const PatchSite& site,

@@ -39,12 +39,12 @@ class ThreadTarget {
   enum class Via { Patch, Conditional, DebugRegister };
   // Asked whether a patch may replace [begin, end) (a debugger's replay).
   using PatchAllowed = std::function<bool(uint64_t begin, uint64_t end)>;
-  // `task` is stopped, not inside a call. `first`: the cheapest way to try.
-  // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
-  // With `allowed`, a first of Conditional tries the patch first where allowed.
   // Asked whether the patch may read [addr, addr + len) of the program's
   // memory (a word a refitted patch compares): no read or access watch there.
   using ReadAllowed = std::function<bool(uint64_t addr, uint64_t len)>;
+  // `task` is stopped, not inside a call. `first`: the cheapest way to try.
+  // SLSDBG_REPLAY_PATCH=off or =refuse skips the patch (tests of the fallbacks).
+  // With `allowed`, a first of Conditional tries the patch first where allowed.
   static Result<ThreadTarget> arm(process::Task& task, const user_regs_struct& target, Via first,
                                   const PatchAllowed& allowed = {}, const ReadAllowed& reads = {});
   ThreadTarget(ThreadTarget&& o) noexcept;

@@ -17,14 +17,21 @@ rec=$WORK/hot.rec
 record_threads "$rec" 10 "$PROGRAMS/thr_watch_hot"
 last=$(sed -n 's/^v\[7\] \([0-9]*\)$/\1/p' "$rec.out")
 [ -n "$last" ] || die "the recorded program printed no value"
+# reverse_watch CMD OUT LABEL: GDB's CMD (watch, awatch) on v[7] from the
+# line after the join, reverse-continue: the last store and its values.
+reverse_watch() {
+  local cmd=$1 out=$2 label=$3
+  SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break thr_watch_hot.c:$read_line" -ex 'continue' \
+    -ex "$cmd slots->v[7]" -ex 'reverse-continue' -ex 'x/i $pc' -ex 'print slots->v[7]'
+  if grep -Eq 'diverged|Remote failure' "$out"; then grep -v '^slsdbg debug' "$out"; die "$label: the reverse watch failed"; fi
+  expect "$out" "^Old value = $last\$" "$label: reverse-continue stops at the last store to v[7]"
+  expect "$out" "^New value = $((last - 4096))\$" "$label: v[7] holds the store 4096 iterations before there"
+  expect "$out" '^=> 0x[0-9a-f]+ <fill[+0-9]*>:[[:space:]]+mov[[:space:]]+%rax,0x200\(' "$label: at the store instruction"
+}
+
 out=$WORK/gdb.out
-SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break thr_watch_hot.c:$read_line" -ex 'continue' \
-  -ex 'watch slots->v[7]' -ex 'reverse-continue' -ex 'x/i $pc' -ex 'print slots->v[7]'
-if grep -Eq 'diverged|Remote failure' "$out"; then grep -v '^slsdbg debug' "$out"; die "the reverse watch failed"; fi
-expect "$out" "^Old value = $last\$" "reverse-continue stops at the last store to v[7]"
-expect "$out" "^New value = $((last - 4096))\$" "v[7] holds the store 4096 iterations before there"
+reverse_watch watch "$out" watch
 expect "$out" "^$store_line[[:space:]].*HOT_STORE" "on the store's line"
-expect "$out" '^=> 0x[0-9a-f]+ <fill[+0-9]*>:[[:space:]]+mov[[:space:]]+%rax,0x200\(' "at the store instruction"
 expect "$out" "^\\\$1 = $((last - 4096))\$" "v[7] before the store"
 expect "$out" 'reverse step: thread [0-9]+.s arrival [0-9]+ at 0x[0-9a-f]+ is the way in' "the moment before the store reached by a way in"
 
@@ -34,12 +41,7 @@ expect "$out" 'reverse step: thread [0-9]+.s arrival [0-9]+ at 0x[0-9a-f]+ is th
 # Now a watch of any kind fires in a stub's copy of the access and is moved
 # to the program's pc; the patch compares no word an access watch covers.
 out2=$WORK/gdb_access.out
-SLSDBG_LOG=debug replay_gdb "$rec" "$out2" -ex "break thr_watch_hot.c:$read_line" -ex 'continue' \
-  -ex 'awatch slots->v[7]' -ex 'reverse-continue' -ex 'x/i $pc' -ex 'print slots->v[7]'
-if grep -Eq 'diverged|Remote failure' "$out2"; then grep -v '^slsdbg debug' "$out2"; die "the reverse access watch failed"; fi
-expect "$out2" "^Old value = $last\$" "awatch: reverse-continue stops at the last store to v[7]"
-expect "$out2" "^New value = $((last - 4096))\$" "awatch: v[7] holds the store 4096 iterations before there"
-expect "$out2" '^=> 0x[0-9a-f]+ <fill[+0-9]*>:[[:space:]]+mov[[:space:]]+%rax,0x200\(' "awatch: at the store instruction"
+reverse_watch awatch "$out2" awatch
 traps=$(grep -Ec "'s arrival [0-9]+ at 0x" "$out2")
 [ "$traps" -lt 1000 ] || die "awatch: $traps arrivals counted by a trap each"
 echo "replay_gdb_threads_watch_hot: OK (awatch: $traps arrivals by trap)"
