@@ -227,6 +227,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool counters_refused = false;  // a collection is being redone with int3s
   bool counters_fit(Mode m) const {
     if (counting_turned_off() || counters_refused) return false;
+    // A window's collection arms no watch before its start (late_watches).
+    if (m == Mode::Collect && window_from) return true;
     // Beside watches of any kind: one that fires in a stub's copy of a
     // moved access (a store, or a load for a read or access watch) is moved
     // to the program's code (trapped_here). A collection orders its hits by
@@ -247,6 +249,58 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
            !target.end && !user_bps.count(target.pc);
   }
 
+  // --- watches armed late (#20: a watched variable a hot loop writes)
+  // A watch armed from the restore traps at every access since the
+  // checkpoint: ~20 us each, minutes for a variable a thread's loop writes
+  // (a watch + reverse-continue on thot: over 5 minutes). A run whose target
+  // is no watched access arms the client's watches only where it pauses
+  // (a seek), or at its window's start (a reverse continue's tail, below);
+  // the accesses before are not counted. Positions named after a watched
+  // access's count ("watch=") are only made while the counts are exact
+  // (`wcounts_exact`); otherwise a forward watch stop is named by the
+  // thread's arrival at the pc after the access (name_watch_stop).
+  bool watches_late = false;      // this run armed none at its restore
+  bool late_armed = false;        // ... and has armed them since
+  bool wcounts_exact = true;      // wcounts count every access since the restore
+  // A Live watch stop whose count is not exact: named after the move.
+  struct UnnamedHit {
+    Tid thread;
+    uint64_t pc = 0;  // after the access
+  };
+  std::optional<UnnamedHit> unnamed_hit;
+  bool naming = false;  // name_watch_stop's run: the stop is named by its arrival
+  // A reverse continue's window (backward_in_tail): a collection that
+  // counts its way to `window_from` with no watch armed, then arms them and
+  // collects the hits up to its target; `window_pcs` are counted too, so a
+  // watched access followed by an arrival at one is named by that arrival.
+  std::optional<Position> window_from;
+  std::set<uint64_t> window_pcs;
+  bool window_open = false;
+  size_t collect_cap = SIZE_MAX;  // a collection ends after this many hits
+  bool collect_capped = false;
+
+  bool exact_watches = false;     // runs arm at the restore whatever their target
+  bool target_watched() const { return target.watch.has_value(); }
+  Status arm_late_watches() {
+    if (!watches_late || late_armed) return ok_status();
+    late_armed = true;
+    return armed.empty() ? ok_status() : arm_watches_everywhere();
+  }
+  Status open_window() {
+    TRY(stop_counting());
+    window_open = true;
+    SLSDBG_DEBUG("replay", "segment %llu: the window opens at %s", (unsigned long long)k, cur.to_string().c_str());
+    return arm_late_watches();
+  }
+  // A collected hit, honouring collect_cap.
+  Status add_hit(Hit h) {
+    if (window_from && !window_open) return ok_status();
+    hits.push_back(std::move(h));
+    if (hits.size() < collect_cap) return ok_status();
+    collect_capped = true;
+    return finish_collect();
+  }
+
   // --- the pause
   enum class Command { Go, Abort };
   Command command = Command::Go;
@@ -257,6 +311,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   Status pause(ThreadedStop s) {
     if (command == Command::Abort) return Error::msg("replay aborted");
     TRY(stop_counting());
+    TRY(arm_late_watches());
     step_tid.reset();
     stop = std::move(s);
     paused = true;
@@ -307,6 +362,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     target_reached = false;
     step_tid.reset();
     wcounts.clear();
+    watches_late = window_from.has_value() ||
+                   ((m == Mode::Seek || m == Mode::Locate || m == Mode::Measure) && !target_watched() && !exact_watches);
+    late_armed = false;
+    wcounts_exact = !watches_late;
+    window_open = false;
+    collect_capped = false;
+    unnamed_hit.reset();
     use_counters = counters_fit(m);
     target_stub_only = !use_counters && counts_target_only(m);
     counters = ThreadCounters{};  // the old process, and its stubs, are gone
@@ -331,6 +393,10 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (mode == Mode::Measure) return {};  // it goes by single steps
     if (mode != Mode::Live && target.n > 0 && !target.watch) w.insert(target.pc);
     if (mode == Mode::Locate || mode == Mode::Seek) w.insert(also_counted.begin(), also_counted.end());
+    if (mode == Mode::Collect && window_from) {
+      w.insert(window_from->pc);
+      w.insert(window_pcs.begin(), window_pcs.end());
+    }
     return w;
   }
 
@@ -454,7 +520,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       cur = p;
       return anchor_reached(std::move(s));
     }
-    if (mode == Mode::Collect && catches) hits.push_back(Hit{p, {}, false, th.recorded});
+    if (mode == Mode::Collect && catches) return add_hit(Hit{p, {}, false, th.recorded});
     return ok_status();
   }
 
@@ -483,7 +549,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       // not reached").
       by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide, wide ? next_checkpoint_pcs() : std::vector<uint64_t>{});
       all_counted = by_stub.size() == want.size();
-      if (target.n > 0 && !target.watch && by_stub.count(target.pc)) counters.aim(target.tid, target.pc, target.n);
+      if (window_from) {
+        if (by_stub.count(window_from->pc)) counters.aim(window_from->tid, window_from->pc, window_from->n);
+      } else if (target.n > 0 && !target.watch && by_stub.count(target.pc)) {
+        counters.aim(target.tid, target.pc, target.n);
+      }
     }
     for (uint64_t a : want) {
       counted.insert(a);
@@ -492,8 +562,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
     // Stubs and int3s together cannot order their arrivals, which only a
     // collection needs: a seek or a locate goes by each pc's count.
-    if (!all_counted && mode == Mode::Collect && !target_stub_only) TRY(stop_counting());
-    if (!armed.empty()) TRY(arm_watches_everywhere());
+    if (!all_counted && mode == Mode::Collect && !target_stub_only && !window_from) TRY(stop_counting());
+    if (!armed.empty() && !watches_late) TRY(arm_watches_everywhere());
     if (mode == Mode::Live) {
       if (stop_at_start) return pause(plain_stop(running_thread_of(k)));
       return ok_status();
@@ -581,10 +651,16 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.stop.pc = addr;
     s.thread = th.recorded;
     if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
+    // A window may open at the target's own anchor (its steps follow).
+    if (mode == Mode::Collect && window_from && !window_open && cur.same_anchor(*window_from)) TRY(open_window());
     if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
-    if (mode == Mode::Collect && user_bps.count(addr)) hits.push_back(Hit{cur, {}, false, cur.tid});
+    if (mode == Mode::Collect && user_bps.count(addr)) return add_hit(Hit{cur, {}, false, cur.tid});
     return ok_status();
   }
+
+  // Thread t just after an access, its next instruction at pc (counted): its
+  // next arrival there, the same state.
+  Position arrival_after(Tid t, uint64_t pc) { return Position{k, false, t, pc, counts[{t.value, pc}] + 1, {}}; }
 
   static ThreadedStop watch_stop(Tid t, const WatchRange& w, uint64_t pc) {
     ThreadedStop s;
@@ -639,10 +715,18 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
                  th.recorded.value, (unsigned long long)user_hit->n, (unsigned long long)user_hit->watch->addr,
                  (unsigned long long)pc);
     if (mode == Mode::Live) {
-      cur = *user_hit;
+      if (naming) cur = arrival_after(th.recorded, pc);
+      else if (!wcounts_exact) unnamed_hit = UnnamedHit{th.recorded, pc};
+      else cur = *user_hit;
       return pause(watch_stop(th.recorded, *user_hit->watch, pc));
     }
-    if (mode == Mode::Collect) hits.push_back(Hit{*user_hit, user_hit->watch, false, th.recorded});
+    if (mode == Mode::Collect && window_from) {
+      // Named by the thread's arrival at the pc after the access when that
+      // pc is counted (n 0: not counted).
+      const Position a = counted.count(pc) ? arrival_after(th.recorded, pc) : Position{k, false, th.recorded, pc, 0, {}};
+      return add_hit(Hit{a, user_hit->watch, false, th.recorded});
+    }
+    if (mode == Mode::Collect) return add_hit(Hit{*user_hit, user_hit->watch, false, th.recorded});
     return ok_status();
   }
 
@@ -757,7 +841,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // the watched word, and the segment "diverged" with a SIGTRAP). A
   // TRAP_BRKPT nobody stepped for, with one watch armed, is that watch.
   unsigned lost_dr6_watch(unsigned fired, const siginfo_t& si, bool asked) const {
-    if (fired || asked || si.si_code != TRAP_BRKPT || armed.size() != 1) return fired;
+    if (fired || asked || si.si_code != TRAP_BRKPT || armed.size() != 1 || (watches_late && !late_armed)) return fired;
     SLSDBG_DEBUG("replay", "a trap with DR6 empty: taken as the one watch armed");
     return slot_bit(armed[0]);
   }
@@ -867,6 +951,19 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       located_m = resumes[th.recorded.value];
       located_j = n - count_at_resume;
       return finish_collect();
+    }
+    if (mode == Mode::Collect && window_from && !window_open) {
+      r.rip = pc;  // as below: the stubs go, pc's own instruction next
+      TRY(th.task->set_regs(r));
+      cur = Position{k, false, th.recorded, pc, n, {}};
+      if (!cur.same_anchor(*window_from)) return Error::msg("internal: a window's counted start was not its own");
+      TRY(open_window());
+      if (at_anchor || !cur.same_anchor(target)) return ok_status();
+      ThreadedStop s;
+      s.stop.cause = StopCause::Breakpoint;
+      s.stop.pc = pc;
+      s.thread = th.recorded;
+      return anchor_reached(s);
     }
     if (mode == Mode::Collect) return finish_collect();
     r.rip = pc;  // the stubs go: the thread runs pc's own instruction next
@@ -985,7 +1082,8 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     TRY(drive());
     if (paused) return Error::msg("internal: a collecting replay paused");
     TRY(check_outcome(/*aborted_ok=*/true));
-    if (!by_counters || !all_counted || !hits.empty()) return hits;
+    // A window's stubs went at its start: its hits are all by trap.
+    if (!by_counters || !all_counted || !hits.empty() || window_from) return hits;
     std::optional<ThreadCounters::Arrival> left_out;
     if (t.n > 0) left_out = ThreadCounters::Arrival{t.tid, t.pc, t.n};
     Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out);
@@ -1058,7 +1156,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     }
     if (p.is_start() && p.steps.empty()) return goto_checkpoint(p.k);
     const Position from = cur;
+    goto_seek = true;
     Status st = seek(p);
+    goto_seek = false;
     if (st.ok()) return stop;
     Error e = st.take_error().context("moment " + p.to_string());
     const bool back = from.is_start() && from.steps.empty() ? goto_checkpoint(from.k).ok() : seek(from).ok();
@@ -1070,11 +1170,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     if (!co || co->finished() || !paused) return Error::msg("the replay is not stopped anywhere (go to a checkpoint first)");
     TRY(sync_breakpoints(motion == Motion::Step ? std::optional<Tid>(thread) : std::nullopt));
     TRY(sync_watches());
+    const Position from = cur;
     mode = Mode::Live;  // a seek ends where it paused; from there the client drives
     continuing = motion == Motion::Continue;
     if (motion == Motion::Step) step_tid = thread;
     for (;;) {
       TRY(drive());
+      if (paused && unnamed_hit) return name_watch_stop(from, motion, thread);
       if (paused) return stop;
       // The segment is over.
       const uint64_t seg = k;
@@ -1111,6 +1213,31 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       TRY(start_run(seg + 1, Mode::Live));
       step_tid = stepping;
     }
+  }
+
+  // A forward move from `from` stopped at a watched access whose count is
+  // not exact (the run armed its watches late): the same move again from a
+  // seek to `from` that counts the pc after the access, so the stop is named
+  // by the thread's arrival there (one more replay of the segment).
+  Result<ThreadedStop> name_watch_stop(const Position& from, Motion motion, Tid thread) {
+    const UnnamedHit h = *unnamed_hit;
+    const ThreadedStop shown = stop;
+    also_counted = {h.pc};
+    Status there = seek(from);
+    also_counted.clear();
+    TRY(std::move(there));
+    mode = Mode::Live;
+    continuing = motion == Motion::Continue;
+    if (motion == Motion::Step) step_tid = thread;
+    naming = true;
+    Status ran = drive();
+    naming = false;
+    TRY(std::move(ran));
+    if (!paused || stop.stop.cause != StopCause::Watchpoint || stop.thread != h.thread || cur.pc != h.pc)
+      return Error::msg("internal: the watched access at " + hex_of(h.pc) + " was not met again from " + from.to_string());
+    SLSDBG_DEBUG("replay", "a watch stop named %s", cur.to_string().c_str());
+    stop = shown;
+    return stop;
   }
 
   // One instruction back: drop the last single step of the position, or,
@@ -1211,6 +1338,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // of its resumes precedes the arrival (one replay), how many instructions
   // it runs from there to the arrival (a replay single-stepping it).
   Result<Position> position_before(const Position arrival) {  // a copy: runs reset cur
+    // Before a watched access named by its count, every run counts the
+    // accesses from its restore (way_in checks them at the ways' seeks).
+    const bool exact = std::exchange(exact_watches, exact_watches || arrival.watch.has_value());
+    Result<Position> p = position_before_impl(arrival);
+    exact_watches = exact;
+    return p;
+  }
+  Result<Position> position_before_impl(const Position arrival) {
     // A watched access: the ways into the pc after it, read standing there
     // (one more replay of the segment when a reverse scan found it), so
     // that no single steps run from the thread's last resume, however far
@@ -1324,10 +1459,14 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // thr_watch_short; reverse steps without watches keep one-instruction
   // sites: with several, revstep_short_head's reverse-stepi landed wrong),
   // and not in Go code (go_code.h), asked once per segment of the run
-  // just restored.
+  // just restored. A goto to a named moment may take them too: a forward
+  // watch stop is named by the arrival at the pc after the access
+  // (name_watch_stop), often a loop's 1-4 byte instruction, which a later
+  // session without the watch otherwise counted by an int3 per visit.
   std::map<uint64_t, bool> go_code_by_segment;
+  bool goto_seek = false;
   bool wide_sites() {
-    if (user_watches.empty() && !target.watch) return false;
+    if (user_watches.empty() && !target.watch && !(goto_seek && mode == Mode::Seek)) return false;
     auto it = go_code_by_segment.find(k);
     if (it == go_code_by_segment.end()) {
       process::Task* task = any_task();
@@ -1570,6 +1709,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (seg < from.k && is_exec_checkpoint(reader, seg + 1)) return before_exec(seg + 1);
       Position t = seg == from.k ? from : Position{seg, true};
       if (t.is_start() && t.steps.empty()) continue;
+      const TailResult tail = TRY(backward_in_tail(t));
+      if (tail.landed) return *tail.landed;
+      if (tail.nothing_in_segment) continue;
       std::vector<Hit> found = TRY(collect(seg, t));
       if (!found.empty()) return land_on(found.back());
     }
@@ -1577,6 +1719,106 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     s.stop.cause = StopCause::HistoryBegin;
     stop = s;
     return s;
+  }
+
+  // A reverse continue with watches looks at the tail of the current
+  // segment first (the single-thread Timeline's timeline_watch_tail.cc, for
+  // threads). Collected from the restore, a watch traps at every access: a
+  // variable a thread's loop writes costs a stop per iteration, twice more to
+  // land. Here: a collection capped at kTailAnchorCap hits names the
+  // (thread, pc after the access) most of them came back at, the anchor;
+  // a seek counts the thread's arrivals there before `from` (no watch armed:
+  // no trap per access); then windows from the d-th last arrival to `from`,
+  // d widening 8-fold, are collected with the watches armed at the window's
+  // start only. Any window ending at `from` is the end of history before it,
+  // so its last hit is the answer when it has one. The hit is named by the
+  // thread's arrival at the pc after the access, and the landing before it
+  // is a reverse step from that arrival (counted, no watch armed).
+  static constexpr size_t kTailAnchorCap = 64;
+  static constexpr uint64_t kTailWiden = 8;
+  struct TailResult {
+    std::optional<ThreadedStop> landed;
+    bool nothing_in_segment = false;  // the capped collection saw all of from.k's hits: none
+  };
+  Result<TailResult> backward_in_tail(const Position& from) {  // `from`: the position, or an earlier segment's end
+    if (user_watches.empty() || catching || fork_stops || vfork_stops || from.watch || counting_turned_off() ||
+        (from.is_start() && from.steps.empty()))
+      return TailResult{};
+    collect_cap = kTailAnchorCap;
+    Result<std::vector<Hit>> capped = collect(from.k, from);
+    const bool was_capped = collect_capped;
+    collect_cap = SIZE_MAX;
+    std::vector<Hit> first = TRY(std::move(capped));
+    if (!was_capped) {  // every hit of the segment before `from`, as the plain search collects them
+      if (first.empty()) return TailResult{std::nullopt, true};
+      return TailResult{TRY(land_on(first.back())), false};
+    }
+    std::map<std::pair<int32_t, uint64_t>, size_t> seen;
+    for (const Hit& h : first)
+      if (h.watch) seen[{h.thread.value, h.at.pc}]++;
+    std::pair<int32_t, uint64_t> anchor{};
+    size_t most = 0;
+    for (const auto& [key, n] : seen)
+      if (n > most) {
+        anchor = key;
+        most = n;
+      }
+    if (most < 2) return TailResult{};
+    const Tid ta(anchor.first);
+    const uint64_t pa = anchor.second;
+    // The anchor's arrivals before `from`: a seek there counting them, or
+    // to a segment's end a window that never opens.
+    uint64_t arrivals = 0;
+    if (from.end) {
+      TRY(collect_window(from, Position{from.k, false, ta, pa, UINT64_MAX, {}}, {pa}));
+      arrivals = std::max(counts[{ta.value, pa}], counters.count(ta, pa));
+    } else {
+      also_counted = {pa};
+      Status there = seek(from);
+      also_counted.clear();
+      TRY(std::move(there));
+      arrivals = counts[{ta.value, pa}];
+    }
+    if (from.tid == ta && from.pc == pa && from.n > 0 && from.steps.empty() && !from.event && from.resume_m == 0)
+      arrivals = from.n - 1;  // `from` is one of them
+    SLSDBG_DEBUG("replay", "reverse-continue: the tail of %s first, from thread %d's arrivals at %s (%llu before it)",
+                 from.to_string().c_str(), ta.value, hex_of(pa).c_str(), (unsigned long long)arrivals);
+    std::set<uint64_t> pcs{pa};
+    for (uint64_t back = 1; arrivals > 0; back = std::min(back * kTailWiden, arrivals)) {
+      if (interrupt_requested()) return TailResult{};
+      const Position start{from.k, false, ta, pa, arrivals - back + 1, {}};
+      std::vector<Hit> found = TRY(collect_window(from, start, pcs));
+      SLSDBG_DEBUG("replay", "reverse-continue: window from %s: %zu hits", start.to_string().c_str(), found.size());
+      const auto unnamed = [](const Hit& h) { return h.watch && !h.before_known && h.at.n == 0; };
+      if (!found.empty() && unnamed(found.back())) {
+        // The pc after the last access is not counted yet: the same window
+        // again, counting it (the run repeats the same accesses).
+        pcs.insert(found.back().at.pc);
+        found = TRY(collect_window(from, start, pcs));
+        if (found.empty() || unnamed(found.back()))
+          return Error::msg("internal: a window's last watched access was not named again");
+      }
+      if (!found.empty()) {
+        const Hit h = found.back();
+        if (!h.watch || h.before_known) return TailResult{TRY(land_on(h)), false};
+        TRY(seek(h.at));  // the ways into the pc are read standing there
+        const Position before = TRY(position_before(h.at));
+        TRY(seek(before));
+        stop = watch_stop(h.thread, *h.watch, stop.stop.pc);
+        return TailResult{stop, false};
+      }
+      if (back == arrivals) break;
+    }
+    return TailResult{};
+  }
+
+  Result<std::vector<Hit>> collect_window(const Position& t, const Position& start, const std::set<uint64_t>& pcs) {
+    window_from = start;
+    window_pcs = pcs;
+    Result<std::vector<Hit>> r = collect(t.k, t);
+    window_from.reset();
+    window_pcs.clear();
+    return r;
   }
 
   // Backward across exec checkpoint k: the old image's execve call in

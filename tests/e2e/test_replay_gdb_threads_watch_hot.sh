@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # A reverse watch that lands on a store a thread's hot loop runs millions
 # of times in the segment (thr_watch_hot: v[i & 4095] = i for 5*10^8 i; the
-# watch on v[7] fires every 4096th). The moment before the last write is
-# reached through the ways into the pc after the store, whose arrivals a
-# counter stub counts in the tracee while the write watch is armed: the
-# watch fires in the stub's copy of the store and is moved to the program's
-# pc. Before, with a watch armed the ways were counted by an int3 per visit,
-# and the run's last window of counts was lost at a watch stop (the way
-# then missed by one access and single steps from the resume took over:
-# minutes). Checked: GDB's old and new values, the store's line and
-# instruction, and that a way in was taken.
+# watch on v[7] fires every 4096th). The segment's tail is searched first
+# (the watch armed only from a window's start, the loop's arrivals before it
+# counted by a counter stub in the tracee), and the moment before the store
+# is reached from the thread's arrival after it. Before, the segment was
+# collected from its checkpoint with the watch armed and the landing counted
+# the accesses again (stop 39: the ways into the pc after the store counted
+# while the watch was armed, fired in the stub's copy of the store and moved
+# to the program's pc). Checked: GDB's old and new values, the store's line
+# and instruction, that the tail was searched, and the traps bounded.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/thr_watch_hot.c
 store_line=$(line_of HOT_STORE "$src"); read_line=$(line_of HOT_READ "$src")
@@ -33,7 +33,9 @@ out=$WORK/gdb.out
 reverse_watch watch "$out" watch
 expect "$out" "^$store_line[[:space:]].*HOT_STORE" "on the store's line"
 expect "$out" "^\\\$1 = $((last - 4096))\$" "v[7] before the store"
-expect "$out" 'reverse step: thread [0-9]+.s arrival [0-9]+ at 0x[0-9a-f]+ is the way in' "the moment before the store reached by a way in"
+expect "$out" 'reverse-continue: the tail of ' "the segment's tail searched first"
+accesses=$(grep -Ec "'s access [0-9]+ to 0x" "$out")
+[ "$accesses" -lt 1000 ] || die "watch: $accesses watched accesses trapped"
 
 # The same with an access watch (awatch): before, a read or access watch
 # kept both the checkpoint's patch and the counter stubs out, and the ways
@@ -42,6 +44,9 @@ expect "$out" 'reverse step: thread [0-9]+.s arrival [0-9]+ at 0x[0-9a-f]+ is th
 # to the program's pc; the patch compares no word an access watch covers.
 out2=$WORK/gdb_access.out
 reverse_watch awatch "$out2" awatch
+# The tail's windows count the loop's arrivals after their start by an
+# int3 each (up to 8x the 4096 iterations between two stores to v[7]);
+# before stop 39, millions.
 traps=$(grep -Ec "'s arrival [0-9]+ at 0x" "$out2")
-[ "$traps" -lt 1000 ] || die "awatch: $traps arrivals counted by a trap each"
+[ "$traps" -lt 40000 ] || die "awatch: $traps arrivals counted by a trap each"
 echo "replay_gdb_threads_watch_hot: OK (awatch: $traps arrivals by trap)"
