@@ -1785,7 +1785,15 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
                  from.to_string().c_str(), ta.value, hex_of(pa).c_str(), (unsigned long long)arrivals);
     std::set<uint64_t> pcs{pa};
     for (uint64_t back = 1; arrivals > 0; back = std::min(back * kTailWiden, arrivals)) {
-      if (interrupt_requested()) return TailResult{};
+      if (interrupt_requested()) {
+        // Back where the search began: the position, or the start of the
+        // segment after the one searched.
+        ThreadedStop at = TRY(from.end ? goto_checkpoint(from.k + 1) : goto_position(from));
+        at.stop.cause = StopCause::Interrupted;
+        at.stop.back_where_started = !from.end;
+        stop = at;
+        return TailResult{at, false};
+      }
       const Position start{from.k, false, ta, pa, arrivals - back + 1, {}};
       std::vector<Hit> found = TRY(collect_window(from, start, pcs));
       SLSDBG_DEBUG("replay", "reverse-continue: window from %s: %zu hits", start.to_string().c_str(), found.size());

@@ -22,8 +22,17 @@
 //
 // A watched access is a position too: the n-th access of thread T to a
 // range by an instruction ending at pc (debug registers DR0-DR2 of every
-// thread, thread_watch.h). A reverse continue lands just before the access:
-// the thread's resume before it, then single steps (two more replays).
+// thread, thread_watch.h), while the run counted every access since its
+// restore. A run whose target is no watched access arms the watches only
+// where it pauses (a trap per access before it would cost minutes in a hot
+// loop); a forward watch stop after such a run is named by the thread's
+// arrival at the pc after the access (one more replay counting it). A
+// reverse continue with watches searches each segment's tail first: a
+// collection capped at 64 hits names the (thread, pc) most accesses came
+// back at; windows from that thread's d-th last arrival there, d widening
+// 8-fold, are collected with the watches armed at the window's start
+// (counted there with no trap per access); the last hit of the first window
+// with one is the answer, landed on by a reverse step from its arrival.
 //
 // A reverse step undoes a forward single step, or finds the thread's
 // instruction before a breakpoint arrival, a watched access, a checkpoint's
