@@ -189,6 +189,9 @@ void CountingPatch::hide(uint64_t addr, std::span<uint8_t> bytes) const {
 std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<const uint8_t> code,
                                                 const PatchSite& site, uint64_t page, uint64_t rip) {
   // The moved instructions before pc start the page; those from pc on start at s.run.
+  // Right after the last one before pc (a watch caught a moved store there):
+  // at pc itself, its arrival not counted yet.
+  if (site.anchored() && rip == s.entry) return site.pc;
   const bool before = rip >= page && rip < s.entry;
   if (!before && !(rip >= s.run && rip < s.back)) return std::nullopt;
   return moved_instruction_at(code, site, before, before ? page : s.run, rip);

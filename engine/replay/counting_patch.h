@@ -51,8 +51,9 @@ Result<CounterStub> build_counter_stub(std::span<const uint8_t> code, const Patc
 
 // Where a thread at `rip` among stub `s`'s moved instructions stands in the
 // program (`s` built at page for `site`, `code` read at site.anchor): the
-// address of the instruction whose copy it stands at. nullopt elsewhere
-// (the count, the jump back). A watch fires after a moved store there.
+// address of the instruction whose copy it stands at; at the count of an
+// anchored site, pc itself. nullopt elsewhere (the limit, the jump back).
+// A watch fires after a moved store there.
 std::optional<uint64_t> counter_stub_program_pc(const CounterStub& s, std::span<const uint8_t> code,
                                                 const PatchSite& site, uint64_t page, uint64_t rip);
 
@@ -101,9 +102,10 @@ class CountingPatch {
   }
   // A thread at `rip` among the moved instructions (a site of several,
   // a watch fired after one of them): the program's address of the
-  // instruction it stands at. It runs on from there in the stub; once the
-  // program's code is back, from that address. nullopt elsewhere (the
-  // count, the jump back: site_end_at).
+  // instruction it stands at; pc itself at the count of an anchored site
+  // (after the moved instructions before pc). It runs on from there in the
+  // stub; once the program's code is back, from that address. nullopt
+  // elsewhere (the limit, the jump back: site_end_at).
   std::optional<uint64_t> moved_from(uint64_t rip) const;
   // Shows the original code in bytes read from the live process at addr.
   void hide(uint64_t addr, std::span<uint8_t> bytes) const;

@@ -1809,9 +1809,19 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
       if (!found.empty()) {
         const Hit h = found.back();
         if (!h.watch || h.before_known) return TailResult{TRY(land_on(h)), false};
-        TRY(seek(h.at));  // the ways into the pc are read standing there
-        const Position before = TRY(position_before(h.at));
-        TRY(seek(before));
+        // In a loop the thread's previous arrival at that pc is an iteration
+        // back: single steps from it (a seek by count) find the access. Else
+        // the ways into the pc, read standing there (a Locate run, which
+        // counts a pc whose site a thread at the checkpoint stands in by an
+        // int3 per visit: minutes in 1 of ~36 recordings here).
+        Result<Position> before = Error::msg("the thread's first arrival there");
+        if (h.at.n >= 2) before = position_before_by_previous_arrival(h.at);
+        if (!before.ok()) {
+          SLSDBG_DEBUG("replay", "reverse-continue: not from the previous arrival (%s)", before.error().message.c_str());
+          TRY(seek(h.at));
+          before = position_before(h.at);
+        }
+        TRY(seek(TRY(std::move(before))));
         stop = watch_stop(h.thread, *h.watch, stop.stop.pc);
         return TailResult{stop, false};
       }
