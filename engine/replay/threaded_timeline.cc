@@ -227,7 +227,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   bool counters_refused = false;  // a collection is being redone with int3s
   bool counters_fit(Mode m) const {
     if (counting_turned_off() || counters_refused) return false;
-    // A window's collection arms no watch before its start (late_watches).
+    // A window's collection arms no watch before its start (watches armed late, below).
     if (m == Mode::Collect && window_from) return true;
     // Beside watches of any kind: one that fires in a stub's copy of a
     // moved access (a store, or a load for a read or access watch) is moved
@@ -252,7 +252,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // --- watches armed late (#20: a watched variable a hot loop writes)
   // A watch armed from the restore traps at every access since the
   // checkpoint: ~20 us each, minutes for a variable a thread's loop writes
-  // (a watch + reverse-continue on thot: over 5 minutes). A run whose target
+  // (thr_watch_counter's watch + reverse-continue: over 5 minutes). A run whose target
   // is no watched access arms the client's watches only where it pauses
   // (a seek), or at its window's start (a reverse continue's tail, below);
   // the accesses before are not counted. Positions named after a watched
