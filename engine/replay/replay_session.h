@@ -161,6 +161,10 @@ class ReplaySession {
   // Events in the current segment's log (after a run started).
   uint64_t events_in_segment() const;
 
+  // Whether a patched run failed in any session of this process since the
+  // last count that spent its budget in vain (note_patch_miss below).
+  static bool patch_missed();
+
  private:
   ReplaySession(const store::RecordingReader& reader, CheckpointId k, process::Task task);
   class SegmentRun;
@@ -183,7 +187,6 @@ class ReplaySession {
   // counting copy first, not a patched run that may spend its whole CPU
   // budget, or run to the program's end, before the copy takes over.
   static void note_patch_miss();
-  static bool patch_missed();
   static void forget_patch_misses();  // a counting copy spent its budget in vain
   uint64_t reruns_ = 0;  // the current segment's run (kept while Paused)
   uint64_t start_event_ = 0;  // the next run starts after this many events (adopt)

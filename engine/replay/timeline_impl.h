@@ -258,6 +258,18 @@ class Timeline::Impl final : public RunObserver {
   Result<std::vector<Hit>> scan_capped(const Moment& c, size_t cap);
   Result<std::vector<Hit>> scan_capped_once(const Moment& c, size_t cap);
   Result<std::optional<uint64_t>> hot_stop_pc(const Moment& c);
+  // The same for an earlier segment s, whose later ones hold no stop: a
+  // scan capped at kAnchorCap stops; when capped, the tail of its last
+  // event window, up to its end.
+  struct SegmentTail {
+    std::optional<TimelineStop> landed;
+    bool none = false;  // the capped scan saw every stop of s: none
+  };
+  Result<SegmentTail> reverse_continue_in_segment_tail(uint64_t s);
+  // No retry with debug-register probes: a failure falls back to the scan.
+  Result<std::vector<Hit>> scan_window_to_end_once(const Moment& from);
+  // Arrivals at pc in segment s's event window e (its last), run to its end.
+  Result<uint64_t> count_to_segment_end_once(uint64_t s, uint64_t e, uint64_t pc);
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;
   Result<TimelineStop> reverse_step();
   // At a function's entry c: the moment of the direct call just before it,

@@ -566,6 +566,31 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       older_hit = a->last;
       return a->last ? Older::Hit : Older::None;
     };
+    // With watchpoints, earlier segments one at a time, each one's tail
+    // first (timeline_watch_tail.cc); the first undecided one and those
+    // below it in the batch are scanned whole.
+    if (hi != from && !user.watches.empty() && !ahead) {
+      uint64_t s = hi + 1;
+      bool undecided = false;
+      while (!undecided && s-- > lo) {
+        Result<SegmentTail> tail = reverse_continue_in_segment_tail(s);
+        if (!tail.ok())
+          SLSDBG_INFO("timeline", "reverse-continue: segment %llu's tail was not scanned (%s); scanning the segment",
+                      (unsigned long long)s, tail.error().message.c_str());
+        if (tail.ok() && tail->landed) {
+          interruptible = false;
+          return *tail->landed;
+        }
+        undecided = !tail.ok() || !tail->none;
+      }
+      if (!undecided) {  // no stop in lo..hi
+        interruptible = false;
+        if (lo == floor) break;
+        hi = lo - 1;
+        continue;
+      }
+      hi = s;
+    }
     // Breakpoints counted in the tracee: one run, then straight to the last hit's moment.
     Result<CountedScan> counted = scan_counted(lo, hi, until);
     if (options.interrupted && options.interrupted()) {

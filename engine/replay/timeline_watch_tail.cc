@@ -10,6 +10,11 @@
 // c's own pc when c is not its first arrival (a stop inside a loop), or
 // else the pc most of a capped scan's first stops came back at (the
 // loop's write, seen from a stop after the loop).
+//
+// An earlier segment whose later ones hold no stop (the loop's last write
+// lies checkpoints back) is searched the same way before it is scanned
+// whole: its tail, from the anchor's arrivals in its last event window
+// (the pc most of a capped scan's stops came back at) to its end.
 #include <algorithm>
 #include <map>
 
@@ -28,6 +33,21 @@ const Hit* latest_stop(const std::vector<Hit>& hits) {
   for (const Hit& h : hits)
     if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
   return best;
+}
+
+// The pc most of `first` came back at (at least twice), if any.
+std::optional<uint64_t> most_seen_pc(const std::vector<Hit>& first) {
+  std::map<uint64_t, size_t> seen;
+  for (const Hit& h : first) seen[h.pc]++;
+  uint64_t pc = 0;
+  size_t most = 0;
+  for (const auto& [p, n] : seen)
+    if (n > most) {
+      pc = p;
+      most = n;
+    }
+  if (most < 2) return std::nullopt;
+  return pc;
 }
 }  // namespace
 
@@ -71,17 +91,7 @@ Result<std::vector<Hit>> Timeline::Impl::scan_capped_once(const Moment& c, size_
 Result<std::optional<uint64_t>> Timeline::Impl::hot_stop_pc(const Moment& c) {
   std::vector<Hit> first = TRY(scan_capped(c, kAnchorCap));
   if (first.size() < kAnchorCap) return std::optional<uint64_t>();  // the scan saw them all: nothing to gain
-  std::map<uint64_t, size_t> seen;
-  for (const Hit& h : first) seen[h.pc]++;
-  uint64_t pc = 0;
-  size_t most = 0;
-  for (const auto& [p, n] : seen)
-    if (n > most) {
-      pc = p;
-      most = n;
-    }
-  if (most < 2) return std::optional<uint64_t>();
-  return std::optional<uint64_t>(pc);
+  return most_seen_pc(first);
 }
 
 Result<std::optional<TimelineStop>> Timeline::Impl::reverse_continue_in_tail(const Moment& c) {
@@ -113,6 +123,86 @@ Result<std::optional<TimelineStop>> Timeline::Impl::reverse_continue_in_tail(con
     return std::optional<TimelineStop>(TRY(land_on_hit(to_stop, *best)));
   }
   return std::optional<TimelineStop>();
+}
+
+Result<std::vector<Hit>> Timeline::Impl::scan_window_to_end_once(const Moment& from) {
+  TRY(reach_base(Base::at(from), std::nullopt));
+  TRY(set_traps(user));
+  configure_scan(user, std::nullopt);
+  hits.clear();
+  ordinal = 0;
+  flow_limit = from.checkpoint;
+  Result<DriveResult> dr = drive(true);
+  flow_limit = UINT64_MAX;
+  collect = false;
+  DriveResult d = TRY(std::move(dr));
+  if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
+  return hits;
+}
+
+Result<uint64_t> Timeline::Impl::count_to_segment_end_once(uint64_t s, uint64_t e, uint64_t pc) {
+  // One single step first: from a checkpoint standing at pc, the probe's
+  // pending step over it kept the next checkpoint's patch out for the
+  // whole run (a #DB at every visit of that checkpoint's pc instead).
+  TRY(reach(Path{Base::after(s, e), {Leg{Motion::Step, 1, TrapSet{}}}}, pc));
+  TRY(set_traps(TrapSet{}));
+  flow_limit = s;
+  Result<DriveResult> dr = drive(true);
+  flow_limit = UINT64_MAX;
+  DriveResult d = TRY(std::move(dr));
+  uint64_t n = 0;
+  if (d.halt == Halt::SegmentEnd) {
+    n = count_at_event;  // saved when the checkpoint closed the window
+  } else if (d.halt == Halt::HistoryEnd || d.halt == Halt::Paused) {
+    TRY(fold_counter());
+    n = count_value;
+  } else {
+    return Error::msg("counting arrivals: " + (d.divergence ? d.divergence->describe() : std::string("the run ended early")));
+  }
+  TRY(set_count_probe(std::nullopt));
+  return n;
+}
+
+Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_tail(uint64_t s) {
+  // Only while patched runs reach their checkpoints: after a miss the count
+  // to the segment's end came out too high (SLSDBG_REPLAY_PATCH=miss: the
+  // first window's moment "not in history", and its retry with debug
+  // registers ran on without end); the whole scan then, as before.
+  if (user.watches.empty() || !counting_allowed() || ReplaySession::patch_missed()) return SegmentTail{};
+  collect_cap = kAnchorCap;
+  Result<std::vector<Hit>> capped = scan(s, s, std::nullopt);
+  collect_cap = SIZE_MAX;
+  const std::vector<Hit> first = TRY(std::move(capped));
+  segments_replayed++;
+  if (first.size() < kAnchorCap) {  // every stop of s: its last is the answer
+    const Hit* best = latest_stop(first);
+    if (!best) return SegmentTail{std::nullopt, true};
+    Path p{Base::after(s, 0), {}};
+    if (!best->landing) p.legs.push_back(Leg{Motion::Continue, best->ordinal + 1, user});
+    return SegmentTail{TRY(land_on_hit(p, *best)), false};
+  }
+  const std::optional<uint64_t> hot = most_seen_pc(first);
+  if (!hot) return SegmentTail{};
+  const uint64_t e = reader.checkpoints()[s].segment_events;
+  const uint64_t arrivals = TRY(count_to_segment_end_once(s, e, *hot));
+  if (ReplaySession::patch_missed()) return SegmentTail{};
+  SLSDBG_DEBUG("timeline", "reverse-continue: the tail of segment %llu first, from arrivals at %s (%llu in its last window)",
+               (unsigned long long)s, hex_addr(*hot).c_str(), (unsigned long long)arrivals);
+  if (arrivals == 0) return SegmentTail{};
+  for (uint64_t back = 1;; back = std::min(back * kWiden, arrivals)) {
+    if (options.interrupted && options.interrupted()) return SegmentTail{TRY(interrupted_back()), false};
+    const Moment from{s, e, *hot, arrivals - back + 1};
+    std::vector<Hit> found = TRY(scan_window_to_end_once(from));
+    segments_replayed++;
+    SLSDBG_DEBUG("timeline", "reverse-continue: window from %s to the segment's end: %zu stops",
+                 from.to_string().c_str(), found.size());
+    const Hit* best = latest_stop(found);
+    if (!best && back == arrivals) break;
+    if (!best) continue;
+    const Path to_stop{Base::at(from), {Leg{Motion::Continue, best->ordinal + 1, user}}};
+    return SegmentTail{TRY(land_on_hit(to_stop, *best)), false};
+  }
+  return SegmentTail{};
 }
 
 }  // namespace slsdbg::replay

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A reverse watch on a variable a loop wrote at every iteration, checkpoints
+# back (watch_far_loop: `counter = i` 10^8 times, then as many stores into
+# `spin` in the same page, so the segments between cannot be skipped by
+# their dirty pages). The single-thread Timeline searched the current event
+# window's tail only; an earlier segment was scanned with a trap per store
+# (over 10 minutes at 10^8 iterations). Now each earlier segment is scanned
+# capped at 64 stops first, and when capped, its tail from the hot pc's
+# late arrivals in its last event window. Checked: GDB's old and new values
+# over three reverse-continues and a continue, the store's line, and fewer
+# than 5,000 watchpoint traps (`monitor stats`).
+. "$(dirname "$0")/replay_gdb_lib.sh"
+src=$FIXTURE_SRC/watch_far_loop.c
+store_line=$(line_of FAR_STORE "$src"); read_line=$(line_of FAR_READ "$src")
+rec=$WORK/far.rec
+record "$rec" 10 "$PROGRAMS/watch_far_loop" 100000000
+last=$(sed -n 's/^counter \([0-9]*\) spin [0-9]*$/\1/p' "$rec.out")
+[ -n "$last" ] || die "the recorded program printed no value"
+[ "$checkpoints" -ge 6 ] || die "only $checkpoints checkpoints: the store is not checkpoints back"
+
+out=$WORK/gdb.out
+SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break watch_far_loop.c:$read_line" -ex 'continue' \
+  -ex 'watch counter' -ex 'reverse-continue' -ex 'print counter' -ex 'reverse-continue' -ex 'print counter' \
+  -ex 'continue' -ex 'print counter' -ex 'reverse-continue' -ex 'print counter' -ex 'monitor stats'
+if grep -Eq 'diverged|Remote failure|internal' "$out"; then grep -v '^slsdbg debug' "$out"; die "the reverse watch failed"; fi
+expect "$out" "^Old value = $last\$" "the first reverse-continue stops at the last store"
+expect "$out" "^New value = $((last - 1))\$" "counter before it"
+expect "$out" "^$store_line[[:space:]].*FAR_STORE" "on the store's line"
+values=$(sed -n 's/^\$[0-9]* = //p' "$out" | tr '\n' ' ')
+[ "$values" = "$((last - 1)) $((last - 2)) $((last - 1)) $((last - 2)) " ] ||
+  { grep -v '^slsdbg debug' "$out"; die "counter after reverse, reverse, continue, reverse: $values"; }
+grep -q 'reverse-continue: the tail of segment [0-9]* first' "$out" || die "no earlier segment's tail was searched"
+traps=$(sed -n 's/^watchpoint traps: \([0-9]*\)$/\1/p' "$out")
+[ -n "$traps" ] || die "monitor stats printed no watchpoint traps"
+[ "$traps" -lt 5000 ] || die "$traps watchpoint traps"
+echo "replay_gdb_watch_far_loop: OK ($checkpoints checkpoints, $traps watchpoint traps)"
