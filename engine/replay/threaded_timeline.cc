@@ -1660,13 +1660,30 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
 
   // Goes to a hit found by a reverse continue. A watched access stops just
   // before the accessing instruction, GDB's convention for reverse.
+  // A tail window's hit is named by the thread's arrival after the access
+  // (not by its count): in a loop that arrival's previous one is an
+  // iteration back, and single steps from it (a seek by count) find the
+  // access. Else the ways into the pc, read standing there (a Locate run,
+  // which counts a pc whose site a thread at the checkpoint stands in by an
+  // int3 per visit: minutes in 1 of ~36 recordings of thr_watch_counter).
   Result<ThreadedStop> land_on(const Hit& h) {
     if (!h.watch) {
       TRY(seek(h.at));
       return stop;
     }
-    const Position before = h.before_known ? h.at : TRY(position_before(h.at));
-    TRY(seek(before));
+    Result<Position> before = h.at;
+    if (!h.before_known && !h.at.watch) {
+      before = Error::msg("the thread's first arrival there");
+      if (h.at.n >= 2) before = position_before_by_previous_arrival(h.at);
+      if (!before.ok()) {
+        SLSDBG_DEBUG("replay", "reverse-continue: not from the previous arrival (%s)", before.error().message.c_str());
+        TRY(seek(h.at));
+        before = position_before(h.at);
+      }
+    } else if (!h.before_known) {
+      before = position_before(h.at);
+    }
+    TRY(seek(TRY(std::move(before))));
     stop = watch_stop(h.thread, *h.watch, stop.stop.pc);
     return stop;
   }
@@ -1806,25 +1823,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
         if (found.empty() || unnamed(found.back()))
           return Error::msg("internal: a window's last watched access was not named again");
       }
-      if (!found.empty()) {
-        const Hit h = found.back();
-        if (!h.watch || h.before_known) return TailResult{TRY(land_on(h)), false};
-        // In a loop the thread's previous arrival at that pc is an iteration
-        // back: single steps from it (a seek by count) find the access. Else
-        // the ways into the pc, read standing there (a Locate run, which
-        // counts a pc whose site a thread at the checkpoint stands in by an
-        // int3 per visit: minutes in 1 of ~36 recordings here).
-        Result<Position> before = Error::msg("the thread's first arrival there");
-        if (h.at.n >= 2) before = position_before_by_previous_arrival(h.at);
-        if (!before.ok()) {
-          SLSDBG_DEBUG("replay", "reverse-continue: not from the previous arrival (%s)", before.error().message.c_str());
-          TRY(seek(h.at));
-          before = position_before(h.at);
-        }
-        TRY(seek(TRY(std::move(before))));
-        stop = watch_stop(h.thread, *h.watch, stop.stop.pc);
-        return TailResult{stop, false};
-      }
+      if (!found.empty()) return TailResult{TRY(land_on(found.back())), false};
       if (back == arrivals) break;
     }
     return TailResult{};

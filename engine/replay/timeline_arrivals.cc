@@ -12,7 +12,10 @@ Result<uint64_t> Timeline::Impl::count_window_once(uint64_t k, uint64_t e, uint6
   pause_after_event = e + 1;
   Result<DriveResult> dr = drive(false);
   pause_after_event.reset();
-  DriveResult d = TRY(std::move(dr));
+  return closed_window_count(TRY(std::move(dr)), k);
+}
+
+Result<uint64_t> Timeline::Impl::closed_window_count(const DriveResult& d, uint64_t k) {
   uint64_t n = 0;
   if ((d.halt == Halt::Paused && why == PauseWhy::EventDone) || d.halt == Halt::SegmentEnd) {
     n = count_at_event;  // the window's count, saved when the next event (or the checkpoint) reset it

@@ -104,6 +104,9 @@ struct Hit {
   Watch watch;
 };
 
+// The last breakpoint or watchpoint stop of a scan's hits (timeline_watch_tail.cc).
+const Hit* latest_stop(const std::vector<Hit>& hits);
+
 class Timeline::Impl final : public RunObserver {
  public:
   Impl(const store::RecordingReader& reader, TimelineOptions options);
@@ -204,6 +207,9 @@ class Timeline::Impl final : public RunObserver {
 
   // Arrivals at pc in event window e of segment k (timeline_arrivals.cc).
   Result<uint64_t> count_window_once(uint64_t k, uint64_t e, uint64_t pc);
+  // The count probe's arrivals in the window a drive of segment k just
+  // closed (the next event, the checkpoint, the exit); the probe goes.
+  Result<uint64_t> closed_window_count(const DriveResult& d, uint64_t k);
 
   // --- navigation (timeline_nav.cc) ---
   Status fresh(uint64_t k, SnapshotCache::Use use = SnapshotCache::Use::Make);
@@ -247,6 +253,8 @@ class Timeline::Impl final : public RunObserver {
   // Goes to a scan's stop by path p (its Continue legs end there); for a
   // watchpoint, to the state before the access.
   Result<TimelineStop> land_on_hit(const Path& p, const Hit& hit);
+  // The same for a stop of a scan from checkpoint `first`'s start.
+  Result<TimelineStop> land_on_scan_hit(uint64_t first, const Hit& hit);
   // With watchpoints: the tail of c's event window first, in widening
   // windows from an anchor's earlier arrivals; nullopt: no stop there
   // or no anchor (timeline_watch_tail.cc).

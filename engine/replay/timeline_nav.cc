@@ -475,6 +475,12 @@ Result<TimelineStop> Timeline::Impl::land_on_hit(const Path& p, const Hit& hit) 
   return st;
 }
 
+Result<TimelineStop> Timeline::Impl::land_on_scan_hit(uint64_t first, const Hit& hit) {
+  Path p{Base::after(first, 0), {}};
+  if (!hit.landing) p.legs.push_back(Leg{Motion::Continue, hit.ordinal + 1, user});
+  return land_on_hit(p, hit);
+}
+
 Result<TimelineStop> Timeline::Impl::reverse_continue() {
   // From a signal's stop the current instruction may be the faulting one,
   // the scan's target: no counter stub on it.
@@ -630,9 +636,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
     segments_replayed += hi - lo + 1;
     if (options.interrupted && options.interrupted()) return interrupted_back();
     SLSDBG_DEBUG("timeline", "reverse-continue: segments %llu..%llu: %zu stops, ended in segment %llu (why %d)", (unsigned long long)lo, (unsigned long long)hi, found.size(), (unsigned long long)segment, static_cast<int>(why));
-    const Hit* best = nullptr;
-    for (const Hit& h : found)
-      if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
+    const Hit* best = latest_stop(found);
     if (!best) {
       const Older o = older();
       if (o == Older::Hit) return land(*older_hit);
@@ -641,10 +645,7 @@ Result<TimelineStop> Timeline::Impl::reverse_continue() {
       hi = lo - 1;
       continue;
     }
-    const Hit hit = *best;
-    Path p{Base::after(lo, 0), {}};
-    if (!hit.landing) p.legs.push_back(Leg{Motion::Continue, hit.ordinal + 1, user});
-    return land_on_hit(p, hit);
+    return land_on_scan_hit(lo, *best);
   }
   if (floor > 0) return before_exec(floor);
   TimelineStop st = TRY(to_checkpoint(0));

@@ -28,13 +28,6 @@ constexpr uint64_t kWiden = 8;
 // Stops a scan collects before its pcs are taken as an anchor instead.
 constexpr size_t kAnchorCap = 64;
 
-const Hit* latest_stop(const std::vector<Hit>& hits) {
-  const Hit* best = nullptr;
-  for (const Hit& h : hits)
-    if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
-  return best;
-}
-
 // The pc most of `first` came back at (at least twice), if any.
 std::optional<uint64_t> most_seen_pc(const std::vector<Hit>& first) {
   std::map<uint64_t, size_t> seen;
@@ -50,6 +43,13 @@ std::optional<uint64_t> most_seen_pc(const std::vector<Hit>& first) {
   return pc;
 }
 }  // namespace
+
+const Hit* latest_stop(const std::vector<Hit>& hits) {
+  const Hit* best = nullptr;
+  for (const Hit& h : hits)
+    if (h.why == PauseWhy::Breakpoint || h.why == PauseWhy::Watchpoint) best = &h;
+  return best;
+}
 
 Result<std::vector<Hit>> Timeline::Impl::scan_window_once(const Moment& from, const Moment& c) {
   // There with no trap but the counting (the target's, at from.pc), and
@@ -149,18 +149,7 @@ Result<uint64_t> Timeline::Impl::count_to_segment_end_once(uint64_t s, uint64_t 
   flow_limit = s;
   Result<DriveResult> dr = drive(true);
   flow_limit = UINT64_MAX;
-  DriveResult d = TRY(std::move(dr));
-  uint64_t n = 0;
-  if (d.halt == Halt::SegmentEnd) {
-    n = count_at_event;  // saved when the checkpoint closed the window
-  } else if (d.halt == Halt::HistoryEnd || d.halt == Halt::Paused) {
-    TRY(fold_counter());
-    n = count_value;
-  } else {
-    return Error::msg("counting arrivals: " + (d.divergence ? d.divergence->describe() : std::string("the run ended early")));
-  }
-  TRY(set_count_probe(std::nullopt));
-  return n;
+  return closed_window_count(TRY(std::move(dr)), s);
 }
 
 Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_tail(uint64_t s) {
@@ -177,9 +166,7 @@ Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_
   if (first.size() < kAnchorCap) {  // every stop of s: its last is the answer
     const Hit* best = latest_stop(first);
     if (!best) return SegmentTail{std::nullopt, true};
-    Path p{Base::after(s, 0), {}};
-    if (!best->landing) p.legs.push_back(Leg{Motion::Continue, best->ordinal + 1, user});
-    return SegmentTail{TRY(land_on_hit(p, *best)), false};
+    return SegmentTail{TRY(land_on_scan_hit(s, *best)), false};
   }
   const std::optional<uint64_t> hot = most_seen_pc(first);
   if (!hot) return SegmentTail{};
