@@ -14,6 +14,7 @@ PACKAGES=(
   nlohmann-json3-dev
   libcli11-dev  # cli/: option parsing, help and usage errors of every command
   gdb lldb binutils python3 util-linux procps  # procps: pgrep in e2e tests
+  python3-venv  # scripts/lldb-reverse-venv.sh: a current LLDB (reverse execution) from PyPI
   zstd xz-utils  # real threaded programs recorded by e2e tests
   libc6-dbg  # dump: libc symbols for `slsdbg backtrace` (and gdb) on stripped libc
   qt6-base-dev libgl-dev  # ui: slsdbg-ui (Qt 6 Widgets; QTest tests run offscreen)
