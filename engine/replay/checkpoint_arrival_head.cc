@@ -85,6 +85,7 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   TRY(s_.observer_->before_copy(task_));
   user_regs_struct now = TRY(task_.regs());
   now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
+  now.rip = s_.observer_->copy_start_pc(now.rip);
   const uint64_t mask = TRY(task_.signal_mask());
   Result<process::Task> fork = fork_tracee(task_, now, mask);
   if (!fork.ok()) {

@@ -114,7 +114,9 @@ Status ReplaySession::SegmentRun::try_patch(int deliver) {
     TRY(s_.observer_->before_copy(task_));
     now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
     const uint64_t mask = TRY(task_.signal_mask());
-    Result<process::Task> copy = fork_tracee(task_, now, mask);
+    user_regs_struct start = now;
+    start.rip = s_.observer_->copy_start_pc(now.rip);
+    Result<process::Task> copy = fork_tracee(task_, start, mask);
     if (!copy.ok()) {
       SLSDBG_DEBUG("replay", "no rescue copy, no patched breakpoint: %s", copy.error().message.c_str());
       return ok_status();

@@ -125,6 +125,16 @@ class RunObserver {
   // observer would put into the process at its next resume goes in now,
   // so that the copy holds it too (the Timeline's counter stubs).
   virtual Status before_copy(process::Task&) { return ok_status(); }
+  // Where a copy forked now starts so that it runs on as the observer's next
+  // resume() would run the tracee (a copy goes on by plain continues): an
+  // arrival at a Timeline counter stub's pc that is counted already runs
+  // from the stub's copy of the instructions, or the copy would count it a
+  // second time (one arrival too many, a window's moment never found).
+  virtual uint64_t copy_start_pc(uint64_t rip) { return rip; }
+  // A copy made at the current stop replaced the tracee after running on:
+  // what the observer meant to do at its next resumption from that stop
+  // (a step over its own trap) is done.
+  virtual void copy_took_over() {}
 };
 
 class ReplaySession {

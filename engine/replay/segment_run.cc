@@ -57,6 +57,13 @@ Status ReplaySession::SegmentRun::go(int signo) {
     patch_ = PatchState::Allowed;
     TRY(maybe_patch());
   }
+  // A counting copy took the tracee's place at a trap met first, before
+  // this resumption or while arming it (the count inside after_free_run):
+  // this one runs onto that trap with nothing armed, the next one arms.
+  // Advanced at the start instead, a count made inside this go() left its
+  // trap's resumption with nothing armed too, and with the last watched
+  // store of a segment's tail that run went past the checkpoint unarmed.
+  if (free_run_ == FreeRun::Pending) free_run_ = FreeRun::Running;
   return s_.observer_ ? s_.observer_->resume(task_, signo) : task_.cont(signo);
 }
 

@@ -127,6 +127,9 @@ class Timeline::Impl final : public RunObserver {
   bool stop_before_segment_end(process::Task& task, const siginfo_t& si) override;
   bool holds_checkpoint() override;
   Status before_copy(process::Task& task) override { return place_counter(task); }
+  uint64_t copy_start_pc(uint64_t rip) override;
+  bool counted_stub_arrival(uint64_t pc) const;
+  void copy_took_over() override;
 
   // --- traps (timeline_traps.cc) ---
   // Makes `traps` the inserted set (breakpoints and watchpoints).

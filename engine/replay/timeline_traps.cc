@@ -255,7 +255,13 @@ bool Timeline::Impl::same_as_next(uint64_t k) const {
 // trampoline), and no int3 of ours lies in the bytes it moves.
 bool Timeline::Impl::allows_code_change(uint64_t begin, uint64_t end, bool reads_memory) {
   settle_step_over();
-  if (pause_at_syscall_exit != PauseWhy::None || step_over_pending || stepping || lifted_bp ||
+  // A step over a counter stub's counted arrival is a plain continue from
+  // the stub's copy (resume()), and the session's copies start there too
+  // (copy_start_pc): kept out, the patch missed the only resumption of a
+  // run from a checkpoint standing at a counted pc, and the checkpoint
+  // then cost a #DB per visit of its pc.
+  const bool step_over_stub = step_over_pending && counted_stub_arrival(pc_now());
+  if (pause_at_syscall_exit != PauseWhy::None || (step_over_pending && !step_over_stub) || stepping || lifted_bp ||
       motion == Motion::Step)
     return false;
   // Write watchpoints only: the trampoline reads the program's memory. A
@@ -318,6 +324,28 @@ bool Timeline::Impl::probe_at(uint64_t pc) const {
 // agree on whether it steps.
 void Timeline::Impl::settle_step_over() {
   if (step_over_pending && motion != Motion::Step && !stepping && !trap_at(pc_now())) step_over_pending = false;
+}
+
+// The tracee stands at a counter stub's pc whose arrival is counted
+// already (a limit reached, a probe's trap, a restore there): resume() runs
+// the instructions at pc from the stub's copy, past the counter.
+bool Timeline::Impl::counted_stub_arrival(uint64_t pc) const {
+  if (stepping || motion == Motion::Step || inserted.count(pc) || probe_at(pc) || !counters.count(pc)) return false;
+  return step_over_pending || (probe_counted_at && *probe_counted_at == pc);
+}
+
+uint64_t Timeline::Impl::copy_start_pc(uint64_t rip) {
+  settle_step_over();
+  auto c = counters.find(rip);
+  if (c == counters.end() || stepping || motion == Motion::Step) return rip;
+  if (counted_stub_arrival(rip)) return c->second.displaced_addr();
+  if (c->second.anchored() && !step_over_pending) return c->second.entry_addr();  // pc's bytes hold the jump
+  return rip;
+}
+
+void Timeline::Impl::copy_took_over() {
+  step_over_pending = false;
+  probe_counted_at.reset();
 }
 
 Status Timeline::Impl::resume(process::Task& task, int signo) {

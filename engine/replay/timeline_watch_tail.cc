@@ -141,10 +141,7 @@ Result<std::vector<Hit>> Timeline::Impl::scan_window_to_end_once(const Moment& f
 }
 
 Result<uint64_t> Timeline::Impl::count_to_segment_end_once(uint64_t s, uint64_t e, uint64_t pc) {
-  // One single step first: from a checkpoint standing at pc, the probe's
-  // pending step over it kept the next checkpoint's patch out for the
-  // whole run (a #DB at every visit of that checkpoint's pc instead).
-  TRY(reach(Path{Base::after(s, e), {Leg{Motion::Step, 1, TrapSet{}}}}, pc));
+  TRY(reach_base(Base::after(s, e), pc));
   TRY(set_traps(TrapSet{}));
   flow_limit = s;
   Result<DriveResult> dr = drive(true);
@@ -153,11 +150,7 @@ Result<uint64_t> Timeline::Impl::count_to_segment_end_once(uint64_t s, uint64_t 
 }
 
 Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_tail(uint64_t s) {
-  // Only while patched runs reach their checkpoints: after a miss the count
-  // to the segment's end came out too high (SLSDBG_REPLAY_PATCH=miss: the
-  // first window's moment "not in history", and its retry with debug
-  // registers ran on without end); the whole scan then, as before.
-  if (user.watches.empty() || !counting_allowed() || ReplaySession::patch_missed()) return SegmentTail{};
+  if (user.watches.empty() || !counting_allowed()) return SegmentTail{};
   collect_cap = kAnchorCap;
   Result<std::vector<Hit>> capped = scan(s, s, std::nullopt);
   collect_cap = SIZE_MAX;
@@ -172,7 +165,6 @@ Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_
   if (!hot) return SegmentTail{};
   const uint64_t e = reader.checkpoints()[s].segment_events;
   const uint64_t arrivals = TRY(count_to_segment_end_once(s, e, *hot));
-  if (ReplaySession::patch_missed()) return SegmentTail{};
   SLSDBG_DEBUG("timeline", "reverse-continue: the tail of segment %llu first, from arrivals at %s (%llu in its last window)",
                (unsigned long long)s, hex_addr(*hot).c_str(), (unsigned long long)arrivals);
   if (arrivals == 0) return SegmentTail{};
