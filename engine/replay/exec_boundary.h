@@ -1,5 +1,5 @@
 // Where a recording crosses an execve, for both timelines (timeline_exec.cc,
-// threaded_timeline.cc): an "exec" checkpoint starts the new image, and the
+// threaded_timeline_moves.cc): an "exec" checkpoint starts the new image, and the
 // old image's last act is the execve call logged in the segment before it.
 // A move across it stops there so that the debugger reloads symbols.
 #pragma once

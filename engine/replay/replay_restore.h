@@ -1,6 +1,6 @@
 // The one way a replay restores a checkpoint: the single-thread
 // ReplaySession (replay_session.cc), the threaded check (thread_check.cc)
-// and the threaded debugger replay (threaded_timeline.cc) all start here.
+// and the threaded debugger replay (threaded_timeline_run.cc) all start here.
 #pragma once
 
 #include <vector>

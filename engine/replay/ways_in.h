@@ -1,7 +1,7 @@
 // The instructions that may have run just before pc, read from the code
 // (#20). The threaded timeline's reverse step from a thread's first arrival
 // since its resume counts them all in one forward run of the segment, then
-// keeps the one whose last arrival is followed by pc (threaded_timeline.cc):
+// keeps the one whose last arrival is followed by pc (threaded_timeline_step_back.cc):
 // single-stepping from the resume instead costs the whole stretch (a hot
 // loop's 10^7 instructions and more). A wrong guess costs a run, never a
 // wrong answer: every way is checked by one step before it is taken.
