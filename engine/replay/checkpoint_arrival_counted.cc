@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <utility>
@@ -32,6 +34,7 @@
 #include "common/log.h"
 #include "engine/replay/counting_patch.h"
 #include "engine/replay/debug_registers.h"
+#include "engine/replay/relay_site.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
 #include "process/task_clock.h"
@@ -50,6 +53,7 @@ constexpr int kMaxResamples = 200;        // later triples, each 1/8 further on
 constexpr size_t kMaxCandidates = 16;     // predicted visits tried
 constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
+constexpr size_t kDirtyPagesSampled = 32;  // of the segment's dirty set, in address order
 
 // Kills the copy unless it was taken.
 struct CountCopy {
@@ -65,14 +69,37 @@ std::vector<uint64_t> general_values(const user_regs_struct& r) {
 
 // Visits where values that move by a constant step reach their targets.
 // samples[i][j]: value j at visit base + i.
+// The same word read as a double: a counter kept in one (an interpreter's
+// number, rec_memloop's `d = d + 1.0`) moves by a constant step in value,
+// but its bits do so only within one power of two.
+std::optional<uint64_t> steps_as_double(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t t) {
+  double a, b, c, want;
+  std::memcpy(&a, &w0, 8);
+  std::memcpy(&b, &w1, 8);
+  std::memcpy(&c, &w2, 8);
+  std::memcpy(&want, &t, 8);
+  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c) || !std::isfinite(want)) return std::nullopt;
+  const double d = b - a;
+  if (d == 0 || c - b != d) return std::nullopt;
+  const double steps = (want - a) / d;
+  if (!(steps >= 0) || steps >= static_cast<double>(kMaxVisit) || steps != std::floor(steps) || a + steps * d != want)
+    return std::nullopt;
+  return static_cast<uint64_t>(steps);
+}
+
 void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
              std::set<uint64_t>& out) {
   for (size_t j = 0; j < target.size(); j++) {
     const int64_t d = static_cast<int64_t>(samples[1][j] - samples[0][j]);
-    if (d == 0 || static_cast<int64_t>(samples[2][j] - samples[1][j]) != d) continue;
-    const int64_t dist = static_cast<int64_t>(target[j] - samples[0][j]);
-    if (dist % d != 0 || dist / d < 0) continue;
-    const uint64_t visit = base + static_cast<uint64_t>(dist / d);
+    if (d == 0) continue;
+    std::optional<uint64_t> steps;
+    if (static_cast<int64_t>(samples[2][j] - samples[1][j]) == d) {
+      const int64_t dist = static_cast<int64_t>(target[j] - samples[0][j]);
+      if (dist % d == 0 && dist / d >= 0) steps = static_cast<uint64_t>(dist / d);
+    }
+    if (!steps) steps = steps_as_double(samples[0][j], samples[1][j], samples[2][j], target[j]);
+    if (!steps) continue;
+    const uint64_t visit = base + *steps;
     if (visit >= base + kSamples && visit < kMaxVisit) out.insert(visit);
   }
 }
@@ -134,12 +161,26 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     recount_ = true;
     return false;
   }
-  Result<PatchSite> site = plan_patch_site(target_.rip, code_reader());
+  // The patch's own choice of site (relay_site.h): a jump or branch at pc
+  // with no site of its own is relayed through int3 padding (nocfi_loop,
+  // Go's loops), and no branch may land among the bytes moved.
+  Result<PatchSite> site = plan_checkpoint_site(target_.rip, code_reader());
   if (!site.ok()) return refuse(site.error().message);
   count_site_ = *site;
   if (s_.observer_ && !s_.observer_->allows_count(site->anchor, site->end())) {
-    recount_ = true;  // stepping over its breakpoint, say: the breakpoint until then
-    return false;
+    // As for the patch (observer_allows_site): a breakpoint on the line
+    // after a hot loop whose jump the checkpoint stands on lies among the
+    // bytes a jump at pc replaces; an anchor before pc ends at pc's
+    // instruction (tight_loop's `break` after the loop under =miss: a #DB
+    // per iteration, over a minute).
+    Result<PatchSite> anchored = site->anchored() ? Result<PatchSite>(Error::msg("anchored already"))
+                                                  : plan_anchored_site(target_.rip, code_reader());
+    if (!anchored.ok() || !s_.observer_->allows_count(anchored->anchor, anchored->end())) {
+      recount_ = true;  // stepping over its breakpoint, say: the breakpoint until then
+      return false;
+    }
+    site = std::move(anchored);
+    count_site_ = *site;
   }
   Result<bool> shared = has_shared_writable_mapping(task_.tgid());
   if (!shared.ok() || *shared) return refuse("a shared writable mapping");
@@ -196,27 +237,34 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   Result<UniqueFd> alarm = process::arm_cpu_time_alarm(t.raw_tid(), budget);
   if (!alarm.ok()) return refuse("no CPU-time alarm: " + alarm.error().message);
 
-  // The recorded values the samples are compared with.
+  // The recorded values the samples are compared with: the registers, the
+  // words of the target's stack pages and of some pages the segment
+  // dirtied (a loop whose state lives in memory only, rec_memloop: every
+  // visit has the recorded registers, and its counter is a global's).
   const CheckpointId next(seg_.value + 1);
-  std::vector<uint64_t> stack_words;
-  std::vector<uint64_t> stack_pages;
-  for (uint64_t i = 0; i < kStackPages; i++) {
-    const uint64_t page = (target_.rsp & ~(kPageSize - 1)) + i * kPageSize;
+  std::vector<uint64_t> page_words;
+  std::vector<uint64_t> sampled_pages;
+  const auto add_page = [&](uint64_t page) {
+    if (std::find(sampled_pages.begin(), sampled_pages.end(), page) != sampled_pages.end()) return;
     std::vector<uint8_t> bytes(kPageSize);
-    if (!s_.reader_.read_memory(next, page, bytes).ok()) break;
-    stack_pages.push_back(page);
+    if (!s_.reader_.read_memory(next, page, bytes).ok()) return;
+    sampled_pages.push_back(page);
     for (uint64_t off = 0; off < kPageSize; off += 8) {
       uint64_t w = 0;
       std::copy_n(bytes.begin() + static_cast<long>(off), 8, reinterpret_cast<uint8_t*>(&w));
-      stack_words.push_back(w);
+      page_words.push_back(w);
     }
-  }
+  };
+  for (uint64_t i = 0; i < kStackPages; i++) add_page((target_.rsp & ~(kPageSize - 1)) + i * kPageSize);
+  if (Result<std::vector<uint64_t>> dirty = s_.reader_.dirty_pages(next); dirty.ok())
+    for (size_t i = 0; i < dirty->size() && i < kDirtyPagesSampled; i++) add_page((*dirty)[i]);
   std::vector<uint64_t> target_values = general_values(target_);
-  target_values.insert(target_values.end(), stack_words.begin(), stack_words.end());
+  target_values.insert(target_values.end(), page_words.begin(), page_words.end());
   std::vector<std::vector<uint64_t>> samples;  // at visits base, base + 1, base + 2
   uint64_t base = 1;
   int resamples = 0;
   std::set<uint64_t> candidates;
+  std::set<uint64_t> confirmed;  // candidates two sample triples predicted
   uint64_t stops = 0;
   for (;;) {
     TRY(t.cont());
@@ -283,7 +331,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     }
     if (samples.size() < kSamples && visit == base + samples.size()) {
       std::vector<uint64_t> values = general_values(regs);
-      for (uint64_t p : stack_pages) {
+      for (uint64_t p : sampled_pages) {
         std::vector<uint8_t> bytes(kPageSize);
         if (!t.read_memory(RemoteAddr(p), bytes).ok()) std::fill(bytes.begin(), bytes.end(), 0);  // never moves
         for (uint64_t off = 0; off < kPageSize; off += 8) {
@@ -294,7 +342,10 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       }
       samples.push_back(std::move(values));
       if (samples.size() == kSamples) {
-        predict(samples, target_values, base, candidates);
+        std::set<uint64_t> fresh;
+        predict(samples, target_values, base, fresh);
+        for (uint64_t v : fresh)
+          if (!candidates.insert(v).second) confirmed.insert(v);  // predicted again from later samples
         while (candidates.size() > kMaxCandidates) candidates.erase(std::prev(candidates.end()));
       }
     }
@@ -302,7 +353,18 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     if (samples.size() == kSamples) {
       auto c = candidates.upper_bound(visit);
       limit = c == candidates.end() ? 0 : *c;
-      if (c == candidates.end() && resamples < kMaxResamples) {
+      // A visit predicted far ahead may come from a value that moves by a
+      // constant step only for a while (a double's bits within one power
+      // of two): unless later samples predict it again, they are taken at
+      // twice the visits so far first, so the copy does not run past a
+      // target its samples could not predict yet.
+      const uint64_t horizon = 2 * visit + kSamples;
+      if (c != candidates.end() && *c > horizon && !confirmed.count(*c) && resamples < kMaxResamples) {
+        resamples++;
+        base = horizon;
+        samples.clear();
+        limit = base;
+      } else if (c == candidates.end() && resamples < kMaxResamples) {
         // Nothing predicted ahead: the loop's counter may start again (the
         // segment crosses into the loop function's next call, whose
         // counter reaches the checkpoint's value). Three visits again, an
