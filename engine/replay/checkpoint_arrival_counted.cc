@@ -28,6 +28,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -48,9 +49,10 @@ namespace slsdbg::replay {
 namespace {
 
 constexpr uint8_t kInt3 = 0xcc;
-constexpr int kSamples = 3;               // visits read before predicting
+constexpr size_t kSamples = 25;           // consecutive visits read before predicting
+constexpr size_t kMaxPeriod = 12;         // visits per step of a value (2 * 12 < 25)
 constexpr int kMaxResamples = 200;        // later triples, each 1/8 further on
-constexpr size_t kMaxCandidates = 16;     // predicted visits tried
+constexpr size_t kMaxCandidates = 64;     // predicted visits tried
 constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
 constexpr size_t kDirtyPagesSampled = 32;  // of the segment's dirty set, in address order
@@ -69,38 +71,61 @@ std::vector<uint64_t> general_values(const user_regs_struct& r) {
 
 // Visits where values that move by a constant step reach their targets.
 // samples[i][j]: value j at visit base + i.
-// The same word read as a double: a counter kept in one (an interpreter's
-// number, rec_memloop's `d = d + 1.0`) moves by a constant step in value,
-// but its bits do so only within one power of two.
-std::optional<uint64_t> steps_as_double(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t t) {
-  double a, b, c, want;
-  std::memcpy(&a, &w0, 8);
-  std::memcpy(&b, &w1, 8);
-  std::memcpy(&c, &w2, 8);
-  std::memcpy(&want, &t, 8);
-  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c) || !std::isfinite(want)) return std::nullopt;
-  const double d = b - a;
-  if (d == 0 || c - b != d) return std::nullopt;
-  const double steps = (want - a) / d;
-  if (!(steps >= 0) || steps >= static_cast<double>(kMaxVisit) || steps != std::floor(steps) || a + steps * d != want)
-    return std::nullopt;
-  return static_cast<uint64_t>(steps);
+// A value that moves by the same step d every p visits (p = 1: a loop
+// counter at a pc run once per iteration; p > 1: an interpreter's dispatch
+// pc, run p times per iteration of the program's loop, mawk's shape) takes
+// the target value at visits base + r + k*p. V: int64_t (the word's bits)
+// or double (the word read as one: an interpreter's number, rec_memloop's
+// `d = d + 1.0`, whose bits move linearly only within one power of two).
+template <typename V>
+V as(uint64_t w) {
+  V v;
+  std::memcpy(&v, &w, sizeof v);
+  return v;
+}
+
+template <typename V>
+void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j, uint64_t t, uint64_t base,
+                     std::set<uint64_t>& out) {
+  const size_t n = samples.size();
+  const V want = as<V>(t);
+  if constexpr (std::is_floating_point_v<V>) {
+    if (!std::isfinite(want)) return;
+    for (const auto& s : samples)
+      if (!std::isfinite(as<V>(s[j]))) return;
+  }
+  for (size_t p = 1; p <= kMaxPeriod && 2 * p < n; p++) {
+    const V d = as<V>(samples[p][j]) - as<V>(samples[0][j]);
+    if (d == 0) continue;
+    bool steady = true;
+    for (size_t i = 0; steady && i + p < n; i++) steady = as<V>(samples[i + p][j]) - as<V>(samples[i][j]) == d;
+    if (!steady) continue;
+    for (size_t r = 0; r < p; r++) {
+      const V from = as<V>(samples[r][j]);
+      uint64_t k = 0;
+      if constexpr (std::is_floating_point_v<V>) {
+        const V steps = (want - from) / d;
+        if (!(steps >= 0) || steps >= static_cast<V>(kMaxVisit) || steps != std::floor(steps) || from + steps * d != want)
+          continue;
+        k = static_cast<uint64_t>(steps);
+      } else {
+        const V dist = static_cast<V>(static_cast<uint64_t>(want) - static_cast<uint64_t>(from));
+        if (dist % d != 0 || dist / d < 0) continue;
+        k = static_cast<uint64_t>(dist / d);
+      }
+      if (k >= kMaxVisit / p) continue;
+      const uint64_t visit = base + r + k * p;
+      if (visit >= base + n && visit < kMaxVisit) out.insert(visit);
+    }
+    return;  // the shortest period that fits
+  }
 }
 
 void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
              std::set<uint64_t>& out) {
   for (size_t j = 0; j < target.size(); j++) {
-    const int64_t d = static_cast<int64_t>(samples[1][j] - samples[0][j]);
-    if (d == 0) continue;
-    std::optional<uint64_t> steps;
-    if (static_cast<int64_t>(samples[2][j] - samples[1][j]) == d) {
-      const int64_t dist = static_cast<int64_t>(target[j] - samples[0][j]);
-      if (dist % d == 0 && dist / d >= 0) steps = static_cast<uint64_t>(dist / d);
-    }
-    if (!steps) steps = steps_as_double(samples[0][j], samples[1][j], samples[2][j], target[j]);
-    if (!steps) continue;
-    const uint64_t visit = base + *steps;
-    if (visit >= base + kSamples && visit < kMaxVisit) out.insert(visit);
+    periodic_visits<int64_t>(samples, j, target[j], base, out);
+    periodic_visits<double>(samples, j, target[j], base, out);
   }
 }
 

@@ -2,7 +2,7 @@
 # #20 "every case also with the patch disabled": under SLSDBG_REPLAY_PATCH=miss
 # each checkpoint in a hot loop is reached by a counting copy
 # (checkpoint_arrival_counted.cc) that predicts the checkpoint's visit from
-# values moving by a constant step, not by a #DB per visit. Three loops it
+# values moving by a constant step, not by a #DB per visit. Four loops it
 # could not predict before (each over 60 s, a #DB per iteration):
 #   - rec_memloop: the counter is a double in memory (`d = d + 1.0`): its
 #     bits move linearly only within one power of two; read as a double it
@@ -10,6 +10,9 @@
 #     only the stack);
 #   - nocfi_loop: the checkpoint's `jmp` has no site of its own, only the
 #     patch's relay through int3 padding (the count now plans the same site);
+#   - rec_switchloop, a bytecode interpreter (mawk's shape): the checkpoint
+#     is the dispatch pc, run several times per iteration of the program's
+#     loop, so its counter moves at one visit in several (a period);
 #   - tight_loop with GDB's breakpoint on the line after the loop and a
 #     checkpoint on the loop's jump: the count's site covered the int3, the
 #     anchor before pc (as the patch takes) keeps clear of it.
@@ -38,6 +41,9 @@ check_miss memloop "$WORK/memloop.rec"
 
 record "$WORK/nocfi.rec" 3 "$PROGRAMS/nocfi_loop" 100000000
 check_miss nocfi "$WORK/nocfi.rec"
+
+record "$WORK/switch.rec" 10 "$PROGRAMS/rec_switchloop" 5e7
+check_miss switchloop "$WORK/switch.rec"
 
 # A checkpoint on tight_loop's conditional jump comes in about one recording
 # in three at 1 ms ticks; GDB's breakpoint is on the next line.
