@@ -49,7 +49,8 @@ namespace slsdbg::replay {
 namespace {
 
 constexpr uint8_t kInt3 = 0xcc;
-constexpr size_t kSamples = 25;           // consecutive visits read before predicting
+constexpr size_t kQuickSamples = 3;       // consecutive visits read before predicting a step at each
+constexpr size_t kSamples = 25;           // ... and when that predicts nothing, for a period
 constexpr size_t kMaxPeriod = 12;         // visits per step of a value (2 * 12 < 25)
 constexpr int kMaxResamples = 200;        // later triples, each 1/8 further on
 constexpr size_t kMaxCandidates = 64;     // predicted visits tried
@@ -289,7 +290,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   uint64_t base = 1;
   int resamples = 0;
   std::set<uint64_t> candidates;
-  std::set<uint64_t> confirmed;  // candidates two sample triples predicted
+  std::set<uint64_t> confirmed;  // candidates two sample runs predicted
+  size_t wanted = kQuickSamples;  // samples of this run
   uint64_t stops = 0;
   for (;;) {
     TRY(t.cont());
@@ -354,7 +356,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         return false;  // the caller arms the breakpoint at the pc
       }
     }
-    if (samples.size() < kSamples && visit == base + samples.size()) {
+    if (samples.size() < wanted && visit == base + samples.size()) {
       std::vector<uint64_t> values = general_values(regs);
       for (uint64_t p : sampled_pages) {
         std::vector<uint8_t> bytes(kPageSize);
@@ -366,16 +368,20 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         }
       }
       samples.push_back(std::move(values));
-      if (samples.size() == kSamples) {
+      if (samples.size() == wanted) {
         std::set<uint64_t> fresh;
         predict(samples, target_values, base, fresh);
-        for (uint64_t v : fresh)
-          if (!candidates.insert(v).second) confirmed.insert(v);  // predicted again from later samples
-        while (candidates.size() > kMaxCandidates) candidates.erase(std::prev(candidates.end()));
+        if (fresh.empty() && wanted < kSamples) {
+          wanted = kSamples;  // no step at every visit: more visits, for a period
+        } else {
+          for (uint64_t v : fresh)
+            if (!candidates.insert(v).second) confirmed.insert(v);  // predicted again from later samples
+          while (candidates.size() > kMaxCandidates) candidates.erase(std::prev(candidates.end()));
+        }
       }
     }
     uint64_t limit = visit + 1;
-    if (samples.size() == kSamples) {
+    if (samples.size() == wanted) {
       auto c = candidates.upper_bound(visit);
       limit = c == candidates.end() ? 0 : *c;
       // A visit predicted far ahead may come from a value that moves by a
@@ -388,6 +394,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         resamples++;
         base = horizon;
         samples.clear();
+        wanted = kQuickSamples;
         limit = base;
       } else if (c == candidates.end() && resamples < kMaxResamples) {
         // Nothing predicted ahead: the loop's counter may start again (the
@@ -397,6 +404,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         resamples++;
         base = visit + std::max<uint64_t>(kSamples, visit / 8);
         samples.clear();
+        wanted = kQuickSamples;
         limit = base;
       }
       // Else none left: an int3 met before the checkpoint (the
