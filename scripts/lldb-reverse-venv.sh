@@ -16,7 +16,11 @@ if [ -x "$dir/bin/lldb" ] && [ -f "$stamp" ] && cmp -s "$reqs" "$stamp" &&
   exit 0
 fi
 python=$(command -v python3) || { echo "lldb-reverse-venv: python3 is not installed" >&2; exit 1; }
-rm -rf "$dir"
+if [ -e "$dir" ] && [ ! -f "$dir/pyvenv.cfg" ]; then
+  echo "lldb-reverse-venv: $dir exists and is no virtual environment; not replacing it" >&2
+  exit 1
+fi
+rm -rf "$dir"  # an older or broken one
 mkdir -p "$(dirname "$dir")"
 "$python" -m venv "$dir" >&2 ||
   { echo "lldb-reverse-venv: '$python -m venv' failed (Debian: apt-get install python3-venv)" >&2; exit 1; }

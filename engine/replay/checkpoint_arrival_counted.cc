@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -52,7 +53,7 @@ constexpr uint8_t kInt3 = 0xcc;
 constexpr size_t kQuickSamples = 3;       // consecutive visits read before predicting a step at each
 constexpr size_t kSamples = 25;           // ... and when that predicts nothing, for a period
 constexpr size_t kMaxPeriod = 12;         // visits per step of a value (2 * 12 < 25)
-constexpr int kMaxResamples = 200;        // later triples, each 1/8 further on
+constexpr int kMaxResamples = 200;        // later sample runs, each 1/8 further on
 constexpr size_t kMaxCandidates = 64;     // predicted visits tried
 constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
@@ -70,14 +71,7 @@ std::vector<uint64_t> general_values(const user_regs_struct& r) {
   return {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
 }
 
-// Visits where values that move by a constant step reach their targets.
-// samples[i][j]: value j at visit base + i.
-// A value that moves by the same step d every p visits (p = 1: a loop
-// counter at a pc run once per iteration; p > 1: an interpreter's dispatch
-// pc, run p times per iteration of the program's loop, mawk's shape) takes
-// the target value at visits base + r + k*p. V: int64_t (the word's bits)
-// or double (the word read as one: an interpreter's number, rec_memloop's
-// `d = d + 1.0`, whose bits move linearly only within one power of two).
+// A word read as a V.
 template <typename V>
 V as(uint64_t w) {
   V v;
@@ -85,6 +79,20 @@ V as(uint64_t w) {
   return v;
 }
 
+// The step from word a to word b: their bits' difference (wrapping, as
+// unsigned), or the doubles' difference.
+template <typename V>
+V step(uint64_t a, uint64_t b) {
+  if constexpr (std::is_floating_point_v<V>) return as<V>(b) - as<V>(a);
+  else return static_cast<V>(b - a);
+}
+
+// A value that moves by the same step d every p visits (p = 1: a loop
+// counter at a pc run once per iteration; p > 1: an interpreter's dispatch
+// pc, run p times per iteration of the program's loop, mawk's shape) takes
+// the target value at visits base + r + k*p. V: int64_t (the word's bits)
+// or double (the word read as one: an interpreter's number, rec_memloop's
+// `d = d + 1.0`, whose bits move linearly only within one power of two).
 template <typename V>
 void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j, uint64_t t, uint64_t base,
                      std::set<uint64_t>& out) {
@@ -96,21 +104,22 @@ void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j
       if (!std::isfinite(as<V>(s[j]))) return;
   }
   for (size_t p = 1; p <= kMaxPeriod && 2 * p < n; p++) {
-    const V d = as<V>(samples[p][j]) - as<V>(samples[0][j]);
+    const V d = step<V>(samples[0][j], samples[p][j]);
     if (d == 0) continue;
     bool steady = true;
-    for (size_t i = 0; steady && i + p < n; i++) steady = as<V>(samples[i + p][j]) - as<V>(samples[i][j]) == d;
+    for (size_t i = 0; steady && i + p < n; i++) steady = step<V>(samples[i][j], samples[i + p][j]) == d;
     if (!steady) continue;
     for (size_t r = 0; r < p; r++) {
-      const V from = as<V>(samples[r][j]);
       uint64_t k = 0;
       if constexpr (std::is_floating_point_v<V>) {
+        const V from = as<V>(samples[r][j]);
         const V steps = (want - from) / d;
         if (!(steps >= 0) || steps >= static_cast<V>(kMaxVisit) || steps != std::floor(steps) || from + steps * d != want)
           continue;
         k = static_cast<uint64_t>(steps);
       } else {
-        const V dist = static_cast<V>(static_cast<uint64_t>(want) - static_cast<uint64_t>(from));
+        const V dist = step<V>(samples[r][j], t);
+        if (d == -1 && dist == std::numeric_limits<V>::min()) continue;  // the one quotient that overflows
         if (dist % d != 0 || dist / d < 0) continue;
         k = static_cast<uint64_t>(dist / d);
       }
@@ -122,6 +131,8 @@ void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j
   }
 }
 
+// Visits where values that move by a constant step reach their targets.
+// samples[i][j]: value j at visit base + i.
 void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
              std::set<uint64_t>& out) {
   for (size_t j = 0; j < target.size(); j++) {
@@ -286,7 +297,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     for (size_t i = 0; i < dirty->size() && i < kDirtyPagesSampled; i++) add_page((*dirty)[i]);
   std::vector<uint64_t> target_values = general_values(target_);
   target_values.insert(target_values.end(), page_words.begin(), page_words.end());
-  std::vector<std::vector<uint64_t>> samples;  // at visits base, base + 1, base + 2
+  std::vector<std::vector<uint64_t>> samples;  // at visits base, base + 1, ...
   uint64_t base = 1;
   int resamples = 0;
   std::set<uint64_t> candidates;
