@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -303,6 +304,8 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   std::set<uint64_t> candidates;
   std::set<uint64_t> confirmed;  // candidates two sample runs predicted
   size_t wanted = kQuickSamples;  // samples of this run
+  std::vector<uint64_t> missed;    // predicted visits that were not the checkpoint
+  uint64_t cycle = 0;              // the gcd of their distances
   uint64_t stops = 0;
   for (;;) {
     TRY(t.cont());
@@ -365,6 +368,20 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         copy.task.reset();
         counted_at_pc_ = true;
         return false;  // the caller arms the breakpoint at the pc
+      }
+    }
+    if (candidates.count(visit)) {
+      // A predicted visit that is not the checkpoint: the counter reached
+      // its value in an earlier run of an inner loop that starts again each
+      // outer iteration (rec_sigalrm). Two such misses lie a whole number
+      // of the inner loop's runs apart; their gcd is its length, and the
+      // same value comes again one length on.
+      if (!missed.empty() && visit - missed.back() > 2 * kSamples)
+        cycle = std::gcd(cycle, visit - missed.back());
+      missed.push_back(visit);
+      if (cycle > 2 * kSamples && missed.size() >= 3 && visit + cycle < kMaxVisit) {
+        candidates.insert(visit + cycle);
+        confirmed.insert(visit + cycle);
       }
     }
     if (samples.size() < wanted && visit == base + samples.size()) {
