@@ -264,7 +264,14 @@ class Timeline::Impl final : public RunObserver {
   Result<std::optional<TimelineStop>> reverse_continue_in_tail(const Moment& c);
   // The user's stops from `from` up to c (one event window).
   Result<std::vector<Hit>> scan_window(const Moment& from, const Moment& c);
-  Result<std::vector<Hit>> scan_window_once(const Moment& from, const Moment& c);
+  // ... up to `until`, or without it to the end of from's segment.
+  Result<std::vector<Hit>> scan_window_once(const Moment& from, std::optional<Moment> until);
+  // Windows from the anchor's arrivals in segment k's event window e, the
+  // latest first (of `arrivals` in all), widening 8-fold up to `until` (or
+  // the segment's end): the landing on the last stop of the first window
+  // holding one; nullopt: none in any.
+  Result<std::optional<TimelineStop>> widening_windows(uint64_t k, uint64_t e, uint64_t anchor, uint64_t arrivals,
+                                                       std::optional<Moment> until);
   // c's segment scanned up to c, ending after `cap` stops (why: Capped).
   Result<std::vector<Hit>> scan_capped(const Moment& c, size_t cap);
   Result<std::vector<Hit>> scan_capped_once(const Moment& c, size_t cap);
@@ -277,8 +284,6 @@ class Timeline::Impl final : public RunObserver {
     bool none = false;  // the capped scan saw every stop of s: none
   };
   Result<SegmentTail> reverse_continue_in_segment_tail(uint64_t s);
-  // No retry with debug-register probes: a failure falls back to the scan.
-  Result<std::vector<Hit>> scan_window_to_end_once(const Moment& from);
   // Arrivals at pc in segment s's event window e (its last), run to its end.
   Result<uint64_t> count_to_segment_end_once(uint64_t s, uint64_t e, uint64_t pc);
   std::optional<WriteFilter> write_filter(const TrapSet& traps) const;

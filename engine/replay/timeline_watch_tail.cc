@@ -51,33 +51,57 @@ const Hit* latest_stop(const std::vector<Hit>& hits) {
   return best;
 }
 
-Result<std::vector<Hit>> Timeline::Impl::scan_window_once(const Moment& from, const Moment& c) {
+Result<std::vector<Hit>> Timeline::Impl::scan_window_once(const Moment& from, std::optional<Moment> until) {
   // There with no trap but the counting (the target's, at from.pc), and
-  // c.pc's arrivals up to `from` counted on the way.
-  const bool same_pc = from.pc == c.pc;
-  TRY(reach_base(Base::at(from), same_pc ? std::nullopt : std::optional<uint64_t>(c.pc)));
-  uint64_t c_arrivals = from.n;
-  if (!same_pc) {
+  // until.pc's arrivals up to `from` counted on the way.
+  const bool count_until = until && from.pc != until->pc;
+  TRY(reach_base(Base::at(from), count_until ? std::optional<uint64_t>(until->pc) : std::nullopt));
+  uint64_t until_arrivals = from.n;
+  if (count_until) {
     TRY(fold_counter());
-    c_arrivals = count_value;
+    until_arrivals = count_value;
     TRY(set_count_probe(std::nullopt));
   }
   TRY(set_traps(user));
   configure_scan(user, std::nullopt);
-  TRY(set_target_probe(c));
-  target_count = c_arrivals;
+  if (until) {
+    TRY(set_target_probe(*until));
+    target_count = until_arrivals;
+  }
   hits.clear();
   ordinal = 0;
-  flow_limit = c.checkpoint;
+  flow_limit = from.checkpoint;
   Result<DriveResult> dr = drive(true);
   flow_limit = UINT64_MAX;
   collect = false;
   DriveResult d = TRY(std::move(dr));
   if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
-  if (d.halt != Halt::Paused || why != PauseWhy::Target)
-    return Error::msg("internal: the current moment " + c.to_string() + " was not found again after " +
+  if (until && (d.halt != Halt::Paused || why != PauseWhy::Target))
+    return Error::msg("internal: the current moment " + until->to_string() + " was not found again after " +
                       from.to_string());
   return hits;
+}
+
+Result<std::optional<TimelineStop>> Timeline::Impl::widening_windows(uint64_t k, uint64_t e, uint64_t anchor,
+                                                                      uint64_t arrivals, std::optional<Moment> until) {
+  // The d-th arrival back: arrival `arrivals` is the latest (d = 1), as far
+  // back as the first one.
+  for (uint64_t back = 1;; back = std::min(back * kWiden, arrivals)) {
+    if (options.interrupted && options.interrupted()) return std::optional<TimelineStop>(TRY(interrupted_back()));
+    const Moment from{k, e, anchor, arrivals - back + 1};
+    // To a segment's end: no retry with debug-register probes (a failure
+    // falls back to the segment's scan).
+    std::vector<Hit> found = until ? TRY(scan_window(from, *until)) : TRY(scan_window_once(from, std::nullopt));
+    segments_replayed++;
+    SLSDBG_DEBUG("timeline", "reverse-continue: window from %s%s: %zu stops", from.to_string().c_str(),
+                 until ? "" : " to the segment's end", found.size());
+    const Hit* best = latest_stop(found);
+    if (!best && back == arrivals) break;
+    if (!best) continue;
+    const Path to_stop{Base::at(from), {Leg{Motion::Continue, best->ordinal + 1, user}}};
+    return std::optional<TimelineStop>(TRY(land_on_hit(to_stop, *best)));
+  }
+  return std::optional<TimelineStop>();
 }
 
 Result<std::vector<Hit>> Timeline::Impl::scan_capped_once(const Moment& c, size_t cap) {
@@ -108,36 +132,7 @@ Result<std::optional<TimelineStop>> Timeline::Impl::reverse_continue_in_tail(con
   }
   SLSDBG_DEBUG("timeline", "reverse-continue: the tail of %s first, from arrivals at %s (%llu before it)",
                c.to_string().c_str(), hex_addr(anchor).c_str(), (unsigned long long)arrivals);
-  // The d-th arrival back: arrival `arrivals` is the latest before c (d = 1),
-  // as far back as the first one.
-  for (uint64_t back = 1;; back = std::min(back * kWiden, arrivals)) {
-    if (options.interrupted && options.interrupted()) return std::optional<TimelineStop>(TRY(interrupted_back()));
-    const Moment from{c.checkpoint, c.event, anchor, arrivals - back + 1};
-    std::vector<Hit> found = TRY(scan_window(from, c));
-    segments_replayed++;
-    SLSDBG_DEBUG("timeline", "reverse-continue: window from %s: %zu stops", from.to_string().c_str(), found.size());
-    const Hit* best = latest_stop(found);
-    if (!best && back == arrivals) break;
-    if (!best) continue;
-    const Path to_stop{Base::at(from), {Leg{Motion::Continue, best->ordinal + 1, user}}};
-    return std::optional<TimelineStop>(TRY(land_on_hit(to_stop, *best)));
-  }
-  return std::optional<TimelineStop>();
-}
-
-Result<std::vector<Hit>> Timeline::Impl::scan_window_to_end_once(const Moment& from) {
-  TRY(reach_base(Base::at(from), std::nullopt));
-  TRY(set_traps(user));
-  configure_scan(user, std::nullopt);
-  hits.clear();
-  ordinal = 0;
-  flow_limit = from.checkpoint;
-  Result<DriveResult> dr = drive(true);
-  flow_limit = UINT64_MAX;
-  collect = false;
-  DriveResult d = TRY(std::move(dr));
-  if (d.halt == Halt::Diverged) return Error::msg(d.divergence ? d.divergence->describe() : "replay diverged");
-  return hits;
+  return widening_windows(c.checkpoint, c.event, anchor, arrivals, c);
 }
 
 Result<uint64_t> Timeline::Impl::count_to_segment_end_once(uint64_t s, uint64_t e, uint64_t pc) {
@@ -168,20 +163,7 @@ Result<Timeline::Impl::SegmentTail> Timeline::Impl::reverse_continue_in_segment_
   SLSDBG_DEBUG("timeline", "reverse-continue: the tail of segment %llu first, from arrivals at %s (%llu in its last window)",
                (unsigned long long)s, hex_addr(*hot).c_str(), (unsigned long long)arrivals);
   if (arrivals == 0) return SegmentTail{};
-  for (uint64_t back = 1;; back = std::min(back * kWiden, arrivals)) {
-    if (options.interrupted && options.interrupted()) return SegmentTail{TRY(interrupted_back()), false};
-    const Moment from{s, e, *hot, arrivals - back + 1};
-    std::vector<Hit> found = TRY(scan_window_to_end_once(from));
-    segments_replayed++;
-    SLSDBG_DEBUG("timeline", "reverse-continue: window from %s to the segment's end: %zu stops",
-                 from.to_string().c_str(), found.size());
-    const Hit* best = latest_stop(found);
-    if (!best && back == arrivals) break;
-    if (!best) continue;
-    const Path to_stop{Base::at(from), {Leg{Motion::Continue, best->ordinal + 1, user}}};
-    return SegmentTail{TRY(land_on_hit(to_stop, *best)), false};
-  }
-  return SegmentTail{};
+  return SegmentTail{TRY(widening_windows(s, e, *hot, arrivals, std::nullopt)), false};
 }
 
 }  // namespace slsdbg::replay
