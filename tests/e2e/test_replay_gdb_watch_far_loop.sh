@@ -12,7 +12,8 @@
 # disabled (SLSDBG_REPLAY_PATCH=miss: checkpoints reached by counting
 # copies, which ran out of budget in the -O1 loop, counted the tail's
 # anchor once too often, and let the tail's last store run past the
-# checkpoint unarmed: over 5 minutes before).
+# checkpoint unarmed: over 5 minutes before). And no checkpoint reached by a
+# #DB per visit of its pc.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/watch_far_loop.c
 store_line=$(line_of FAR_STORE "$src"); read_line=$(line_of FAR_READ "$src")
@@ -38,6 +39,12 @@ for mode in "" miss; do
   traps=$(sed -n 's/^watchpoint traps: \([0-9]*\)$/\1/p' "$out")
   [ -n "$traps" ] || die "monitor stats printed no watchpoint traps"
   [ "$traps" -lt 5000 ] || die "$traps watchpoint traps"
+  # No checkpoint reached by a #DB per visit of its pc: a run from a
+  # checkpoint standing at the pc the tail search counts had the patch
+  # refused before the Timeline's counter stub was in (12*10^6 #DBs, the
+  # session ~2 minutes, in most recordings).
+  dbs=$(grep -Eo 'perf breakpoint at [^ ]*: [0-9]+ debug exceptions' "$out" | awk '$5 > m {m = $5} END {print m + 0}')
+  [ "$dbs" -lt 10000 ] || die "(patch ${mode:-on}) a checkpoint took $dbs debug exceptions (a #DB per visit)"
   echo "patch ${mode:-on}: OK ($traps watchpoint traps)"
 done
 echo "replay_gdb_watch_far_loop: OK ($checkpoints checkpoints)"
