@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <optional>
 #include <numeric>
 #include <set>
 #include <string>
@@ -94,9 +96,13 @@ V step(uint64_t a, uint64_t b) {
 // the target value at visits base + r + k*p. V: int64_t (the word's bits)
 // or double (the word read as one: an interpreter's number, rec_memloop's
 // `d = d + 1.0`, whose bits move linearly only within one power of two).
+//
+// `phase` (integers, p = 1): the visit, past or ahead, where the value is the
+// target's in the run of the loop the samples lie in (an inner loop's
+// counter restarts every outer iteration: rec_sigalrm).
 template <typename V>
 void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j, uint64_t t, uint64_t base,
-                     std::set<uint64_t>& out) {
+                     std::set<uint64_t>& out, std::optional<uint64_t>* phase = nullptr) {
   const size_t n = samples.size();
   const V want = as<V>(t);
   if constexpr (std::is_floating_point_v<V>) {
@@ -121,7 +127,15 @@ void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j
       } else {
         const V dist = step<V>(samples[r][j], t);
         if (d == -1 && dist == std::numeric_limits<V>::min()) continue;  // the one quotient that overflows
-        if (dist % d != 0 || dist / d < 0) continue;
+        if (dist % d != 0) continue;
+        if (phase && p == 1) {
+          const V q = dist / d;
+          const uint64_t at = base + r;
+          if (q >= 0 && static_cast<uint64_t>(q) < kMaxVisit) *phase = at + static_cast<uint64_t>(q);
+          const uint64_t back = q < 0 ? static_cast<uint64_t>(-(q + 1)) + 1 : 0;  // -q, with no overflow
+          if (q < 0 && back < at) *phase = at - back;
+        }
+        if (dist / d < 0) continue;
         k = static_cast<uint64_t>(dist / d);
       }
       if (k >= kMaxVisit / p) continue;
@@ -133,13 +147,43 @@ void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j
 }
 
 // Visits where values that move by a constant step reach their targets.
-// samples[i][j]: value j at visit base + i.
+// samples[i][j]: value j at visit base + i. phases[j]: value j's phase
+// points so far (periodic_visits), one per sample run that has one.
 void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
-             std::set<uint64_t>& out) {
+             std::set<uint64_t>& out, std::map<size_t, std::set<uint64_t>>& phases) {
   for (size_t j = 0; j < target.size(); j++) {
-    periodic_visits<int64_t>(samples, j, target[j], base, out);
+    std::optional<uint64_t> phase;
+    periodic_visits<int64_t>(samples, j, target[j], base, out, &phase);
     periodic_visits<double>(samples, j, target[j], base, out);
+    if (phase) phases[j].insert(*phase);
   }
+}
+
+// An inner loop's length, from one value's phase points in several of its
+// runs (they lie whole runs apart): the gcd of their distances, once three
+// runs are seen, and the first phase point the segment may have had (one
+// length before the earliest seen, and so on back to visit 1). 0: none.
+struct LoopRuns {
+  uint64_t length = 0;
+  uint64_t first = 0;
+  uint64_t shortest = 0;  // the shortest distance seen (a whole number of runs)
+};
+
+LoopRuns loop_runs(const std::map<size_t, std::set<uint64_t>>& phases, uint64_t min_length) {
+  LoopRuns best;
+  size_t seen = 0;
+  for (const auto& [j, points] : phases) {
+    uint64_t g = 0;
+    for (auto a = points.begin(), b = std::next(a); b != points.end(); ++a, ++b) {
+      g = std::gcd(g, *b - *a);
+      if (*b - *a >= min_length && (!best.shortest || *b - *a < best.shortest)) best.shortest = *b - *a;
+    }
+    if (points.size() < 3 || g < min_length || (best.length && points.size() <= seen)) continue;  // the value seen most
+    best.length = g;
+    best.first = *points.begin() - (*points.begin() - 1) / g * g;
+    seen = points.size();
+  }
+  return best;
 }
 
 }  // namespace
@@ -244,27 +288,6 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   now.orig_rax = static_cast<uint64_t>(-1);
   if (s_.observer_) now.rip = s_.observer_->copy_start_pc(now.rip);
   const uint64_t mask = TRY(task_.signal_mask());
-  Result<process::Task> forked = fork_tracee(task_, now, mask);
-  if (!forked.ok()) return refuse("no copy: " + forked.error().message);
-  CountCopy copy{std::move(*forked)};
-  process::Task& t = *copy.task;
-  if (s_.dregs_.holds(DrUse::Watch)) {
-    DebugRegisters watches = s_.dregs_;  // the same slots, so DR6 names them as for the tracee
-    for (int i = 0; i < DebugRegisters::kSlots; i++)
-      if (watches.slot(i).use != DrUse::Watch && watches.slot(i).use != DrUse::Free) watches.release(i);
-    if (Status st = watches.apply(t.raw_tid()); !st.ok())
-      return refuse("the copy's watchpoints: " + st.error().message);
-  }
-  std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
-  if (!t.read_memory(RemoteAddr(site->anchor), code).ok()) return refuse("the code is not readable");
-  if (s_.observer_) s_.observer_->hide_traps(site->anchor, code);
-  Result<CountingPatch> counter = CountingPatch::install(t, *site, code);
-  if (!counter.ok()) return refuse(counter.error().message);
-  if (site->anchored() && now.rip == site->pc) {
-    now.rip = counter->entry_addr();  // pc's bytes are gone: count this arrival in the stub
-    TRY(t.set_regs(now));
-  }
-  TRY(counter->set_limit(t, 1));
   const std::optional<uint64_t> hint = hint_;
   // The checkpoint comes within about the hint, slowed by the count's stub
   // at every visit: in a loop of a cycle or two per iteration (an -O1 store
@@ -272,8 +295,45 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   // the checkpoint every time (watch_far_loop under =miss: the perf
   // breakpoint's #DB per visit instead, minutes). The patched run's 20x.
   const uint64_t budget = hint ? 20 * *hint + 20'000'000 : 10'000'000'000ull;
-  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(t.raw_tid(), budget);
-  if (!alarm.ok()) return refuse("no CPU-time alarm: " + alarm.error().message);
+  CountCopy copy;
+  std::optional<CountingPatch> counter;
+  UniqueFd alarm;
+  // A copy standing where the tracee does, its count stopping at visit
+  // `first`. Again for an inner loop's runs (LoopRuns): the first copy may
+  // have run past a run its samples skipped.
+  const auto launch = [&](uint64_t first) -> Status {
+    if (copy.task) copy.task->kill_and_reap();
+    copy.task.reset();
+    counter.reset();
+    Result<process::Task> forked = fork_tracee(task_, now, mask);
+    if (!forked.ok()) return Error::msg("no copy: " + forked.error().message);
+    copy.task.emplace(std::move(*forked));
+    process::Task& t = *copy.task;
+    if (s_.dregs_.holds(DrUse::Watch)) {
+      DebugRegisters watches = s_.dregs_;  // the same slots, so DR6 names them as for the tracee
+      for (int i = 0; i < DebugRegisters::kSlots; i++)
+        if (watches.slot(i).use != DrUse::Watch && watches.slot(i).use != DrUse::Free) watches.release(i);
+      if (Status st = watches.apply(t.raw_tid()); !st.ok())
+        return Error::msg("the copy's watchpoints: " + st.error().message);
+    }
+    std::vector<uint8_t> code(std::max<uint64_t>(32, site->length));
+    if (!t.read_memory(RemoteAddr(site->anchor), code).ok()) return Error::msg("the code is not readable");
+    if (s_.observer_) s_.observer_->hide_traps(site->anchor, code);
+    Result<CountingPatch> installed = CountingPatch::install(t, *site, code);
+    if (!installed.ok()) return Error::msg(installed.error().message);
+    counter.emplace(std::move(*installed));
+    if (site->anchored() && now.rip == site->pc) {
+      user_regs_struct in_stub = now;
+      in_stub.rip = counter->entry_addr();  // pc's bytes are gone: count this arrival in the stub
+      TRY(t.set_regs(in_stub));
+    }
+    TRY(counter->set_limit(t, first));
+    Result<UniqueFd> armed_alarm = process::arm_cpu_time_alarm(t.raw_tid(), budget);
+    if (!armed_alarm.ok()) return Error::msg("no CPU-time alarm: " + armed_alarm.error().message);
+    alarm = std::move(*armed_alarm);
+    return ok_status();
+  };
+  if (Status st = launch(1); !st.ok()) return refuse(st.error().message);
 
   // The recorded values the samples are compared with: the registers, the
   // words of the target's stack pages and of some pages the segment
@@ -304,10 +364,11 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   std::set<uint64_t> candidates;
   std::set<uint64_t> confirmed;  // candidates two sample runs predicted
   size_t wanted = kQuickSamples;  // samples of this run
-  std::vector<uint64_t> missed;    // predicted visits that were not the checkpoint
-  uint64_t cycle = 0;              // the gcd of their distances
+  std::map<size_t, std::set<uint64_t>> phases;  // per value: periodic_visits' phase points
+  uint64_t chain = 0;  // an inner loop's length, once the count went on from a new copy (LoopRuns)
   uint64_t stops = 0;
   for (;;) {
+    process::Task& t = *copy.task;
     TRY(t.cont());
     process::WaitResult w = TRY(t.wait());
     if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
@@ -370,19 +431,10 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         return false;  // the caller arms the breakpoint at the pc
       }
     }
-    if (candidates.count(visit)) {
-      // A predicted visit that is not the checkpoint: the counter reached
-      // its value in an earlier run of an inner loop that starts again each
-      // outer iteration (rec_sigalrm). Two such misses lie a whole number
-      // of the inner loop's runs apart; their gcd is its length, and the
-      // same value comes again one length on.
-      if (!missed.empty() && visit - missed.back() > 2 * kSamples)
-        cycle = std::gcd(cycle, visit - missed.back());
-      missed.push_back(visit);
-      if (cycle > 2 * kSamples && missed.size() >= 3 && visit + cycle < kMaxVisit) {
-        candidates.insert(visit + cycle);
-        confirmed.insert(visit + cycle);
-      }
+    if (chain && candidates.count(visit) && visit + chain < kMaxVisit) {
+      // Not in this run of the inner loop: the same value comes again one run on.
+      candidates.insert(visit + chain);
+      confirmed.insert(visit + chain);
     }
     if (samples.size() < wanted && visit == base + samples.size()) {
       std::vector<uint64_t> values = general_values(regs);
@@ -398,7 +450,25 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       samples.push_back(std::move(values));
       if (samples.size() == wanted) {
         std::set<uint64_t> fresh;
-        predict(samples, target_values, base, fresh);
+        predict(samples, target_values, base, fresh, phases);
+        if (const LoopRuns runs = loop_runs(phases, 2 * kSamples); runs.length) {
+          // A value moving by a constant step within runs of an inner loop
+          // that starts again every outer iteration (rec_sigalrm): the
+          // checkpoint is at its phase in one of the runs. Samples an eighth
+          // further on each time skip runs, so a new copy stops at every
+          // run's phase point from the first.
+          if (Status st = launch(runs.first); !st.ok()) return refuse(st.error().message);
+          SLSDBG_DEBUG("replay", "checkpoint %llu: an inner loop of %llu visits; a new copy stops at visit %llu and every run on",
+                       (unsigned long long)seg_.value + 1, (unsigned long long)runs.length,
+                       (unsigned long long)runs.first);
+          chain = runs.length;
+          phases.clear();
+          candidates = {runs.first};
+          confirmed = {runs.first};
+          samples.clear();
+          wanted = 0;  // no more samples
+          continue;
+        }
         if (fresh.empty() && wanted < kSamples) {
           wanted = kSamples;  // no step at every visit: more visits, for a period
         } else {
@@ -429,8 +499,12 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         // segment crosses into the loop function's next call, whose
         // counter reaches the checkpoint's value). Three visits again, an
         // eighth further on each time: a few hundred stops at most.
+        // Less than half a run of an inner loop seen restarting, so that
+        // every run is sampled (its phase point, LoopRuns).
         resamples++;
-        base = visit + std::max<uint64_t>(kSamples, visit / 8);
+        uint64_t stride = std::max<uint64_t>(kSamples, visit / 8);
+        if (const uint64_t run = loop_runs(phases, 2 * kSamples).shortest) stride = std::min(stride, std::max<uint64_t>(kSamples, run / 2));
+        base = visit + stride;
         samples.clear();
         wanted = kQuickSamples;
         limit = base;

@@ -13,6 +13,8 @@
 #   - rec_switchloop, a bytecode interpreter (mawk's shape): the checkpoint
 #     is the dispatch pc, run several times per iteration of the program's
 #     loop, so its counter moves at one visit in several (a period);
+#   - rec_sigalrm: an inner loop whose counter restarts every outer
+#     iteration (below);
 #   - tight_loop with GDB's breakpoint on the line after the loop and a
 #     checkpoint on the loop's jump: the count's site covered the int3, the
 #     anchor before pc (as the patch takes) keeps clear of it.
@@ -44,6 +46,19 @@ check_miss nocfi "$WORK/nocfi.rec"
 
 record "$WORK/switch.rec" 10 "$PROGRAMS/rec_switchloop" 5e7
 check_miss switchloop "$WORK/switch.rec"
+
+# rec_sigalrm: each alarm's checkpoint lies in a 200,000-iteration inner
+# loop that starts again every outer iteration (a run every ~0.4 ms, ~20
+# per segment). Samples an eighth further on each time skipped runs, and
+# the gcd of the misses came out two runs long: 1 recording in 5 took over
+# 60 s. The runs' phase points now give the loop's length (LoopRuns) and a
+# new copy stops once per run. Three recordings, as the checkpoints fall.
+for try in 1 2 3; do
+  record "$WORK/sigalrm.$try.rec" 10 "$PROGRAMS/rec_sigalrm"
+  check_miss "sigalrm.$try" "$WORK/sigalrm.$try.rec"
+  grep -Eq "an inner loop of 20000[0-9] visits" "$WORK/sigalrm.$try.check.log" ||
+    { grep -E "inner loop|not reached by count" "$WORK/sigalrm.$try.check.log" | head -3; die "sigalrm.$try: the inner loop's length was not learnt"; }
+done
 
 # A checkpoint on tight_loop's conditional jump comes in about one recording
 # in three at 1 ms ticks; GDB's breakpoint is on the next line.
