@@ -58,6 +58,10 @@ constexpr size_t kSamples = 25;           // ... and when that predicts nothing,
 constexpr size_t kMaxPeriod = 12;         // visits per step of a value (2 * 12 < 25)
 constexpr int kMaxResamples = 200;        // later sample runs, each 1/8 further on
 constexpr size_t kMaxCandidates = 64;     // predicted visits tried
+constexpr int kMaxRestarts = 24;          // new copies narrowing brackets
+constexpr int kMaxBrackets = 6;           // values that passed their target, narrowed
+constexpr uint32_t kMinMoves = 4;         // ... each seen to change that often
+constexpr uint64_t kStayVisits = 4096;    // visits stopped at while such a value keeps its target
 constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
 constexpr size_t kDirtyPagesSampled = 32;  // of the segment's dirty set, in address order
@@ -182,6 +186,78 @@ LoopRuns loop_runs(const std::map<size_t, std::set<uint64_t>>& phases, uint64_t 
     best.length = g;
     best.first = *points.begin() - (*points.begin() - 1) / g * g;
     seen = points.size();
+  }
+  return best;
+}
+
+// A value that only ever moves one way, by steps the data decide (a
+// pointer or count advancing by a match's length: gzip's deflate loop after
+// its last read; a position that stays put while an inner loop runs:
+// gzip's longest_match), reaches its target value once: the checkpoint
+// lies at or after the first visit with it, which lies between the last
+// visit seen before it and the first one seen at or past it.
+struct Monotone {
+  uint64_t visit = 0;  // the last sample's
+  int64_t value = 0;
+  int dir = 0;  // +1 rising, -1 falling, 0 not moved yet
+  bool broken = false;
+  bool every_visit = true;  // moved at every visit of each sample run
+  uint32_t moves = 0;       // changes seen (a buffer's word written once moves once)
+};
+
+struct Bracket {
+  size_t j = 0;
+  uint64_t lo = 0;  // a visit before the target value
+  uint64_t hi = 0;  // one at or past it
+  int dir = 0;
+  int64_t want = 0;
+  bool every_visit = false;
+  bool before(int64_t v) const { return dir > 0 ? v < want : v > want; }
+  // The next visit to look at from lo: every one in the last 64.
+  uint64_t next() const { return hi - lo <= 64 ? lo + 1 : lo + (hi - lo) / 8; }
+};
+
+int direction(int64_t a, int64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
+
+// After a sample run (consecutive visits from base): each value's record,
+// and the narrowest bracket a value moving only one way crossed its target
+// in since the previous run (one per value: `broken` once used).
+std::optional<Bracket> monotone_bracket(const std::vector<std::vector<uint64_t>>& samples,
+                                        const std::vector<uint64_t>& target, uint64_t base,
+                                        std::vector<Monotone>& seen) {
+  std::optional<Bracket> best;
+  seen.resize(target.size());
+  for (size_t j = 0; j < target.size(); j++) {
+    Monotone& m = seen[j];
+    if (m.broken) continue;
+    if (m.visit >= base) m.visit = 0;  // the same run again, longer (a period's 25 samples after 3)
+    int d = m.dir;
+    bool one_way = true, every_visit = m.every_visit;
+    uint32_t moves = m.moves;
+    const auto step = [&](int64_t a, int64_t b) {
+      const int s = direction(a, b);
+      if (s && d && s != d) one_way = false;
+      if (s) d = s;
+      moves += s != 0;
+      return s != 0;
+    };
+    const int64_t first = static_cast<int64_t>(samples[0][j]);
+    if (m.visit) step(m.value, first);
+    for (size_t i = 0; one_way && i + 1 < samples.size(); i++)
+      if (!step(static_cast<int64_t>(samples[i][j]), static_cast<int64_t>(samples[i + 1][j]))) every_visit = false;
+    if (!one_way) {
+      m.broken = true;
+      continue;
+    }
+    const Bracket b{j, m.visit, base, d, static_cast<int64_t>(target[j]), every_visit};
+    // A value moving at every visit (the loop's own position) before one
+    // that stays put between moves (a flag set once passes too).
+    const auto better = [&] {
+      if (!best || b.every_visit != best->every_visit) return !best || b.every_visit;
+      return b.hi - b.lo < best->hi - best->lo;
+    };
+    if (d && moves >= kMinMoves && m.visit && b.before(m.value) && !b.before(first) && better()) best = b;
+    m = {base + samples.size() - 1, static_cast<int64_t>(samples.back()[j]), d, false, every_visit, moves};
   }
   return best;
 }
@@ -366,6 +442,21 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   size_t wanted = kQuickSamples;  // samples of this run
   std::map<size_t, std::set<uint64_t>> phases;  // per value: periodic_visits' phase points
   uint64_t chain = 0;  // an inner loop's length, once the count went on from a new copy (LoopRuns)
+  std::vector<Monotone> monotone;  // per value
+  std::optional<Bracket> bracket;  // once a value moving one way passed its target
+  std::optional<Bracket> stay;     // then from the first visit with it, up to hi
+  int restarts = 0;  // new copies narrowing brackets
+  int brackets = 0;
+  // Value j at the copy's stop (registers, then the sampled pages' words).
+  const auto value_at = [&](process::Task& t, const user_regs_struct& r, size_t j) -> Result<int64_t> {
+    const std::vector<uint64_t> regs_now = general_values(r);
+    if (j < regs_now.size()) return static_cast<int64_t>(regs_now[j]);
+    const size_t w = j - regs_now.size();
+    uint64_t v = 0;
+    TRY(t.read_memory(RemoteAddr(sampled_pages[w / (kPageSize / 8)] + (w % (kPageSize / 8)) * 8),
+                      {reinterpret_cast<uint8_t*>(&v), 8}));
+    return static_cast<int64_t>(v);
+  };
   uint64_t stops = 0;
   for (;;) {
     process::Task& t = *copy.task;
@@ -436,6 +527,65 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       candidates.insert(visit + chain);
       confirmed.insert(visit + chain);
     }
+    if (stay) {
+      // Every visit while the value stays at the target's (registers checked above).
+      const int64_t x = TRY(value_at(t, regs, stay->j));
+      if (x == stay->want && visit < stay->hi) {
+        TRY(counter->set_limit(t, visit + 1));
+        continue;
+      }
+      SLSDBG_DEBUG("replay", "checkpoint %llu: value %zu kept its target up to visit %llu", (unsigned long long)seg_.value + 1,
+                   stay->j, (unsigned long long)visit);
+      stay.reset();
+      base = visit + 1;
+      samples.clear();
+      wanted = kQuickSamples;
+      TRY(counter->set_limit(t, base));
+      continue;
+    }
+    if (bracket) {
+      // Narrowing the bracket: forward from its low end in eighths (every
+      // visit in the last 64); a look past the target closes it from above,
+      // and a new copy starts again below.
+      const int64_t x = TRY(value_at(t, regs, bracket->j));
+      if (bracket->before(x) && visit < bracket->hi) {
+        bracket->lo = visit;
+        TRY(counter->set_limit(t, bracket->next()));
+        continue;
+      }
+      if (visit <= bracket->lo + 1 || ++restarts > kMaxRestarts) {
+        // The first visit with the target's value: the checkpoint is here
+        // (not: the registers differ), or further on while the value stays
+        // (an inner loop's visits), where the samples go on from. Or the
+        // value jumped over it, or narrowing took too long: it was not
+        // the loop's position; the samples go on from here all the same,
+        // the records of every value anew (this copy is behind them).
+        SLSDBG_DEBUG("replay", "checkpoint %llu: value %zu %s at visit %llu", (unsigned long long)seg_.value + 1,
+                     bracket->j, x == bracket->want ? "first has its target" : "passed its target",
+                     (unsigned long long)visit);
+        monotone[bracket->j].broken = true;
+        for (Monotone& m : monotone)
+          if (!m.broken) m = {};
+        if (x == bracket->want) {
+          // The checkpoint, if this value names it, is among the next visits
+          // that keep it (an inner loop's while its position stays): each one.
+          stay = bracket;
+          stay->hi = visit + kStayVisits;
+          bracket.reset();
+          TRY(counter->set_limit(t, visit + 1));
+          continue;
+        }
+        bracket.reset();
+        base = visit + 1;
+        samples.clear();
+        wanted = kQuickSamples;
+        TRY(counter->set_limit(t, base));
+        continue;
+      }
+      bracket->hi = visit;
+      if (Status st = launch(bracket->next()); !st.ok()) return refuse(st.error().message);
+      continue;
+    }
     if (samples.size() < wanted && visit == base + samples.size()) {
       std::vector<uint64_t> values = general_values(regs);
       for (uint64_t p : sampled_pages) {
@@ -451,6 +601,20 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       if (samples.size() == wanted) {
         std::set<uint64_t> fresh;
         predict(samples, target_values, base, fresh, phases);
+        if (!chain && brackets < kMaxBrackets) {
+          if (std::optional<Bracket> b = monotone_bracket(samples, target_values, base, monotone); b) {
+            brackets++;
+            // Passed already: a new copy narrows (lo, hi] from the start.
+            SLSDBG_DEBUG("replay", "checkpoint %llu: value %zu passed its target between visits %llu and %llu; narrowing",
+                         (unsigned long long)seg_.value + 1, b->j, (unsigned long long)b->lo,
+                         (unsigned long long)b->hi);
+            if (Status st = launch(b->next()); !st.ok()) return refuse(st.error().message);
+            bracket = b;
+            samples.clear();
+            wanted = 0;
+            continue;
+          }
+        }
         if (const LoopRuns runs = loop_runs(phases, 2 * kSamples); runs.length) {
           // A value moving by a constant step within runs of an inner loop
           // that starts again every outer iteration (rec_sigalrm): the

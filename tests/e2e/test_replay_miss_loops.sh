@@ -13,6 +13,7 @@
 #   - rec_switchloop, a bytecode interpreter (mawk's shape): the checkpoint
 #     is the dispatch pc, run several times per iteration of the program's
 #     loop, so its counter moves at one visit in several (a period);
+#   - rec_varstep: a position moving by data-dependent steps (below);
 #   - rec_sigalrm: an inner loop whose counter restarts every outer
 #     iteration (below);
 #   - tight_loop with GDB's breakpoint on the line after the loop and a
@@ -46,6 +47,13 @@ check_miss nocfi "$WORK/nocfi.rec"
 
 record "$WORK/switch.rec" 10 "$PROGRAMS/rec_switchloop" 5e7
 check_miss switchloop "$WORK/switch.rec"
+
+# rec_varstep: a scan whose position moves by 1 to 8 bytes as its data say
+# (gzip's deflate loop): no constant step to predict, over 60 s before. The
+# position only grows: the sample that finds it past the checkpoint's value
+# brackets the visit, and new copies narrow it.
+record "$WORK/varstep.rec" 10 "$PROGRAMS/rec_varstep" 400000000
+check_miss varstep "$WORK/varstep.rec"
 
 # rec_sigalrm: each alarm's checkpoint lies in a 200,000-iteration inner
 # loop that starts again every outer iteration (a run every ~0.4 ms, ~20
