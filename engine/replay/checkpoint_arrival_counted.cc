@@ -447,6 +447,13 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   std::optional<Bracket> stay;     // then from the first visit with it, up to hi
   int restarts = 0;  // new copies narrowing brackets
   int brackets = 0;
+  // Three samples again from the visit after this one.
+  const auto sample_after = [&](process::Task& t, uint64_t visit) -> Status {
+    base = visit + 1;
+    samples.clear();
+    wanted = kQuickSamples;
+    return counter->set_limit(t, base);
+  };
   // Value j at the copy's stop (registers, then the sampled pages' words).
   const auto value_at = [&](process::Task& t, const user_regs_struct& r, size_t j) -> Result<int64_t> {
     const std::vector<uint64_t> regs_now = general_values(r);
@@ -537,10 +544,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       SLSDBG_DEBUG("replay", "checkpoint %llu: value %zu kept its target up to visit %llu", (unsigned long long)seg_.value + 1,
                    stay->j, (unsigned long long)visit);
       stay.reset();
-      base = visit + 1;
-      samples.clear();
-      wanted = kQuickSamples;
-      TRY(counter->set_limit(t, base));
+      TRY(sample_after(t, visit));
       continue;
     }
     if (bracket) {
@@ -576,10 +580,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
           continue;
         }
         bracket.reset();
-        base = visit + 1;
-        samples.clear();
-        wanted = kQuickSamples;
-        TRY(counter->set_limit(t, base));
+        TRY(sample_after(t, visit));
         continue;
       }
       bracket->hi = visit;
