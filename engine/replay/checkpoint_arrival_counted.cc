@@ -262,6 +262,24 @@ std::optional<Bracket> monotone_bracket(const std::vector<std::vector<uint64_t>>
   return best;
 }
 
+// The copy ran on to a system call, past the checkpoint (the loop ended
+// between two samples): a value last seen before its target reached it by
+// then, within (its last sample, end].
+std::optional<Bracket> bracket_to_end(const std::vector<Monotone>& seen, const std::vector<uint64_t>& target,
+                                      uint64_t end) {
+  std::optional<Bracket> best;
+  for (size_t j = 0; j < seen.size() && j < target.size(); j++) {
+    const Monotone& m = seen[j];
+    if (m.broken || !m.visit || !m.dir || m.moves < kMinMoves || m.visit >= end) continue;
+    const Bracket b{j, m.visit, end + 1, m.dir, static_cast<int64_t>(target[j]), m.every_visit};
+    if (!b.before(m.value)) continue;
+    if (!best || (b.every_visit && !best->every_visit) ||
+        (b.every_visit == best->every_visit && b.lo > best->lo))
+      best = b;
+  }
+  return best;
+}
+
 }  // namespace
 
 Status ReplaySession::SegmentRun::reach_or_arm(int deliver) {
@@ -469,6 +487,21 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     process::Task& t = *copy.task;
     TRY(t.cont());
     process::WaitResult w = TRY(t.wait());
+    if (w.kind == process::StopKind::PtraceEvent && !bracket && !stay && !chain && brackets < kMaxBrackets) {
+      // At a system call: past the checkpoint. A value moving one way and
+      // last seen before its target brackets it up to the visits so far.
+      const uint64_t end = TRY(counter->count(t));
+      if (std::optional<Bracket> b = bracket_to_end(monotone, target_values, end); b) {
+        brackets++;
+        SLSDBG_DEBUG("replay", "checkpoint %llu: a system call after visit %llu; value %zu reached its target after visit %llu; narrowing",
+                     (unsigned long long)seg_.value + 1, (unsigned long long)end, b->j, (unsigned long long)b->lo);
+        if (Status st = launch(b->next()); !st.ok()) return refuse(st.error().message);
+        bracket = b;
+        samples.clear();
+        wanted = 0;
+        continue;
+      }
+    }
     if (w.kind != process::StopKind::SignalDelivery || w.signo != SIGTRAP)
       return refuse("the copy stopped otherwise (stop kind " + std::to_string(static_cast<int>(w.kind)) + ", signal " +
                     std::to_string(w.signo) + ")");
