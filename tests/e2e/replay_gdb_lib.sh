@@ -90,3 +90,20 @@ record_fork_stops() {
   read -r forked vforked < <(sed -n 's/^fork_stops: children \([0-9]*\) and \([0-9]*\), statuses 31$/\1 \2/p' "$WORK/record.out")
   [ -n "${vforked:-}" ] || { cat "$WORK/record.out"; die "fork_stops did not print its children"; }
 }
+
+# check_counter_watch OUT LAST STORE_LINE MARKER WHAT: OUT is a GDB session
+# on a loop storing `counter = i` (LAST the last value) that ran `watch
+# counter`, then reverse-continue, continue and reverse-continue each
+# followed by `print counter` (reverse-continue twice first): the first
+# stop shows the last store's old and new values on the store's line
+# (MARKER), and the values printed are last-1, last-2, last-1, last-2.
+check_counter_watch() {
+  local out=$1 last=$2 line=$3 marker=$4 what=$5 values
+  if grep -Eq 'diverged|Remote failure|internal' "$out"; then grep -v '^slsdbg debug' "$out"; die "$what: the reverse watch failed"; fi
+  expect "$out" "^Old value = $last\$" "$what: the first reverse-continue stops at the last store"
+  expect "$out" "^New value = $((last - 1))\$" "$what: counter before it"
+  expect "$out" "^$line[[:space:]].*$marker" "$what: on the store's line"
+  values=$(sed -n 's/^\$[0-9]* = //p' "$out" | tr '\n' ' ')
+  [ "$values" = "$((last - 1)) $((last - 2)) $((last - 1)) $((last - 2)) " ] ||
+    { grep -v '^slsdbg debug' "$out"; die "$what: counter after reverse, reverse, continue, reverse: $values"; }
+}

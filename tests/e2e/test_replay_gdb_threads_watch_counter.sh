@@ -22,13 +22,7 @@ out=$WORK/gdb.out
 SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break thr_watch_counter.c:$read_line" -ex 'continue' \
   -ex 'watch counter' -ex 'reverse-continue' -ex 'print counter' -ex 'reverse-continue' -ex 'print counter' \
   -ex 'continue' -ex 'print counter' -ex 'monitor when' -ex 'reverse-continue' -ex 'print counter'
-if grep -Eq 'diverged|Remote failure|internal' "$out"; then grep -v '^slsdbg debug' "$out"; die "the reverse watch failed"; fi
-expect "$out" "^Old value = $last\$" "the first reverse-continue stops at the last store"
-expect "$out" "^New value = $((last - 1))\$" "counter before it"
-expect "$out" "^$store_line[[:space:]].*COUNTER_STORE" "on the store's line"
-values=$(sed -n 's/^\$[0-9]* = //p' "$out" | tr '\n' ' ')
-[ "$values" = "$((last - 1)) $((last - 2)) $((last - 1)) $((last - 2)) " ] ||
-  { grep -v '^slsdbg debug' "$out"; die "counter after reverse, reverse, continue, reverse: $values"; }
+check_counter_watch "$out" "$last" "$store_line" COUNTER_STORE "threads"
 traps=$(grep -Ec "'s access [0-9]+ to 0x" "$out")
 [ "$traps" -lt 5000 ] || die "$traps watched accesses trapped"
 grep -q 'reverse-continue: the tail of' "$out" || die "the tail of the segment was not searched first"

@@ -28,13 +28,7 @@ for mode in "" miss; do
   SLSDBG_REPLAY_PATCH=$mode SLSDBG_LOG=debug replay_gdb "$rec" "$out" -ex "break watch_far_loop.c:$read_line" -ex 'continue' \
     -ex 'watch counter' -ex 'reverse-continue' -ex 'print counter' -ex 'reverse-continue' -ex 'print counter' \
     -ex 'continue' -ex 'print counter' -ex 'reverse-continue' -ex 'print counter' -ex 'monitor stats'
-  if grep -Eq 'diverged|Remote failure|internal' "$out"; then grep -v '^slsdbg debug' "$out"; die "(patch ${mode:-on}) the reverse watch failed"; fi
-  expect "$out" "^Old value = $last\$" "the first reverse-continue stops at the last store"
-  expect "$out" "^New value = $((last - 1))\$" "counter before it"
-  expect "$out" "^$store_line[[:space:]].*FAR_STORE" "on the store's line"
-  values=$(sed -n 's/^\$[0-9]* = //p' "$out" | tr '\n' ' ')
-  [ "$values" = "$((last - 1)) $((last - 2)) $((last - 1)) $((last - 2)) " ] ||
-    { grep -v '^slsdbg debug' "$out"; die "counter after reverse, reverse, continue, reverse: $values"; }
+  check_counter_watch "$out" "$last" "$store_line" FAR_STORE "patch ${mode:-on}"
   grep -q 'reverse-continue: the tail of segment [0-9]* first' "$out" || die "no earlier segment's tail was searched"
   traps=$(sed -n 's/^watchpoint traps: \([0-9]*\)$/\1/p' "$out")
   [ -n "$traps" ] || die "monitor stats printed no watchpoint traps"
