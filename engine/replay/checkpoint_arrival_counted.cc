@@ -23,16 +23,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <optional>
-#include <numeric>
 #include <set>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,6 +38,7 @@
 #include "engine/replay/relay_site.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
+#include "engine/replay/visit_prediction.h"
 #include "process/task_clock.h"
 
 #ifndef TRAP_HWBKPT
@@ -55,14 +52,11 @@ namespace {
 constexpr uint8_t kInt3 = 0xcc;
 constexpr size_t kQuickSamples = 3;       // consecutive visits read before predicting a step at each
 constexpr size_t kSamples = 25;           // ... and when that predicts nothing, for a period
-constexpr size_t kMaxPeriod = 12;         // visits per step of a value (2 * 12 < 25)
 constexpr int kMaxResamples = 200;        // later sample runs, each 1/8 further on
 constexpr size_t kMaxCandidates = 64;     // predicted visits tried
 constexpr int kMaxRestarts = 24;          // new copies narrowing brackets
 constexpr int kMaxBrackets = 6;           // values that passed their target, narrowed
-constexpr uint32_t kMinMoves = 4;         // ... each seen to change that often
 constexpr uint64_t kStayVisits = 4096;    // visits stopped at while such a value keeps its target
-constexpr uint64_t kMaxVisit = 1ull << 40;
 constexpr uint64_t kStackPages = 2;       // from the target's rsp upward
 constexpr size_t kDirtyPagesSampled = 32;  // of the segment's dirty set, in address order
 
@@ -76,208 +70,6 @@ struct CountCopy {
 
 std::vector<uint64_t> general_values(const user_regs_struct& r) {
   return {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
-}
-
-// A word read as a V.
-template <typename V>
-V as(uint64_t w) {
-  V v;
-  std::memcpy(&v, &w, sizeof v);
-  return v;
-}
-
-// The step from word a to word b: their bits' difference (wrapping, as
-// unsigned), or the doubles' difference.
-template <typename V>
-V step(uint64_t a, uint64_t b) {
-  if constexpr (std::is_floating_point_v<V>) return as<V>(b) - as<V>(a);
-  else return static_cast<V>(b - a);
-}
-
-// A value that moves by the same step d every p visits (p = 1: a loop
-// counter at a pc run once per iteration; p > 1: an interpreter's dispatch
-// pc, run p times per iteration of the program's loop, mawk's shape) takes
-// the target value at visits base + r + k*p. V: int64_t (the word's bits)
-// or double (the word read as one: an interpreter's number, rec_memloop's
-// `d = d + 1.0`, whose bits move linearly only within one power of two).
-//
-// `phase` (integers, p = 1): the visit, past or ahead, where the value is the
-// target's in the run of the loop the samples lie in (an inner loop's
-// counter restarts every outer iteration: rec_sigalrm).
-template <typename V>
-void periodic_visits(const std::vector<std::vector<uint64_t>>& samples, size_t j, uint64_t t, uint64_t base,
-                     std::set<uint64_t>& out, std::optional<uint64_t>* phase = nullptr) {
-  const size_t n = samples.size();
-  const V want = as<V>(t);
-  if constexpr (std::is_floating_point_v<V>) {
-    if (!std::isfinite(want)) return;
-    for (const auto& s : samples)
-      if (!std::isfinite(as<V>(s[j]))) return;
-  }
-  for (size_t p = 1; p <= kMaxPeriod && 2 * p < n; p++) {
-    const V d = step<V>(samples[0][j], samples[p][j]);
-    if (d == 0) continue;
-    bool steady = true;
-    for (size_t i = 0; steady && i + p < n; i++) steady = step<V>(samples[i][j], samples[i + p][j]) == d;
-    if (!steady) continue;
-    for (size_t r = 0; r < p; r++) {
-      uint64_t k = 0;
-      if constexpr (std::is_floating_point_v<V>) {
-        const V from = as<V>(samples[r][j]);
-        const V steps = (want - from) / d;
-        if (!(steps >= 0) || steps >= static_cast<V>(kMaxVisit) || steps != std::floor(steps) || from + steps * d != want)
-          continue;
-        k = static_cast<uint64_t>(steps);
-      } else {
-        const V dist = step<V>(samples[r][j], t);
-        if (d == -1 && dist == std::numeric_limits<V>::min()) continue;  // the one quotient that overflows
-        if (dist % d != 0) continue;
-        if (phase && p == 1) {
-          const V q = dist / d;
-          const uint64_t at = base + r;
-          if (q >= 0 && static_cast<uint64_t>(q) < kMaxVisit) *phase = at + static_cast<uint64_t>(q);
-          const uint64_t back = q < 0 ? static_cast<uint64_t>(-(q + 1)) + 1 : 0;  // -q, with no overflow
-          if (q < 0 && back < at) *phase = at - back;
-        }
-        if (dist / d < 0) continue;
-        k = static_cast<uint64_t>(dist / d);
-      }
-      if (k >= kMaxVisit / p) continue;
-      const uint64_t visit = base + r + k * p;
-      if (visit >= base + n && visit < kMaxVisit) out.insert(visit);
-    }
-    return;  // the shortest period that fits
-  }
-}
-
-// Visits where values that move by a constant step reach their targets.
-// samples[i][j]: value j at visit base + i. phases[j]: value j's phase
-// points so far (periodic_visits), one per sample run that has one.
-void predict(const std::vector<std::vector<uint64_t>>& samples, const std::vector<uint64_t>& target, uint64_t base,
-             std::set<uint64_t>& out, std::map<size_t, std::set<uint64_t>>& phases) {
-  for (size_t j = 0; j < target.size(); j++) {
-    std::optional<uint64_t> phase;
-    periodic_visits<int64_t>(samples, j, target[j], base, out, &phase);
-    periodic_visits<double>(samples, j, target[j], base, out);
-    if (phase) phases[j].insert(*phase);
-  }
-}
-
-// An inner loop's length, from one value's phase points in several of its
-// runs (they lie whole runs apart): the gcd of their distances, once three
-// runs are seen, and the first phase point the segment may have had (one
-// length before the earliest seen, and so on back to visit 1). 0: none.
-struct LoopRuns {
-  uint64_t length = 0;
-  uint64_t first = 0;
-  uint64_t shortest = 0;  // the shortest distance seen (a whole number of runs)
-};
-
-LoopRuns loop_runs(const std::map<size_t, std::set<uint64_t>>& phases, uint64_t min_length) {
-  LoopRuns best;
-  size_t seen = 0;
-  for (const auto& [j, points] : phases) {
-    uint64_t g = 0;
-    for (auto a = points.begin(), b = std::next(a); b != points.end(); ++a, ++b) {
-      g = std::gcd(g, *b - *a);
-      if (*b - *a >= min_length && (!best.shortest || *b - *a < best.shortest)) best.shortest = *b - *a;
-    }
-    if (points.size() < 3 || g < min_length || (best.length && points.size() <= seen)) continue;  // the value seen most
-    best.length = g;
-    best.first = *points.begin() - (*points.begin() - 1) / g * g;
-    seen = points.size();
-  }
-  return best;
-}
-
-// A value that only ever moves one way, by steps the data decide (a
-// pointer or count advancing by a match's length: gzip's deflate loop after
-// its last read; a position that stays put while an inner loop runs:
-// gzip's longest_match), reaches its target value once: the checkpoint
-// lies at or after the first visit with it, which lies between the last
-// visit seen before it and the first one seen at or past it.
-struct Monotone {
-  uint64_t visit = 0;  // the last sample's
-  int64_t value = 0;
-  int dir = 0;  // +1 rising, -1 falling, 0 not moved yet
-  bool broken = false;
-  bool every_visit = true;  // moved at every visit of each sample run
-  uint32_t moves = 0;       // changes seen (a buffer's word written once moves once)
-};
-
-struct Bracket {
-  size_t j = 0;
-  uint64_t lo = 0;  // a visit before the target value
-  uint64_t hi = 0;  // one at or past it
-  int dir = 0;
-  int64_t want = 0;
-  bool every_visit = false;
-  bool before(int64_t v) const { return dir > 0 ? v < want : v > want; }
-  // The next visit to look at from lo: every one in the last 64.
-  uint64_t next() const { return hi - lo <= 64 ? lo + 1 : lo + (hi - lo) / 8; }
-};
-
-int direction(int64_t a, int64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
-
-// After a sample run (consecutive visits from base): each value's record,
-// and the narrowest bracket a value moving only one way crossed its target
-// in since the previous run (one per value: `broken` once used).
-std::optional<Bracket> monotone_bracket(const std::vector<std::vector<uint64_t>>& samples,
-                                        const std::vector<uint64_t>& target, uint64_t base,
-                                        std::vector<Monotone>& seen) {
-  std::optional<Bracket> best;
-  seen.resize(target.size());
-  for (size_t j = 0; j < target.size(); j++) {
-    Monotone& m = seen[j];
-    if (m.broken) continue;
-    if (m.visit >= base) m.visit = 0;  // the same run again, longer (a period's 25 samples after 3)
-    int d = m.dir;
-    bool one_way = true, every_visit = m.every_visit;
-    uint32_t moves = m.moves;
-    const auto step = [&](int64_t a, int64_t b) {
-      const int s = direction(a, b);
-      if (s && d && s != d) one_way = false;
-      if (s) d = s;
-      moves += s != 0;
-      return s != 0;
-    };
-    const int64_t first = static_cast<int64_t>(samples[0][j]);
-    if (m.visit) step(m.value, first);
-    for (size_t i = 0; one_way && i + 1 < samples.size(); i++)
-      if (!step(static_cast<int64_t>(samples[i][j]), static_cast<int64_t>(samples[i + 1][j]))) every_visit = false;
-    if (!one_way) {
-      m.broken = true;
-      continue;
-    }
-    const Bracket b{j, m.visit, base, d, static_cast<int64_t>(target[j]), every_visit};
-    // A value moving at every visit (the loop's own position) before one
-    // that stays put between moves (a flag set once passes too).
-    const auto better = [&] {
-      if (!best || b.every_visit != best->every_visit) return !best || b.every_visit;
-      return b.hi - b.lo < best->hi - best->lo;
-    };
-    if (d && moves >= kMinMoves && m.visit && b.before(m.value) && !b.before(first) && better()) best = b;
-    m = {base + samples.size() - 1, static_cast<int64_t>(samples.back()[j]), d, false, every_visit, moves};
-  }
-  return best;
-}
-
-// The copy ran on to a system call, past the checkpoint (the loop ended
-// between two samples): a value last seen before its target reached it by
-// then, within (its last sample, end].
-std::optional<Bracket> bracket_to_end(const std::vector<Monotone>& seen, const std::vector<uint64_t>& target,
-                                      uint64_t end) {
-  std::optional<Bracket> best;
-  for (size_t j = 0; j < seen.size() && j < target.size(); j++) {
-    const Monotone& m = seen[j];
-    if (m.broken || !m.visit || !m.dir || m.moves < kMinMoves || m.visit >= end) continue;
-    const Bracket b{j, m.visit, end + 1, m.dir, static_cast<int64_t>(target[j]), m.every_visit};
-    if (!b.before(m.value)) continue;
-    if (!best || (b.every_visit && !best->every_visit) ||
-        (b.every_visit == best->every_visit && b.lo > best->lo))
-      best = b;
-  }
-  return best;
 }
 
 }  // namespace
@@ -459,6 +251,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
   std::set<uint64_t> confirmed;  // candidates two sample runs predicted
   size_t wanted = kQuickSamples;  // samples of this run
   std::map<size_t, std::set<uint64_t>> phases;  // per value: periodic_visits' phase points
+  LoopRuns runs;  // what they say, after each sample run
   uint64_t chain = 0;  // an inner loop's length, once the count went on from a new copy (LoopRuns)
   std::vector<Monotone> monotone;  // per value
   std::optional<Bracket> bracket;  // once a value moving one way passed its target
@@ -635,6 +428,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       if (samples.size() == wanted) {
         std::set<uint64_t> fresh;
         predict(samples, target_values, base, fresh, phases);
+        runs = loop_runs(phases, 2 * kSamples);
         if (!chain && brackets < kMaxBrackets) {
           if (std::optional<Bracket> b = monotone_bracket(samples, target_values, base, monotone); b) {
             brackets++;
@@ -649,7 +443,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
             continue;
           }
         }
-        if (const LoopRuns runs = loop_runs(phases, 2 * kSamples); runs.length) {
+        if (runs.length) {
           // A value moving by a constant step within runs of an inner loop
           // that starts again every outer iteration (rec_sigalrm): the
           // checkpoint is at its phase in one of the runs. Samples an eighth
@@ -660,9 +454,10 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
                        (unsigned long long)seg_.value + 1, (unsigned long long)runs.length,
                        (unsigned long long)runs.first);
           chain = runs.length;
-          phases.clear();
           candidates = {runs.first};
           confirmed = {runs.first};
+          phases.clear();
+          runs = {};
           samples.clear();
           wanted = 0;  // no more samples
           continue;
@@ -701,7 +496,7 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         // every run is sampled (its phase point, LoopRuns).
         resamples++;
         uint64_t stride = std::max<uint64_t>(kSamples, visit / 8);
-        if (const uint64_t run = loop_runs(phases, 2 * kSamples).shortest) stride = std::min(stride, std::max<uint64_t>(kSamples, run / 2));
+        if (runs.shortest) stride = std::min(stride, std::max<uint64_t>(kSamples, runs.shortest / 2));
         base = visit + stride;
         samples.clear();
         wanted = kQuickSamples;
