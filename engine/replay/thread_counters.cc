@@ -50,14 +50,15 @@ bool clear_of(const PatchSite& site, const std::vector<ByteRange>& ranges) {
 
 std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
                                            const std::vector<uint64_t>& thread_pcs, bool wide,
-                                           const std::vector<uint64_t>& keep_clear) {
+                                           const std::vector<uint64_t>& keep_clear,
+                                           const std::set<uint64_t>& also_wide) {
   const CodeReader read = task_code_reader(task);
   const std::vector<ByteRange> clear = checkpoint_patch_ranges(keep_clear, read);
   std::set<uint64_t> done;
   for (uint64_t pc : pcs) {
     std::string why;
     bool several = false;
-    const std::vector<PatchSite> sites = counter_sites(pc, read, wide, &why, &several);
+    const std::vector<PatchSite> sites = counter_sites(pc, read, wide || also_wide.count(pc), &why, &several);
     Result<PatchSite> site = Error::msg(why);
     for (const PatchSite& candidate : sites) {
       // A thread inside the bytes the jump replaces would resume into its
@@ -157,7 +158,9 @@ uint64_t ThreadCounters::count(Tid thread, uint64_t pc) const {
   return it == totals_.end() ? 0 : it->second;
 }
 
-Result<std::optional<ThreadCounters::Arrival>> ThreadCounters::last_arrival(std::optional<Arrival> left_out) const {
+Result<std::optional<ThreadCounters::Arrival>> ThreadCounters::last_arrival(std::optional<Arrival> left_out,
+                                                                          size_t* window,
+                                                                          const std::set<uint64_t>* only) const {
   std::map<std::pair<int32_t, uint64_t>, uint64_t> totals = totals_;
   for (size_t i = windows_.size(); i-- > 0;) {
     std::map<uint64_t, uint64_t> arrivals = windows_[i].arrivals;
@@ -167,11 +170,13 @@ Result<std::optional<ThreadCounters::Arrival>> ThreadCounters::last_arrival(std:
       if (it != arrivals.end() && --it->second == 0) arrivals.erase(it);
       totals[{t.value, left_out->pc}]--;
     }
+    if (only) std::erase_if(arrivals, [only](const auto& a) { return !only->count(a.first); });
     if (arrivals.empty()) continue;
     if (arrivals.size() > 1)
       return Error::msg("thread " + std::to_string(t.value) + " ran " + std::to_string(arrivals.size()) +
                         " counted breakpoints between two switches: their order is unknown");
     const uint64_t pc = arrivals.begin()->first;
+    if (window) *window = i;
     return std::optional<Arrival>(Arrival{t, pc, totals[{t.value, pc}]});
   }
   return std::optional<Arrival>();

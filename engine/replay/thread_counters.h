@@ -58,9 +58,11 @@ class ThreadCounters {
   // `thread_pcs`; `wide`: sites of several instructions may be taken.
   // A site of several instructions stays clear of the bytes the patched
   // breakpoint for each of `keep_clear` (the next checkpoint's pcs) takes.
+  // `also_wide`: pcs that may take several instructions when `wide` is not set.
   std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs,
                              const std::vector<uint64_t>& thread_pcs, bool wide,
-                             const std::vector<uint64_t>& keep_clear = {});
+                             const std::vector<uint64_t>& keep_clear = {},
+                             const std::set<uint64_t>& also_wide = {});
   bool empty() const { return stubs_.empty(); }
 
   // `next` starts running: the counts since the last switch go to the
@@ -92,7 +94,14 @@ class ThreadCounters {
     uint64_t pc = 0;
     uint64_t n = 0;
   };
-  Result<std::optional<Arrival>> last_arrival(std::optional<Arrival> latest_left_out) const;
+  // `window`, when given, is set to the index of the window it ran in;
+  // `only`, when given, the pcs whose arrivals count (the others' are
+  // passed over).
+  Result<std::optional<Arrival>> last_arrival(std::optional<Arrival> latest_left_out, size_t* window = nullptr,
+                                              const std::set<uint64_t>* only = nullptr) const;
+  // How many windows (runs of one thread between two switches or flushes
+  // with arrivals) so far: an int3 hit after a flush comes after them all.
+  size_t windows() const { return windows_.size(); }
 
   // Whether a jump or relay of a stub lies in [begin, end).
   bool overlaps(uint64_t begin, uint64_t end) const;

@@ -22,8 +22,13 @@ bool ThreadedTimeline::Impl::counters_fit(Mode m) const {
   // trap, which counted arrivals do not have: no stubs beside watches there.
   if (m == Mode::Seek || m == Mode::Locate) return true;
   if (!user_watches.empty() || target.watch) return false;
-  if (m != Mode::Collect || catching || !target.steps.empty()) return false;
-  return target.end || (target.n > 0 && user_bps.count(target.pc) && target.resume_m == 0 && !target.event);
+  // With steps after the target's arrival: the stubs come out at that
+  // arrival (anchor_reached) and the steps' hits are traps after them all.
+  if (m != Mode::Collect || catching) return false;
+  // The target (where the client stands) need not be a breakpoint: a
+  // deleted one's arrival, the end of a forward continue. Its arrivals
+  // are then no hits (collect asks last_arrival for breakpoints only).
+  return target.end || (target.n > 0 && target.resume_m == 0 && !target.event);
 }
 
 bool ThreadedTimeline::Impl::counts_target_only(Mode m) const {

@@ -55,6 +55,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
     std::optional<WatchRange> watch;
     bool before_known = false;
     Tid thread{};  // the accessing thread
+    // The counter windows before this trap (a mixed collection); by default
+    // after them all, as a trap once the stubs are out is.
+    size_t windows_before = SIZE_MAX;
   };
   static constexpr uint8_t kInt3 = 0xcc;
   static constexpr uint64_t kMaxReverseStepDistance = 2'000'000;  // instructions stepped to find the one before
@@ -103,6 +106,11 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // in order with theirs, and it gives no hits (counts_target_only).
   bool target_stub_only = false;
   bool all_counted = false;
+  // A collection with some breakpoints by stub and the others by int3
+  // (a 1-byte instruction no stub can take: GDB's breakpoints in ld.so
+  // and libc): each trap flushes the counters first, so a stub's last
+  // arrival is ordered against the traps by its window.
+  bool mixed_counts = false;
   ThreadCounters counters;
   // Locate and Seek also count these (the ways into a reverse step's
   // target, ways_in.h); the caller sets and clears them around its runs.
@@ -399,6 +407,13 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // session without the watch otherwise counted by an int3 per visit.
   std::map<uint64_t, bool> go_code_by_segment;
   bool goto_seek = false;  bool wide_sites();
+  bool in_go_code();
+  // The client's breakpoints among `stubbed` may take several instructions
+  // in any run that counts (not the ways into a reverse step's target,
+  // counted where they are, nor in Go code): a -O0 loop's 4-byte line start
+  // with no padding near was counted by an int3 per visit, a
+  // reverse-continue to it in a threaded program took 45 s (thr_hot_loop).
+  std::set<uint64_t> wide_breakpoints(const std::set<uint64_t>& stubbed);
 
   // The pcs of the threads at the checkpoint that ends the segment just
   // restored (none after the last).

@@ -24,11 +24,15 @@ Result<std::vector<ThreadedTimeline::Impl::Hit>> ThreadedTimeline::Impl::collect
   TRY(drive());
   if (paused) return Error::msg("internal: a collecting replay paused");
   TRY(check_outcome(/*aborted_ok=*/true));
-  // A window's stubs went at its start: its hits are all by trap.
-  if (!by_counters || !all_counted || !hits.empty() || window_from) return hits;
+  // A window's stubs went at its start: its hits are all by trap, as they
+  // are when the stubs were dropped at the start (not every pc had one,
+  // outside a mixed collection). Else the stubs' last arrival is ordered
+  // against the traps' last hit by its window.
+  if (!by_counters || window_from || (!mixed_counts && !all_counted)) return hits;
   std::optional<ThreadCounters::Arrival> left_out;
   if (t.n > 0) left_out = ThreadCounters::Arrival{t.tid, t.pc, t.n};
-  Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out);
+  size_t window = 0;
+  Result<std::optional<ThreadCounters::Arrival>> last = counters.last_arrival(left_out, &window, &user_bps);
   if (!last.ok()) {
     SLSDBG_DEBUG("replay", "segment %llu: %s; collecting again with int3s", (unsigned long long)seg,
                  last.error().message.c_str());
@@ -37,7 +41,8 @@ Result<std::vector<ThreadedTimeline::Impl::Hit>> ThreadedTimeline::Impl::collect
     counters_refused = false;
     return again;
   }
-  if (*last) hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
+  if (*last && (hits.empty() || window >= hits.back().windows_before))
+    hits.push_back(Hit{Position{seg, false, (*last)->thread, (*last)->pc, (*last)->n, {}}, {}, false, (*last)->thread});
   return hits;
 }
 

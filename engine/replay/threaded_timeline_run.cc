@@ -69,6 +69,7 @@ Status ThreadedTimeline::Impl::start_run(uint64_t seg, Mode m) {
   target_stub_only = !use_counters && counts_target_only(m);
   counters = ThreadCounters{};  // the old process, and its stubs, are gone
   all_counted = false;
+  mixed_counts = false;
   count_at_resume = 0;
   armed = watch_set();
   cur = Position{seg};
@@ -150,11 +151,13 @@ Status ThreadedTimeline::Impl::threads_changed(const std::vector<SegmentThread>&
       if (Result<user_regs_struct> r = t.task->regs(); r.ok()) thread_pcs.push_back(r->rip);
     const std::set<uint64_t> stubbed = target_stub_only ? std::set<uint64_t>{target.pc} : want;
     const bool wide = wide_sites();
+    const std::set<uint64_t> wide_bps = wide ? std::set<uint64_t>{} : wide_breakpoints(stubbed);
     // A stub of several instructions keeps clear of the next checkpoint's
     // pcs: the patched breakpoint that reaches it yields to a stub, and
     // the perf breakpoint standing in misses in a hot loop ("checkpoint N
     // not reached").
-    by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide, wide ? next_checkpoint_pcs() : std::vector<uint64_t>{});
+    by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide,
+                               wide || !wide_bps.empty() ? next_checkpoint_pcs() : std::vector<uint64_t>{}, wide_bps);
     all_counted = by_stub.size() == want.size();
     if (window_from) {
       if (by_stub.count(window_from->pc)) counters.aim(window_from->tid, window_from->pc, window_from->n);
@@ -167,9 +170,14 @@ Status ThreadedTimeline::Impl::threads_changed(const std::vector<SegmentThread>&
     if (by_stub.count(a)) continue;
     if (!insert_at(a).ok()) pending.insert(a);
   }
-  // Stubs and int3s together cannot order their arrivals, which only a
-  // collection needs: a seek or a locate goes by each pc's count.
-  if (!all_counted && mode == Mode::Collect && !target_stub_only && !window_from) TRY(stop_counting());
+  // Stubs and int3s together order their arrivals only by the counter
+  // windows each trap closes (mixed_counts), which only a collection needs
+  // (a seek or a locate goes by each pc's count); a capped one (the tail
+  // search) goes by int3s alone.
+  if (!all_counted && mode == Mode::Collect && !target_stub_only && !window_from) {
+    if (by_stub.empty() || collect_cap != SIZE_MAX) TRY(stop_counting());
+    else mixed_counts = true;
+  }
   if (!armed.empty() && !watches_late) TRY(arm_watches_everywhere());
   if (mode == Mode::Live) {
     if (stop_at_start) return pause(plain_stop(running_thread_of(k)));

@@ -146,13 +146,26 @@ std::vector<std::pair<WayIn, uint64_t>> ThreadedTimeline::Impl::counted_ways(Tid
 
 bool ThreadedTimeline::Impl::wide_sites() {
   if (user_watches.empty() && !target.watch && !(goto_seek && mode == Mode::Seek)) return false;
+  return !in_go_code();
+}
+
+bool ThreadedTimeline::Impl::in_go_code() {
   auto it = go_code_by_segment.find(k);
   if (it == go_code_by_segment.end()) {
     process::Task* task = any_task();
-    if (!task) return false;
+    if (!task) return true;  // not known: as Go code, one-instruction sites
     it = go_code_by_segment.emplace(k, maps_go_code(*task)).first;
   }
-  return !it->second;
+  return it->second;
+}
+
+std::set<uint64_t> ThreadedTimeline::Impl::wide_breakpoints(const std::set<uint64_t>& stubbed) {
+  std::set<uint64_t> out;
+  if (mode != Mode::Collect && mode != Mode::Seek && mode != Mode::Locate) return out;
+  for (uint64_t pc : stubbed)
+    if (user_bps.count(pc) && !also_counted.count(pc)) out.insert(pc);
+  if (!out.empty() && in_go_code()) out.clear();
+  return out;
 }
 
 std::vector<uint64_t> ThreadedTimeline::Impl::next_checkpoint_pcs() {

@@ -44,7 +44,7 @@ Status ThreadedTimeline::Impl::anchor_reached(ThreadedStop s) {
   if (mode != Mode::Collect || !target.steps.empty()) TRY(stop_counting());  // steps go through the program's code
   if (mode == Mode::Collect) {
     if (!target.steps.empty() && target.n > 0 && !target.watch && user_bps.count(target.pc))
-      hits.push_back(Hit{cur, {}, false, cur.tid});
+      hits.push_back(Hit{cur, {}, false, cur.tid, counters.windows()});
     if (target.steps.empty()) return finish_collect();
     // The steps too: a watched access among them is a hit before target.
     at_anchor = true;
@@ -80,10 +80,12 @@ Status ThreadedTimeline::Impl::arrived_at_breakpoint(const SegmentThread& th, ui
   s.stop.pc = addr;
   s.thread = th.recorded;
   if (mode == Mode::Live) return user_bps.count(addr) ? pause(s) : ok_status();
+  // Mixed: the stubs' counts up to this trap come before it.
+  if (mode == Mode::Collect && mixed_counts && !counters.empty()) TRY(counters.flush(*th.task));
   // A window may open at the target's own anchor (its steps follow).
   if (mode == Mode::Collect && window_from && !window_open && cur.same_anchor(*window_from)) TRY(open_window());
   if (!at_anchor && cur.same_anchor(target)) return anchor_reached(s);
-  if (mode == Mode::Collect && user_bps.count(addr)) return add_hit(Hit{cur, {}, false, cur.tid});
+  if (mode == Mode::Collect && user_bps.count(addr)) return add_hit(Hit{cur, {}, false, cur.tid, counters.windows()});
   return ok_status();
 }
 
@@ -168,7 +170,7 @@ Status ThreadedTimeline::Impl::step_done(const SegmentThread& th) {
     // (the steps of a reverse step's position run whole functions).
     if (++steps_done < target.steps.size() && !user_bps.empty())
       if (Result<user_regs_struct> r = th.task->regs(); r.ok() && user_bps.count(r->rip))
-        hits.push_back(Hit{cur, {}, false, th.recorded});
+        hits.push_back(Hit{cur, {}, false, th.recorded, counters.windows()});
     if (steps_done == target.steps.size()) return finish_collect();
     step_tid = target.steps[steps_done];
   }
@@ -286,7 +288,8 @@ Status ThreadedTimeline::Impl::arrived_by_counter(const SegmentThread& th, uint6
     s.thread = th.recorded;
     return anchor_reached(s);
   }
-  if (mode == Mode::Collect) return finish_collect();
+  // A collection's aimed arrival ends it, unless steps follow (anchor_reached).
+  if (mode == Mode::Collect && target.steps.empty()) return finish_collect();
   r.rip = pc;  // the stubs go: the thread runs pc's own instruction next
   TRY(th.task->set_regs(r));
   TRY(stop_counting());

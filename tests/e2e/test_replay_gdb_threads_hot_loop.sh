@@ -11,9 +11,18 @@
 # those of that moment:
 # - break in the loop, continue x3 (i = 0, 1, 2), reverse-continue (i = 1),
 #   reverse-step (the line before: step not yet set to 1);
-# - from the loop's end (Go only, see below) (all 30,000,000 iterations), reverse-continue to
+# - from the loop's end (all 30,000,000 iterations), reverse-continue to
 #   the loop's body: its last iteration; reverse-step twice (the previous
-#   iteration's `for` line), continue: the last iteration again.
+#   iteration's `for` line), continue: the last iteration again. In the C
+#   fixture (-O0) the breakpoint's line starts with a 4-byte load and no
+#   padding is near: its counter stub moves several instructions, and GDB's
+#   1-byte breakpoints in ld.so and libc stay int3s beside it (before, the
+#   reverse-continue trapped at each of the 3*10^7 visits, ~45 s). There
+#   the reverse-continue goes twice (the iteration before), then continue:
+#   the reverse steps from there stay out of the C case, as a checkpoint
+#   whose worker stands on that line's first instruction (about one
+#   recording in 8) leaves its stub no place and the reverse step still
+#   counts by an int3 per visit (minutes; engine/replay/README.md).
 . "$(dirname "$0")/replay_gdb_lib.sh"
 n=30000000
 last_total=$((3 * (n - 1) * (n - 2) / 2))
@@ -38,10 +47,15 @@ check() {
   ex "break $file:$add"
   ex continue; show c1; ex continue; ex continue; show c3
   ex reverse-continue; show rc; ex reverse-step; show rs
-  if [ "$deep" = deep ]; then
+  if [ "$deep" != shallow ]; then
     ex delete; ex "break $file:$after"; ex continue; show end
     ex "break $file:$add"; ex reverse-continue; show rc_last
+  fi
+  if [ "$deep" = deep ]; then
     ex reverse-step; show rs_last1; ex reverse-step; show rs_last2
+    ex continue; show c_last
+  elif [ "$deep" = deep_rc ]; then
+    ex reverse-continue; show rc_prev
     ex continue; show c_last
   fi
   out=$WORK/$name.gdb
@@ -51,9 +65,15 @@ check() {
   expect "$out" '^rc step=1 total=0$' "$name: reverse-continue: back to i = 1"
   expect "$out" "^$step[[:space:]]+step = i" "$name: reverse-step: the line before"
   expect "$out" '^rs step=0 total=0$' "$name: reverse-step: before step = 1"
-  if [ "$deep" != deep ]; then echo "$name: OK"; return; fi
+  if [ "$deep" = shallow ]; then echo "$name: OK"; return; fi
   expect "$out" "^end step=$((n - 1)) total=$end_total$" "$name: the loop's end"
   expect "$out" "^rc_last step=$((n - 1)) total=$last_total$" "$name: reverse-continue from the end: the last iteration"
+  if [ "$deep" = deep_rc ]; then
+    expect "$out" "^rc_prev step=$((n - 2)) total=$((3 * (n - 2) * (n - 3) / 2))$" "$name: reverse-continue again: the iteration before"
+    expect "$out" "^c_last step=$((n - 1)) total=$last_total$" "$name: continue: the last iteration again"
+    echo "$name: OK"
+    return
+  fi
   expect "$out" "^rs_last1 step=$((n - 2)) total=$last_total$" "$name: reverse-step: before step = n - 1"
   expect "$out" "^$loop[[:space:]]+for " "$name: reverse-step again: the previous iteration's for line"
   expect "$out" "^rs_last2 step=$((n - 2)) total=$last_total$" "$name: the previous iteration's end"
@@ -61,10 +81,29 @@ check() {
   echo "$name: OK"
 }
 
-# Not deep in C: a forward continue through the -O0 loop can stop at a
-# checkpoint whose patch would cover the breakpoint's int3 (then the perf
-# breakpoint, throttled, misses it); see engine/replay/README.md.
-check thr_hot_loop "$PROGRAMS/thr_hot_loop" "$FIXTURE_SRC/thr_hot_loop.c" "" shallow
+check thr_hot_loop "$PROGRAMS/thr_hot_loop" "$FIXTURE_SRC/thr_hot_loop.c" "" deep_rc
+
+# Breakpoints by stub and by int3 in one collection (C): from two `next`s
+# past the loop's end (a moment named by steps), breakpoints on the loop's
+# `total +=` line (a counter stub over several instructions) and on the
+# function's closing line (`pop %rbp` before `ret`: no stub fits, an int3).
+# reverse-continue stops at the closing line, which ran after the loop's
+# last iteration, then at that iteration. (Before: the collection went back
+# to int3s for both, ~20 s of traps for each reverse-continue.)
+src=$FIXTURE_SRC/thr_hot_loop.c
+close=$(( $(line_of after "$src") + 1 ))
+out=$WORK/mixed.gdb
+replay_gdb "$WORK/thr_hot_loop.rec" "$out" -ex "break thr_hot_loop.c:$(line_of after "$src")" -ex continue -ex delete \
+  -ex next -ex next -ex "break thr_hot_loop.c:$(line_of add "$src")" -ex "break thr_hot_loop.c:$close" \
+  -ex reverse-continue -ex 'python print("m1 line", gdb.selected_frame().find_sal().line)' \
+  -ex 'printf "m1 step=%ld\n", step' \
+  -ex reverse-continue -ex 'python print("m2 line", gdb.selected_frame().find_sal().line)' \
+  -ex 'printf "m2 step=%ld total=%ld\n", step, total' </dev/null || { cat "$out"; die "mixed: gdb on the recording"; }
+expect "$out" "^m1 line $close$" "mixed: reverse-continue: the closing line, after the loop"
+expect "$out" "^m1 step=$((n - 1))$" "mixed: the loop had ended"
+expect "$out" "^m2 line $(line_of add "$src")$" "mixed: reverse-continue again: the loop's line"
+expect "$out" "^m2 step=$((n - 1)) total=$last_total$" "mixed: its last iteration"
+echo "thr_hot_loop mixed: OK"
 
 . "$(dirname "$0")/go_fixture_lib.sh"
 go_fixture go_hot "$WORK"
