@@ -54,6 +54,17 @@ def gdb_script(path, lines):
         f.write("\n".join(lines) + "\n")
 
 
+def replay_gdb_result(slsdbg, rec, script, env=None, timeout=900):
+    """GDB runs `script` on a replay of `rec`; the JSON object it printed
+    on a line `RESULT {...}`."""
+    out = subprocess.run([slsdbg, "replay", rec, "--", "-nx", "-batch", "-x", script], env=env,
+                         capture_output=True, text=True, timeout=timeout).stdout
+    m = re.search(r"^RESULT (.*)$", out, re.M)
+    if not m:
+        raise SystemExit("no result from gdb:\n" + out[-3000:])
+    return json.loads(m.group(1))
+
+
 def parse_times(out, label):
     return [float(m) for m in re.findall(rf"^{label} ([0-9.]+)$", out, re.M)]
 

@@ -15,11 +15,12 @@ native run's wall time is printed beside for scale. One JSON object.
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import tempfile
 import time
+
+from reverse import replay_gdb_result
 
 GDB = r'''set pagination off
 python
@@ -71,12 +72,7 @@ def main():
             rec = os.path.join(work, f"hot{i}.rec")
             subprocess.run([slsdbg, "record", "-o", rec, "--", prog], check=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
-            out = subprocess.run([slsdbg, "replay", rec, "--", "-nx", "-batch", "-x", script], env=env,
-                                 capture_output=True, text=True, timeout=900).stdout
-            m = re.search(r"^RESULT (.*)$", out, re.M)
-            if not m:
-                raise SystemExit("no result from gdb:\n" + out[-3000:])
-            runs.append(json.loads(m.group(1)))
+            runs.append(replay_gdb_result(slsdbg, rec, script, env))
     med = lambda key: round(statistics.median(r[key] for r in runs), 1)
     print(json.dumps({
         "bench": "thread_hot_breakpoint", "patch": a.patch or "on", "runs": runs,

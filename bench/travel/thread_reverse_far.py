@@ -12,10 +12,11 @@ session, reverse-finish out of the worker's function. Prints one JSON object.
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import tempfile
+
+from reverse import replay_gdb_result
 
 GDB_TIMED = r'''
 python
@@ -60,12 +61,7 @@ def main():
                 f.write("set pagination off\n")
                 f.write(GDB_TIMED)
                 f.write(f"break thr_revstep_far.c:{after}\ncontinue\ndelete\npython\n{body}end\n")
-            out = subprocess.run([slsdbg, "replay", rec, "--", "-nx", "-batch", "-x", script], env=env,
-                                 capture_output=True, text=True, timeout=900).stdout
-            m = re.search(r"^RESULT (.*)$", out, re.M)
-            if not m:
-                raise SystemExit("no result from gdb:\n" + out[-3000:])
-            results.update(json.loads(m.group(1)))
+            results.update(replay_gdb_result(slsdbg, rec, script, env))
     rsi = results["reverse_stepi_ms"]
     results["reverse_stepi_p50_ms"] = statistics.median(rsi)
     results["reverse_next_p50_ms"] = statistics.median(results["reverse_next_ms"])

@@ -51,7 +51,8 @@ bool clear_of(const PatchSite& site, const std::vector<ByteRange>& ranges) {
 std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<uint64_t>& pcs,
                                            const std::vector<uint64_t>& thread_pcs, bool wide,
                                            const std::vector<uint64_t>& keep_clear,
-                                           const std::set<uint64_t>& also_wide) {
+                                           const std::set<uint64_t>& also_wide,
+                                           std::map<uint64_t, uint64_t>* move_threads) {
   const CodeReader read = task_code_reader(task);
   const std::vector<ByteRange> clear = checkpoint_patch_ranges(keep_clear, read);
   std::set<uint64_t> done;
@@ -60,11 +61,17 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
     bool several = false;
     const std::vector<PatchSite> sites = counter_sites(pc, read, wide || also_wide.count(pc), &why, &several);
     Result<PatchSite> site = Error::msg(why);
+    std::vector<uint8_t> code(32);
     for (const PatchSite& candidate : sites) {
       // A thread inside the bytes the jump replaces would resume into its
-      // tail; a counted pc among them would never be reached.
+      // tail; a counted pc among them would never be reached. One at pc or
+      // after it can resume in the stub's copy instead (move_threads).
       const auto inside = [&](uint64_t a) { return a > candidate.anchor && a < candidate.end(); };
-      if (std::any_of(thread_pcs.begin(), thread_pcs.end(), inside))
+      const bool read = task.read_memory(RemoteAddr(candidate.anchor), code).ok();
+      const auto movable = [&](uint64_t a) {
+        return move_threads && read && a >= candidate.pc && moved_offset(code, candidate, a).ok();
+      };
+      if (std::any_of(thread_pcs.begin(), thread_pcs.end(), [&](uint64_t a) { return inside(a) && !movable(a); }))
         site = Error::msg("a thread stands in the bytes to move");
       else if (std::any_of(pcs.begin(), pcs.end(), [&](uint64_t o) { return o != pc && (inside(o) || o == candidate.anchor); }))
         site = Error::msg("another counted pc lies in the bytes to move");
@@ -78,7 +85,6 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
         break;
       }
     }
-    std::vector<uint8_t> code(32);
     Result<CountingPatch> patch = site.ok() && task.read_memory(RemoteAddr(site->anchor), code).ok()
                                       ? CountingPatch::install(task, *site, code)
                                       : Result<CountingPatch>(site.ok() ? Error::msg("code unreadable") : site.error());
@@ -89,6 +95,10 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
     if (several)
       SLSDBG_DEBUG("replay", "counter stub at 0x%llx moves 0x%llx..0x%llx", (unsigned long long)pc,
                    (unsigned long long)site->anchor, (unsigned long long)site->end());
+    if (move_threads)
+      for (uint64_t a : thread_pcs)
+        if (a > site->anchor && a < site->end())
+          (*move_threads)[a] = a == pc ? patch->entry_addr() : patch->displaced_addr() + *moved_offset(code, *site, a);
     stubs_.emplace(pc, std::move(*patch));
     seen_[pc] = 0;
     done.insert(pc);

@@ -59,10 +59,16 @@ class ThreadCounters {
   // A site of several instructions stays clear of the bytes the patched
   // breakpoint for each of `keep_clear` (the next checkpoint's pcs) takes.
   // `also_wide`: pcs that may take several instructions when `wide` is not set.
+  // With `move_threads`, a thread standing among the instructions a stub
+  // moves, at pc or after it, does not keep the stub out: it is to resume
+  // at their copy in the stub (at pc itself: at the count, an arrival, as
+  // at a jump or an int3 there); `move_threads` gets those moves (rip now
+  // -> rip to set), which the caller makes before any thread runs.
   std::set<uint64_t> install(process::Task& task, const std::set<uint64_t>& pcs,
                              const std::vector<uint64_t>& thread_pcs, bool wide,
                              const std::vector<uint64_t>& keep_clear = {},
-                             const std::set<uint64_t>& also_wide = {});
+                             const std::set<uint64_t>& also_wide = {},
+                             std::map<uint64_t, uint64_t>* move_threads = nullptr);
   bool empty() const { return stubs_.empty(); }
 
   // `next` starts running: the counts since the last switch go to the

@@ -156,8 +156,16 @@ Status ThreadedTimeline::Impl::threads_changed(const std::vector<SegmentThread>&
     // pcs: the patched breakpoint that reaches it yields to a stub, and
     // the perf breakpoint standing in misses in a hot loop ("checkpoint N
     // not reached").
+    std::map<uint64_t, uint64_t> moves;  // threads standing among a stub's moved instructions
     by_stub = counters.install(*any_task(), stubbed, thread_pcs, wide,
-                               wide || !wide_bps.empty() ? next_checkpoint_pcs() : std::vector<uint64_t>{}, wide_bps);
+                               wide || !wide_bps.empty() ? next_checkpoint_pcs() : std::vector<uint64_t>{}, wide_bps,
+                               &moves);
+    for (const SegmentThread& t : live)
+      if (Result<user_regs_struct> r = t.task->regs(); r.ok())
+        if (auto it = moves.find(r->rip); it != moves.end()) {
+          r->rip = it->second;
+          TRY(t.task->set_regs(*r));
+        }
     all_counted = by_stub.size() == want.size();
     if (window_from) {
       if (by_stub.count(window_from->pc)) counters.aim(window_from->tid, window_from->pc, window_from->n);
