@@ -67,9 +67,9 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
       // tail; a counted pc among them would never be reached. One at pc or
       // after it can resume in the stub's copy instead (move_threads).
       const auto inside = [&](uint64_t a) { return a > candidate.anchor && a < candidate.end(); };
-      const bool read = task.read_memory(RemoteAddr(candidate.anchor), code).ok();
+      const bool have_code = task.read_memory(RemoteAddr(candidate.anchor), code).ok();
       const auto movable = [&](uint64_t a) {
-        return move_threads && read && a >= candidate.pc && moved_offset(code, candidate, a).ok();
+        return move_threads && have_code && a >= candidate.pc && moved_offset(code, candidate, a).ok();
       };
       if (std::any_of(thread_pcs.begin(), thread_pcs.end(), [&](uint64_t a) { return inside(a) && !movable(a); }))
         site = Error::msg("a thread stands in the bytes to move");
