@@ -59,8 +59,10 @@ class ThreadCounters {
   // A site of several instructions stays clear of the bytes the patched
   // breakpoint for each of `keep_clear` (the next checkpoint's pcs) takes.
   // `also_wide`: pcs that may take several instructions when `wide` is not set.
-  // With `move_threads`, a thread standing among the instructions a stub
-  // moves, at pc or after it, does not keep the stub out: it is to resume
+  // With `move_threads`, a thread standing among the instructions the stub
+  // of one of `also_wide` moves, at pc or after it, does not keep the stub
+  // out (elsewhere it still does: the ways into a reverse step's target
+  // keep their sites as before): it is to resume
   // at their copy in the stub (at pc itself: at the count, an arrival, as
   // at a jump or an int3 there); `move_threads` gets those moves (rip now
   // -> rip to set), which the caller makes before any thread runs.
