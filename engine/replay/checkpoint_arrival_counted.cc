@@ -265,6 +265,15 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
     wanted = kQuickSamples;
     return counter->set_limit(t, base);
   };
+  // A new copy narrowing a bracket from its low end, no samples meanwhile.
+  const auto narrow = [&](const Bracket& b) -> Status {
+    brackets++;
+    TRY(launch(b.next()));
+    bracket = b;
+    samples.clear();
+    wanted = 0;
+    return ok_status();
+  };
   // Value j at the copy's stop (registers, then the sampled pages' words).
   const auto value_at = [&](process::Task& t, const user_regs_struct& r, size_t j) -> Result<int64_t> {
     const std::vector<uint64_t> regs_now = general_values(r);
@@ -285,13 +294,9 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
       // last seen before its target brackets it up to the visits so far.
       const uint64_t end = TRY(counter->count(t));
       if (std::optional<Bracket> b = bracket_to_end(monotone, target_values, end); b) {
-        brackets++;
         SLSDBG_DEBUG("replay", "checkpoint %llu: a system call after visit %llu; value %zu reached its target after visit %llu; narrowing",
                      (unsigned long long)seg_.value + 1, (unsigned long long)end, b->j, (unsigned long long)b->lo);
-        if (Status st = launch(b->next()); !st.ok()) return refuse(st.error().message);
-        bracket = b;
-        samples.clear();
-        wanted = 0;
+        if (Status st = narrow(*b); !st.ok()) return refuse(st.error().message);
         continue;
       }
     }
@@ -431,15 +436,11 @@ Result<bool> ReplaySession::SegmentRun::reach_by_count() {
         runs = loop_runs(phases, 2 * kSamples);
         if (!chain && brackets < kMaxBrackets) {
           if (std::optional<Bracket> b = monotone_bracket(samples, target_values, base, monotone); b) {
-            brackets++;
             // Passed already: a new copy narrows (lo, hi] from the start.
             SLSDBG_DEBUG("replay", "checkpoint %llu: value %zu passed its target between visits %llu and %llu; narrowing",
                          (unsigned long long)seg_.value + 1, b->j, (unsigned long long)b->lo,
                          (unsigned long long)b->hi);
-            if (Status st = launch(b->next()); !st.ok()) return refuse(st.error().message);
-            bracket = b;
-            samples.clear();
-            wanted = 0;
+            if (Status st = narrow(*b); !st.ok()) return refuse(st.error().message);
             continue;
           }
         }
