@@ -62,14 +62,16 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
     const std::vector<PatchSite> sites = counter_sites(pc, read, wide || also_wide.count(pc), &why, &several);
     Result<PatchSite> site = Error::msg(why);
     std::vector<uint8_t> code(32);
+    const bool may_move = move_threads && also_wide.count(pc);
     for (const PatchSite& candidate : sites) {
       // A thread inside the bytes the jump replaces would resume into its
       // tail; a counted pc among them would never be reached. One at pc or
       // after it can resume in the stub's copy instead (move_threads).
       const auto inside = [&](uint64_t a) { return a > candidate.anchor && a < candidate.end(); };
-      const bool have_code = task.read_memory(RemoteAddr(candidate.anchor), code).ok();
+      const bool have_code = may_move && std::any_of(thread_pcs.begin(), thread_pcs.end(), inside) &&
+                             task.read_memory(RemoteAddr(candidate.anchor), code).ok();
       const auto movable = [&](uint64_t a) {
-        return move_threads && also_wide.count(pc) && have_code && a >= candidate.pc && moved_offset(code, candidate, a).ok();
+        return have_code && a >= candidate.pc && moved_offset(code, candidate, a).ok();
       };
       if (std::any_of(thread_pcs.begin(), thread_pcs.end(), [&](uint64_t a) { return inside(a) && !movable(a); }))
         site = Error::msg("a thread stands in the bytes to move");
@@ -95,7 +97,7 @@ std::set<uint64_t> ThreadCounters::install(process::Task& task, const std::set<u
     if (several)
       SLSDBG_DEBUG("replay", "counter stub at 0x%llx moves 0x%llx..0x%llx", (unsigned long long)pc,
                    (unsigned long long)site->anchor, (unsigned long long)site->end());
-    if (move_threads && also_wide.count(pc))
+    if (may_move)
       for (uint64_t a : thread_pcs)
         if (a > site->anchor && a < site->end())
           (*move_threads)[a] = a == pc ? patch->entry_addr() : patch->displaced_addr() + *moved_offset(code, *site, a);
