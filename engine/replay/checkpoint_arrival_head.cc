@@ -7,7 +7,10 @@
 // checkpoint, an exit) is not judged, the copy takes over and the run goes
 // on as if no head had run. A head that ran past the checkpoint without a
 // stop leaves the patch unmatched: its (tight) budget then runs out and the
-// rescue copy (the same copy) replays the tail the exact way.
+// rescue copy (the same copy) replays the tail the exact way. A second
+// part, sized by a value counting toward the checkpoint (head_progress.h),
+// then runs most of what the first left (40% of the tail at the
+// trampoline's 2.5x in a tight -O0 loop before; about 5% now).
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "engine/replay/head_progress.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
 #include "process/task_clock.h"
@@ -63,6 +67,27 @@ void note_ratio(double r) {
   ratios[ratios_seen++ % kRatios] = r;
 }
 
+// The values a head's progress is read from (head_progress.h): the general
+// registers but rsp, then the stack words around the checkpoint's rsp (a
+// -O0 loop's index; below rsp: a leaf function's red zone). Registers only
+// when the words cannot be read.
+constexpr uint64_t kBelowRsp = 128;
+constexpr uint64_t kAboveRsp = 384;
+constexpr size_t kRegisterValues = 15;
+
+template <class Read>
+std::vector<uint64_t> progress_values(const user_regs_struct& r, uint64_t rsp, Read read) {
+  std::vector<uint64_t> v{r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8,
+                          r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
+  std::vector<uint64_t> words((kBelowRsp + kAboveRsp) / 8);
+  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(words.data()), words.size() * 8);
+  if (read(rsp - kBelowRsp, bytes).ok()) v.insert(v.end(), words.begin(), words.end());
+  return v;
+}
+
+// A second part shorter than this gains less than its stop costs.
+constexpr uint64_t kMinSecondNs = 1'000'000;
+
 }  // namespace
 
 void ReplaySession::SegmentRun::note_replay_ratio(uint64_t patched_ns) {
@@ -87,6 +112,8 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   now.orig_rax = static_cast<uint64_t>(-1);  // the copy is not inside a syscall
   now.rip = s_.observer_->copy_start_pc(now.rip);
   const uint64_t mask = TRY(task_.signal_mask());
+  const std::vector<uint64_t> start = progress_values(
+      now, target_.rsp, [this](uint64_t a, std::span<uint8_t> out) { return task_.read_memory(RemoteAddr(a), out); });
   Result<process::Task> fork = fork_tracee(task_, now, mask);
   if (!fork.ok()) {
     SLSDBG_DEBUG("replay", "no copy, no unpatched head: %s", fork.error().message.c_str());
@@ -108,17 +135,78 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
     SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us of %llu us ran unpatched", (unsigned long long)seg_.value + 1,
                  (unsigned long long)head / 1000, (unsigned long long)*hint_ / 1000);
     head_ns_ = head;
-    return head;
+    TRY(run_second_head(start));
+    return head_ns_;
   }
   SLSDBG_DEBUG("replay", "segment %llu: the unpatched head stopped early (stop kind %d, signal %d); going on from its copy",
                (unsigned long long)seg_.value, static_cast<int>(w.kind), w.signo);
   note_ratio(0.5 * static_cast<double>(head) / static_cast<double>(*hint_));  // too long, maybe
-  process::Task back = copy.take();
+  back_to_head_copy();
+  return uint64_t{0};
+}
+
+// After the head's first part (head_ns_ of CPU): a value that counts its
+// way to the checkpoint says how much of the tail is left, and a second
+// part runs 95% of that unpatched (SLSDBG_REPLAY_HEAD_SECOND: another
+// share, 0: none). It must leave the value short of its target (moved on,
+// not there yet); else the run goes on from the head's copy, as after a
+// head that stopped early.
+Status ReplaySession::SegmentRun::run_second_head(const std::vector<uint64_t>& start) {
+  const uint64_t first = head_ns_;
+  const auto live = [this](uint64_t a, std::span<uint8_t> out) { return task_.read_memory(RemoteAddr(a), out); };
+  const CheckpointId next(seg_.value + 1);
+  const auto recorded = [this, next](uint64_t a, std::span<uint8_t> out) { return s_.reader_.read_memory(next, a, out); };
+  const std::vector<uint64_t> target = progress_values(target_, target_.rsp, recorded);
+  const std::vector<uint64_t> now = progress_values(TRY(task_.regs()), target_.rsp, live);
+  // A counter or a pointer moves at most this far over the tail: 64 per ns of its CPU time.
+  const uint64_t max_distance = 64 * *hint_;
+  const std::optional<ProgressGuess> guess = choose_progress(start, now, target, head_fraction(), max_distance);
+  if (!guess) return ok_status();
+  const double rest = static_cast<double>(first) * (1 - guess->fraction) / guess->fraction;
+  double share = 0.95;
+  if (const char* e = std::getenv("SLSDBG_REPLAY_HEAD_SECOND")) share = std::strtod(e, nullptr);  // tests of its fallback
+  const double second_d = share * rest - 150'000.0;
+  if (second_d < static_cast<double>(kMinSecondNs)) return ok_status();
+  const auto second = static_cast<uint64_t>(second_d);
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), second);
+  if (!alarm.ok()) return ok_status();
+  TRY(s_.observer_ ? s_.observer_->resume(task_, 0) : task_.cont(0));
+  process::WaitResult w = TRY(task_.wait());
+  bool reached = false;
+  if (w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
+    Result<siginfo_t> si = task_.siginfo();
+    reached = si.ok() && process::is_cpu_time_alarm(*si);
+  }
+  alarm->reset();
+  const char* what = guess->index < kRegisterValues ? "register" : "stack word";
+  if (reached) {
+    const std::vector<uint64_t> later = progress_values(TRY(task_.regs()), target_.rsp, live);
+    const double f = guess->index < later.size()
+                         ? progress_fraction(start[guess->index], later[guess->index], target[guess->index])
+                         : -1;
+    if (f > guess->fraction && f < 1) {
+      SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us more ran unpatched (a %s %.3f -> %.3f of its way)",
+                   (unsigned long long)seg_.value + 1, (unsigned long long)second / 1000, what, guess->fraction, f);
+      head_ns_ = first + second;
+      return ok_status();
+    }
+    SLSDBG_DEBUG("replay", "checkpoint %llu: after the head's second part the %s stood at %.3f of its way, not short "
+                 "of it; going on from the head's copy", (unsigned long long)seg_.value + 1, what, f);
+  } else {
+    SLSDBG_DEBUG("replay", "segment %llu: the head's second part stopped early (stop kind %d, signal %d); going on "
+                 "from its copy", (unsigned long long)seg_.value, static_cast<int>(w.kind), w.signo);
+  }
+  back_to_head_copy();
+  return ok_status();
+}
+
+void ReplaySession::SegmentRun::back_to_head_copy() {
+  process::Task back = head_copy_.take();
   task_.kill_and_reap();
   task_ = std::move(back);
   carry_debug_registers();
   outcome_.reruns++;
-  return uint64_t{0};
+  head_ns_ = 0;
 }
 
 // A head ends wherever its alarm fires, a third of the time inside a tight
@@ -143,12 +231,7 @@ Result<user_regs_struct> ReplaySession::SegmentRun::leave_site_after_head(const 
   if (!inside(now)) return now;
   SLSDBG_DEBUG("replay", "checkpoint %llu: the head ended inside the patch's bytes; going on from its copy",
                (unsigned long long)seg_.value + 1);
-  process::Task back = head_copy_.take();
-  task_.kill_and_reap();
-  task_ = std::move(back);
-  carry_debug_registers();
-  outcome_.reruns++;
-  head_ns_ = 0;
+  back_to_head_copy();
   return task_.regs();
 }
 

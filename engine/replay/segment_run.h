@@ -112,6 +112,11 @@ class ReplaySession::SegmentRun {
   // checkpoint_arrival_head.cc: the CPU time run unpatched (0: none);
   // head_copy_ then holds the tracee as it was before.
   Result<uint64_t> run_unpatched_head();
+  // Its second part, sized by a value counting toward the checkpoint
+  // (head_progress.h); `start`: the values where the head began.
+  Status run_second_head(const std::vector<uint64_t>& start);
+  // The head's copy becomes the tracee again: no head ran.
+  void back_to_head_copy();
   // The arrival's CPU time after the head (the patched run's): sizes later heads.
   void note_replay_ratio(uint64_t patched_ns);
   // After a head, the tracee inside the bytes `site` moves: single steps out

@@ -6,7 +6,11 @@
 # `break goal_once` + reverse-continue must stop in goal_once at the same
 # moment (monitor when) with heads (some ran, by the debug log), without
 # (SLSDBG_REPLAY_HEAD=0) and with heads of 0.9 of the hint, which often
-# pass the checkpoint: the rescue copy then replays the tail.
+# pass the checkpoint: the rescue copy then replays the tail. A head's
+# second part, sized by the loop's index on the stack (head_progress.h),
+# runs in most segments by default; made to pass the checkpoint
+# (SLSDBG_REPLAY_HEAD_SECOND=1.3), it is found past its target and the
+# head's copy replays the tail.
 . "$(dirname "$0")/replay_gdb_lib.sh"
 src=$FIXTURE_SRC/goal_cpu.c
 call=$(line_of GOAL_CALL "$src")
@@ -28,8 +32,10 @@ run_case() {  # run_case LABEL ENV...
     -x "$script" >"$WORK/$label.out" 2>&1 || { cat "$WORK/$label.out"; die "$label: slsdbg replay failed"; }
   expect "$WORK/$label.out" "^FN goal_once$" "$label: reverse-continue stops in goal_once"
   when=$(grep "^WHEN " "$WORK/$label.out" | cut -d' ' -f2)
-  heads=$(grep -c "ran unpatched" "$WORK/$label.out")
-  echo "$label: $when, $heads heads"
+  heads=$(grep -c "us of [0-9]* us ran unpatched" "$WORK/$label.out")
+  seconds=$(grep -c "us more ran unpatched" "$WORK/$label.out")
+  past=$(grep -c "not short of it" "$WORK/$label.out")
+  echo "$label: $when, $heads heads, $seconds second parts, $past past their target"
 }
 run_case plain SLSDBG_REPLAY_HEAD=0
 ref=$when
@@ -37,6 +43,11 @@ ref=$when
 run_case head
 [ "$heads" -ge 1 ] || die "no segment ran unpatched"
 [ "$when" = "$ref" ] || die "with heads: $when, patch alone: $ref"
+[ $((seconds * 2)) -ge "$heads" ] || die "a second part ran after only $seconds of $heads heads"
+[ "$past" -eq 0 ] || die "$past second parts passed their target by default"
+run_case second_past SLSDBG_REPLAY_HEAD_SECOND=1.3
+[ "$past" -ge 1 ] || die "no second part of 1.3x the rest was found past its target"
+[ "$when" = "$ref" ] || die "with second parts past the checkpoint: $when, patch alone: $ref"
 run_case long SLSDBG_REPLAY_HEAD=0.9
 [ "$when" = "$ref" ] || die "with heads of 0.9: $when, patch alone: $ref"
 echo "travel_unpatched_head: OK"
