@@ -145,31 +145,66 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   return uint64_t{0};
 }
 
-// After the head's first part (head_ns_ of CPU): a value that counts its
-// way to the checkpoint says how much of the tail is left, and a second
-// part runs 95% of that unpatched (SLSDBG_REPLAY_HEAD_SECOND: another
-// share, 0: none). It must leave the value short of its target (moved on,
-// not there yet); else the run goes on from the head's copy, as after a
-// head that stopped early.
+// After the head's first part (head_ns_ of CPU): values that count their
+// way to the checkpoint say how much of the tail is left; a probe of a
+// tenth of that keeps those that move on at their rate, and a last part
+// runs 90% of what is then left unpatched (SLSDBG_REPLAY_HEAD_SECOND:
+// another share, 0: none). The value must still be short of its target
+// after it; else the run goes on from the head's copy, as after a head
+// that stopped early.
 Status ReplaySession::SegmentRun::run_second_head(const std::vector<uint64_t>& start) {
+  double share = 0.9;
+  if (const char* e = std::getenv("SLSDBG_REPLAY_HEAD_SECOND")) share = std::strtod(e, nullptr);  // tests of its fallback
+  if (share <= 0) return ok_status();
   const uint64_t first = head_ns_;
   const auto live = [this](uint64_t a, std::span<uint8_t> out) { return task_.read_memory(RemoteAddr(a), out); };
   const CheckpointId next(seg_.value + 1);
   const auto recorded = [this, next](uint64_t a, std::span<uint8_t> out) { return s_.reader_.read_memory(next, a, out); };
   const std::vector<uint64_t> target = progress_values(target_, target_.rsp, recorded);
-  const std::vector<uint64_t> now = progress_values(TRY(task_.regs()), target_.rsp, live);
+  std::vector<uint64_t> now = progress_values(TRY(task_.regs()), target_.rsp, live);
   // A counter or a pointer moves at most this far over the tail: 64 per ns of its CPU time.
   const uint64_t max_distance = 64 * *hint_;
-  const std::optional<ProgressGuess> guess = choose_progress(start, now, target, head_fraction(), max_distance);
+  const std::vector<ProgressGuess> candidates = progress_candidates(start, now, target, head_fraction(), max_distance);
+  if (candidates.empty()) return ok_status();
+  double f = 0;
+  for (const ProgressGuess& c : candidates) f = std::max(f, c.fraction);
+  const double rest = static_cast<double>(first) * (1 - f) / f;
+  const auto probe = static_cast<uint64_t>(std::max(0.1 * rest, 300'000.0));
+  if (static_cast<double>(probe) > 0.5 * rest) return ok_status();  // too little left to gain from
+  if (!TRY(run_head_part(probe, "probe"))) return ok_status();
+  now = progress_values(TRY(task_.regs()), target_.rsp, live);
+  const std::optional<ProgressGuess> guess = confirm_progress(candidates, start, now, target, first, probe);
+  const uint64_t ran = first + probe;
+  head_ns_ = ran;
   if (!guess) return ok_status();
-  const double rest = static_cast<double>(first) * (1 - guess->fraction) / guess->fraction;
-  double share = 0.95;
-  if (const char* e = std::getenv("SLSDBG_REPLAY_HEAD_SECOND")) share = std::strtod(e, nullptr);  // tests of its fallback
-  const double second_d = share * rest - 150'000.0;
-  if (second_d < static_cast<double>(kMinSecondNs)) return ok_status();
-  const auto second = static_cast<uint64_t>(second_d);
-  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), second);
-  if (!alarm.ok()) return ok_status();
+  const double left = static_cast<double>(ran) * (1 - guess->fraction) / guess->fraction;
+  const double last_d = share * left - 150'000.0;
+  if (last_d < static_cast<double>(kMinSecondNs)) return ok_status();
+  const auto last = static_cast<uint64_t>(last_d);
+  if (!TRY(run_head_part(last, "last part"))) return ok_status();
+  const char* what = guess->index < kRegisterValues ? "register" : "stack word";
+  const std::vector<uint64_t> later = progress_values(TRY(task_.regs()), target_.rsp, live);
+  const double at = guess->index < later.size()
+                        ? progress_fraction(start[guess->index], later[guess->index], target[guess->index])
+                        : -1;
+  if (at > guess->fraction && at < 1) {
+    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us more ran unpatched (a %s %.3f -> %.3f of its way)",
+                 (unsigned long long)seg_.value + 1, (unsigned long long)(probe + last) / 1000, what, f, at);
+    head_ns_ = ran + last;
+    return ok_status();
+  }
+  SLSDBG_DEBUG("replay", "checkpoint %llu: after the head's last part the %s stood at %.3f of its way, not short "
+               "of it; going on from the head's copy", (unsigned long long)seg_.value + 1, what, at);
+  back_to_head_copy();
+  return ok_status();
+}
+
+// One more part of the head, `ns` of CPU time, stopped by its alarm. False:
+// it did not run (no alarm), or something else stopped it and the head's
+// copy took over.
+Result<bool> ReplaySession::SegmentRun::run_head_part(uint64_t ns, const char* what) {
+  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), ns);
+  if (!alarm.ok()) return false;
   TRY(s_.observer_ ? s_.observer_->resume(task_, 0) : task_.cont(0));
   process::WaitResult w = TRY(task_.wait());
   bool reached = false;
@@ -178,26 +213,11 @@ Status ReplaySession::SegmentRun::run_second_head(const std::vector<uint64_t>& s
     reached = si.ok() && process::is_cpu_time_alarm(*si);
   }
   alarm->reset();
-  const char* what = guess->index < kRegisterValues ? "register" : "stack word";
-  if (reached) {
-    const std::vector<uint64_t> later = progress_values(TRY(task_.regs()), target_.rsp, live);
-    const double f = guess->index < later.size()
-                         ? progress_fraction(start[guess->index], later[guess->index], target[guess->index])
-                         : -1;
-    if (f > guess->fraction && f < 1) {
-      SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us more ran unpatched (a %s %.3f -> %.3f of its way)",
-                   (unsigned long long)seg_.value + 1, (unsigned long long)second / 1000, what, guess->fraction, f);
-      head_ns_ = first + second;
-      return ok_status();
-    }
-    SLSDBG_DEBUG("replay", "checkpoint %llu: after the head's second part the %s stood at %.3f of its way, not short "
-                 "of it; going on from the head's copy", (unsigned long long)seg_.value + 1, what, f);
-  } else {
-    SLSDBG_DEBUG("replay", "segment %llu: the head's second part stopped early (stop kind %d, signal %d); going on "
-                 "from its copy", (unsigned long long)seg_.value, static_cast<int>(w.kind), w.signo);
-  }
+  if (reached) return true;
+  SLSDBG_DEBUG("replay", "segment %llu: the head's %s stopped early (stop kind %d, signal %d); going on from its copy",
+               (unsigned long long)seg_.value, what, static_cast<int>(w.kind), w.signo);
   back_to_head_copy();
-  return ok_status();
+  return false;
 }
 
 void ReplaySession::SegmentRun::back_to_head_copy() {

@@ -115,6 +115,8 @@ class ReplaySession::SegmentRun {
   // Its second part, sized by a value counting toward the checkpoint
   // (head_progress.h); `start`: the values where the head began.
   Status run_second_head(const std::vector<uint64_t>& start);
+  // One more part of it, `ns` of CPU time (false: the copy took over or no alarm).
+  Result<bool> run_head_part(uint64_t ns, const char* what);
   // The head's copy becomes the tracee again: no head ran.
   void back_to_head_copy();
   // The arrival's CPU time after the head (the patched run's): sizes later heads.
