@@ -180,6 +180,11 @@ class RecordingReader {
   // as zero. A checksum failure is an error naming checkpoint and address.
   virtual Status read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out) const = 0;
 
+  // The pages of [start, end) that checkpoint k's page tree holds, in
+  // address order: the others read as zero, or as the kept file's bytes
+  // (kept_files.h) in a mapping of a kept file. No page is read.
+  virtual Result<std::vector<uint64_t>> captured_pages(CheckpointId k, uint64_t start, uint64_t end) const = 0;
+
   // The pages checkpoint k captured (its dirty set), in address order.
   virtual Status for_each_dirty_page(CheckpointId k,
                                      const std::function<Status(uint64_t vaddr, std::span<const uint8_t> data)>& fn) const = 0;

@@ -60,6 +60,7 @@ class Reader final : public RecordingReader {
   std::vector<CheckpointInfo> checkpoints() const override;
   Result<ProcessState> process_state(CheckpointId k) const override;
   Status read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out) const override;
+  Result<std::vector<uint64_t>> captured_pages(CheckpointId k, uint64_t start, uint64_t end) const override;
   Status for_each_dirty_page(CheckpointId k, const std::function<Status(uint64_t, std::span<const uint8_t>)>& fn) const override;
   Result<std::vector<uint64_t>> dirty_pages(CheckpointId k) const override;
   Result<std::vector<Event>> segment_events(SegmentId k) const override;
@@ -248,6 +249,17 @@ Status Reader::read_memory(CheckpointId k, uint64_t addr, std::span<uint8_t> out
     done += n;
   }
   return ok_status();
+}
+
+Result<std::vector<uint64_t>> Reader::captured_pages(CheckpointId k, uint64_t start, uint64_t end) const {
+  const CheckpointRow* r = TRY(row(k));
+  std::vector<uint64_t> out;
+  for (uint64_t a = page_floor(start); a < end && a < kMaxAddress; a += kPageSize) {
+    auto entry = tree_.lookup(r->root, a / kPageSize);
+    if (!entry.ok()) return entry.take_error().context("checkpoint " + std::to_string(k.value) + ", address " + hex(a));
+    if (!entry->empty()) out.push_back(a);
+  }
+  return out;
 }
 
 Status Reader::for_each_dirty_page(CheckpointId k, const std::function<Status(uint64_t, std::span<const uint8_t>)>& fn) const {

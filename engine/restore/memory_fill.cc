@@ -1,11 +1,19 @@
 #include "engine/restore/memory_fill.h"
 
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <future>
+#include <iterator>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <vector>
 
 namespace slsdbg::restore {
@@ -115,6 +123,62 @@ Status read_file_range(int fd, uint64_t off, uint8_t* out, size_t len) {
   return ok_status();
 }
 
+// A file mapping whose pages outside those the store held were found equal
+// on disk to what the recording reads there (the kept copy of the file):
+// later restores in this process compare only the pages the store holds at
+// their checkpoint and those it held then (whose kept bytes were not
+// compared), not every page of the mapping (libc's text is ~500 pages, a
+// few patched by the recorder: half of a 10 ms restore). Keyed by the
+// recording, the mapping and the file as it is now.
+using AgreedKey = std::array<uint64_t, 11>;
+std::mutex agreed_mu;
+std::map<AgreedKey, std::vector<uint64_t>> agreed;  // the pages held when it was found
+
+std::optional<AgreedKey> agreed_key(const store::RecordingReader& reader, const store::Mapping& m, int file_fd) {
+  struct stat st;
+  if (::fstat(file_fd, &st) != 0) return std::nullopt;
+  const store::RecordingMeta& meta = reader.meta();
+  return AgreedKey{uint64_t(meta.created_unix_ns), uint64_t(meta.pid), m.dev, m.inode, m.file_offset, m.end - m.start,
+                   uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), uint64_t(st.st_mtim.tv_sec),
+                   uint64_t(st.st_mtim.tv_nsec)};
+}
+
+// The pages to compare with the file: those held now and those held when
+// the rest was found agreeing. nullopt: not found agreeing yet.
+std::optional<std::vector<uint64_t>> pages_to_compare(const AgreedKey& key, const std::vector<uint64_t>& held) {
+  const std::lock_guard lock(agreed_mu);
+  auto it = agreed.find(key);
+  if (it == agreed.end()) return std::nullopt;
+  std::vector<uint64_t> out;
+  std::set_union(held.begin(), held.end(), it->second.begin(), it->second.end(), std::back_inserter(out));
+  return out;
+}
+
+void note_agreed(const AgreedKey& key, const std::vector<uint64_t>& held) {
+  const std::lock_guard lock(agreed_mu);
+  if (agreed.size() >= 4096) agreed.clear();  // a bound for long-lived processes (tests)
+  agreed.emplace(key, held);
+}
+
+// PagesDifferingFromFile for a mapping found agreeing: only `held` (pages_to_compare).
+Status fill_held_pages(const store::RecordingReader& reader, CheckpointId k, const store::Mapping& m,
+                       const std::vector<uint64_t>& held, int file_fd, PageWriter& writer, RestoreTimings& timings) {
+  std::vector<uint8_t> pages(held.size() * kPageSize);
+  alignas(64) uint8_t file_page[kPageSize];
+  for (size_t i = 0; i < held.size(); i++) {
+    uint8_t* page = pages.data() + i * kPageSize;
+    TRY_CTX(reader.read_memory(k, held[i], std::span<uint8_t>(page, kPageSize)),
+            "reading the recorded pages of " + describe(m));
+    TRY(read_file_range(file_fd, m.file_offset + (held[i] - m.start), file_page, kPageSize));
+    if (std::memcmp(page, file_page, kPageSize) == 0) {
+      timings.pages_same_as_file++;
+      continue;
+    }
+    TRY(writer.add(held[i], page, kPageSize));
+  }
+  return writer.flush();
+}
+
 }  // namespace
 
 bool is_zero_page(const uint8_t* p) {
@@ -139,6 +203,20 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
   bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
   if (against_file) filebuf.reset(new uint8_t[chunk]);
   PageWriter writer(pid, mem_fd);
+  // A mapping of a file: the pages the store holds, and whether the rest was
+  // found to agree with the file before.
+  std::vector<uint64_t> held;
+  std::optional<AgreedKey> key;
+  bool other_page_differs = false;  // a page the store does not hold differs from the file
+  if (policy == FillPolicy::PagesDifferingFromFile && file_fd >= 0) {
+    held = TRY(reader.captured_pages(k, m.start, m.end));
+    key = agreed_key(reader, m, file_fd);
+    if (std::optional<std::vector<uint64_t>> pages = key ? pages_to_compare(*key, held) : std::nullopt) {
+      TRY_CTX(fill_held_pages(reader, k, m, *pages, file_fd, writer, timings), "restoring " + describe(m));
+      timings.bytes_written += writer.bytes();
+      return FillOutcome::Done;
+    }
+  }
   auto read_chunk = [&](uint64_t addr, uint8_t* out) -> Status {
     size_t len = std::min<uint64_t>(chunk, m.end - addr);
     return reader.read_memory(k, addr, std::span<uint8_t>(out, len));
@@ -166,6 +244,7 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
         write = !is_zero_page(page);
         if (!write) timings.pages_skipped_zero++;
       }
+      if (write && key && !std::binary_search(held.begin(), held.end(), addr + off)) other_page_differs = true;
       if (write) {
         Status added = writer.add(addr + off, page, kPageSize);
         if (!added.ok()) {
@@ -181,6 +260,7 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
     }
   }
   timings.bytes_written += writer.bytes();
+  if (key && !other_page_differs) note_agreed(*key, held);
   return FillOutcome::Done;
 }
 
