@@ -129,8 +129,9 @@ Status read_file_range(int fd, uint64_t off, uint8_t* out, size_t len) {
 // their checkpoint and those it held then (whose kept bytes were not
 // compared), not every page of the mapping (libc's text is ~500 pages, a
 // few patched by the recorder: half of a 10 ms restore). Keyed by the
-// recording, the mapping and the file as it is now.
-using AgreedKey = std::array<uint64_t, 11>;
+// recording, the mapping (its place too: an exec maps ld.so again
+// elsewhere) and the file as it is now.
+using AgreedKey = std::array<uint64_t, 12>;
 std::mutex agreed_mu;
 std::map<AgreedKey, std::vector<uint64_t>> agreed;  // the pages held when it was found
 
@@ -138,7 +139,7 @@ std::optional<AgreedKey> agreed_key(const store::RecordingReader& reader, const 
   struct stat st;
   if (::fstat(file_fd, &st) != 0) return std::nullopt;
   const store::RecordingMeta& meta = reader.meta();
-  return AgreedKey{uint64_t(meta.created_unix_ns), uint64_t(meta.pid), m.dev, m.inode, m.file_offset, m.end - m.start,
+  return AgreedKey{uint64_t(meta.created_unix_ns), uint64_t(meta.pid), m.start, m.end, m.dev, m.inode, m.file_offset,
                    uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), uint64_t(st.st_mtim.tv_sec),
                    uint64_t(st.st_mtim.tv_nsec)};
 }
@@ -166,6 +167,7 @@ Status fill_held_pages(const store::RecordingReader& reader, CheckpointId k, con
   std::vector<uint8_t> pages(held.size() * kPageSize);
   alignas(64) uint8_t file_page[kPageSize];
   for (size_t i = 0; i < held.size(); i++) {
+    if (held[i] < m.start || held[i] >= m.end) continue;  // not this mapping's (never, by the key)
     uint8_t* page = pages.data() + i * kPageSize;
     TRY_CTX(reader.read_memory(k, held[i], std::span<uint8_t>(page, kPageSize)),
             "reading the recorded pages of " + describe(m));
