@@ -121,17 +121,10 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   }
   copy.hold(std::move(*fork));
   // Armed after the fork: the injected clone runs on the tracee's clock.
-  Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), head);
-  if (!alarm.ok()) return uint64_t{0};  // the copy still serves as the patch's rescue
-  TRY(s_.observer_ ? s_.observer_->resume(task_, 0) : task_.cont(0));
-  process::WaitResult w = TRY(task_.wait());
-  bool reached = false;
-  if (w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
-    Result<siginfo_t> si = task_.siginfo();
-    reached = si.ok() && process::is_cpu_time_alarm(*si);
-  }
-  alarm->reset();  // a second alarm queued meanwhile is dropped as stale later
-  if (reached) {
+  process::WaitResult w;
+  const std::optional<bool> reached = TRY(run_for_cpu(head, w));
+  if (!reached) return uint64_t{0};  // the copy still serves as the patch's rescue
+  if (*reached) {
     SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us of %llu us ran unpatched", (unsigned long long)seg_.value + 1,
                  (unsigned long long)head / 1000, (unsigned long long)*hint_ / 1000);
     head_ns_ = head;
@@ -203,21 +196,31 @@ Status ReplaySession::SegmentRun::run_second_head(const std::vector<uint64_t>& s
 // it did not run (no alarm), or something else stopped it and the head's
 // copy took over.
 Result<bool> ReplaySession::SegmentRun::run_head_part(uint64_t ns, const char* what) {
+  process::WaitResult w;
+  const std::optional<bool> reached = TRY(run_for_cpu(ns, w));
+  if (!reached) return false;
+  if (*reached) return true;
+  SLSDBG_DEBUG("replay", "segment %llu: the head's %s stopped early (stop kind %d, signal %d); going on from its copy",
+               (unsigned long long)seg_.value, what, static_cast<int>(w.kind), w.signo);
+  back_to_head_copy();
+  return false;
+}
+
+// Resumes the tracee for `ns` of its CPU time: true if the alarm stopped
+// it, false if another stop did (in `w`), nullopt if no alarm could be armed
+// (it did not run).
+Result<std::optional<bool>> ReplaySession::SegmentRun::run_for_cpu(uint64_t ns, process::WaitResult& w) {
   Result<UniqueFd> alarm = process::arm_cpu_time_alarm(task_.raw_tid(), ns);
-  if (!alarm.ok()) return false;
+  if (!alarm.ok()) return std::optional<bool>();
   TRY(s_.observer_ ? s_.observer_->resume(task_, 0) : task_.cont(0));
-  process::WaitResult w = TRY(task_.wait());
+  w = TRY(task_.wait());
   bool reached = false;
   if (w.kind == process::StopKind::SignalDelivery && w.signo == SIGTRAP) {
     Result<siginfo_t> si = task_.siginfo();
     reached = si.ok() && process::is_cpu_time_alarm(*si);
   }
-  alarm->reset();
-  if (reached) return true;
-  SLSDBG_DEBUG("replay", "segment %llu: the head's %s stopped early (stop kind %d, signal %d); going on from its copy",
-               (unsigned long long)seg_.value, what, static_cast<int>(w.kind), w.signo);
-  back_to_head_copy();
-  return false;
+  alarm->reset();  // a second alarm queued meanwhile is dropped as stale later
+  return std::optional<bool>(reached);
 }
 
 void ReplaySession::SegmentRun::back_to_head_copy() {

@@ -117,6 +117,9 @@ class ReplaySession::SegmentRun {
   Status run_second_head(const std::vector<uint64_t>& start);
   // One more part of it, `ns` of CPU time (false: the copy took over or no alarm).
   Result<bool> run_head_part(uint64_t ns, const char* what);
+  // `ns` of the tracee's CPU time: true if its alarm stopped it, false if
+  // another stop did (`w`), nullopt if no alarm could be armed.
+  Result<std::optional<bool>> run_for_cpu(uint64_t ns, process::WaitResult& w);
   // The head's copy becomes the tracee again: no head ran.
   void back_to_head_copy();
   // The arrival's CPU time after the head (the patched run's): sizes later heads.

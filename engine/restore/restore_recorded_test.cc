@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,30 +32,46 @@ std::string fixture() {
 
 constexpr const char* kIterations = "100000000";
 
-TEST(RestoreRecorded, CheckpointsOfARecordingResumeLikeTheNativeRun) {
-  fs::path dir = fs::temp_directory_path() / ("restore_recorded_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+// The fixture recorded into a fresh directory `name` under /tmp: its
+// reader (null, with the test failed, if that did not work) and the exit
+// code of the recorded run.
+struct Recorded {
+  fs::path dir;
+  int exit_code = -1;
+  std::unique_ptr<store::RecordingReader> reader;
+};
 
+void record_fixture(const std::string& name, Recorded& out) {
+  out.dir = fs::temp_directory_path() / (name + "_" + std::to_string(getpid()));
+  fs::remove_all(out.dir);
+  fs::create_directories(out.dir);
   recorder::RecordOptions ro;
   ro.argv = {fixture(), kIterations};
-  ro.out_dir = (dir / "rec").string();
+  ro.out_dir = (out.dir / "rec").string();
   auto outcome = recorder::record_program(ro);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   ASSERT_EQ(outcome->end, recorder::RecordOutcome::End::Exited);
-  int native = outcome->exit_code;
-  ASSERT_GE(native, 3);
-
+  out.exit_code = outcome->exit_code;
   auto reader = store::RecordingReader::open(ro.out_dir);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
-  auto cps = (*reader)->checkpoints();
+  out.reader = std::move(*reader);
+}
+
+TEST(RestoreRecorded, CheckpointsOfARecordingResumeLikeTheNativeRun) {
+  Recorded rec;
+  record_fixture("restore_recorded", rec);
+  ASSERT_TRUE(rec.reader);
+  const fs::path dir = rec.dir;
+  const int native = rec.exit_code;
+  ASSERT_GE(native, 3);
+  auto cps = rec.reader->checkpoints();
   ASSERT_GE(cps.size(), 3u);
   for (size_t i : {size_t(0), cps.size() / 2, cps.size() - 2}) {
     CheckpointId k = cps[i].id;
     SCOPED_TRACE("checkpoint " + std::to_string(k.value) + " of " + std::to_string(cps.size()));
-    auto task = restore_checkpoint(**reader, k, RestoreOptions{});
+    auto task = restore_checkpoint(*rec.reader, k, RestoreOptions{});
     ASSERT_TRUE(task.ok()) << task.error().message;
-    auto same = compare_with_checkpoint(*task, **reader, k);
+    auto same = compare_with_checkpoint(*task, *rec.reader, k);
     EXPECT_TRUE(same.ok()) << same.error().message;
     ASSERT_TRUE(task->cont().ok());
     for (;;) {
@@ -76,17 +93,11 @@ TEST(RestoreRecorded, CheckpointsOfARecordingResumeLikeTheNativeRun) {
 // still restore every page: a middle checkpoint twice, then checkpoint 0
 // (whose libc text lacks the recorder's later patches, compared again).
 TEST(RestoreRecorded, SecondRestoreComparesOnlyHeldFilePages) {
-  fs::path dir = fs::temp_directory_path() / ("restore_recorded_held_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  recorder::RecordOptions ro;
-  ro.argv = {fixture(), kIterations};
-  ro.out_dir = (dir / "rec").string();
-  auto outcome = recorder::record_program(ro);
-  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
-  auto reader = store::RecordingReader::open(ro.out_dir);
-  ASSERT_TRUE(reader.ok()) << reader.error().message;
-  auto cps = (*reader)->checkpoints();
+  Recorded rec;
+  record_fixture("restore_recorded_held", rec);
+  ASSERT_TRUE(rec.reader);
+  const fs::path dir = rec.dir;
+  auto cps = rec.reader->checkpoints();
   ASSERT_GE(cps.size(), 3u);
   std::vector<uint64_t> compared;
   for (size_t i : {cps.size() / 2, cps.size() / 2, size_t(0)}) {
@@ -95,9 +106,9 @@ TEST(RestoreRecorded, SecondRestoreComparesOnlyHeldFilePages) {
     RestoreReport report;
     RestoreOptions options;
     options.report = &report;
-    auto task = restore_checkpoint(**reader, k, std::move(options));
+    auto task = restore_checkpoint(*rec.reader, k, std::move(options));
     ASSERT_TRUE(task.ok()) << task.error().message;
-    auto same = compare_with_checkpoint(*task, **reader, k);
+    auto same = compare_with_checkpoint(*task, *rec.reader, k);
     EXPECT_TRUE(same.ok()) << same.error().message;
     compared.push_back(report.timings.pages_same_as_file);
     task->kill_and_reap();
