@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""reverse-continue across a threaded program's CPU-bound history (#20/#16).
+
+Records tests/programs/thr_goal_cpu (a worker thread runs a CPU-bound loop
+without syscalls while main waits in pthread_join, and calls
+thr_goal_once once, at its first round) sized for about --seconds of native
+CPU, with 10 ms checkpoints, RUNS times; in GDB, from near the end (three
+checkpoints before it, the worker still running), `break thr_goal_once` and
+reverse-continue (timed with time.monotonic around the command), once with
+the search on two CPUs (default) and once with SLSDBG_REPLAY_SCAN_AHEAD=off,
+on the same recording. The native CPU time of the loop is printed beside.
+One JSON object.
+
+  python3 bench/travel/thread_reverse_continue.py BUILD [--runs 3] [--seconds 1.0]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+from reverse import replay_gdb_result
+
+GDB = r'''set pagination off
+python
+import time, json
+gdb.execute("monitor goto %(start)d", to_string=True)
+gdb.execute("maint flush register-cache")
+gdb.execute("break thr_goal_once")
+t0 = time.monotonic()
+gdb.execute("reverse-continue", to_string=True)
+r = {"reverse_continue_s": time.monotonic() - t0, "function": gdb.selected_frame().name(),
+     "round": int(gdb.parse_and_eval("round"))}
+print("RESULT " + json.dumps(r))
+end
+'''
+
+
+def cpu_s(cmd):
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, _, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=1.0)
+    a = ap.parse_args()
+    slsdbg = os.path.join(a.build, "cli", "slsdbg")
+    prog = os.path.join(a.build, "tests", "programs", "thr_goal_cpu")
+    probe = 100_000_000
+    per_round = statistics.median(cpu_s([prog, str(probe)]) for _ in range(3)) / probe
+    rounds = int(a.seconds / per_round)
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="slsdbg-bench-") as work:
+        for i in range(a.runs):
+            rec = os.path.join(work, f"thr{i}.rec")
+            subprocess.run([slsdbg, "record", "-o", rec, "--interval", "10", "--", prog, str(rounds), "0"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            info = json.loads(subprocess.run([slsdbg, "info", rec, "--json"], capture_output=True, text=True).stdout)
+            n = len(info["checkpoints"])
+            script = os.path.join(work, "rc.gdb")
+            with open(script, "w") as f:
+                f.write(GDB % {"start": n - 3})
+            one = dict(os.environ, SLSDBG_REPLAY_SCAN_AHEAD="off")
+            run = {"checkpoints": n, "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3),
+                   "two_cpus": replay_gdb_result(slsdbg, rec, script), "one_cpu": replay_gdb_result(slsdbg, rec, script, one)}
+            runs.append(run)
+    med = lambda key: round(statistics.median(r[key]["reverse_continue_s"] for r in runs), 3)
+    print(json.dumps({
+        "bench": "thread_reverse_continue", "rounds": rounds, "native_cpu_s": round(rounds * per_round, 3),
+        "runs": runs, "two_cpus_s_p50": med("two_cpus"), "one_cpu_s_p50": med("one_cpu"),
+        "right_moment": all(r[k]["function"] == "thr_goal_once" and r[k]["round"] == 0 for r in runs
+                            for k in ("two_cpus", "one_cpu")),
+        "load": os.getloadavg()[0]}))
+
+
+if __name__ == "__main__":
+    main()
