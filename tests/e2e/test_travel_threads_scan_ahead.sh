@@ -15,11 +15,7 @@ rec=$WORK/thr_ahead.rec
 record "$rec" 10 "$PROGRAMS/thr_goal_cpu" 250000000 100000000
 [ "$checkpoints" -ge 8 ] || die "only $checkpoints checkpoints: too short for segments on both CPUs"
 moment() { grep "^WHEN " "$1" | cut -d' ' -f2 | tr '\n' ' '; }
-replay_script() {  # replay_script LABEL SCRIPT ENV...
-  local label=$1 script=$2; shift 2
-  env SLSDBG_LOG=debug "$@" timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
-    -x "$script" >"$WORK/$label.out" 2>&1 || { cat "$WORK/$label.out"; die "$label: slsdbg replay failed"; }
-}
+replay_script() { replay_script_logged "$rec" "$@"; }  # replay_script LABEL SCRIPT ENV...
 stop_lines() {  # stop_lines START...: reverse-continue from each checkpoint START, where it stops
   echo "break thr_goal_once"
   for k in "$@"; do
