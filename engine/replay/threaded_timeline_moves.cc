@@ -261,13 +261,14 @@ Result<ThreadedStop> ThreadedTimeline::Impl::backward() {
       skipped++;
       continue;
     }
-    if (seg < from.k && interrupt_requested()) {
-      // Searched back to segment seg + 1's start, found nothing: stay there.
+    // Searched back to segment seg + 1's start, found nothing: stay there.
+    const auto stay_interrupted = [&]() -> Result<ThreadedStop> {
       ThreadedStop at = TRY(goto_checkpoint(seg + 1));
       at.stop.cause = StopCause::Interrupted;
       stop = at;
       return at;
-    }
+    };
+    if (seg < from.k && interrupt_requested()) return stay_interrupted();
     if (seg < from.k && is_exec_checkpoint(reader, seg + 1)) return before_exec(seg + 1);
     Position t = seg == from.k ? from : Position{seg, true};
     if (t.is_start() && t.steps.empty()) continue;
@@ -283,6 +284,8 @@ Result<ThreadedStop> ThreadedTimeline::Impl::backward() {
         found = std::move(*there);
         collected = true;
         SLSDBG_DEBUG("replay", "segment %llu collected on the other CPU: %zu hits", (unsigned long long)seg, found.size());
+      } else if (interrupt_requested()) {
+        return stay_interrupted();  // not collected here: the user is waiting
       } else {
         SLSDBG_DEBUG("replay", "segment %llu on the other CPU: %s; collecting it here", (unsigned long long)seg,
                      there.error().message.c_str());
