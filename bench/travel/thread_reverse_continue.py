@@ -4,8 +4,8 @@
 Records tests/programs/thr_goal_cpu (a worker thread runs a CPU-bound loop
 without syscalls while main waits in pthread_join, and calls
 thr_goal_once once, at its first round) sized for about --seconds of native
-CPU, with 10 ms checkpoints, RUNS times; in GDB, from near the end (three
-checkpoints before it, the worker still running), `break thr_goal_once` and
+CPU, with 10 ms checkpoints, RUNS times; in GDB, from the worker's loop end
+(LOOP_END, reached by a forward continue), `break thr_goal_once` and
 reverse-continue (timed with time.monotonic around the command), once with
 the search on two CPUs (default) and once with SLSDBG_REPLAY_SCAN_AHEAD=off,
 on the same recording. The native CPU time of the loop is printed beside.
@@ -25,8 +25,8 @@ from reverse import replay_gdb_result
 GDB = r'''set pagination off
 python
 import time, json
-gdb.execute("monitor goto %(start)d", to_string=True)
-gdb.execute("maint flush register-cache")
+gdb.execute("tbreak thr_goal_cpu.c:%(end_line)d")
+gdb.execute("continue", to_string=True)
 gdb.execute("break thr_goal_once")
 t0 = time.monotonic()
 gdb.execute("reverse-continue", to_string=True)
@@ -51,6 +51,8 @@ def main():
     a = ap.parse_args()
     slsdbg = os.path.join(a.build, "cli", "slsdbg")
     prog = os.path.join(a.build, "tests", "programs", "thr_goal_cpu")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "programs", "thr_goal_cpu.c")
+    end_line = next(i for i, l in enumerate(open(src), 1) if "/* LOOP_END */" in l)
     probe = 100_000_000
     per_round = statistics.median(cpu_s([prog, str(probe)]) for _ in range(3)) / probe
     rounds = int(a.seconds / per_round)
@@ -64,7 +66,7 @@ def main():
             n = len(info["checkpoints"])
             script = os.path.join(work, "rc.gdb")
             with open(script, "w") as f:
-                f.write(GDB % {"start": n - 3})
+                f.write(GDB % {"end_line": end_line})
             one = dict(os.environ, SLSDBG_REPLAY_SCAN_AHEAD="off")
             run = {"checkpoints": n, "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3),
                    "two_cpus": replay_gdb_result(slsdbg, rec, script), "one_cpu": replay_gdb_result(slsdbg, rec, script, one)}

@@ -16,7 +16,7 @@ static void* worker(void* arg) {
     if (i == at) thr_goal_once(i);
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
   }
-  thr_goal_sink ^= x;
+  thr_goal_sink ^= x; /* LOOP_END */
   return arg;
 }
 
