@@ -6,10 +6,8 @@ without syscalls while main waits in pthread_join, and calls
 thr_goal_once once, at its first round) sized for about --seconds of native
 CPU, with 10 ms checkpoints, RUNS times; in GDB, from the worker's loop end
 (LOOP_END, reached by a forward continue), `break thr_goal_once` and
-reverse-continue (timed with time.monotonic around the command), once with
-the search on two CPUs (default) and once with SLSDBG_REPLAY_SCAN_AHEAD=off,
-on the same recording. The native CPU time of the loop is printed beside.
-One JSON object.
+reverse-continue (timed with time.monotonic around the command). The
+native CPU time of the loop is printed beside. One JSON object.
 
   python3 bench/travel/thread_reverse_continue.py BUILD [--runs 3] [--seconds 1.0]
 """
@@ -67,16 +65,13 @@ def main():
             script = os.path.join(work, "rc.gdb")
             with open(script, "w") as f:
                 f.write(GDB % {"end_line": end_line})
-            one = dict(os.environ, SLSDBG_REPLAY_SCAN_AHEAD="off")
-            run = {"checkpoints": n, "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3),
-                   "two_cpus": replay_gdb_result(slsdbg, rec, script), "one_cpu": replay_gdb_result(slsdbg, rec, script, one)}
+            run = {"checkpoints": n, "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3)}
+            run.update(replay_gdb_result(slsdbg, rec, script))
             runs.append(run)
-    med = lambda key: round(statistics.median(r[key]["reverse_continue_s"] for r in runs), 3)
     print(json.dumps({
         "bench": "thread_reverse_continue", "rounds": rounds, "native_cpu_s": round(rounds * per_round, 3),
-        "runs": runs, "two_cpus_s_p50": med("two_cpus"), "one_cpu_s_p50": med("one_cpu"),
-        "right_moment": all(r[k]["function"] == "thr_goal_once" and r[k]["round"] == 0 for r in runs
-                            for k in ("two_cpus", "one_cpu")),
+        "runs": runs, "reverse_continue_s_p50": round(statistics.median(r["reverse_continue_s"] for r in runs), 3),
+        "right_moment": all(r["function"] == "thr_goal_once" and r["round"] == 0 for r in runs),
         "load": os.getloadavg()[0]}))
 
 

@@ -1,7 +1,7 @@
 #pragma once
-// The second CPU a reverse scan counts on (timeline_scan_ahead.cc,
-// threaded_timeline_scan_ahead.cc): one this process may run on other than
-// the one replayed processes are pinned to.
+// The second CPU a reverse scan counts on (timeline_scan_ahead.cc): one
+// this process may run on other than the one replayed processes are pinned
+// to.
 namespace slsdbg::replay {
 
 // SLSDBG_REPLAY_SCAN_AHEAD=off: one CPU only (measurements).

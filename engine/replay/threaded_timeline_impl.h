@@ -14,11 +14,9 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -333,19 +331,6 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // hits, after the stubs came out for the segment's last stretch, are
   // later); when it is ambiguous, the segment is collected again by int3s.
   Result<std::vector<Hit>> collect(uint64_t seg, const Position& t);
-  // threaded_timeline_scan_ahead.cc: a reverse continue's search collects
-  // the next older whole segment on another CPU while this thread collects
-  // one (nullptr: not here; see the file).
-  class SegmentAhead;
-  struct SegmentAheadEnd {
-    void operator()(SegmentAhead* a) const;
-  };
-  using SegmentAheadPtr = std::unique_ptr<SegmentAhead, SegmentAheadEnd>;
-  SegmentAheadPtr collect_ahead(uint64_t seg, uint64_t from_k);
-  // Its hits, or why it could not collect them (then collect here).
-  Result<std::vector<Hit>> ahead_result(SegmentAhead& a);
-  uint64_t ahead_segment(const SegmentAhead& a) const;
-  std::atomic<pid_t>* tracee_published = nullptr;  // a scan-ahead worker's: its replayed process
 
   // Goes to `t`, pausing there.
   Status seek(Position t);

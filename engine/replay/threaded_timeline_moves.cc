@@ -255,49 +255,27 @@ Result<ThreadedStop> ThreadedTimeline::Impl::backward() {
   if (from.watch && from.steps.empty() && user_watches.count(*from.watch))
     return land_on(Hit{from, from.watch, false, from.tid});
   std::optional<WriteFilter> filter = write_filter();
-  SegmentAheadPtr ahead;  // an older segment collected on another CPU meanwhile
   for (uint64_t seg = from.k + 1; seg-- > 0;) {
     if (seg < from.k && filter && !filter->must_replay(seg, WriteFilter::Use::Reverse)) {
       skipped++;
       continue;
     }
-    // Searched back to segment seg + 1's start, found nothing: stay there.
-    const auto stay_interrupted = [&]() -> Result<ThreadedStop> {
+    if (seg < from.k && interrupt_requested()) {
+      // Searched back to segment seg + 1's start, found nothing: stay there.
       ThreadedStop at = TRY(goto_checkpoint(seg + 1));
       at.stop.cause = StopCause::Interrupted;
       stop = at;
       return at;
-    };
-    if (seg < from.k && interrupt_requested()) return stay_interrupted();
+    }
     if (seg < from.k && is_exec_checkpoint(reader, seg + 1)) return before_exec(seg + 1);
     Position t = seg == from.k ? from : Position{seg, true};
     if (t.is_start() && t.steps.empty()) continue;
     const TailResult tail = TRY(backward_in_tail(t));
     if (tail.landed) return *tail.landed;
     if (tail.nothing_in_segment) continue;
-    std::vector<Hit> found;
-    bool collected = false;
-    if (ahead && ahead_segment(*ahead) == seg) {
-      Result<std::vector<Hit>> there = ahead_result(*ahead);
-      ahead.reset();
-      if (there.ok()) {
-        found = std::move(*there);
-        collected = true;
-        SLSDBG_DEBUG("replay", "segment %llu collected on the other CPU: %zu hits", (unsigned long long)seg, found.size());
-      } else if (interrupt_requested()) {
-        return stay_interrupted();  // not collected here: the user is waiting
-      } else {
-        SLSDBG_DEBUG("replay", "segment %llu on the other CPU: %s; collecting it here", (unsigned long long)seg,
-                     there.error().message.c_str());
-      }
-    }
-    if (!collected) {
-      if (!ahead && seg > 0) ahead = collect_ahead(seg - 1, from.k);
-      found = TRY(collect(seg, t));
-    }
-    if (!found.empty()) return land_on(found.back());  // a segment collected ahead is dropped
+    std::vector<Hit> found = TRY(collect(seg, t));
+    if (!found.empty()) return land_on(found.back());
   }
-  ahead.reset();
   ThreadedStop s = TRY(goto_checkpoint(0));
   s.stop.cause = StopCause::HistoryBegin;
   stop = s;

@@ -134,7 +134,6 @@ Status ThreadedTimeline::Impl::at_syscall(const SegmentThread& th, size_t index,
 
 Status ThreadedTimeline::Impl::threads_changed(const std::vector<SegmentThread>& threads) {
   live = threads;
-  if (tracee_published && !threads.empty() && threads.front().task) tracee_published->store(threads.front().task->tgid());
   if (told_threads) return ok_status();
   told_threads = true;
   // The restore: breakpoints and watches in, then maybe the checkpoint's stop.
