@@ -136,7 +136,9 @@ constexpr const char* kGotoCommand =
 
 // With Python in GDB, `goto` also switches to the thread a threaded moment
 // names (":t=TID:"): GDB picks its current thread only at a stop, and a
-// monitor command is not one. Last in the setup file: a GDB without Python
+// monitor command is not one. Where GDB's selected thread does not exist
+// (checkpoint 0, the exit), it switches to the first live one (else every
+// command says "PC register is not available"). Last in the setup file: a GDB without Python
 // stops reading it here and keeps the plain `goto` above.
 constexpr const char* kGotoThreadSwitch =
     "python\n"
@@ -151,11 +153,21 @@ constexpr const char* kGotoThreadSwitch =
     "        gdb.execute('maint flush register-cache')\n"
     "        gdb.execute('maint flush dcache')\n"
     "        named = re.search(r'now at [0-9]+:t=([0-9]+)', said)\n"
-    "        if named:\n"
+    "        try:\n"
     "            gdb.execute('info threads', to_string=True)  # the thread list of the new place\n"
+    "        except Exception:\n"
+    "            pass  # the selected thread is gone there: below\n"
+    "        if named:\n"
     "            for t in gdb.selected_inferior().threads():\n"
     "                if t.ptid[1] == int(named.group(1)):\n"
     "                    t.switch()\n"
+    "        try:\n"
+    "            current = gdb.selected_thread()\n"
+    "        except SystemError:\n"
+    "            current = None\n"
+    "        live = gdb.selected_inferior().threads()\n"
+    "        if (current is None or not current.is_valid()) and live:\n"
+    "            min(live, key=lambda t: t.num).switch()  # (checkpoint 0, the exit: a worker is not there)\n"
     "        gdb.execute('frame')\n"
     "SlsdbgGoto()\n"
     "end\n";
