@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import tempfile
 
+from goals import cpu_run
 from reverse import replay_gdb_result
 
 GDB = r'''set pagination off
@@ -35,12 +36,6 @@ end
 '''
 
 
-def cpu_s(cmd):
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, _, ru = os.wait4(p.pid, 0)
-    return ru.ru_utime + ru.ru_stime
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -52,20 +47,19 @@ def main():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "programs", "thr_goal_cpu.c")
     end_line = next(i for i, l in enumerate(open(src), 1) if "/* LOOP_END */" in l)
     probe = 100_000_000
-    per_round = statistics.median(cpu_s([prog, str(probe)]) for _ in range(3)) / probe
+    per_round = statistics.median(cpu_run([prog, str(probe)]) for _ in range(3)) / probe
     rounds = int(a.seconds / per_round)
     runs = []
     with tempfile.TemporaryDirectory(prefix="slsdbg-bench-") as work:
+        script = os.path.join(work, "rc.gdb")
+        with open(script, "w") as f:
+            f.write(GDB % {"end_line": end_line})
         for i in range(a.runs):
             rec = os.path.join(work, f"thr{i}.rec")
             subprocess.run([slsdbg, "record", "-o", rec, "--interval", "10", "--", prog, str(rounds), "0"], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             info = json.loads(subprocess.run([slsdbg, "info", rec, "--json"], capture_output=True, text=True).stdout)
-            n = len(info["checkpoints"])
-            script = os.path.join(work, "rc.gdb")
-            with open(script, "w") as f:
-                f.write(GDB % {"end_line": end_line})
-            run = {"checkpoints": n, "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3)}
+            run = {"checkpoints": len(info["checkpoints"]), "history_s": round(info["checkpoints"][-1]["time_ns"] / 1e9, 3)}
             run.update(replay_gdb_result(slsdbg, rec, script))
             runs.append(run)
     print(json.dumps({

@@ -24,11 +24,33 @@
 
 #include "common/log.h"
 #include "engine/replay/replay_helpers.h"
-#include "engine/replay/scan_cpu.h"
 #include "engine/replay/timeline_impl.h"
 #include "process/cpu.h"
 
 namespace slsdbg::replay {
+
+namespace {
+
+bool scan_ahead_off() {
+  const char* e = std::getenv("SLSDBG_REPLAY_SCAN_AHEAD");
+  return e && std::string(e) == "off";
+}
+
+// A CPU this process may run on other than the one replayed processes are
+// pinned to; -1: none. The process's CPUs as it started: this thread is
+// pinned with its tracees by now (pin_tracer_to_cpu).
+int other_cpu(int pinned) {
+  const cpu_set_t set = process::start_cpus();
+  if (CPU_COUNT(&set) < 2) return -1;
+  const int n = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  for (int i = 1; i <= n; i++) {
+    const int cpu = (std::max(pinned, 0) + i) % n;
+    if (cpu != pinned && CPU_ISSET(cpu, &set)) return cpu;
+  }
+  return -1;
+}
+
+}  // namespace
 
 class Timeline::Impl::ScanAhead {
  public:

@@ -138,8 +138,8 @@ constexpr const char* kGotoCommand =
 // names (":t=TID:"): GDB picks its current thread only at a stop, and a
 // monitor command is not one. Where GDB's selected thread does not exist
 // (checkpoint 0, the exit), it switches to the first live one (else every
-// command says "PC register is not available"). Last in the setup file: a GDB without Python
-// stops reading it here and keeps the plain `goto` above.
+// command says "PC register is not available"). Last in the setup file: a
+// GDB without Python stops reading it here and keeps the plain `goto` above.
 constexpr const char* kGotoThreadSwitch =
     "python\n"
     "import re\n"

@@ -49,14 +49,6 @@ replay_gdb() {
   [ "$rc" -eq 0 ] || { echo "--- output:"; cat "$out"; die "slsdbg replay exited $rc"; }
 }
 
-# replay_script_logged REC LABEL SCRIPT ENV...: GDB runs SCRIPT on a replay
-# of REC with the debug log on and ENV set; output in $WORK/LABEL.out.
-replay_script_logged() {
-  local rec=$1 label=$2 script=$3; shift 3
-  env SLSDBG_LOG=debug "$@" timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
-    -x "$script" >"$WORK/$label.out" 2>&1 || { cat "$WORK/$label.out"; die "$label: slsdbg replay failed"; }
-}
-
 # line_hook FILE: a GDB script whose hook-stop keeps the stop's source line
 # in $_line_of_pc (printf cannot call Python).
 line_hook() {

@@ -18,7 +18,11 @@ grep -q "transfers 400000 bug at 250000" "$rec.out" || { cat "$rec.out"; die "re
 checkpoints=$("$SLSDBG" info "$rec" --json | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))')
 [ "$checkpoints" -ge 8 ] || die "only $checkpoints checkpoints: too short for batches on both CPUs"
 moment() { grep "^WHEN " "$1" | cut -d' ' -f2 | tr '\n' ' '; }
-replay_script() { replay_script_logged "$rec" "$@"; }  # replay_script LABEL SCRIPT ENV...
+replay_script() {  # replay_script LABEL SCRIPT ENV...
+  local label=$1 script=$2; shift 2
+  env SLSDBG_LOG=debug "$@" timeout 300 "$SLSDBG" replay "$rec" -- -nx -batch -ex 'set pagination off' \
+    -x "$script" >"$WORK/$label.out" 2>&1 || { cat "$WORK/$label.out"; die "$label: slsdbg replay failed"; }
+}
 stop_lines() {  # stop_lines START...: reverse-continue from each checkpoint START, where it stops
   echo "break bisect_bank.c:$bug"
   for k in "$@"; do
