@@ -16,6 +16,8 @@
 #include <set>
 #include <vector>
 
+#include "store/kept_files.h"
+
 namespace slsdbg::restore {
 
 namespace {
@@ -161,24 +163,38 @@ void note_agreed(const AgreedKey& key, const std::vector<uint64_t>& held) {
   agreed.emplace(key, held);
 }
 
-// PagesDifferingFromFile for a mapping found agreeing: only `held` (pages_to_compare).
+// Writes the non-zero pages among `held` (sorted) into the process, or with
+// `file_fd` >= 0 those differing from the file (PagesDifferingFromFile for a
+// mapping found agreeing: pages_to_compare). Read in batches, so a mostly
+// dirty heap needs no buffer of its size.
 Status fill_held_pages(const store::RecordingReader& reader, CheckpointId k, const store::Mapping& m,
                        const std::vector<uint64_t>& held, int file_fd, PageWriter& writer, RestoreTimings& timings) {
-  std::vector<uint8_t> pages(held.size() * kPageSize);
+  constexpr size_t kBatch = 1024;
+  std::vector<uint8_t> pages(std::min(held.size(), kBatch) * kPageSize);
   alignas(64) uint8_t file_page[kPageSize];
-  for (size_t i = 0; i < held.size(); i++) {
-    if (held[i] < m.start || held[i] >= m.end) continue;  // not this mapping's (never, by the key)
-    uint8_t* page = pages.data() + i * kPageSize;
-    TRY_CTX(reader.read_memory(k, held[i], std::span<uint8_t>(page, kPageSize)),
-            "reading the recorded pages of " + describe(m));
-    TRY(read_file_range(file_fd, m.file_offset + (held[i] - m.start), file_page, kPageSize));
-    if (std::memcmp(page, file_page, kPageSize) == 0) {
-      timings.pages_same_as_file++;
-      continue;
+  for (size_t first = 0; first < held.size(); first += kBatch) {
+    size_t n = std::min(kBatch, held.size() - first);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t addr = held[first + i];
+      if (addr < m.start || addr >= m.end) continue;  // not this mapping's (never, by the key)
+      uint8_t* page = pages.data() + i * kPageSize;
+      TRY_CTX(reader.read_memory(k, addr, std::span<uint8_t>(page, kPageSize)),
+              "reading the recorded pages of " + describe(m));
+      if (file_fd >= 0) {
+        TRY(read_file_range(file_fd, m.file_offset + (addr - m.start), file_page, kPageSize));
+        if (std::memcmp(page, file_page, kPageSize) == 0) {
+          timings.pages_same_as_file++;
+          continue;
+        }
+      } else if (is_zero_page(page)) {
+        timings.pages_skipped_zero++;
+        continue;
+      }
+      TRY(writer.add(addr, page, kPageSize));
     }
-    TRY(writer.add(held[i], page, kPageSize));
+    TRY(writer.flush());  // before the batch's buffer is reused
   }
-  return writer.flush();
+  return ok_status();
 }
 
 }  // namespace
@@ -196,14 +212,6 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
   if (policy == FillPolicy::None) return FillOutcome::Done;
   const store::Mapping& m = step.mapping;
   size_t chunk = std::min<uint64_t>(kChunk, m.end - m.start);
-  // Two buffers: the store reads chunk i+1 on another thread while chunk i is
-  // written into the process (store reads and process_vm_writev cost about
-  // the same per byte here).
-  std::unique_ptr<uint8_t[]> bufs[2] = {std::unique_ptr<uint8_t[]>(new uint8_t[chunk]),
-                                        std::unique_ptr<uint8_t[]>(new uint8_t[chunk])};
-  std::unique_ptr<uint8_t[]> filebuf;
-  bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
-  if (against_file) filebuf.reset(new uint8_t[chunk]);
   PageWriter writer(pid, mem_fd);
   // A mapping of a file: the pages the store holds, and whether the rest was
   // found to agree with the file before.
@@ -219,6 +227,28 @@ Result<FillOutcome> fill_mapping(const store::RecordingReader& reader, Checkpoin
       return FillOutcome::Done;
     }
   }
+  // An anonymous mapping (or one whose file the recording did not keep) is
+  // restored into fresh zero pages, and the store reads every page it does
+  // not hold there as zero: only the held ones need reading. A thread's 8
+  // MiB stack holds a few dozen; reading all of them (a buffer of the
+  // mapping's size, faulted in at each restore) was most of a threaded
+  // restore's CPU time.
+  if (policy == FillPolicy::AllPages && !store::keepable(m)) {
+    std::vector<uint64_t> pages = TRY(reader.captured_pages(k, m.start, m.end));
+    if (pages.size() * 2 < (m.end - m.start) / kPageSize) {
+      TRY_CTX(fill_held_pages(reader, k, m, pages, -1, writer, timings), "restoring " + describe(m));
+      timings.bytes_written += writer.bytes();
+      return FillOutcome::Done;
+    }
+  }
+  // Two buffers: the store reads chunk i+1 on another thread while chunk i is
+  // written into the process (store reads and process_vm_writev cost about
+  // the same per byte here).
+  std::unique_ptr<uint8_t[]> bufs[2] = {std::unique_ptr<uint8_t[]>(new uint8_t[chunk]),
+                                        std::unique_ptr<uint8_t[]>(new uint8_t[chunk])};
+  std::unique_ptr<uint8_t[]> filebuf;
+  bool against_file = policy == FillPolicy::PagesDifferingFromFile || policy == FillPolicy::VerifySharedFile;
+  if (against_file) filebuf.reset(new uint8_t[chunk]);
   auto read_chunk = [&](uint64_t addr, uint8_t* out) -> Status {
     size_t len = std::min<uint64_t>(chunk, m.end - addr);
     return reader.read_memory(k, addr, std::span<uint8_t>(out, len));

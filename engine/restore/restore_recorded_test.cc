@@ -25,9 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture() {
+std::string fixture(const char* name = "restore_compute") {
   const char* build = std::getenv("SLSDBG_BUILD_DIR");  // set by ctest
-  return std::string(build ? build : ".") + "/tests/programs/restore_compute";
+  return std::string(build ? build : ".") + "/tests/programs/" + name;
 }
 
 constexpr const char* kIterations = "100000000";
@@ -41,12 +41,13 @@ struct Recorded {
   std::unique_ptr<store::RecordingReader> reader;
 };
 
-void record_fixture(const std::string& name, Recorded& out) {
+void record_fixture(const std::string& name, Recorded& out, std::vector<std::string> argv = {fixture(), kIterations}) {
   out.dir = fs::temp_directory_path() / (name + "_" + std::to_string(getpid()));
   fs::remove_all(out.dir);
   fs::create_directories(out.dir);
   recorder::RecordOptions ro;
-  ro.argv = {fixture(), kIterations};
+  ro.argv = std::move(argv);
+  ro.threads = true;  // as `slsdbg record`
   ro.out_dir = (out.dir / "rec").string();
   auto outcome = recorder::record_program(ro);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
@@ -116,6 +117,36 @@ TEST(RestoreRecorded, SecondRestoreComparesOnlyHeldFilePages) {
   EXPECT_GE(compared[0], 100u) << "the first restore compares every page of the file mappings";
   EXPECT_LT(compared[1] * 4, compared[0]) << "the second compared " << compared[1] << " of " << compared[0];
   EXPECT_LT(compared[2] * 4, compared[0]) << "checkpoint 0 compared " << compared[2] << " of " << compared[0];
+  fs::remove_all(dir);
+}
+
+// An anonymous mapping is restored from the pages the store holds in it,
+// not by reading each of its pages (memory_fill.cc): the two workers' 8 MiB
+// stacks are ~4,000 pages the store never held, none of them read, and the
+// restored process still equals its checkpoint page for page.
+TEST(RestoreRecorded, AnonymousMappingsReadOnlyHeldPages) {
+  Recorded rec;
+  record_fixture("restore_recorded_anon", rec, {fixture("thr_restore")});
+  ASSERT_TRUE(rec.reader);
+  const fs::path dir = rec.dir;
+  auto cps = rec.reader->checkpoints();
+  ASSERT_GE(cps.size(), 3u);
+  CheckpointId k = cps[cps.size() / 2].id;
+  auto state = rec.reader->process_state(k);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  ASSERT_GE(state->threads.size(), 3u) << "checkpoint " << k.value << " holds the workers";
+  RestoreReport report;
+  std::vector<RestoredThread> threads;
+  RestoreOptions options;
+  options.report = &report;
+  options.threads = &threads;
+  auto task = restore_checkpoint(*rec.reader, k, std::move(options));
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  EXPECT_EQ(threads.size() + 1, state->threads.size());
+  auto same = compare_with_checkpoint(*task, *rec.reader, k);
+  EXPECT_TRUE(same.ok()) << same.error().message;
+  task->kill_and_reap();
+  EXPECT_LT(report.timings.pages_skipped_zero, 1000u) << "zero pages read and skipped";
   fs::remove_all(dir);
 }
 

@@ -41,7 +41,7 @@ struct RecordOptions {
   // (syscallbuf.h); off by default.
   bool syscall_buffer = false;
   // Records the threads of the program (thread_set.h) instead of refusing
-  // clone(CLONE_THREAD). Replay of such a recording is refused for now.
+  // clone(CLONE_THREAD); `slsdbg record` always sets it.
   bool threads = false;
 };
 
