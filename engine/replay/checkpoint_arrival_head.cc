@@ -13,82 +13,18 @@
 // trampoline's 2.5x in a tight -O0 loop before; about 5% now).
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "common/log.h"
-#include "engine/replay/head_progress.h"
+#include "engine/replay/head_second_part.h"
+#include "engine/replay/head_size.h"
 #include "engine/replay/segment_run.h"
 #include "engine/replay/tracee_fork.h"
 #include "process/task_clock.h"
 #include "process/x86_insn.h"
 
 namespace slsdbg::replay {
-
-namespace {
-
-// Below this the fork costs about what the head saves.
-constexpr uint64_t kMinHeadNs = 2'000'000;
-
-// The share of the expected tail run unpatched; SLSDBG_REPLAY_HEAD=0 turns it off.
-double head_fraction() {
-  if (const char* e = std::getenv("SLSDBG_REPLAY_HEAD")) {
-    char* end = nullptr;
-    const double f = std::strtod(e, &end);
-    if (end != e && f >= 0 && f < 1) return f;
-  }
-  return 0.6;
-}
-
-// Replay's CPU time over the recorder's hint, the least of the last few
-// arrivals: the hint also holds the recording's own costs in the tracee
-// (write-protect faults of a program that writes memory: rec_memloop's
-// tail replays in under half its hint), so the head is sized by what
-// replay took, not by the hint alone. Kept across sessions (each batch of a
-// reverse scan is a new one); slsdbg replays one recording per process, and
-// a wrong guess costs time, never exactness. A reverse scan's second thread
-// (timeline_scan_ahead.cc) shares them: hence the lock.
-constexpr size_t kRatios = 4;
-std::mutex ratios_mu;
-double ratios[kRatios];
-size_t ratios_seen = 0;
-
-std::optional<double> replay_ratio() {
-  const std::lock_guard lock(ratios_mu);
-  if (ratios_seen == 0) return std::nullopt;  // the first arrival measures it
-  double least = 1.0;
-  for (size_t i = 0; i < std::min(ratios_seen, kRatios); i++) least = std::min(least, ratios[i]);
-  return least;
-}
-
-void note_ratio(double r) {
-  const std::lock_guard lock(ratios_mu);
-  ratios[ratios_seen++ % kRatios] = r;
-}
-
-// The values a head's progress is read from (head_progress.h): the general
-// registers but rsp, then the stack words around the checkpoint's rsp (a
-// -O0 loop's index; below rsp: a leaf function's red zone). Registers only
-// when the words cannot be read.
-constexpr uint64_t kBelowRsp = 128;
-constexpr uint64_t kAboveRsp = 384;
-constexpr size_t kRegisterValues = 15;
-
-template <class Read>
-std::vector<uint64_t> progress_values(const user_regs_struct& r, uint64_t rsp, Read read) {
-  std::vector<uint64_t> v{r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8,
-                          r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
-  std::vector<uint64_t> words((kBelowRsp + kAboveRsp) / 8);
-  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(words.data()), words.size() * 8);
-  if (read(rsp - kBelowRsp, bytes).ok()) v.insert(v.end(), words.begin(), words.end());
-  return v;
-}
-
-// A second part shorter than this gains less than its stop costs.
-constexpr uint64_t kMinSecondNs = 1'000'000;
-
-}  // namespace
 
 void ReplaySession::SegmentRun::note_replay_ratio(uint64_t patched_ns) {
   if (!hint_ || *hint_ < kMinHeadNs) return;  // short tails say little
@@ -98,13 +34,12 @@ void ReplaySession::SegmentRun::note_replay_ratio(uint64_t patched_ns) {
 Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   RescueCopy& copy = head_copy_;
   head_ns_ = 0;
-  const std::optional<double> ratio = replay_ratio();
   // Only with an observer (the Timeline's runs), whose patched run keeps the
   // head's copy as its rescue: a head past the checkpoint then costs the
   // copy. Without one (replay --check) it would cost a restore of checkpoint k.
-  if (!s_.observer_ || !head_allowed_ || !hint_ || !ratio || s_.patch_failures_ > 0) return uint64_t{0};
-  const uint64_t head = static_cast<uint64_t>(head_fraction() * *ratio * static_cast<double>(*hint_));
-  if (head < kMinHeadNs) return uint64_t{0};
+  if (!s_.observer_ || !head_allowed_ || !hint_ || s_.patch_failures_ > 0) return uint64_t{0};
+  const uint64_t head = head_ns_for(*hint_);
+  if (head == 0) return uint64_t{0};
   Result<bool> shared = has_shared_writable_mapping(task_.tgid());
   if (!shared.ok() || *shared) return uint64_t{0};  // the copy would share it
   TRY(s_.observer_->before_copy(task_));
@@ -138,57 +73,28 @@ Result<uint64_t> ReplaySession::SegmentRun::run_unpatched_head() {
   return uint64_t{0};
 }
 
-// After the head's first part (head_ns_ of CPU): values that count their
-// way to the checkpoint say how much of the tail is left; a probe of a
-// tenth of that keeps those that move on at their rate, and a last part
-// runs 90% of what is then left unpatched (SLSDBG_REPLAY_HEAD_SECOND:
-// another share, 0: none). The value must still be short of its target
-// after it; else the run goes on from the head's copy, as after a head
-// that stopped early.
+// After the head's first part (head_ns_ of CPU): a second part sized by a
+// value counting toward the checkpoint (head_second_part.h). A value not
+// short of its target after it: the run goes on from the head's copy, as
+// after a head that stopped early.
 Status ReplaySession::SegmentRun::run_second_head(const std::vector<uint64_t>& start) {
-  double share = 0.9;
-  if (const char* e = std::getenv("SLSDBG_REPLAY_HEAD_SECOND")) share = std::strtod(e, nullptr);  // tests of its fallback
-  if (share <= 0) return ok_status();
-  const uint64_t first = head_ns_;
-  const auto live = [this](uint64_t a, std::span<uint8_t> out) { return task_.read_memory(RemoteAddr(a), out); };
   const CheckpointId next(seg_.value + 1);
-  const auto recorded = [this, next](uint64_t a, std::span<uint8_t> out) { return s_.reader_.read_memory(next, a, out); };
-  const std::vector<uint64_t> target = progress_values(target_, target_.rsp, recorded);
-  std::vector<uint64_t> now = progress_values(TRY(task_.regs()), target_.rsp, live);
-  // A counter or a pointer moves at most this far over the tail: 64 per ns of its CPU time.
-  const uint64_t max_distance = 64 * *hint_;
-  const std::vector<ProgressGuess> candidates = progress_candidates(start, now, target, head_fraction(), max_distance);
-  if (candidates.empty()) return ok_status();
-  double f = 0;
-  for (const ProgressGuess& c : candidates) f = std::max(f, c.fraction);
-  const double rest = static_cast<double>(first) * (1 - f) / f;
-  const auto probe = static_cast<uint64_t>(std::max(0.1 * rest, 300'000.0));
-  if (static_cast<double>(probe) > 0.5 * rest) return ok_status();  // too little left to gain from
-  if (!TRY(run_head_part(probe, "probe"))) return ok_status();
-  now = progress_values(TRY(task_.regs()), target_.rsp, live);
-  const std::optional<ProgressGuess> guess = confirm_progress(candidates, start, now, target, first, probe);
-  const uint64_t ran = first + probe;
-  head_ns_ = ran;
-  if (!guess) return ok_status();
-  const double left = static_cast<double>(ran) * (1 - guess->fraction) / guess->fraction;
-  const double last_d = share * left - 150'000.0;
-  if (last_d < static_cast<double>(kMinSecondNs)) return ok_status();
-  const auto last = static_cast<uint64_t>(last_d);
-  if (!TRY(run_head_part(last, "last part"))) return ok_status();
-  const char* what = guess->index < kRegisterValues ? "register" : "stack word";
-  const std::vector<uint64_t> later = progress_values(TRY(task_.regs()), target_.rsp, live);
-  const double at = guess->index < later.size()
-                        ? progress_fraction(start[guess->index], later[guess->index], target[guess->index])
-                        : -1;
-  if (at > guess->fraction && at < 1) {
-    SLSDBG_DEBUG("replay", "checkpoint %llu: %llu us more ran unpatched (a %s %.3f -> %.3f of its way)",
-                 (unsigned long long)seg_.value + 1, (unsigned long long)(probe + last) / 1000, what, f, at);
-    head_ns_ = ran + last;
-    return ok_status();
+  SecondPartRun io;
+  io.regs = [this] { return task_.regs(); };
+  io.live = [this](uint64_t a, std::span<uint8_t> out) { return task_.read_memory(RemoteAddr(a), out); };
+  io.recorded = [this, next](uint64_t a, std::span<uint8_t> out) { return s_.reader_.read_memory(next, a, out); };
+  io.run = [this](uint64_t ns, const char* what) { return run_head_part(ns, what); };
+  const std::string where = "checkpoint " + std::to_string(next.value);
+  const SecondPart part = TRY(run_second_part(target_, head_ns_, *hint_, start, io, where));
+  switch (part.end) {
+    case SecondPartEnd::None: break;
+    case SecondPartEnd::Stopped: break;  // run_head_part went back to the copy
+    case SecondPartEnd::Ran: head_ns_ += part.ns; break;
+    case SecondPartEnd::Past:
+      SLSDBG_DEBUG("replay", "%s: going on from the head's copy", where.c_str());
+      back_to_head_copy();
+      break;
   }
-  SLSDBG_DEBUG("replay", "checkpoint %llu: after the head's last part the %s stood at %.3f of its way, not short "
-               "of it; going on from the head's copy", (unsigned long long)seg_.value + 1, what, at);
-  back_to_head_copy();
   return ok_status();
 }
 

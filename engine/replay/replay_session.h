@@ -61,6 +61,9 @@ struct SegmentOutcome {
   uint64_t dead_stack_bytes_settled = 0;  // dead stack set to the recorded bytes (dead_stack.h)
   uint64_t reruns = 0;  // times the segment was replayed again from checkpoint k after a patched run failed
   bool patched = false;  // reached through the patched breakpoint (patched_breakpoint.h)
+  // A threaded run's unarmed head (thread_check.cc) may have passed
+  // checkpoint k+1: nothing is known of the segment; run it again without one.
+  bool head_missed = false;
   uint64_t counted_reaches = 0;  // times a counting copy replaced the tracee (checkpoint_arrival_counted.cc)
   // EndOfHistory at checkpoint k itself: the recording stops there without an
   // exit (recorder killed, or stopped by a signal with a final checkpoint).

@@ -24,6 +24,8 @@
 #include "engine/replay/differing_word.h"
 #include "engine/replay/exit_join.h"
 #include "engine/replay/fd_placeholders.h"
+#include "engine/replay/head_second_part.h"
+#include "engine/replay/head_size.h"
 #include "engine/replay/placeholder_mmap.h"
 #include "engine/replay/replay_helpers.h"
 #include "engine/replay/replay_restore.h"
@@ -612,6 +614,57 @@ Result<bool> SegmentCheck::reach_next() {
   if (th->at != Thread::At::Stopped) TRY(wait_pending(*th));
   if (th->at != Thread::At::Stopped && th->at != Thread::At::Pending)
     return diverge(0, where + " (the log is consumed)", "thread " + std::to_string(th->recorded.value) + " ended");
+  const auto cps = reader_.checkpoints();
+  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
+  // The head (SegmentObserver::allows_head): most of the stretch runs with
+  // nothing armed, stopped by a CPU-time alarm, sized by what replay took
+  // against the hint before (head_size.h). Only its alarm may stop it:
+  // any other stop is past the checkpoint, which comes before the next
+  // event. Without a fork to go back to (a fork holds one thread), a head
+  // that ran too far costs a rerun of the segment.
+  std::optional<process::TaskClock> clock;
+  uint64_t cpu_at_start = 0;
+  if (observer_ && th->at == Thread::At::Stopped && hint >= kMinHeadNs && observer_->allows_head()) {
+    clock = process::TaskClock::open(leader_->tgid());
+    if (Result<uint64_t> c = clock->read(); c.ok()) cpu_at_start = *c; else clock.reset();
+  }
+  bool headed = false;
+  if (const uint64_t head = clock ? head_ns_for(hint) : 0; head > 0) {
+    // Runs the thread `ns` more of its CPU time: false if another stop came first.
+    auto run_unarmed = [&](uint64_t ns, const char*) -> Result<bool> {
+      Result<UniqueFd> head_alarm = process::arm_cpu_time_alarm(tid, ns);
+      if (!head_alarm.ok()) return false;
+      TRY(wait_pending(*th));
+      head_alarm->reset();
+      if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP ||
+          !process::is_cpu_time_alarm(TRY(th->task.siginfo())))
+        return false;
+      th->at = Thread::At::Stopped;
+      th->after_arrival_trap = true;  // not a resume of the thread's own
+      return true;
+    };
+    SecondPartRun io;
+    io.regs = [&] { return th->task.regs(); };
+    io.live = [&](uint64_t a, std::span<uint8_t> out) { return th->task.read_memory(RemoteAddr(a), out); };
+    io.recorded = [&](uint64_t a, std::span<uint8_t> out) {
+      return reader_.read_memory(CheckpointId(k_.value + 1), a, out);
+    };
+    io.run = run_unarmed;
+    const std::vector<uint64_t> start = progress_values(TRY(th->task.regs()), want->regs.rsp, io.live);
+    const bool ran = TRY(run_unarmed(head, "head"));
+    SecondPart second;
+    if (ran) second = TRY(run_second_part(want->regs, head, hint, start, io, where));
+    if (!ran || second.end == SecondPartEnd::Stopped || second.end == SecondPartEnd::Past) {
+      SLSDBG_DEBUG("replay", "%s: the unarmed head of %llu us %s; the segment again without one", where.c_str(),
+                   (unsigned long long)head / 1000, ran ? "went too far" : "stopped otherwise");
+      note_ratio(0.5 * static_cast<double>(head) / static_cast<double>(hint));  // too long, maybe
+      out_.head_missed = true;
+      return false;
+    }
+    SLSDBG_DEBUG("replay", "%s: %llu us of %llu us ran unarmed", where.c_str(),
+                 (unsigned long long)(head + second.ns) / 1000, (unsigned long long)hint / 1000);
+    headed = true;
+  }
   ThreadTarget::PatchAllowed allowed;
   ThreadTarget::ReadAllowed reads;
   if (observer_) {
@@ -624,18 +677,42 @@ Result<bool> SegmentCheck::reach_next() {
   SLSDBG_DEBUG("replay", "%s: thread %d armed at %s (%s)", where.c_str(), th->recorded.value, hex(want->regs.rip).c_str(),
                target.via() == ThreadTarget::Via::Patch ? "patched breakpoint"
                : target.via() == ThreadTarget::Via::Conditional ? "conditional breakpoint" : "debug register");
-  // A bound on a run that misses: a clear error, not a hang.
-  const auto cps = reader_.checkpoints();
-  const uint64_t hint = k_.value + 1 < cps.size() ? cps[k_.value + 1].cpu_since_event_ns.value_or(0) : 0;
-  const uint64_t budget = std::max<uint64_t>(hint * 64, 3'000'000'000ull);
+  // A bound on a run that misses: a clear error, not a hang. After a head,
+  // a tight one: the patch never matches once the head went past.
+  const uint64_t budget = headed ? 3 * hint + 2'000'000 : std::max<uint64_t>(hint * 64, 3'000'000'000ull);
+  uint64_t cpu_at_arm = 0;
+  if (headed) cpu_at_arm = TRY(clock->read());
   UniqueFd alarm;
   if (auto a = process::arm_cpu_time_alarm(tid, budget); a.ok()) alarm = std::move(*a);
   for (;;) {
     TRY(wait_pending(*th));
+    if (headed && th->at != Thread::At::Pending) {
+      out_.head_missed = true;  // it ended: past the checkpoint
+      return false;
+    }
     user_regs_struct r = TRY(th->task.regs());
-    if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP)
+    if (th->at != Thread::At::Pending || th->stop.kind != process::StopKind::SignalDelivery || th->stop.signo != SIGTRAP) {
+      if (headed) {
+        SLSDBG_DEBUG("replay", "%s: after the unarmed head, %s; the segment again without one", where.c_str(),
+                     stop_name(th->stop, r).c_str());
+        out_.head_missed = true;
+        return false;
+      }
       return diverge(r.rip, where + " (the log is consumed)", "another stop of thread " + std::to_string(th->recorded.value) + " (" + stop_name(th->stop, r) + ")");
+    }
     siginfo_t si = TRY(th->task.siginfo());
+    if (process::is_cpu_time_alarm(si) && headed) {
+      if (TRY(clock->read()) - cpu_at_arm < budget) {  // the head's, queued again before it was closed
+        th->at = Thread::At::Stopped;
+        th->after_arrival_trap = true;
+        continue;
+      }
+      SLSDBG_DEBUG("replay", "%s: not matched within %llu us after the unarmed head; the segment again without one",
+                   where.c_str(), (unsigned long long)budget / 1000);
+      note_ratio(0.5 * static_cast<double>(replay_ratio().value_or(1.0)));
+      out_.head_missed = true;
+      return false;
+    }
     if (process::is_cpu_time_alarm(si))
       return Error::msg(where + " not reached within " + std::to_string(budget / 1'000'000'000) +
                         " s of CPU time of thread " + std::to_string(th->recorded.value) +
@@ -657,6 +734,9 @@ Result<bool> SegmentCheck::reach_next() {
   reach_ = nullptr;
   out_.patched = target.via() == ThreadTarget::Via::Patch;
   TRY(target.disarm(th->task));
+  if (clock)
+    if (Result<uint64_t> c = clock->read(); c.ok())
+      note_ratio(static_cast<double>(*c - cpu_at_start) / static_cast<double>(hint));
   return true;
 }
 
@@ -966,6 +1046,7 @@ Result<SegmentOutcome> SegmentCheck::run() {
   for (Thread& t : threads_)
     if (!t.exit_at_checkpoint) TRY(finish_exit(t));
   if (!TRY(reach_next())) {
+    if (out_.head_missed) return out_;
     if (!out_.divergence)
       diverge(0, "checkpoint " + std::to_string(k_.value + 1) + "'s memory", "different memory with equal registers");
     return out_;

@@ -62,6 +62,13 @@ class SegmentObserver {
   // patch comes out at the observer's first trap. Otherwise the perf
   // breakpoint, which the kernel throttles in a hot loop.
   virtual bool allows_patch(uint64_t /*begin*/, uint64_t /*end*/) { return false; }
+  // Whether the last stretch may first run with nothing armed at checkpoint
+  // k+1, for most of its recorded CPU time (a hot loop's pc then costs no
+  // trampoline visit there). A head that may have run past the checkpoint
+  // ends the run early with SegmentOutcome::head_missed, the observer's
+  // counts and hits of it worth nothing: the observer runs the segment
+  // again without a head.
+  virtual bool allows_head() { return false; }
   // Whether a read or access watch of the debugger's covers part of [addr,
   // addr + len): the patch then does not compare that word (its read would
   // fire the watch in the trampoline).

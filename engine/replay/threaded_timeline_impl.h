@@ -168,6 +168,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // target whose arrivals the stubs order: a segment's end or a breakpoint
   // arrival of the client's.
   bool counters_refused = false;  // a collection is being redone with int3s
+  bool heads_off = false;         // a collection is being redone without a head (allows_head)
   bool counters_fit(Mode m) const;
 
   // A collection up to an arrival at a pc no breakpoint of the client's
@@ -301,6 +302,9 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   // stands in, which the kernel throttles in a hot loop and then runs past
   // the checkpoint (xz -T2, docs/real-programs.md).
   bool allows_patch(uint64_t begin, uint64_t end) override;  bool reads_watched(uint64_t addr, uint64_t len) override;
+  // In a collection to a segment's end (a reverse search's older segments),
+  // unless one is being redone without (head_missed).
+  bool allows_head() override { return mode == Mode::Collect && target.end && !step_tid && !heads_off; }
 
   Status lift_breakpoints() override;  Status insert_breakpoints() override;
 

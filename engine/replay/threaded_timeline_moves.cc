@@ -22,6 +22,12 @@ Result<std::vector<ThreadedTimeline::Impl::Hit>> ThreadedTimeline::Impl::collect
   TRY(start_run(seg, Mode::Collect));
   const bool by_counters = use_counters;
   TRY(drive());
+  if (outcome && outcome->ok() && (*outcome)->head_missed) {
+    heads_off = true;
+    Result<std::vector<Hit>> again = collect(seg, t);
+    heads_off = false;
+    return again;
+  }
   if (paused) return Error::msg("internal: a collecting replay paused");
   TRY(check_outcome(/*aborted_ok=*/true));
   // A window's stubs went at its start: its hits are all by trap, as they

@@ -1,4 +1,5 @@
-/* Fixture for e2e_travel_threads_scan_ahead: a worker thread runs a
+/* Fixture (threaded reverse scans: e2e_travel_threads_unarmed_head, bench
+ * travel/thread_reverse_continue.py): a worker thread runs a
  * CPU-bound loop of argv[1] rounds without syscalls while main waits in
  * pthread_join, and calls thr_goal_once() once, at round argv[2]. */
 #include <pthread.h>
