@@ -258,6 +258,31 @@ Result<int64_t> inject_syscall(Task& task, long nr, std::array<uint64_t, 6> args
   return static_cast<int64_t>(r.rax);
 }
 
+Result<std::vector<int64_t>> inject_syscalls(Task& task, std::span<const InjectedCall> calls, uint64_t table) {
+  if (calls.empty()) return std::vector<int64_t>();
+  if (!task.has_injection_page()) return Error::msg("injection page not installed");
+  std::vector<uint64_t> words(calls.size() * kInjectedCallBytes / 8, 0);
+  for (size_t i = 0; i < calls.size(); i++) {
+    uint64_t* e = &words[i * kInjectedCallBytes / 8];
+    e[0] = static_cast<uint64_t>(calls[i].nr);
+    for (size_t a = 0; a < 6; a++) e[1 + a] = calls[i].args[a];
+  }
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8);
+  TRY(task.write_memory(RemoteAddr(table), bytes));
+  const user_regs_struct at_end = TRY(run_injected_stub(task, syscall_batch_stub(), [&](user_regs_struct& r) {
+    r.rbx = table;
+    r.r12 = calls.size();
+  }));
+  // rbx stops at the entry that failed, or one past the last.
+  const uint64_t ran_up_to = (at_end.rbx - table) / kInjectedCallBytes;
+  const size_t ran = std::min<size_t>(calls.size(), at_end.r12 == 0 ? calls.size() : ran_up_to + 1);
+  std::vector<uint64_t> back(ran * kInjectedCallBytes / 8);
+  TRY(task.read_memory(RemoteAddr(table), std::span<uint8_t>(reinterpret_cast<uint8_t*>(back.data()), back.size() * 8)));
+  std::vector<int64_t> results(ran);
+  for (size_t i = 0; i < ran; i++) results[i] = static_cast<int64_t>(back[i * kInjectedCallBytes / 8 + 7]);
+  return results;
+}
+
 Status install_injection_page(Task& task) {
   if (task.has_injection_page()) return ok_status();
   // Both syscalls run from the patched pc: the page is not executable until the second.
@@ -277,7 +302,7 @@ Status install_injection_page(Task& task) {
   if (static_cast<uint64_t>(addr) != kInjectPageAddr) return Error::msg("injection page: mmap returned a different address");
   std::vector<uint8_t> page(4096, 0xcc);  // int3 everywhere a stub does not sit
   std::memcpy(page.data() + kInjectSyscallOffset, kSyscallInt3, sizeof kSyscallInt3);
-  for (InjectedStub stub : {sigaction_dump_stub(), page_copy_stub()})
+  for (InjectedStub stub : {sigaction_dump_stub(), page_copy_stub(), syscall_batch_stub()})
     std::memcpy(page.data() + stub.offset, stub.code.data(), stub.code.size());
   TRY(task.write_memory(RemoteAddr(kInjectPageAddr), page));
   int64_t r = TRY(inject_syscall_at_pc(task, SYS_mprotect, {kInjectPageAddr, 4096, PROT_READ | PROT_EXEC, 0, 0, 0}));

@@ -23,6 +23,7 @@
 #include <functional>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "common/result.h"
 #include "process/task.h"
@@ -65,5 +66,22 @@ Result<user_regs_struct> run_injected_stub(Task& task, const InjectedStub& stub,
 InjectedStub sigaction_dump_stub();
 // Copies the pages listed in the staging header into the staging data area.
 InjectedStub page_copy_stub();
+// Runs a table of syscalls (rbx: the table, r12: their count; 64 bytes
+// each: nr, six arguments, the result written back), up to the first that fails.
+InjectedStub syscall_batch_stub();
+
+// A syscall for inject_syscalls.
+struct InjectedCall {
+  long nr = 0;
+  std::array<uint64_t, 6> args{};
+};
+inline constexpr uint64_t kInjectedCallBytes = 64;
+
+// Runs `calls` in order in one injection (syscall_batch_stub), their table
+// written at `table` (writable in the tracee, calls.size() *
+// kInjectedCallBytes bytes). Returns the raw result of each call that ran:
+// all of them, or up to and including the first that failed (-errno).
+// Registers and stop kind are restored, as by inject_syscall.
+Result<std::vector<int64_t>> inject_syscalls(Task& task, std::span<const InjectedCall> calls, uint64_t table);
 
 }  // namespace slsdbg::process

@@ -60,6 +60,39 @@ slsdbg_stub_copy_end:
   .popsection
 )");
 
+// A batch of syscalls: rbx points at a table of 64-byte entries {nr, a0..a5,
+// result}, r12 holds their count; each runs in turn and its result goes to
+// the entry; the first that fails (-4095..-1) ends the batch. Then int3.
+asm(R"(
+  .pushsection .rodata
+  .globl slsdbg_stub_batch_begin
+  .globl slsdbg_stub_batch_end
+slsdbg_stub_batch_begin:
+1:
+  testq %r12, %r12
+  jz 2f
+  movq (%rbx), %rax
+  movq 8(%rbx), %rdi
+  movq 16(%rbx), %rsi
+  movq 24(%rbx), %rdx
+  movq 32(%rbx), %r10
+  movq 40(%rbx), %r8
+  movq 48(%rbx), %r9
+  syscall
+  movq %rax, 56(%rbx)
+  cmpq $-4095, %rax
+  jae 2f
+  addq $64, %rbx
+  decq %r12
+  jmp 1b
+2:
+  int3
+slsdbg_stub_batch_end:
+  .popsection
+)");
+
+extern "C" const uint8_t slsdbg_stub_batch_begin[];
+extern "C" const uint8_t slsdbg_stub_batch_end[];
 extern "C" const uint8_t slsdbg_stub_copy_begin[];
 extern "C" const uint8_t slsdbg_stub_copy_end[];
 extern "C" const uint8_t slsdbg_stub_sigactions_begin[];
@@ -73,6 +106,10 @@ static_assert(kStagingAddr == 0x70100000 && kStagingDataAddr == 0x70120000, "the
 
 InjectedStub page_copy_stub() {
   return InjectedStub{256, std::span<const uint8_t>(slsdbg_stub_copy_begin, slsdbg_stub_copy_end - slsdbg_stub_copy_begin)};
+}
+
+InjectedStub syscall_batch_stub() {
+  return InjectedStub{512, std::span<const uint8_t>(slsdbg_stub_batch_begin, slsdbg_stub_batch_end - slsdbg_stub_batch_begin)};
 }
 
 InjectedStub sigaction_dump_stub() {

@@ -56,6 +56,48 @@ TEST(Inject, GetpidAndMmapAtAnEventStop) {
   EXPECT_TRUE(t->command("M 2").ok());
 }
 
+// A batch runs its calls in order in one injection, each result the
+// tracee's own, and stops at the first that fails: the calls after it do
+// not run (the second mmap's region stays unmapped).
+TEST(Inject, ABatchRunsInOrderUpToTheFirstFailure) {
+  auto t = CommandTracee::start();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_TRUE(t->command("G").ok());
+  Task& task = t->task();
+  ASSERT_OK(install_injection_page(task));
+  auto before = *task.regs();
+  auto table = inject_syscall(task, SYS_mmap, {0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                               static_cast<uint64_t>(-1), 0});
+  ASSERT_TRUE(table.ok() && *table > 0);
+  const uint64_t want = 0x7e0000000000;
+  const InjectedCall map_at{SYS_mmap, {want, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                                       static_cast<uint64_t>(-1), 0}};
+  InjectedCall all[] = {{SYS_getpid, {}}, map_at, {SYS_getppid, {}}};
+  auto ok = inject_syscalls(task, all, uint64_t(*table));
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->size(), 3u);
+  EXPECT_EQ((*ok)[0], t->pid());
+  EXPECT_EQ(uint64_t((*ok)[1]), want);
+  EXPECT_EQ((*ok)[2], getpid());
+  EXPECT_TRUE(regs_equal(before, *task.regs()));
+  // The same address again fails (EEXIST); the mmap after it must not run.
+  InjectedCall failing[] = {{SYS_getpid, {}}, map_at, {SYS_mmap, {want + 0x10000, 4096, PROT_READ,
+                                                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                                                                  static_cast<uint64_t>(-1), 0}}};
+  auto stopped = inject_syscalls(task, failing, uint64_t(*table));
+  ASSERT_TRUE(stopped.ok()) << stopped.error().message;
+  ASSERT_EQ(stopped->size(), 2u);
+  EXPECT_EQ((*stopped)[1], -EEXIST);
+  bool third = false;
+  auto maps = read_maps(t->pid());
+  ASSERT_TRUE(maps.ok());
+  for (auto& m : *maps)
+    if (m.start <= want + 0x10000 && want + 0x10000 < m.end) third = true;
+  EXPECT_FALSE(third) << "a call after the failed one ran";
+  EXPECT_TRUE(regs_equal(before, *task.regs()));
+  EXPECT_TRUE(t->command("M 2").ok());
+}
+
 TEST(Inject, AtTheExecStop) {
   auto task = spawn_traced(SpawnOptions{{testing::fixture_path("capture_pages")}, {}, {}});
   ASSERT_TRUE(task.ok()) << task.error().message;

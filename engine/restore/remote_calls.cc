@@ -21,6 +21,35 @@ Result<int64_t> RemoteCalls::call(const char* name, long nr, uint64_t a0, uint64
   return r;
 }
 
+Result<std::vector<int64_t>> RemoteCalls::batch(std::span<const Queued> calls) {
+  std::vector<int64_t> results;
+  results.reserve(calls.size());
+  const uint64_t room = scratch_ == 0 ? 0 : (scratch_size_ - used_) / process::kInjectedCallBytes;
+  const uint64_t table = (scratch_ + used_ + 15) & ~uint64_t(15);
+  for (size_t done = 0; done < calls.size();) {
+    const size_t n = std::min<size_t>(calls.size() - done, room > 1 ? room - 1 : 0);
+    if (n == 0) {  // no room for a table: one at a time
+      const process::InjectedCall& c = calls[done].call;
+      results.push_back(TRY(call(calls[done].what.c_str(), c.nr, c.args[0], c.args[1], c.args[2], c.args[3],
+                                 c.args[4], c.args[5])));
+      done++;
+      continue;
+    }
+    std::vector<process::InjectedCall> chunk;
+    for (size_t i = done; i < done + n; i++) chunk.push_back(calls[i].call);
+    std::vector<int64_t> got = TRY(process::inject_syscalls(task_, chunk, table));
+    calls_ += got.size();
+    for (size_t i = 0; i < got.size(); i++) {
+      const int64_t r = got[i];
+      if (r < 0 && r > -4096) return Error::from_errno(calls[done + i].what + " (in the restored process)", int(-r));
+      results.push_back(r);
+    }
+    if (got.size() != n) return Error::msg("internal: a batch of injected calls stopped early");
+    done += n;
+  }
+  return results;
+}
+
 Result<uint64_t> RemoteCalls::put(std::span<const uint8_t> bytes) {
   uint64_t size = (bytes.size() + 15) & ~uint64_t(15);
   if (scratch_ == 0 || used_ + size > scratch_size_) return Error::msg("restore scratch memory exhausted");

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
+#include "process/inject.h"
 #include "process/task.h"
 
 namespace slsdbg::restore {
@@ -22,6 +24,16 @@ class RemoteCalls {
   // Like raw, but a negative result is an Error "NAME: strerror" with its errno.
   Result<int64_t> call(const char* name, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0, uint64_t a3 = 0,
                        uint64_t a4 = 0, uint64_t a5 = 0);
+
+  // Runs `calls` in order, as few stops as the scratch's free part allows
+  // (process::inject_syscalls: one stop costs what a syscall injected alone
+  // does). The first that fails is an Error "WHAT: strerror", and none after
+  // it runs. Returns each result.
+  struct Queued {
+    std::string what;  // names the call in an error: "mapping 0x1000-0x2000 ...: mmap"
+    process::InjectedCall call;
+  };
+  Result<std::vector<int64_t>> batch(std::span<const Queued> calls);
 
   // Scratch memory: [addr, addr+size) is mapped read-write in the tracee.
   void use_scratch(uint64_t addr, uint64_t size) {

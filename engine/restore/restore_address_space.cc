@@ -57,24 +57,64 @@ static Status map_one(RemoteCalls& rc, const MappingStep& s) {
   return ok_status();
 }
 
+// Every region in two stops (RemoteCalls::batch) rather than one per call:
+// the files opened, then each mapped (consecutive mappings of one file, a
+// library's segments, share its open) and closed. Files go in groups that
+// fit the scratch with their paths.
 Status map_regions(RemoteCalls& rc, const RestorePlan& plan, RestoreReport& /*report*/) {
-  // Consecutive mappings of one file (a library's segments) share one open.
+  constexpr size_t kFilesPerGroup = 64;
   const auto& steps = plan.mappings;
-  for (size_t i = 0; i < steps.size();) {
-    if (steps[i].source != MappingSource::File) {
-      TRY(map_with_fd(rc, steps[i], -1));
-      i++;
-      continue;
-    }
-    int64_t fd = TRY(open_in_tracee(rc, steps[i]));
-    size_t j = i;
-    for (; j < steps.size() && steps[j].source == MappingSource::File && steps[j].mapping.path == steps[i].mapping.path &&
+  auto same_open = [&](size_t i, size_t j) {
+    return steps[j].source == MappingSource::File && steps[j].mapping.path == steps[i].mapping.path &&
            steps[j].open_flags == steps[i].open_flags;
-         j++)
-      TRY(map_with_fd(rc, steps[j], fd));
-    TRY(rc.call("close", SYS_close, uint64_t(fd)));
-    i = j;
+  };
+  for (size_t i = 0; i < steps.size();) {
+    // One group: the steps from i on holding up to kFilesPerGroup opens.
+    rc.reset_scratch();
+    std::vector<RemoteCalls::Queued> opens;
+    std::vector<size_t> first_of_open;  // the step each open serves first
+    size_t end = i;
+    while (end < steps.size() && !(steps[end].source == MappingSource::File && opens.size() == kFilesPerGroup)) {
+      if (steps[end].source == MappingSource::File) {
+        const uint64_t path = TRY(rc.put_string(file_of(steps[end])));
+        opens.push_back({"mapping " + describe(steps[end].mapping) + ": openat",
+                         {SYS_openat, {uint64_t(AT_FDCWD), path, uint64_t(steps[end].open_flags), 0, 0, 0}}});
+        first_of_open.push_back(end);
+        size_t j = end + 1;
+        while (j < steps.size() && same_open(end, j)) j++;
+        end = j;
+      } else {
+        end++;
+      }
+    }
+    const std::vector<int64_t> fds = TRY(rc.batch(opens));
+    std::vector<RemoteCalls::Queued> maps;
+    size_t open_index = 0;
+    int64_t fd = -1;
+    for (size_t s = i; s < end; s++) {
+      const MappingStep& step = steps[s];
+      const store::Mapping& m = step.mapping;
+      if (step.source == MappingSource::File) {
+        if (open_index < first_of_open.size() && first_of_open[open_index] == s) fd = fds[open_index++];
+      }
+      const bool file = step.source == MappingSource::File;
+      maps.push_back({"mapping " + describe(m) + ": mmap",
+                      {SYS_mmap, {m.start, m.end - m.start, step.map_prot, uint64_t(step.mmap_flags),
+                                  file ? uint64_t(fd) : uint64_t(-1), file ? m.file_offset : 0}}});
+      const bool last_of_open = file && (s + 1 == end || !same_open(s, s + 1));
+      if (last_of_open) maps.push_back({"close", {SYS_close, {uint64_t(fd), 0, 0, 0, 0, 0}}});
+    }
+    const std::vector<int64_t> at = TRY(rc.batch(maps));
+    size_t r = 0;
+    for (size_t s = i; s < end; s++) {
+      const store::Mapping& m = steps[s].mapping;
+      if (uint64_t(at[r]) != m.start) return Error::msg("mapping " + describe(m) + " landed at the wrong address");
+      r++;
+      if (steps[s].source == MappingSource::File && (s + 1 == end || !same_open(s, s + 1))) r++;  // its close
+    }
+    i = end;
   }
+  rc.reset_scratch();
   return ok_status();
 }
 
