@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "engine/replay/jump_table.h"
 #include "engine/replay/trampoline_code.h"
@@ -178,11 +181,56 @@ const DecodedFunction::Insn* DecodedFunction::at(uint64_t pc) const {
   return it != insns.end() && it->at == pc ? &*it : nullptr;
 }
 
+namespace {
+
+// Functions decoded before, by a pc inside them: every segment of a reverse
+// scan plans the same checkpoint pcs' patches in a freshly restored process
+// (the search through .eh_frame_hdr alone is ~30 reads of the tracee). One
+// read of the function's bytes tells whether the entry still holds: the
+// decode depends on nothing else, but for jump tables (read from data),
+// whose functions are not kept.
+struct Decoded {
+  std::vector<uint8_t> code;
+  DecodedFunction d;
+};
+std::mutex decoded_mu;
+std::map<uint64_t, std::shared_ptr<const Decoded>> decoded;  // by pc
+constexpr size_t kMaxDecoded = 1024;
+
+std::shared_ptr<const Decoded> decoded_at(uint64_t pc) {
+  const std::lock_guard lock(decoded_mu);
+  auto it = decoded.find(pc);
+  return it == decoded.end() ? nullptr : it->second;
+}
+
+void keep_decoded(uint64_t pc, std::vector<uint8_t> code, const DecodedFunction& d) {
+  const std::lock_guard lock(decoded_mu);
+  if (decoded.size() >= kMaxDecoded) decoded.clear();
+  decoded[pc] = std::make_shared<const Decoded>(Decoded{std::move(code), d});
+}
+
+Result<DecodedFunction> decode_function_uncached(uint64_t pc, const CodeReader& read, std::vector<uint8_t>& code);
+
+}  // namespace
+
 Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
+  if (std::shared_ptr<const Decoded> known = decoded_at(pc)) {
+    std::vector<uint8_t> now(known->code.size());
+    if (read(known->d.range.start, now) && now == known->code) return known->d;
+  }
+  std::vector<uint8_t> code;
+  DecodedFunction d = TRY(decode_function_uncached(pc, read, code));
+  if (d.jump_tables == 0) keep_decoded(pc, std::move(code), d);
+  return d;
+}
+
+namespace {
+
+Result<DecodedFunction> decode_function_uncached(uint64_t pc, const CodeReader& read, std::vector<uint8_t>& code) {
   DecodedFunction d;
   d.range = TRY(function_around(pc, read));
   if (d.range.end - d.range.start > kMaxFunction) return Error::msg("the function at " + hex_addr(d.range.start) + " is too long to decode");
-  std::vector<uint8_t> code(d.range.end - d.range.start);
+  code.resize(d.range.end - d.range.start);
   if (!read(d.range.start, code)) return Error::msg("the function at " + hex_addr(d.range.start) + " is not mapped whole");
   Decoder dec(code, d.range.start);
   if (!dec.ok()) return Error::msg("capstone: cs_open failed");
@@ -247,6 +295,8 @@ Result<DecodedFunction> decode_function(uint64_t pc, const CodeReader& read) {
   d.table_targets = std::move(table_targets);
   return d;
 }
+
+}  // namespace
 
 Result<DecodedFunction> decode_ahead(uint64_t pc, uint64_t bytes, const CodeReader& read) {
   // As much of [pc, pc + bytes) as is mapped, a page at a time.
