@@ -42,6 +42,31 @@ void note_ratio(double r) {
   ratios[ratios_seen++ % kRatios] = r;
 }
 
+namespace {
+
+// The last armed stretch's ratio above which the trampoline's visits cost.
+constexpr double kSlowArmed = 1.3;
+std::mutex threaded_mu;
+double last_armed = 0;  // none yet: no head
+uint64_t head_hits = 0, head_misses = 0;
+
+}  // namespace
+
+void note_armed_stretch(double ratio) {
+  const std::lock_guard lock(threaded_mu);
+  last_armed = ratio;
+}
+
+void note_threaded_head(bool hit) {
+  const std::lock_guard lock(threaded_mu);
+  (hit ? head_hits : head_misses)++;
+}
+
+bool threaded_head_worthwhile() {
+  const std::lock_guard lock(threaded_mu);
+  return last_armed >= kSlowArmed && head_misses * 4 <= head_hits + 4;
+}
+
 uint64_t head_ns_for(uint64_t hint_ns) {
   const std::optional<double> ratio = replay_ratio();
   if (!ratio) return 0;

@@ -24,4 +24,14 @@ void note_ratio(double r);
 // head_fraction() * replay_ratio() * hint, or 0 (no ratio yet, or too short).
 uint64_t head_ns_for(uint64_t hint_ns);
 
+// A threaded head has no fork to fall back on: one that misses costs a
+// rerun of its segment. Worth it only where the armed stretch ran slower
+// than recorded (a hot checkpoint pc whose trampoline visits cost; a
+// program whose recorded CPU time held write-protect faults replays faster
+// than its hint, and gains little from a head: xz -T2's did, 0.7 of it),
+// and while heads rarely miss.
+void note_armed_stretch(double ratio);  // a stretch armed from its start: replay CPU over the hint
+void note_threaded_head(bool hit);
+bool threaded_head_worthwhile();
+
 }  // namespace slsdbg::replay

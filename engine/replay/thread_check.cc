@@ -629,7 +629,7 @@ Result<bool> SegmentCheck::reach_next() {
     if (Result<uint64_t> c = clock->read(); c.ok()) cpu_at_start = *c; else clock.reset();
   }
   bool headed = false;
-  if (const uint64_t head = clock ? head_ns_for(hint) : 0; head > 0) {
+  if (const uint64_t head = clock && threaded_head_worthwhile() ? head_ns_for(hint) : 0; head > 0) {
     // Runs the thread `ns` more of its CPU time: false if another stop came first.
     auto run_unarmed = [&](uint64_t ns, const char*) -> Result<bool> {
       Result<UniqueFd> head_alarm = process::arm_cpu_time_alarm(tid, ns);
@@ -655,9 +655,16 @@ Result<bool> SegmentCheck::reach_next() {
     SecondPart second;
     if (ran) second = TRY(run_second_part(want->regs, head, hint, start, io, where));
     if (!ran || second.end == SecondPartEnd::Stopped || second.end == SecondPartEnd::Past) {
-      SLSDBG_DEBUG("replay", "%s: the unarmed head of %llu us %s; the segment again without one", where.c_str(),
-                   (unsigned long long)head / 1000, ran ? "went too far" : "stopped otherwise");
+      std::string why = "went too far";
+      if (second.end != SecondPartEnd::Past) {
+        why = "stopped otherwise";
+        if (th->at == Thread::At::Pending)
+          if (Result<user_regs_struct> r = th->task.regs(); r.ok()) why += " (" + stop_name(th->stop, *r) + ")";
+      }
+      SLSDBG_DEBUG("replay", "%s: the unarmed head of %llu us (hint %llu us) %s; the segment again without one",
+                   where.c_str(), (unsigned long long)head / 1000, (unsigned long long)hint / 1000, why.c_str());
       note_ratio(0.5 * static_cast<double>(head) / static_cast<double>(hint));  // too long, maybe
+      note_threaded_head(false);
       out_.head_missed = true;
       return false;
     }
@@ -687,6 +694,7 @@ Result<bool> SegmentCheck::reach_next() {
   for (;;) {
     TRY(wait_pending(*th));
     if (headed && th->at != Thread::At::Pending) {
+      note_threaded_head(false);
       out_.head_missed = true;  // it ended: past the checkpoint
       return false;
     }
@@ -695,6 +703,7 @@ Result<bool> SegmentCheck::reach_next() {
       if (headed) {
         SLSDBG_DEBUG("replay", "%s: after the unarmed head, %s; the segment again without one", where.c_str(),
                      stop_name(th->stop, r).c_str());
+        note_threaded_head(false);
         out_.head_missed = true;
         return false;
       }
@@ -710,6 +719,7 @@ Result<bool> SegmentCheck::reach_next() {
       SLSDBG_DEBUG("replay", "%s: not matched within %llu us after the unarmed head; the segment again without one",
                    where.c_str(), (unsigned long long)budget / 1000);
       note_ratio(0.5 * static_cast<double>(replay_ratio().value_or(1.0)));
+      note_threaded_head(false);
       out_.head_missed = true;
       return false;
     }
@@ -735,8 +745,12 @@ Result<bool> SegmentCheck::reach_next() {
   out_.patched = target.via() == ThreadTarget::Via::Patch;
   TRY(target.disarm(th->task));
   if (clock)
-    if (Result<uint64_t> c = clock->read(); c.ok())
-      note_ratio(static_cast<double>(*c - cpu_at_start) / static_cast<double>(hint));
+    if (Result<uint64_t> c = clock->read(); c.ok()) {
+      const double ratio = static_cast<double>(*c - cpu_at_start) / static_cast<double>(hint);
+      note_ratio(ratio);
+      if (headed) note_threaded_head(true);
+      else note_armed_stretch(ratio);
+    }
   return true;
 }
 
