@@ -27,6 +27,7 @@
 #include "engine/replay/fork_events.h"
 #include "engine/replay/go_code.h"
 #include "engine/replay/move_cut.h"
+#include "engine/replay/program_ranges.h"
 #include "engine/replay/relay_site.h"
 #include "engine/replay/task_code_reader.h"
 #include "engine/replay/thread_check.h"
@@ -69,6 +70,7 @@ class ThreadedTimeline::Impl final : public SegmentObserver {
   ~Impl() override { (void)abort_run(); }
 
   const store::RecordingReader& reader;
+  ProgramRangesScope program_ranges{reader};  // replay's pages go elsewhere (program_ranges.h)
   uint64_t checkpoints;
   std::function<bool()> interrupted;
   std::function<int()> interrupt_fd;

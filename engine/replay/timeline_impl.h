@@ -35,6 +35,7 @@
 #include "engine/replay/counting_patch.h"
 #include "engine/replay/moment_snapshots.h"
 #include "engine/replay/position_print.h"
+#include "engine/replay/program_ranges.h"
 #include "engine/replay/replay_session.h"
 #include "engine/replay/session_snapshot.h"
 #include "engine/replay/timeline.h"
@@ -363,6 +364,7 @@ class Timeline::Impl final : public RunObserver {
   bool at_syscall_instruction();  // the instruction at pc_now() is `syscall`
 
   const store::RecordingReader& reader;
+  ProgramRangesScope program_ranges{reader};  // replay's pages go elsewhere (program_ranges.h)
   TimelineOptions options;
   // The scan ahead's (timeline_scan_ahead.cc): the current replayed process
   // is published here, so that a cancel kills it (and its copies, in its

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <utility>
 
+#include "engine/replay/program_ranges.h"
 #include "engine/replay/vex_insn.h"
 
 namespace slsdbg::replay {
@@ -336,6 +337,9 @@ Result<uint64_t> free_page_near(pid_t pid, uint64_t pc, PagePlace place) {
     unsigned long lo = 0, hi = 0;
     if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) used.emplace_back(lo, hi);
   }
+  // Where the program maps at another moment of its recording, too (program_ranges.h).
+  for (const auto& r : current_program_ranges()) used.push_back(r);
+  std::sort(used.begin(), used.end());
   constexpr uint64_t kReach = 1ull << 30;  // leaves room for the displaced code's own targets
   constexpr uint64_t kGuard = 1ull << 20;  // not right against a mapping that may grow
   // Quiet: half a GiB below pc inside a free gap. The heap grows up from
