@@ -5,6 +5,8 @@
 #include "engine/replay/code_function.h"
 
 #include <gtest/gtest.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -24,7 +26,9 @@ struct CountingReader {
   CodeReader reader() {
     return [this](uint64_t addr, std::span<uint8_t> out) {
       reads++;
-      std::memcpy(out.data(), reinterpret_cast<const void*>(addr), out.size());
+      iovec local{out.data(), out.size()};
+      iovec remote{reinterpret_cast<void*>(addr), out.size()};
+      if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(out.size())) return false;
       for (auto& [a, b] : changed)
         if (a >= addr && a < addr + out.size()) out[a - addr] = b;
       return true;
