@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "engine/replay/jump_table.h"
 #include "engine/replay/trampoline_code.h"
@@ -27,12 +29,57 @@ bool read_as(const CodeReader& read, uint64_t addr, T& out) {
   return read(addr, {reinterpret_cast<uint8_t*>(&out), sizeof out});
 }
 
-// The lowest page of the module holding pc: the first page below pc that
-// starts with an ELF header, within one run of readable pages. Read 64
+// Whether the module whose ELF header is at `base` spans pc, by its own
+// program headers (its PT_LOAD segments, from the lowest to the end of the
+// highest).
+bool module_covers(uint64_t base, uint64_t pc, const CodeReader& read) {
+  Elf64_Ehdr eh;
+  if (!read_as(read, base, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 64)
+    return false;
+  std::vector<Elf64_Phdr> ph(eh.e_phnum);
+  if (!read(base + eh.e_phoff, {reinterpret_cast<uint8_t*>(ph.data()), ph.size() * sizeof(Elf64_Phdr)})) return false;
+  uint64_t first = UINT64_MAX, end = 0;
+  for (const Elf64_Phdr& p : ph)
+    if (p.p_type == PT_LOAD) {
+      first = std::min<uint64_t>(first, p.p_vaddr);
+      end = std::max<uint64_t>(end, p.p_vaddr + p.p_memsz);
+    }
+  if (first == UINT64_MAX) return false;
+  const uint64_t bias = base - (first & ~(kPage - 1));
+  return pc >= base && pc < bias + end;
+}
+
+// Module headers found before: a pc of the same module finds its header
+// without the scan below, once its program headers say the module spans it.
+std::mutex bases_mu;
+std::set<uint64_t> known_bases;
+
+Result<uint64_t> scan_module_base(uint64_t pc, const CodeReader& read);
+
+// The lowest page of the module holding pc: a known module's that spans pc,
+// else scan_module_base's.
+Result<uint64_t> module_base(uint64_t pc, const CodeReader& read) {
+  std::optional<uint64_t> known;
+  {
+    const std::lock_guard lock(bases_mu);
+    auto it = known_bases.upper_bound(pc);
+    if (it != known_bases.begin()) known = *std::prev(it);
+  }
+  if (known && pc - *known < kMaxModule && module_covers(*known, pc, read)) return *known;
+  const uint64_t base = TRY(scan_module_base(pc, read));
+  const std::lock_guard lock(bases_mu);
+  if (known_bases.size() >= 4096) known_bases.clear();  // a bound for long-lived processes (tests)
+  known_bases.insert(base);
+  return base;
+}
+
+// The first page below pc that starts with an ELF header, within one run
+// of readable pages. Read 64
 // pages at a time (node's text puts its pcs ~5,000 pages above its header:
 // a read per page took ~35 ms per breakpoint), a page at a time where a
 // chunk does not read whole (the run's end lies in it).
-Result<uint64_t> module_base(uint64_t pc, const CodeReader& read) {
+Result<uint64_t> scan_module_base(uint64_t pc, const CodeReader& read) {
   constexpr uint64_t kChunkPages = 64;
   std::vector<uint8_t> chunk(kChunkPages * kPage);
   auto is_header = [](const uint8_t* p) { return std::memcmp(p, ELFMAG, SELFMAG) == 0; };
