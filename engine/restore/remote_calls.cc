@@ -50,6 +50,27 @@ Result<std::vector<int64_t>> RemoteCalls::batch(std::span<const Queued> calls) {
   return results;
 }
 
+Result<std::vector<int64_t>> RemoteCalls::batch_raw(std::span<const process::InjectedCall> calls) {
+  std::vector<int64_t> results;
+  results.reserve(calls.size());
+  const uint64_t room = scratch_ == 0 ? 0 : (scratch_size_ - used_) / process::kInjectedCallBytes;
+  const uint64_t table = (scratch_ + used_ + 15) & ~uint64_t(15);
+  while (results.size() < calls.size()) {
+    const size_t done = results.size();
+    const size_t n = std::min<size_t>(calls.size() - done, room > 1 ? room - 1 : 0);
+    if (n == 0) {  // no room for a table: one at a time
+      const process::InjectedCall& c = calls[done];
+      results.push_back(TRY(raw(c.nr, c.args[0], c.args[1], c.args[2], c.args[3], c.args[4], c.args[5])));
+      continue;
+    }
+    std::vector<int64_t> got = TRY(process::inject_syscalls(task_, calls.subspan(done, n), table));
+    if (got.empty()) return Error::msg("internal: a batch of injected calls ran none");
+    calls_ += got.size();
+    results.insert(results.end(), got.begin(), got.end());
+  }
+  return results;
+}
+
 Result<uint64_t> RemoteCalls::put(std::span<const uint8_t> bytes) {
   uint64_t size = (bytes.size() + 15) & ~uint64_t(15);
   if (scratch_ == 0 || used_ + size > scratch_size_) return Error::msg("restore scratch memory exhausted");

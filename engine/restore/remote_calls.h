@@ -34,6 +34,10 @@ class RemoteCalls {
     process::InjectedCall call;
   };
   Result<std::vector<int64_t>> batch(std::span<const Queued> calls);
+  // The same for calls whose failures the caller reports itself: every one
+  // runs (a failed one ends a stop, the rest go on in the next); each raw
+  // result (-errno on failure).
+  Result<std::vector<int64_t>> batch_raw(std::span<const process::InjectedCall> calls);
 
   // Scratch memory: [addr, addr+size) is mapped read-write in the tracee.
   void use_scratch(uint64_t addr, uint64_t size) {

@@ -90,13 +90,15 @@ Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, Res
   std::set<int> recorded;
   for (const auto& e : state.fds) recorded.insert(e.fd);
   std::set<int> inherited;
+  std::vector<RemoteCalls::Queued> closes;  // in one stop
   for (int fd : TRY(open_fds(rc.task().tgid()))) {
     if (fd <= 2 && recorded.count(fd)) {
       inherited.insert(fd);
     } else {
-      TRY(rc.call("close", SYS_close, uint64_t(fd)));
+      closes.push_back({"close", {SYS_close, {uint64_t(fd), 0, 0, 0, 0, 0}}});
     }
   }
+  TRY(rc.batch(closes));
   for (const auto& e : state.fds) {
     const bool cloexec = (e.fd_flags & FD_CLOEXEC) != 0;
     if (inherited.count(e.fd)) {
@@ -113,8 +115,10 @@ Status restore_fd_numbers(RemoteCalls& rc, const store::ProcessState& state, Res
 Status restore_files(RemoteCalls& rc, const store::ProcessState& state, RestoreReport& report) {
   TRY(restore_cwd(rc, state, report));
 
+  std::vector<RemoteCalls::Queued> closes;  // in one stop
   for (int fd : TRY(open_fds(rc.task().tgid())))
-    if (fd > 2) TRY(rc.call("close", SYS_close, uint64_t(fd)));
+    if (fd > 2) closes.push_back({"close", {SYS_close, {uint64_t(fd), 0, 0, 0, 0, 0}}});
+  TRY(rc.batch(closes));
 
   for (const auto& e : state.fds) {
     if (e.fd <= 2 || fd_object_kind(e.path) != FdObjectKind::Other) continue;  // made below

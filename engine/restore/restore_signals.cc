@@ -62,18 +62,25 @@ bool is_synchronous_fault(const siginfo_t& si) {
 
 Status restore_signals(RemoteCalls& rc, const store::ProcessState& state, const std::vector<store::Event>& deliveries,
                        const std::map<int32_t, process::Task*>& live_tids, RestoreReport& report) {
+  // Every handler in one stop (RemoteCalls::batch_raw).
+  rc.reset_scratch();
+  std::vector<int> signos;
+  std::vector<process::InjectedCall> calls;
   for (int signo = 1; signo <= 64; signo++) {
     if (signo == SIGKILL || signo == SIGSTOP) continue;
     const store::SignalAction& a = state.sigactions[size_t(signo - 1)];
     if (is_default(a)) continue;
     process::KernelSigaction k{a.handler, a.flags, a.restorer, a.mask};
-    rc.reset_scratch();
-    uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&k), sizeof k)));
-    int64_t r = TRY(rc.raw(SYS_rt_sigaction, uint64_t(signo), at, 0, 8));
-    if (r < 0)
-      report.warnings.push_back("handler of signal " + std::to_string(signo) + " not restored: rt_sigaction: " +
-                                std::strerror(int(-r)));
+    const uint64_t at = TRY(rc.put(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&k), sizeof k)));
+    signos.push_back(signo);
+    calls.push_back({SYS_rt_sigaction, {uint64_t(signo), at, 0, 8, 0, 0}});
   }
+  const std::vector<int64_t> set = TRY(rc.batch_raw(calls));
+  for (size_t i = 0; i < set.size(); i++)
+    if (set[i] < 0 && set[i] > -4096)
+      report.warnings.push_back("handler of signal " + std::to_string(signos[i]) + " not restored: rt_sigaction: " +
+                                std::strerror(int(-set[i])));
+  rc.reset_scratch();
 
   TRY(restore_alt_stacks(rc, state, live_tids, report));
 
