@@ -54,6 +54,10 @@ class RemoteCalls {
   uint64_t calls() const { return calls_; }
 
  private:
+  // Runs `calls` in order, in as few stops as the scratch allows, up to
+  // and including the first that fails; the raw result of each that ran.
+  Result<std::vector<int64_t>> run_until_failure(std::span<const process::InjectedCall> calls);
+
   process::Task& task_;
   uint64_t scratch_ = 0, scratch_size_ = 0, used_ = 0;
   uint64_t calls_ = 0;
