@@ -76,17 +76,16 @@ Result<uint64_t> module_base(uint64_t pc, const CodeReader& read) {
 }
 
 // The first page below pc that starts with an ELF header, within one run
-// of readable pages. Read 64
-// pages at a time (node's text puts its pcs ~5,000 pages above its header:
-// a read per page took ~35 ms per breakpoint), a page at a time where a
-// chunk does not read whole (the run's end lies in it).
+// of readable pages and kMaxModule of pc. Read 64 pages at a time (node's
+// text puts its pcs ~5,000 pages above its header: a read per page took
+// ~35 ms per breakpoint), a page at a time where a chunk does not read
+// whole (the run's end lies in it).
 Result<uint64_t> scan_module_base(uint64_t pc, const CodeReader& read) {
   constexpr uint64_t kChunkPages = 64;
+  const uint64_t lowest = pc > kMaxModule ? ((pc - kMaxModule) & ~(kPage - 1)) + kPage : kPage;
   std::vector<uint8_t> chunk(kChunkPages * kPage);
   auto is_header = [](const uint8_t* p) { return std::memcmp(p, ELFMAG, SELFMAG) == 0; };
-  uint64_t page = pc & ~(kPage - 1);
-  while (pc - page < kMaxModule && page >= kPage) {
-    const uint64_t lowest = std::max<uint64_t>(kPage, pc > kMaxModule ? ((pc - kMaxModule) & ~(kPage - 1)) + kPage : kPage);
+  for (uint64_t page = pc & ~(kPage - 1); page >= lowest;) {
     const uint64_t n = std::min<uint64_t>(kChunkPages, (page - lowest) / kPage + 1);
     const uint64_t lo = page - (n - 1) * kPage;
     if (read(lo, {chunk.data(), n * kPage})) {
@@ -94,17 +93,15 @@ Result<uint64_t> scan_module_base(uint64_t pc, const CodeReader& read) {
         p -= kPage;
         if (is_header(chunk.data() + (p - lo))) return p;
       }
-      if (lo < kPage + kPage) break;
-      page = lo - kPage;
-      continue;
+    } else {
+      for (uint64_t p = page + kPage; p > lo;) {  // the first page that does not read ends the run
+        p -= kPage;
+        uint8_t magic[4];
+        if (!read(p, magic)) return Error::msg("no ELF header below " + hex_addr(pc));
+        if (is_header(magic)) return p;
+      }
     }
-    for (;; page -= kPage) {  // a page at a time: the first that does not read ends the run
-      uint8_t magic[4];
-      if (!read(page, magic)) return Error::msg("no ELF header below " + hex_addr(pc));
-      if (is_header(magic)) return page;
-      if (page == lo) break;
-    }
-    if (lo < kPage + kPage) break;
+    if (lo == lowest) break;
     page = lo - kPage;
   }
   return Error::msg("no ELF header below " + hex_addr(pc));
